@@ -1,0 +1,149 @@
+"""Load and save GPT-2 checkpoints in the Hugging Face layout: config.json, model.safetensors, tokenizer.json.
+
+Accepted key spellings (one checkpoint may use either):
+    bare        ``h.0.attn.c_attn.weight``            (``GPT2Model.save_pretrained``, the hub's gpt2 files)
+    prefixed    ``transformer.h.0.attn.c_attn.weight`` (``GPT2LMHeadModel.save_pretrained``)
+Skipped: the causal-mask buffers ``attn.bias`` / ``attn.masked_bias`` and a tied ``lm_head.weight``.
+
+Hugging Face GPT-2 uses ``Conv1D`` layers whose weight is stored ``[in, out]``; ``nn.Linear`` holds ``[out, in]``.
+Which layout a file uses is decided once, from the non-square ``c_attn`` weight of layer 0, and then applied to
+every projection, the square ``c_proj`` ones included (their shape alone cannot tell).
+
+Loading is all-or-nothing: every key and shape is checked before any tensor is copied into the model, so an
+error never leaves a half-loaded model behind.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+from model.errors import ModelLoadError
+from model.gpt2 import GPT2, GPT2Config
+from model.tokenizer import Tokenizer
+
+_SKIPPED_SUFFIXES = (".attn.bias", ".attn.masked_bias")
+_PROJECTIONS = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
+
+
+def read_config(model_dir: str | Path) -> GPT2Config:
+    """Parse ``model_dir/config.json``. Raises ModelLoadError naming the file on any problem."""
+    model_dir = Path(model_dir)
+    path = model_dir / "config.json"
+    if not model_dir.is_dir():
+        raise ModelLoadError(f"model directory not found: {model_dir}")
+    if not path.is_file():
+        raise ModelLoadError(f"no config.json in {model_dir}")
+    try:
+        return GPT2Config.from_hf_dict(json.loads(path.read_text(encoding="utf-8")), name=model_dir.name)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ModelLoadError(f"{path} is not valid JSON: {e}") from None
+    except (TypeError, ValueError) as e:
+        raise ModelLoadError(f"{path}: {e}") from None
+
+
+def _normalise_keys(tensors: dict[str, torch.Tensor], path: Path) -> dict[str, torch.Tensor]:
+    out: dict[str, torch.Tensor] = {}
+    for key, value in tensors.items():
+        name = key.removeprefix("transformer.")
+        if name.endswith(_SKIPPED_SUFFIXES) or name == "lm_head.weight":
+            continue
+        if name in out:
+            raise ModelLoadError(f"{path.name}: key {name!r} appears twice (with and without 'transformer.')")
+        out[name] = value
+    return out
+
+
+def _detect_conv1d(tensors: dict[str, torch.Tensor], config: GPT2Config, path: Path) -> bool:
+    """True if projections are stored [in, out] (HF Conv1D), False if [out, in] (nn.Linear)."""
+    key = "h.0.attn.c_attn.weight"
+    if key not in tensors:
+        raise ModelLoadError(f"{path.name}: missing key {key!r}")
+    shape = tuple(tensors[key].shape)
+    C = config.n_embd
+    if shape == (C, 3 * C):
+        return True
+    if shape == (3 * C, C):
+        return False
+    raise ModelLoadError(f"{path.name}: {key} has shape {list(shape)}, expected [{C}, {3 * C}] for n_embd={C}")
+
+
+def load_state(model_dir: str | Path, config: GPT2Config) -> dict[str, torch.Tensor]:
+    """Read ``model.safetensors`` into a state dict in this project's naming and [out, in] layout.
+
+    Raises ModelLoadError naming the file and key for a missing, unexpected or mis-shaped tensor, or a
+    truncated/corrupt file.
+    """
+    path = Path(model_dir) / "model.safetensors"
+    if not path.is_file():
+        raise ModelLoadError(f"no model.safetensors in {model_dir}")
+    try:
+        raw = load_file(str(path))
+    except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+        raise ModelLoadError(f"{path} cannot be read (truncated or corrupt?): {e}") from None
+    tensors = _normalise_keys(raw, path)
+    conv1d = _detect_conv1d(tensors, config, path)
+    expected = {k: tuple(v.shape) for k, v in GPT2(config).to(device="meta").state_dict().items()}
+    missing = sorted(set(expected) - set(tensors))
+    unexpected = sorted(set(tensors) - set(expected))
+    if missing:
+        raise ModelLoadError(f"{path.name}: missing key {missing[0]!r}" + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
+    if unexpected:
+        raise ModelLoadError(f"{path.name}: unexpected key {unexpected[0]!r}" + (f" and {len(unexpected) - 1} more" if len(unexpected) > 1 else ""))
+    state = {}
+    for name, shape in expected.items():
+        t = tensors[name]
+        if conv1d and name.endswith(_PROJECTIONS):
+            t = t.t()  # HF Conv1D [in, out] -> nn.Linear [out, in]
+        if tuple(t.shape) != shape:
+            raise ModelLoadError(f"{path.name}: {name} has shape {list(t.shape)}, expected {list(shape)}")
+        if not t.is_floating_point():
+            raise ModelLoadError(f"{path.name}: {name} has dtype {t.dtype}, expected a floating-point type")
+        state[name] = t.to(torch.float32).contiguous()
+    return state
+
+
+def load_pretrained(model_dir: str | Path, device: str = "cpu",
+                    dtype: torch.dtype = torch.float32) -> tuple[GPT2, Tokenizer]:
+    """Load a GPT-2 and its tokenizer from a Hugging Face style directory.
+
+    Returns the model in eval mode on ``device`` in ``dtype`` and the tokenizer.
+    Raises ModelLoadError with a one-line message for any missing or broken file; nothing half-loaded escapes.
+    """
+    model_dir = Path(model_dir)
+    config = read_config(model_dir)
+    tokenizer = Tokenizer.from_dir(model_dir)
+    if tokenizer.vocab_size > config.vocab_size:
+        raise ModelLoadError(f"{model_dir}: tokenizer has {tokenizer.vocab_size} tokens but the model only "
+                             f"{config.vocab_size} embedding rows")
+    state = load_state(model_dir, config)
+    model = GPT2(config)
+    model.load_state_dict(state, strict=True)
+    model.eval().requires_grad_(False)
+    return model.to(device=device, dtype=dtype), tokenizer
+
+
+def save_pretrained(model: GPT2, out_dir: str | Path, tokenizer_json: str | Path | None = None) -> Path:
+    """Write ``model`` as config.json + model.safetensors (HF GPT-2 layout: bare keys, Conv1D [in, out]).
+
+    ``tokenizer_json`` is copied beside them as tokenizer.json. Weights are saved as fp32.
+    Returns the directory. The files load with ``load_pretrained`` and with ``transformers``.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tensors = {}
+    for name, t in model.state_dict().items():
+        t = t.detach().to("cpu", torch.float32)
+        if name.endswith(_PROJECTIONS):
+            t = t.t()  # nn.Linear [out, in] -> HF Conv1D [in, out]
+        tensors[name] = t.contiguous()
+    save_file(tensors, str(out / "model.safetensors"), metadata={"format": "pt"})
+    (out / "config.json").write_text(json.dumps(model.config.to_hf_dict(), indent=2) + "\n", encoding="utf-8")
+    if tokenizer_json is not None and Path(tokenizer_json).resolve() != (out / "tokenizer.json").resolve():
+        shutil.copyfile(tokenizer_json, out / "tokenizer.json")
+    return out

@@ -1,0 +1,284 @@
+"""GPT-2 in one file, in reading order: config, attention, MLP, block, model.
+
+Parameter names mirror the Hugging Face GPT-2 checkpoint keys (``wte``, ``wpe``, ``h.{i}.ln_1``,
+``h.{i}.attn.c_attn``, ``h.{i}.attn.c_proj``, ``h.{i}.ln_2``, ``h.{i}.mlp.c_fc``, ``h.{i}.mlp.c_proj``,
+``ln_f``) so that loading is a plain key loop (see ``model/checkpoint.py``). The one quirk of those files,
+``Conv1D`` weights stored as ``[in, out]``, is handled at load time; here every projection is an ordinary
+``nn.Linear`` with weight ``[out, in]``.
+
+Dimensions used in shape comments:
+    B  batch (sequences in one forward pass)      T  new tokens per sequence in this pass
+    L  keys visible to a query (context length)   C  n_embd
+    nh n_head                                     hs head size, C // nh
+    V  vocab_size
+
+Reference: Radford et al. 2019, "Language Models are Unsupervised Multitask Learners" (GPT-2), and the
+Hugging Face ``transformers`` implementation it is checked against in ``tests/model/test_parity.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+if TYPE_CHECKING:  # pragma: no cover
+    from model.kv_cache import PagedKVCache
+
+
+@dataclass
+class GPT2Config:
+    """Hyper-parameters of a GPT-2, with the names of Hugging Face's ``config.json``.
+
+    Defaults are GPT-2 small (124M parameters), so a config.json that omits a field means what it means there.
+    """
+
+    vocab_size: int = 50257  # GPT-2's byte-level BPE vocabulary
+    n_positions: int = 1024  # context window in tokens; no sequence may go past it
+    n_embd: int = 768  # C, the width of the residual stream
+    n_layer: int = 12  # transformer blocks: the "chapters" of the book
+    n_head: int = 12  # attention heads; n_embd must divide by it
+    n_inner: int | None = None  # MLP hidden width; None means 4 * n_embd as in GPT-2
+    layer_norm_epsilon: float = 1e-5
+    bos_token_id: int = 50256
+    eos_token_id: int = 50256
+    name: str = "gpt2"  # display name only, not part of the architecture
+    extra: dict = field(default_factory=dict, repr=False)  # unknown config.json keys, written back unchanged
+
+    def __post_init__(self) -> None:
+        for key in ("vocab_size", "n_positions", "n_embd", "n_layer", "n_head"):
+            value = getattr(self, key)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"config {key} must be a positive integer, got {value!r}")
+        if self.n_embd % self.n_head:
+            raise ValueError(f"n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head})")
+
+    @property
+    def head_dim(self) -> int:
+        return self.n_embd // self.n_head
+
+    @property
+    def inner_dim(self) -> int:
+        return self.n_inner or 4 * self.n_embd
+
+    _HF_KEYS = ("vocab_size", "n_positions", "n_embd", "n_layer", "n_head", "n_inner", "layer_norm_epsilon",
+                "bos_token_id", "eos_token_id")
+
+    @classmethod
+    def from_hf_dict(cls, d: dict, name: str = "gpt2") -> "GPT2Config":
+        """Build from a parsed Hugging Face ``config.json``.
+
+        Raises ``ValueError`` if the file describes another architecture or has impossible sizes.
+        """
+        model_type = d.get("model_type", "gpt2")
+        if model_type != "gpt2":
+            raise ValueError(f"config.json has model_type {model_type!r}; only 'gpt2' is supported")
+        act = d.get("activation_function", "gelu_new")
+        if act not in ("gelu_new", "gelu_pytorch_tanh"):
+            raise ValueError(f"config.json activation_function {act!r} is not GPT-2's gelu_new")
+        kwargs = {k: d[k] for k in cls._HF_KEYS if k in d and d[k] is not None}
+        if d.get("n_ctx") and "n_positions" not in kwargs:  # very old GPT-2 configs
+            kwargs["n_positions"] = d["n_ctx"]
+        extra = {k: v for k, v in d.items() if k not in cls._HF_KEYS}
+        return cls(**kwargs, name=name, extra=extra)
+
+    def to_hf_dict(self) -> dict:
+        d = dict(self.extra)
+        d.update({k: getattr(self, k) for k in self._HF_KEYS})
+        d.update({
+            "model_type": "gpt2",
+            "architectures": ["GPT2LMHeadModel"],
+            "activation_function": "gelu_new",
+            "n_ctx": self.n_positions,
+            "tie_word_embeddings": True,
+            "resid_pdrop": d.get("resid_pdrop", 0.0),
+            "embd_pdrop": d.get("embd_pdrop", 0.0),
+            "attn_pdrop": d.get("attn_pdrop", 0.0),
+        })
+        return d
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("extra")
+        return d
+
+
+def attention_reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                        mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """softmax(Q Kᵀ / √d) · V written out, for reading and for the attention map on screen.
+
+    q: (B, nh, T, hs), k and v: (B, nh, L, hs), mask: bool (B, 1, T, L) with True where a query may look,
+    or None for no mask. Returns (output (B, nh, T, hs), weights (B, nh, T, L)), same dtype as q.
+    Vaswani et al. 2017, "Attention Is All You Need", eq. 1.
+    """
+    scores = (q @ k.transpose(-2, -1)) / math.sqrt(q.size(-1))  # (B, nh, T, L)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights  # (B, nh, T, hs), (B, nh, T, L)
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, config: GPT2Config):
+        super().__init__()
+        self.n_head = config.n_head
+        self.head_dim = config.head_dim
+        self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)  # Q, K, V for all heads in one matmul
+        self.c_proj = nn.Linear(config.n_embd, config.n_embd)
+        self.readable = False  # True: use attention_reference (slower, keeps the weights)
+        self.last_weights: torch.Tensor | None = None  # (B, nh, T, L) when readable
+
+    def forward(self, x: torch.Tensor, layer: int, batch: "AttentionBatch | None",
+                kv_cache: "PagedKVCache | None") -> torch.Tensor:
+        B, T, C = x.shape
+        q, k, v = self.c_attn(x).split(C, dim=2)  # 3 × (B, T, C)
+        q = q.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
+        k = k.view(B, T, self.n_head, self.head_dim)  # (B, T, nh, hs): the cache stores this layout
+        v = v.view(B, T, self.n_head, self.head_dim)  # (B, T, nh, hs)
+        mask = None if batch is None else batch.attn_mask  # (B, 1, T, L)
+        if kv_cache is not None and batch is not None:
+            kv_cache.write(layer, batch.slot_mapping, k, v)
+            k, v = kv_cache.gather(layer, batch.context_slots)  # 2 × (B, L, nh, hs)
+        k = k.transpose(1, 2)  # (B, nh, L, hs)
+        v = v.transpose(1, 2)  # (B, nh, L, hs)
+        if self.readable:
+            if mask is None:
+                mask = torch.ones(T, k.size(2), dtype=torch.bool, device=x.device).tril(k.size(2) - T)[None, None]
+            y, self.last_weights = attention_reference(q, k, v, mask)
+        elif mask is None:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # training: plain causal
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, nh, T, hs)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C)
+        return self.c_proj(y)
+
+
+class MLP(nn.Module):
+    def __init__(self, config: GPT2Config):
+        super().__init__()
+        self.c_fc = nn.Linear(config.n_embd, config.inner_dim)
+        self.c_proj = nn.Linear(config.inner_dim, config.n_embd)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # GPT-2's "gelu_new" is the tanh approximation of GELU (Hendrycks & Gimpel 2016).
+        return self.c_proj(F.gelu(self.c_fc(x), approximate="tanh"))
+
+
+class Block(nn.Module):
+    def __init__(self, config: GPT2Config):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+        self.attn = CausalSelfAttention(config)
+        self.ln_2 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+        self.mlp = MLP(config)
+
+    def forward(self, x, layer, batch, kv_cache):
+        x = x + self.attn(self.ln_1(x), layer, batch, kv_cache)
+        return x + self.mlp(self.ln_2(x))
+
+
+@dataclass
+class AttentionBatch:
+    """Where each new token sits, for one forward pass over a padded batch. Built by the engine.
+
+    positions:     int64 (B, T)     position of each new token in its sequence (pad rows: 0)
+    slot_mapping:  int64 (B, T)     KV-cache slot each new token's K and V are written to (pad: -1)
+    context_slots: int64 (B, L)     slots to read, key j of sequence b holds position j (pad: 0)
+    attn_mask:     bool (B, 1, T, L) True where query t of sequence b may attend to key j (causal and
+                                    within the sequence's length; pad rows see key 0 so softmax stays finite)
+    Without a KV cache, slot_mapping and context_slots are None and the keys are the new tokens themselves.
+    """
+
+    positions: torch.Tensor
+    attn_mask: torch.Tensor
+    slot_mapping: torch.Tensor | None = None
+    context_slots: torch.Tensor | None = None
+
+
+class GPT2(nn.Module):
+    """GPT-2 language model with a tied LM head (the output projection is ``wte.weight``)."""
+
+    def __init__(self, config: GPT2Config):
+        super().__init__()
+        self.config = config
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)  # the "dictionary": V × C
+        self.wpe = nn.Embedding(config.n_positions, config.n_embd)
+        self.h = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+
+    def init_weights(self, seed: int = 0) -> "GPT2":
+        """GPT-2's initialisation: N(0, 0.02), residual projections scaled by 1/√(2·n_layer)."""
+        gen = torch.Generator().manual_seed(seed)
+        for name, p in self.named_parameters():
+            if name.endswith("bias"):
+                nn.init.zeros_(p)
+            elif "ln_" in name:
+                nn.init.ones_(p)
+            else:
+                std = 0.02 / math.sqrt(2 * self.config.n_layer) if name.endswith("c_proj.weight") else 0.02
+                with torch.no_grad():
+                    p.copy_(torch.randn(p.shape, generator=gen) * std)
+        return self
+
+    def forward(self, input_ids: torch.Tensor, batch: AttentionBatch | None = None,
+                kv_cache: "PagedKVCache | None" = None, layer_ms: list[float] | None = None,
+                last_only: bool = False) -> torch.Tensor:
+        """Logits for ``input_ids``.
+
+        input_ids: int64 (B, T). With ``batch`` None this is a plain causal pass from position 0 (training,
+        tests). With ``batch`` the engine supplies positions and mask, and with ``kv_cache`` the K/V of the
+        new tokens are written to, and the context read from, the paged cache.
+        layer_ms: if given, the wall time of each block in ms is appended (synchronising on CUDA).
+        last_only: compute the LM head for the last position only (B, 1, V).
+        Returns float logits (B, T, V) (or (B, 1, V)).
+        Raises ValueError if a position reaches n_positions.
+        """
+        B, T = input_ids.shape
+        if batch is None:
+            if T > self.config.n_positions:
+                raise ValueError(f"{T} tokens exceed the context window of {self.config.n_positions}")
+            positions = torch.arange(T, device=input_ids.device).expand(B, T)
+        else:
+            positions = batch.positions
+        x = self.wte(input_ids) + self.wpe(positions)  # (B, T, C)
+        sync = torch.cuda.synchronize if input_ids.is_cuda else (lambda: None)
+        for i, block in enumerate(self.h):
+            if layer_ms is not None:
+                sync()
+                t0 = time.perf_counter_ns()
+                x = block(x, i, batch, kv_cache)
+                sync()
+                layer_ms.append((time.perf_counter_ns() - t0) / 1e6)
+            else:
+                x = block(x, i, batch, kv_cache)
+        if last_only:
+            x = x[:, -1:, :]
+        x = self.ln_f(x)
+        return x @ self.wte.weight.t()  # (B, T, V): the tied LM head
+
+    def set_readable_attention(self, on: bool) -> None:
+        """Switch every layer to ``attention_reference`` so ``attention_weights`` can be read after a pass."""
+        for block in self.h:
+            block.attn.readable = on
+            block.attn.last_weights = None
+
+    def attention_weights(self) -> list[torch.Tensor | None]:
+        """Per layer, the (B, nh, T, L) weights of the last pass made with readable attention."""
+        return [block.attn.last_weights for block in self.h]
+
+    def num_parameters(self) -> int:
+        """Parameters counted once (the LM head shares ``wte``)."""
+        return sum(p.numel() for p in self.parameters())
+
+    def weight_bytes(self) -> int:
+        """Bytes of all parameters as stored now (dtype-aware)."""
+        return sum(p.numel() * p.element_size() for p in self.parameters())
+
+    def layer_weight_bytes(self) -> list[int]:
+        """Bytes of each transformer block's parameters, in layer order: the size of each chapter."""
+        return [sum(p.numel() * p.element_size() for p in b.parameters()) for b in self.h]

@@ -1,0 +1,190 @@
+"""Paged KV cache with a block table per sequence and automatic prefix caching.
+
+The K and V of every token of every layer live in a pool of fixed-size blocks (PagedAttention, Kwon et al. 2023,
+"Efficient Memory Management for Large Language Model Serving with PagedAttention"). A sequence owns a *block
+table*: the list of block ids that hold its tokens in order, so token ``p`` sits in slot
+``block_table[p // block_size] * block_size + p % block_size``.
+
+Full blocks are also keyed by a hash chained over their tokens and every token before them, as vLLM's automatic
+prefix caching does: a new prompt that starts with the same tokens finds the same hashes and shares those blocks
+(reference-counted) instead of computing their K and V again. Freed blocks keep their hash until they are
+reused, so a later request can still hit them.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import torch
+
+
+@dataclass
+class Block:
+    block_id: int
+    ref_count: int = 0
+    hash: int | None = None  # set once the block is full and its tokens are final
+    token_ids: tuple[int, ...] = ()
+
+
+def chain_hash(parent: int | None, token_ids: tuple[int, ...]) -> int:
+    """Hash of a full block: depends on its tokens and, through ``parent``, on every token before them."""
+    return hash((parent, token_ids))
+
+
+@dataclass
+class BlockTable:
+    """The blocks of one sequence, in token order, and how many of its first tokens came from the prefix cache."""
+
+    blocks: list[int] = field(default_factory=list)
+    prefix_hit_tokens: int = 0
+
+
+class BlockManager:
+    """Allocates blocks to sequences, shares cached prefix blocks, and recycles freed ones (least recent first).
+
+    Raises ``MemoryError`` from ``allocate``/``append`` only if called without checking ``can_allocate``.
+    """
+
+    def __init__(self, num_blocks: int, block_size: int, prefix_caching: bool = True):
+        if num_blocks < 1 or block_size < 1:
+            raise ValueError("num_blocks and block_size must be positive")
+        self.block_size = block_size
+        self.prefix_caching = prefix_caching
+        self.blocks = [Block(i) for i in range(num_blocks)]
+        self.free: OrderedDict[int, None] = OrderedDict((i, None) for i in range(num_blocks))  # LRU order
+        self.hash_to_block: dict[int, int] = {}
+
+    @property
+    def num_blocks(self) -> int:
+        return len(self.blocks)
+
+    @property
+    def blocks_in_use(self) -> int:
+        return self.num_blocks - len(self.free)
+
+    def blocks_needed(self, num_tokens: int) -> int:
+        return -(-num_tokens // self.block_size)
+
+    def can_allocate(self, num_new_blocks: int) -> bool:
+        return num_new_blocks <= len(self.free)
+
+    def _take_free(self) -> int:
+        if not self.free:
+            raise MemoryError("KV cache is out of blocks")
+        block_id, _ = self.free.popitem(last=False)
+        block = self.blocks[block_id]
+        if block.hash is not None and self.hash_to_block.get(block.hash) == block_id:
+            del self.hash_to_block[block.hash]  # its old contents are about to be overwritten
+        block.hash, block.token_ids, block.ref_count = None, (), 1
+        return block_id
+
+    def match_prefix(self, token_ids: list[int]) -> list[int]:
+        """Cached blocks that hold a prefix of ``token_ids``. The block holding the last token is never matched,
+        so at least one token is always computed (its logits are needed)."""
+        if not self.prefix_caching:
+            return []
+        hits, parent = [], None
+        bs = self.block_size
+        for start in range(0, len(token_ids) - 1 - bs + 1, bs):  # whole blocks strictly before the last token
+            chunk = tuple(token_ids[start:start + bs])
+            h = chain_hash(parent, chunk)
+            block_id = self.hash_to_block.get(h)
+            if block_id is None or self.blocks[block_id].token_ids != chunk:
+                break
+            hits.append(block_id)
+            parent = h
+        return hits
+
+    def allocate_prompt(self, token_ids: list[int]) -> BlockTable | None:
+        """Block table for a new sequence's prompt, reusing cached prefix blocks. None if the pool is too full."""
+        hits = self.match_prefix(token_ids)
+        new_needed = self.blocks_needed(len(token_ids)) - len(hits)
+        revived = sum(1 for b in hits if self.blocks[b].ref_count == 0)  # cached but free: leave the free list
+        if not self.can_allocate(new_needed + revived):
+            return None
+        for block_id in hits:
+            block = self.blocks[block_id]
+            if block.ref_count == 0:
+                del self.free[block_id]
+            block.ref_count += 1
+        table = BlockTable(blocks=list(hits), prefix_hit_tokens=len(hits) * self.block_size)
+        table.blocks += [self._take_free() for _ in range(new_needed)]
+        return table
+
+    def ensure_capacity(self, table: BlockTable, num_tokens: int) -> bool:
+        """Grow ``table`` to hold ``num_tokens`` tokens. False (and no change) if the pool is too full."""
+        needed = self.blocks_needed(num_tokens) - len(table.blocks)
+        if needed <= 0:
+            return True
+        if not self.can_allocate(needed):
+            return False
+        table.blocks += [self._take_free() for _ in range(needed)]
+        return True
+
+    def register_full_blocks(self, table: BlockTable, token_ids: list[int], num_computed: int) -> None:
+        """Give every block whose tokens are all computed its chained hash, so later prompts can share it."""
+        if not self.prefix_caching:
+            return
+        bs, parent = self.block_size, None
+        for i in range(num_computed // bs):
+            block = self.blocks[table.blocks[i]]
+            chunk = tuple(token_ids[i * bs:(i + 1) * bs])
+            if block.hash is None:
+                block.hash, block.token_ids = chain_hash(parent, chunk), chunk
+                self.hash_to_block.setdefault(block.hash, block.block_id)
+            parent = block.hash
+
+    def free_table(self, table: BlockTable) -> None:
+        """Release a finished or preempted sequence's blocks; hashed ones stay findable until recycled."""
+        for block_id in reversed(table.blocks):  # the tail goes back first, so the shared head lives longest
+            block = self.blocks[block_id]
+            block.ref_count -= 1
+            if block.ref_count == 0:
+                self.free[block_id] = None
+        table.blocks = []
+
+    def slot(self, table: BlockTable, position: int) -> int:
+        return table.blocks[position // self.block_size] * self.block_size + position % self.block_size
+
+
+class PagedKVCache:
+    """The KV tensors: per layer, ``num_blocks * block_size`` slots of (n_head, head_dim), plus one scratch slot.
+
+    k, v: float tensors of shape (n_layer, num_blocks * block_size + 1, n_head, head_dim). The last slot
+    (``scratch_slot``) absorbs writes from padding tokens and is read by padding keys, which the mask hides.
+    """
+
+    def __init__(self, n_layer: int, n_head: int, head_dim: int, num_blocks: int, block_size: int = 16,
+                 device: str | torch.device = "cpu", dtype: torch.dtype = torch.float32):
+        self.block_size = block_size
+        self.num_blocks = num_blocks
+        self.scratch_slot = num_blocks * block_size
+        shape = (n_layer, num_blocks * block_size + 1, n_head, head_dim)
+        self.k = torch.zeros(shape, device=device, dtype=dtype)
+        self.v = torch.zeros(shape, device=device, dtype=dtype)
+
+    @staticmethod
+    def bytes_per_token(n_layer: int, n_head: int, head_dim: int, dtype_bytes: int) -> int:
+        """2 (K and V) × layers × heads × head_dim × bytes: the KV-size formula for one token of one sequence."""
+        return 2 * n_layer * n_head * head_dim * dtype_bytes
+
+    @property
+    def bytes_per_block(self) -> int:
+        _, _, nh, hs = self.k.shape
+        return self.bytes_per_token(self.k.shape[0], nh, hs, self.k.element_size()) * self.block_size
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the K and V tensors the cache holds (the whole pool and the scratch slot)."""
+        return self.k.numel() * self.k.element_size() + self.v.numel() * self.v.element_size()
+
+    def write(self, layer: int, slot_mapping: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+        """Store new K and V. slot_mapping: int64 (B, T); k, v: (B, T, nh, hs)."""
+        slots = slot_mapping.reshape(-1)
+        self.k[layer].index_copy_(0, slots, k.reshape(slots.numel(), *k.shape[2:]))
+        self.v[layer].index_copy_(0, slots, v.reshape(slots.numel(), *v.shape[2:]))
+
+    def gather(self, layer: int, context_slots: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Read the context. context_slots: int64 (B, L). Returns k, v of shape (B, L, nh, hs)."""
+        return self.k[layer][context_slots], self.v[layer][context_slots]

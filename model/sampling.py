@@ -1,0 +1,88 @@
+"""Turning logits into the next token: greedy, temperature, top-k, top-p, each request with its own seeded RNG.
+
+Sampling is a pure function of (logits, parameters, generator). ``distribution`` returns exactly the
+probabilities a token is drawn from, in fp32, so speculative decoding can use the same ``q`` and ``p``.
+Top-p ("nucleus") sampling: Holtzman et al. 2020, "The Curious Case of Neural Text Degeneration".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from model.errors import RequestError
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """temperature 0 means greedy (argmax); top_k 0 and top_p 1.0 mean "no limit"."""
+
+    temperature: float = 0.0
+    top_k: int = 0
+    top_p: float = 1.0
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature)
+                and 0.0 <= self.temperature <= 100.0):
+            raise RequestError(f"temperature must be between 0 and 100, got {self.temperature!r}")
+        if not isinstance(self.top_k, int) or self.top_k < 0:
+            raise RequestError(f"top-k must be a whole number >= 0, got {self.top_k!r}")
+        if not (isinstance(self.top_p, (int, float)) and 0.0 < self.top_p <= 1.0):
+            raise RequestError(f"top-p must be in (0, 1], got {self.top_p!r}")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0.0
+
+
+def distribution(logits: torch.Tensor, params: SamplingParams) -> torch.Tensor:
+    """Probabilities to draw from. logits: (V,) any float dtype. Returns float32 (V,) summing to 1.
+
+    Greedy returns the plain softmax (temperature 1), which is what the screen shows as the model's belief.
+    Otherwise: divide by temperature, keep the top-k logits, then the smallest set of tokens whose probability
+    reaches top-p (always at least one), renormalise.
+    """
+    logits = logits.float()
+    if params.greedy:
+        return torch.softmax(logits, dim=-1)
+    logits = logits / params.temperature
+    if 0 < params.top_k < logits.numel():
+        kth = torch.topk(logits, params.top_k).values[-1]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    probs = torch.softmax(logits, dim=-1)
+    if params.top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, descending=True)
+        before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs  # mass strictly above each token
+        drop = before >= params.top_p
+        sorted_probs = sorted_probs.masked_fill(drop, 0.0)
+        probs = torch.zeros_like(probs).scatter_(0, order, sorted_probs)
+        probs = probs / probs.sum()
+    return probs
+
+
+def sample(logits: torch.Tensor, params: SamplingParams, generator: torch.Generator | None
+           ) -> tuple[int, torch.Tensor]:
+    """Pick the next token. Returns (token id, the float32 (V,) distribution it was drawn from)."""
+    probs = distribution(logits, params)
+    if params.greedy:
+        return int(torch.argmax(logits)), probs
+    return int(torch.multinomial(probs, 1, generator=generator)), probs
+
+
+def top_k_probs(probs: torch.Tensor, k: int = 5) -> list[tuple[int, float]]:
+    """The k most likely (token id, probability) pairs, most likely first."""
+    values, ids = torch.topk(probs, min(k, probs.numel()))
+    return [(int(i), float(p)) for i, p in zip(ids, values)]
+
+
+def make_generator(seed: int | None, device: str | torch.device = "cpu") -> torch.Generator:
+    """A private RNG for one request, so a seed reproduces its draws whatever else runs in the batch."""
+    gen = torch.Generator(device=device)
+    if seed is None:
+        gen.seed()
+    else:
+        gen.manual_seed(seed)
+    return gen
