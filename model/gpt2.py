@@ -227,15 +227,16 @@ class GPT2(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, batch: AttentionBatch | None = None,
                 kv_cache: "PagedKVCache | None" = None, layer_ms: list[float] | None = None,
-                last_only: bool = False) -> torch.Tensor:
+                logit_index: torch.Tensor | None = None) -> torch.Tensor:
         """Logits for ``input_ids``.
 
         input_ids: int64 (B, T). With ``batch`` None this is a plain causal pass from position 0 (training,
         tests). With ``batch`` the engine supplies positions and mask, and with ``kv_cache`` the K/V of the
         new tokens are written to, and the context read from, the paged cache.
         layer_ms: if given, the wall time of each block in ms is appended (synchronising on CUDA).
-        last_only: compute the LM head for the last position only (B, 1, V).
-        Returns float logits (B, T, V) (or (B, 1, V)).
+        logit_index: int64 (B, K): compute the LM head only at these positions of each row (the LM head is
+        the largest matmul of a small model; a decode step needs one position per sequence).
+        Returns float logits (B, T, V), or (B, K, V) with logit_index.
         Raises ValueError if a position reaches n_positions.
         """
         B, T = input_ids.shape
@@ -256,8 +257,8 @@ class GPT2(nn.Module):
                 layer_ms.append((time.perf_counter_ns() - t0) / 1e6)
             else:
                 x = block(x, i, batch, kv_cache)
-        if last_only:
-            x = x[:, -1:, :]
+        if logit_index is not None:
+            x = x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1)))  # (B, K, C)
         x = self.ln_f(x)
         return x @ self.wte.weight.t()  # (B, T, V): the tied LM head
 

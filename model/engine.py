@@ -1,0 +1,353 @@
+"""The inference engine: requests in, one ``StepReport`` per forward pass out.
+
+Shape of one step (``Engine.step``):
+    schedule   pick the sequences and token counts of this pass (``model/scheduler.py``)
+    pack       build padded (B, T) inputs, positions, KV slots and the attention mask
+    forward    one real pass of the model over those tokens, timed with ``perf_counter_ns``
+    sample     draw the next token of every sequence that reached its last known token
+    report     a plain-data ``StepReport``: phase, batch, tokens, measured ms, bytes read, blocks in use
+
+With the KV cache off (``kv_cache=False``) every step recomputes every sequence from its first token: the
+"no cheat sheet" baseline of the tour.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from dataclasses import dataclass
+
+import torch
+
+from model.errors import RequestError
+from model.gpt2 import GPT2, AttentionBatch
+from model.kv_cache import BlockManager, PagedKVCache
+from model.report import StepReport, TokenEvent
+from model.sampling import SamplingParams, make_generator, sample, top_k_probs
+from model.scheduler import Schedule, Scheduler, Sequence, Status
+from model.tokenizer import StreamDecoder, Tokenizer
+
+MAX_PROMPT_CHARS = 20_000  # longer typed text is cut before tokenizing, so a pasted book cannot stall a step
+DEFAULT_KV_BUDGET_BYTES = 256 * 2**20
+MAX_SEQS_IN_POOL = 64  # the batch slider and the benchmark go up to 64 sequences
+
+
+def default_threads() -> int:
+    """Intra-op threads for torch: all cores but one (the GUI keeps a core), at least 1."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+@dataclass
+class RequestResult:
+    """What a finished request produced. Times in ms since the request was added."""
+
+    request_id: str
+    prompt: str
+    prompt_token_ids: list[int]
+    token_ids: list[int]
+    text: str
+    finish_reason: str
+    ttft_ms: float | None
+    inter_token_ms: list[float]
+    prefix_hit_tokens: int
+    notice: str | None
+
+    def to_dict(self) -> dict:
+        return {
+            "prompt": self.prompt, "prompt_token_ids": self.prompt_token_ids, "token_ids": self.token_ids,
+            "text": self.text, "finish_reason": self.finish_reason, "ttft_ms": self.ttft_ms,
+            "prefix_hit_tokens": self.prefix_hit_tokens, "notice": self.notice,
+        }
+
+
+class Engine:
+    """Serves requests on one GPT-2 with a paged KV cache, prefix caching and continuous batching.
+
+    model: a loaded ``GPT2`` (its device and dtype are used). block_size: tokens per KV block (16, as vLLM).
+    kv_budget_bytes: memory for the block pool; the pool holds at least one full context window.
+    max_batch: most sequences per pass (``set_max_batch`` changes it while running).
+    max_step_tokens: chunked-prefill budget of one pass, in tokens.
+    layer_timing: also time every layer (adds a small overhead, and a device sync per layer on CUDA).
+    """
+
+    def __init__(self, model: GPT2, tokenizer: Tokenizer, *, block_size: int = 16,
+                 kv_budget_bytes: int = DEFAULT_KV_BUDGET_BYTES, max_batch: int = 8, max_step_tokens: int = 512,
+                 batching: str = "continuous", kv_cache: bool = True, prefix_cache: bool = True,
+                 layer_timing: bool = False):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.config = model.config
+        param = next(model.parameters())
+        self.device, self.dtype = param.device, param.dtype
+        self.kv_cache_enabled = kv_cache
+        self.layer_timing = layer_timing
+        self.weight_bytes = model.weight_bytes()
+        cfg = self.config
+        self.kv_bytes_per_token = PagedKVCache.bytes_per_token(cfg.n_layer, cfg.n_head, cfg.head_dim,
+                                                               param.element_size())
+        if max_step_tokens < 1:
+            raise ValueError("max_step_tokens must be at least 1")
+        self.block_size = block_size
+        if kv_cache:
+            window_blocks = -(-cfg.n_positions // block_size)
+            # Enough for MAX_SEQS_IN_POOL full windows at most, however generous the budget, and one at least.
+            budget_blocks = kv_budget_bytes // (self.kv_bytes_per_token * block_size)
+            num_blocks = max(window_blocks, min(budget_blocks, MAX_SEQS_IN_POOL * window_blocks))
+            self.blocks: BlockManager | None = BlockManager(num_blocks, block_size, prefix_caching=prefix_cache)
+            self.cache: PagedKVCache | None = PagedKVCache(cfg.n_layer, cfg.n_head, cfg.head_dim, num_blocks,
+                                                           block_size, self.device, self.dtype)
+        else:
+            self.blocks, self.cache = None, None
+        self.scheduler = Scheduler(self.blocks, max_batch=max_batch, max_step_tokens=max_step_tokens,
+                                   batching=batching)
+        self.set_max_batch(max_batch)
+        self._decoders: dict[str, StreamDecoder] = {}
+        self._texts: dict[str, list[str]] = {}
+        self.finished: dict[str, RequestResult] = {}
+        self._ids = itertools.count()
+        self._step = 0
+
+    # ---- requests -------------------------------------------------------------------------------------------
+
+    def encode_prompt(self, prompt: str | list[int], max_new_tokens: int) -> tuple[list[int], str | None]:
+        """Token ids for a prompt, cut to fit the context window, and a notice saying what was cut (or None).
+
+        An empty prompt starts from the end-of-text token, as GPT-2 does for unconditional text.
+        Raises RequestError if the prompt is empty and the tokenizer has no end-of-text token.
+        """
+        notices = []
+        if isinstance(prompt, str):
+            if len(prompt) > MAX_PROMPT_CHARS:
+                notices.append(f"prompt cut to its last {MAX_PROMPT_CHARS:,} of {len(prompt):,} characters")
+                prompt = prompt[-MAX_PROMPT_CHARS:]
+            ids = self.tokenizer.encode(prompt)
+        else:
+            ids = [int(i) for i in prompt]
+            bad = [i for i in ids if not 0 <= i < self.config.vocab_size]
+            if bad:
+                raise RequestError(f"token id {bad[0]} is outside the vocabulary (0..{self.config.vocab_size - 1})")
+        if not ids:
+            eos = self.tokenizer.eos_token_id
+            if eos is None:
+                raise RequestError("the prompt is empty and this tokenizer has no end-of-text token to start from")
+            ids = [eos]
+        window = self.config.n_positions
+        if len(ids) >= window:
+            keep = window - min(max_new_tokens, window // 2)
+            notices.append(f"prompt cut from the left to its last {keep} of {len(ids)} tokens "
+                           f"(the context window is {window})")
+            ids = ids[-keep:]
+        return ids, ("; ".join(notices) or None)
+
+    def add_request(self, prompt: str | list[int], max_new_tokens: int = 64,
+                    sampling: SamplingParams | None = None, request_id: str | None = None) -> str:
+        """Queue a request; it joins the batch at the next step with a free seat. Returns its id.
+
+        Raises RequestError for max_new_tokens < 1, a duplicate id, or a request that can never fit the KV cache.
+        """
+        if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+            raise RequestError(f"max_new_tokens must be a whole number >= 1, got {max_new_tokens!r}")
+        sampling = sampling or SamplingParams()
+        request_id = request_id or f"r{next(self._ids)}"
+        if request_id in self._decoders:
+            raise RequestError(f"request id {request_id!r} is already in use")
+        ids, notice = self.encode_prompt(prompt, max_new_tokens)
+        if self.blocks is not None:
+            longest = min(len(ids) + max_new_tokens, self.config.n_positions)
+            if self.blocks.blocks_needed(longest) > self.blocks.num_blocks:
+                raise RequestError(f"a request of {longest} tokens does not fit the KV cache "
+                                   f"({self.blocks.num_blocks} blocks of {self.block_size})")
+        seq = Sequence(request_id=request_id, token_ids=list(ids), num_prompt_tokens=len(ids),
+                       max_new_tokens=max_new_tokens, sampling=sampling,
+                       generator=make_generator(sampling.seed, self.device), notice=notice,
+                       prompt=prompt if isinstance(prompt, str) else self.tokenizer.decode(ids))
+        self._decoders[request_id] = StreamDecoder(self.tokenizer)
+        self._texts[request_id] = []
+        self.scheduler.add(seq)
+        return request_id
+
+    def set_max_batch(self, n: int) -> None:
+        """Change the most sequences per pass (1..256); takes effect at the next step."""
+        if not isinstance(n, int) or not 1 <= n <= 256:
+            raise RequestError(f"max batch must be between 1 and 256, got {n!r}")
+        self.scheduler.max_batch = n
+
+    def abort_all(self) -> None:
+        """Drop every waiting and running request (their blocks return to the pool)."""
+        for seq in self.scheduler.abort_all():
+            self._decoders.pop(seq.request_id, None)
+            self._texts.pop(seq.request_id, None)
+
+    def has_work(self) -> bool:
+        return self.scheduler.has_work()
+
+    def sequences(self) -> list[Sequence]:
+        return list(self.scheduler.running) + list(self.scheduler.waiting)
+
+    # ---- one forward pass ----------------------------------------------------------------------------------
+
+    def _pack(self, sched: Schedule) -> tuple[torch.Tensor, AttentionBatch, torch.Tensor, int]:
+        """Padded inputs for the scheduled work. Returns (input_ids (B, T), batch, logit_index (B, 1), kv_bytes)."""
+        items = sched.items
+        B = len(items)
+        T = max(it.count for it in items)
+        L = max(it.start + it.count for it in items)
+        dev = self.device
+        input_ids = torch.zeros(B, T, dtype=torch.long)
+        positions = torch.zeros(B, T, dtype=torch.long)
+        counts = torch.tensor([it.count for it in items])
+        ends = torch.tensor([it.start + it.count for it in items])
+        for b, it in enumerate(items):
+            input_ids[b, :it.count] = torch.tensor(it.seq.token_ids[it.start:it.start + it.count])
+            positions[b, :it.count] = torch.arange(it.start, it.start + it.count)
+        t_idx = torch.arange(T)
+        keys = torch.arange(L)
+        valid_q = t_idx[None, :] < counts[:, None]  # (B, T)
+        mask = (keys[None, None, :] <= positions[:, :, None]) & valid_q[:, :, None]  # (B, T, L) causal
+        mask[:, :, 0] |= ~valid_q  # pad rows look at key 0 so softmax stays finite; their output is dropped
+        kv_bytes = 0
+        if self.cache is None:
+            batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev))
+        else:
+            scratch = self.cache.scratch_slot
+            context_slots = torch.full((B, L), scratch, dtype=torch.long)
+            slot_mapping = torch.full((B, T), scratch, dtype=torch.long)
+            bs = self.block_size
+            for b, it in enumerate(items):
+                table = torch.tensor(it.seq.table.blocks, dtype=torch.long)
+                pos = torch.arange(it.start + it.count)
+                slots = table[pos // bs] * bs + pos % bs  # (L_b,) slot of each position of this sequence
+                context_slots[b, :len(pos)] = slots
+                slot_mapping[b, :it.count] = slots[it.start:]
+            kv_bytes = int(ends.sum()) * self.kv_bytes_per_token
+            batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev),
+                                   slot_mapping=slot_mapping.to(dev), context_slots=context_slots.to(dev))
+        logit_index = (counts - 1)[:, None].to(dev)  # (B, 1): the last fed token of each row
+        return input_ids.to(dev), batch, logit_index, kv_bytes
+
+    def _sync(self) -> None:
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+
+    def forward_timed(self, input_ids, batch, logit_index) -> tuple[torch.Tensor, float, list[float]]:
+        """One forward pass. Returns (logits (B, K, V), wall ms, per-layer ms or [])."""
+        layer_ms: list[float] | None = [] if self.layer_timing else None
+        self._sync()
+        t0 = time.perf_counter_ns()
+        with torch.inference_mode():
+            logits = self.model(input_ids, batch=batch, kv_cache=self.cache, layer_ms=layer_ms,
+                                logit_index=logit_index)
+        self._sync()
+        return logits, (time.perf_counter_ns() - t0) / 1e6, layer_ms or []
+
+    def _emit(self, seq: Sequence, token_id: int, probs: torch.Tensor, now_ns: int) -> TokenEvent:
+        """Append a sampled token to ``seq``, stream its text, and finish the request if it must stop."""
+        seq.token_ids.append(token_id)
+        if seq.first_token_ns is None:
+            seq.first_token_ns = now_ns
+        seq.token_times_ns.append(now_ns)
+        finish = None
+        eos = self.tokenizer.eos_token_id
+        if eos is not None and token_id == eos and seq.num_generated > 0:
+            finish = "stop"
+            text = ""
+        else:
+            text = self._decoders[seq.request_id].push(token_id)
+        if finish is None and seq.num_generated >= seq.max_new_tokens:
+            finish = "length"
+        if finish is None and len(seq.token_ids) >= self.config.n_positions:
+            finish = "context_full"
+        if finish is not None:
+            text += self._decoders[seq.request_id].flush()
+        self._texts[seq.request_id].append(text)
+        label = self.tokenizer.label
+        event = TokenEvent(request_id=seq.request_id, token_id=token_id, position=len(seq.token_ids) - 1,
+                           text=text, label=label(token_id),
+                           top5=[(i, label(i), p) for i, p in top_k_probs(probs, 5)], finish_reason=finish)
+        if finish is not None:
+            self._finish(seq, finish)
+        return event
+
+    def _finish(self, seq: Sequence, reason: str) -> None:
+        self.scheduler.finish(seq, reason)
+        times = seq.token_times_ns
+        generated = seq.generated_ids
+        if reason == "stop":
+            generated = generated[:-1]  # the end-of-text token is not part of the answer
+        self.finished[seq.request_id] = RequestResult(
+            request_id=seq.request_id, prompt=seq.prompt,
+            prompt_token_ids=seq.token_ids[:seq.num_prompt_tokens], token_ids=generated,
+            text="".join(self._texts.pop(seq.request_id)), finish_reason=reason,
+            ttft_ms=None if seq.first_token_ns is None else (seq.first_token_ns - seq.arrival_ns) / 1e6,
+            inter_token_ms=[(b - a) / 1e6 for a, b in zip(times, times[1:])],
+            prefix_hit_tokens=seq.prefix_hit_tokens, notice=seq.notice)
+        self._decoders.pop(seq.request_id, None)
+
+    def step(self) -> StepReport | None:
+        """Run one forward pass over the scheduled work. Returns its report, or None if there is nothing to do."""
+        if not self.scheduler.has_work():
+            return None
+        t0 = time.perf_counter_ns()
+        sched = self.scheduler.schedule(kv_cache=self.kv_cache_enabled)
+        if not sched.items:
+            raise RuntimeError("the scheduler found work but could not place any of it (KV cache too small)")
+        phase = sched.phase
+        input_ids, batch, logit_index, kv_bytes = self._pack(sched)
+        logits, forward_ms, layer_ms = self.forward_timed(input_ids, batch, logit_index)
+        now = time.perf_counter_ns()
+        events = []
+        for b, it in enumerate(sched.items):
+            seq = it.seq
+            seq.num_computed = it.start + it.count
+            if self.blocks is not None:
+                self.blocks.register_full_blocks(seq.table, seq.token_ids, seq.num_computed)
+            if it.samples and seq.status is Status.RUNNING:
+                token, probs = sample(logits[b, -1], seq.sampling, seq.generator)
+                events.append(self._emit(seq, token, probs, now))
+        self._step += 1
+        return StepReport(
+            step=self._step, phase=phase, request_ids=[it.seq.request_id for it in sched.items],
+            batch=len(sched.items), tokens_in=sum(it.count for it in sched.items), tokens_out=len(events),
+            wall_ms=(time.perf_counter_ns() - t0) / 1e6, forward_ms=forward_ms, weight_bytes=self.weight_bytes,
+            kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use,
+            num_blocks=self.num_blocks, prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms,
+            tokens=events)
+
+    # ---- occupancy ------------------------------------------------------------------------------------------
+
+    @property
+    def blocks_in_use(self) -> int:
+        return 0 if self.blocks is None else self.blocks.blocks_in_use
+
+    @property
+    def num_blocks(self) -> int:
+        return 0 if self.blocks is None else self.blocks.num_blocks
+
+    @property
+    def kv_bytes_in_use(self) -> int:
+        return 0 if self.cache is None else self.blocks_in_use * self.cache.bytes_per_block
+
+    @property
+    def kv_bytes_allocated(self) -> int:
+        """Bytes of the K and V tensors the engine holds (0 with the KV cache off)."""
+        return 0 if self.cache is None else self.cache.nbytes
+
+    def model_info(self) -> dict:
+        cfg = self.config
+        return {"name": cfg.name, "n_layer": cfg.n_layer, "n_head": cfg.n_head, "n_embd": cfg.n_embd,
+                "n_positions": cfg.n_positions, "vocab_size": cfg.vocab_size,
+                "parameters": self.model.num_parameters(), "weight_bytes": self.weight_bytes,
+                "layer_weight_bytes": self.model.layer_weight_bytes()}
+
+    # ---- convenience ---------------------------------------------------------------------------------------
+
+    def run(self, max_steps: int | None = None):
+        """Yield a StepReport per forward pass until every request has finished (or ``max_steps`` passes)."""
+        n = 0
+        while self.has_work() and (max_steps is None or n < max_steps):
+            report = self.step()
+            if report is None:
+                break
+            n += 1
+            yield report
