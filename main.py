@@ -1,0 +1,62 @@
+"""One Trip (一趟一个字): watch a real GPT-2 write, one trip of the weights per token.
+
+    python main.py [--model DIR] [--lang zh|en] [--kiosk] [--presenter] ...   the window (default)
+    python main.py generate PROMPT ... [--json]                                the engine, headless
+    python main.py screenshot --out FILE.png [...]                             the window, saved offscreen
+    python main.py kv-size ... | roofline ...                                  the calculators
+    python main.py bench [--quick]                                             the benchmarks
+
+This file is the composition root: it parses the command line and hands over; each command imports its own
+heavy dependencies (torch, Qt) only when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# command -> "module:function"; each function takes the remaining argv and returns an exit status
+COMMANDS = {
+    "generate": "model.cli:generate_main",
+    "kv-size": "model.costs:kv_size_main",
+    "roofline": "model.costs:roofline_main",
+    "screenshot": "gui.cli:screenshot_main",
+    "bench": "bench.run:bench_main",
+}
+
+
+def build_gui_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="main.py",
+        description="One Trip (一趟一个字): a real GPT-2 writes while the weights are carted, one trip per token.",
+        epilog="commands: " + ", ".join(COMMANDS) + "  (python main.py COMMAND --help for each)")
+    p.add_argument("--model", default=None, metavar="DIR",
+                   help="a GPT-2 directory in Hugging Face layout (default: the bundled model)")
+    p.add_argument("--draft-model", default=None, metavar="DIR", help="draft model for speculative decoding")
+    p.add_argument("--lang", choices=("zh", "en"), default=None, help="interface language (default: saved, else zh)")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="torch threads in the engine process (default: cores - 1, at least 1)")
+    p.add_argument("--kiosk", action="store_true", help="fullscreen, attract loop when idle, locked down")
+    p.add_argument("--presenter", action="store_true", help="large captions, fewer controls, clicker keys")
+    p.add_argument("--screen", type=int, default=None, metavar="N", help="screen index for fullscreen / kiosk")
+    p.add_argument("--idle-seconds", type=float, default=None, metavar="S", help="kiosk: idle time before the attract loop")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in COMMANDS:
+        module, func = COMMANDS[argv[0]].split(":")
+        return int(getattr(importlib.import_module(module), func)(argv[1:]) or 0)
+    if argv and not argv[0].startswith("-"):
+        print(f"main.py: unknown command {argv[0]!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    args = build_gui_parser().parse_args(argv)
+    from gui.app import run_app
+    return int(run_app(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

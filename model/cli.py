@@ -1,0 +1,169 @@
+"""``python main.py generate``: drive the engine from the command line.
+
+    python main.py generate PROMPT [PROMPT ...] [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P]
+        [--seed S] [--batching continuous|static] [--max-batch N] [--no-kv-cache] [--no-prefix-cache]
+        [--model DIR] [--device cpu|cuda] [--threads N] [--json]
+
+Several prompts form one batch. With ``--json`` stdout is one JSON object (the shape is a contract other tools
+rely on; see ``result_json``). Bad input prints one line to stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+BUNDLED_MODEL = ASSETS / "models" / "target"
+BUNDLED_DRAFT = ASSETS / "models" / "draft"
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="main.py generate",
+                                description="Generate text with the engine and report every forward pass.")
+    p.add_argument("prompts", nargs="+", metavar="PROMPT", help="one or more prompts; several form one batch")
+    p.add_argument("--max-new-tokens", type=_positive_int, default=64, metavar="N")
+    p.add_argument("--temperature", type=_float, default=0.0, metavar="T", help="0 = greedy (default)")
+    p.add_argument("--top-k", type=int, default=0, metavar="K", help="0 = no limit")
+    p.add_argument("--top-p", type=_float, default=1.0, metavar="P", help="1.0 = no limit")
+    p.add_argument("--seed", type=int, default=None, metavar="S",
+                   help="RNG seed; request i uses S + i so prompts in a batch draw independently")
+    p.add_argument("--batching", choices=("continuous", "static"), default="continuous")
+    p.add_argument("--max-batch", type=_positive_int, default=None, metavar="N",
+                   help="most sequences per forward pass (default: all prompts)")
+    p.add_argument("--no-kv-cache", action="store_true", help="recompute the whole sequence every step")
+    p.add_argument("--no-prefix-cache", action="store_true")
+    p.add_argument("--model", default=None, metavar="DIR",
+                   help="a GPT-2 directory in Hugging Face layout (default: the bundled model)")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
+                   help="torch intra-op threads (default: cores - 1, at least 1)")
+    p.add_argument("--layer-timing", action="store_true", help="also time every layer")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming text")
+    return p
+
+
+def setup_torch(threads: int | None, device: str) -> tuple[int, str]:
+    """Set torch's intra-op threads once; check the device. Returns (threads, device).
+
+    Raises ValueError if ``device`` is cuda and no CUDA device is available.
+    """
+    import torch
+
+    from model.engine import default_threads
+    n = threads or default_threads()
+    torch.set_num_threads(n)
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda was asked for, but torch sees no CUDA device here")
+    return n, device
+
+
+def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, device: str) -> dict:
+    """The ``--json`` object: model, requests (in prompt order), steps, tokens_per_s (+ threads, device)."""
+    generated = sum(len(engine.finished[r].token_ids) for r in request_ids)
+    requests = []
+    for rid in request_ids:
+        res = engine.finished[rid]
+        requests.append(res.to_dict())
+    steps = [{"phase": r.phase, "batch": r.batch, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out,
+              "wall_ms": r.wall_ms, "forward_ms": r.forward_ms, "weight_bytes": r.weight_bytes,
+              "kv_bytes": r.kv_bytes, "blocks_in_use": r.blocks_in_use, "prefix_hit_tokens": r.prefix_hit_tokens,
+              **({"layer_ms": r.layer_ms} if r.layer_ms else {})}
+             for r in reports]
+    return {"model": {k: v for k, v in engine.model_info().items() if k != "layer_weight_bytes"},
+            "requests": requests, "steps": steps,
+            "tokens_per_s": generated / elapsed_s if elapsed_s > 0 else 0.0,
+            "threads": threads, "device": device}
+
+
+def generate_main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from model.errors import ModelLoadError, RequestError
+    try:
+        return _generate(args)
+    except (ModelLoadError, RequestError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _generate(args) -> int:
+    threads, device = setup_torch(args.threads, args.device)
+    from model.checkpoint import load_pretrained
+    from model.engine import Engine
+    from model.sampling import SamplingParams
+
+    model_dir = Path(args.model) if args.model else BUNDLED_MODEL
+    model, tokenizer = load_pretrained(model_dir, device=device)
+    engine = Engine(model, tokenizer, max_batch=min(args.max_batch or len(args.prompts), 256),
+                    batching=args.batching, kv_cache=not args.no_kv_cache,
+                    prefix_cache=not args.no_prefix_cache, layer_timing=args.layer_timing)
+    ids = []
+    for i, prompt in enumerate(args.prompts):
+        sampling = SamplingParams(temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
+                                  seed=None if args.seed is None else args.seed + i)
+        ids.append(engine.add_request(prompt, max_new_tokens=args.max_new_tokens, sampling=sampling))
+    for seq in engine.sequences():
+        if seq.notice:
+            print(f"notice: {seq.request_id}: {seq.notice}", file=sys.stderr)
+    stream = not args.json and len(ids) == 1
+    if stream:
+        print(args.prompts[0], end="", flush=True)
+    reports = []
+    t0 = time.perf_counter()
+    for report in engine.run():
+        reports.append(report)
+        if stream:
+            print("".join(t.text for t in report.tokens), end="", flush=True)
+    elapsed = time.perf_counter() - t0
+    result = result_json(engine, reports, ids, elapsed, threads, device)
+    if args.json:
+        json.dump(result, sys.stdout, ensure_ascii=False)
+        print()
+        return 0
+    if stream:
+        print()
+    else:
+        for rid, prompt in zip(ids, args.prompts):
+            print(f"[{rid}] {prompt}{engine.finished[rid].text}")
+    _print_summary(result, reports)
+    return 0
+
+
+def _print_summary(result: dict, reports) -> None:
+    decode = [r.wall_ms for r in reports if r.phase == "decode"]
+    prefill = [r.wall_ms for r in reports if r.phase != "decode"]
+    m = result["model"]
+    lines = [f"model {m['name']}: {m['parameters']:,} parameters, {m['weight_bytes'] / 1e6:.1f} MB, "
+             f"{result['threads']} threads on {result['device']}",
+             f"{len(reports)} forward passes: prefill {sum(prefill):.1f} ms, "
+             f"decode median {sorted(decode)[len(decode) // 2]:.2f} ms/step" if decode else
+             f"{len(reports)} forward passes: prefill {sum(prefill):.1f} ms",
+             f"time to first token {min(r['ttft_ms'] or 0 for r in result['requests']):.1f} ms, "
+             f"{result['tokens_per_s']:.1f} tokens/s"]
+    for r in result["requests"]:
+        if r["finish_reason"] != "length":
+            lines.append(f"finish: {r['finish_reason']}")
+    print("\n".join(lines), file=sys.stderr)

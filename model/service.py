@@ -1,0 +1,150 @@
+"""The engine process: the GUI's engine runs here, in its own process, and speaks plain dicts over two queues.
+
+Started by the GUI with the *spawn* start method; nothing on this module's import path imports Qt.
+
+Commands (GUI → engine), each a dict with "op":
+    submit        request_id, prompt, max_new_tokens, temperature, top_k, top_p, seed
+    grant         n: allow n more forward passes (paced mode: one trip per animation)
+    free_run      on: run forward passes continuously (real-time mode)
+    set_max_batch n
+    reset         abort every request and drop unused grants
+    shutdown
+Events (engine → GUI), each a dict with "type":
+    ready         model info, threads, device, memory_bandwidth_bytes_per_s, kv_bytes_per_block, block_size, num_blocks
+    accepted      request_id, prompt_token_ids, prompt_labels, notice
+    step          report: StepReport.to_dict()
+    finished      request_id, text, finish_reason, ttft_ms
+    idle          no request left
+    error         message (the engine keeps running)
+    fatal         message (the model could not be loaded; the process ends)
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+import queue
+import time
+
+log = logging.getLogger("one_trip.engine")
+
+POLL_S = 0.25  # how often an idle engine checks that its parent is still alive
+
+
+def _parent_alive() -> bool:
+    parent = mp.parent_process()
+    return parent is None or parent.is_alive()
+
+
+class EngineService:
+    """The engine plus the pacing state of the protocol. Separate from the process so tests can drive it."""
+
+    def __init__(self, options: dict, emit):
+        from model.cli import BUNDLED_MODEL, setup_torch
+        from model.checkpoint import load_pretrained
+        from model.engine import Engine
+        from model.hardware import measure_memory_bandwidth
+
+        self.emit = emit
+        self.threads, self.device = setup_torch(options.get("threads"), options.get("device", "cpu"))
+        model_dir = options.get("model_dir") or BUNDLED_MODEL
+        model, tokenizer = load_pretrained(model_dir, device=self.device)
+        self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
+                             layer_timing=bool(options.get("layer_timing", True)))
+        self.bandwidth = measure_memory_bandwidth(device=self.device)
+        self.grants = 0
+        self.free_run = False
+        self.reported: set[str] = set()
+        self.stopping = False
+
+    def ready_event(self) -> dict:
+        e = self.engine
+        return {"type": "ready", "model": e.model_info(), "threads": self.threads, "device": str(self.device),
+                "memory_bandwidth_bytes_per_s": self.bandwidth,
+                "kv_bytes_per_block": e.cache.bytes_per_block if e.cache is not None else 0,
+                "block_size": e.block_size, "num_blocks": e.num_blocks}
+
+    def wants_step(self) -> bool:
+        return self.engine.has_work() and (self.free_run or self.grants > 0)
+
+    def handle(self, cmd: dict) -> None:
+        from model.errors import RequestError
+        from model.sampling import SamplingParams
+
+        op = cmd.get("op") if isinstance(cmd, dict) else None
+        try:
+            if op == "submit":
+                sampling = SamplingParams(temperature=float(cmd.get("temperature", 0.0)),
+                                          top_k=int(cmd.get("top_k", 0)), top_p=float(cmd.get("top_p", 1.0)),
+                                          seed=cmd.get("seed"))
+                rid = self.engine.add_request(str(cmd.get("prompt", "")),
+                                              max_new_tokens=int(cmd.get("max_new_tokens", 64)),
+                                              sampling=sampling, request_id=cmd.get("request_id"))
+                seq = next(s for s in self.engine.sequences() if s.request_id == rid)
+                label = self.engine.tokenizer.label
+                self.emit({"type": "accepted", "request_id": rid, "prompt_token_ids": list(seq.token_ids),
+                           "prompt_labels": [label(i) for i in seq.token_ids], "notice": seq.notice})
+            elif op == "grant":
+                self.grants = max(0, min(self.grants + int(cmd.get("n", 1)), 64))
+            elif op == "free_run":
+                self.free_run = bool(cmd.get("on", True))
+            elif op == "set_max_batch":
+                self.engine.set_max_batch(int(cmd.get("n", 1)))
+            elif op == "reset":
+                self.engine.abort_all()
+                self.grants = 0
+            elif op == "shutdown":
+                self.stopping = True
+            else:
+                raise RequestError(f"unknown command {op!r}")
+        except (RequestError, ValueError, TypeError) as e:
+            self.emit({"type": "error", "message": str(e)})
+
+    def step(self) -> None:
+        report = self.engine.step()
+        if report is None:
+            return
+        if not self.free_run:
+            self.grants -= 1
+        self.emit({"type": "step", "report": report.to_dict()})
+        for rid, res in self.engine.finished.items():
+            if rid not in self.reported:
+                self.reported.add(rid)
+                self.emit({"type": "finished", "request_id": rid, "text": res.text,
+                           "finish_reason": res.finish_reason, "ttft_ms": res.ttft_ms})
+        if not self.engine.has_work():
+            self.emit({"type": "idle"})
+
+
+def engine_main(commands, events, options: dict) -> None:
+    """Process entry point: load the model, then serve commands until "shutdown" or the parent dies."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s engine %(levelname)s %(message)s")
+    from model.errors import ModelLoadError
+    try:
+        service = EngineService(options, events.put)
+    except (ModelLoadError, ValueError, OSError) as e:
+        log.error("model could not be loaded: %s", e)
+        events.put({"type": "fatal", "message": str(e)})
+        return
+    events.put(service.ready_event())
+    while not service.stopping:
+        try:
+            cmd = commands.get_nowait() if service.wants_step() else commands.get(timeout=POLL_S)
+        except queue.Empty:
+            cmd = None
+        except (EOFError, OSError):
+            break  # the parent closed the queue
+        if cmd is not None:
+            service.handle(cmd)
+            continue  # drain every waiting command before the next pass
+        if service.wants_step():
+            try:
+                service.step()
+            except Exception as e:  # a bug in one step must not take the engine down silently
+                log.exception("step failed")
+                events.put({"type": "error", "message": f"step failed: {e}"})
+                service.engine.abort_all()
+        elif not _parent_alive():
+            break
+    log.info("engine process exiting")
+    time.sleep(0)  # let the queue's feeder thread flush
