@@ -22,6 +22,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import json
+import operator
 import os
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -83,7 +84,7 @@ _MARKS = {
     "\ufffd": "⟨U+FFFD⟩",  # a real replacement character in the text, not a decoding failure
 }
 
-LABEL_MARKS: frozenset[str] = frozenset("".join(_MARKS.values()) + "⟨⟩<>U+0123456789ABCDEF")
+LABEL_MARKS: frozenset[str] = frozenset("".join(_MARKS.values()) + "⟨⟩<>?U+0123456789ABCDEFVSid ")
 """Every character :meth:`Tokenizer.label` may add to a label; a font subset for the GUI must cover them."""
 
 
@@ -133,6 +134,18 @@ def label_bytes(raw: bytes) -> str:
 def _one_line(exc: BaseException) -> str:
     msg = " ".join(str(exc).split())
     return msg[:200] or type(exc).__name__
+
+
+def _as_id(token_id: object) -> int:
+    """A token id as a Python int (numpy and 0-d torch integers accepted); ValueError if negative or not one."""
+    if isinstance(token_id, bool) or not isinstance(token_id, int):
+        try:
+            token_id = operator.index(token_id)  # type: ignore[arg-type]
+        except TypeError:
+            raise ValueError(f"token id must be an integer, got {token_id!r}") from None
+    if token_id < 0:
+        raise ValueError(f"token id {token_id} is negative")
+    return token_id
 
 
 class Tokenizer:
@@ -245,11 +258,12 @@ class Tokenizer:
         decoder on byte-level vocabularies. :class:`StreamDecoder` streams exactly this text.
 
         Raises:
-            ValueError: an id outside ``[0, vocab_size)``.
+            ValueError: a negative id (ids past the vocabulary stand for no bytes, see :meth:`token_bytes`).
         """
         return b"".join(self._piece(i, skip_special) for i in ids).decode("utf-8", errors="replace")
 
     def _piece(self, token_id: int, skip_special: bool) -> bytes:
+        token_id = _as_id(token_id)
         if skip_special and token_id in self._special_ids:
             return b""
         return self.token_bytes(token_id)
@@ -276,11 +290,15 @@ class Tokenizer:
         """The raw bytes a token stands for (``bytes``; e.g. GPT-2 id 220 -> ``b" "``, a special token -> its
         UTF-8 text).
 
+        An id at or past ``vocab_size`` (a model whose embedding is padded past its tokenizer, as nanoGPT pads
+        50,257 to 50,304) stands for no bytes, as in Hugging Face's decoder, which skips unknown ids.
+
         Raises:
-            ValueError: an id outside ``[0, vocab_size)``.
+            ValueError: a negative id or one that is not an integer.
         """
-        if not 0 <= token_id < self._vocab_size:
-            raise ValueError(f"token id {token_id} out of range [0, {self._vocab_size})")
+        token_id = _as_id(token_id)
+        if token_id >= self._vocab_size:
+            return b""
         return self._table()[token_id]
 
     def label(self, token_id: int) -> str:
@@ -289,13 +307,16 @@ class Tokenizer:
         Space -> ``␣``, newline -> ``↵``, CR -> ``␍``, tab -> ``⇥``, NUL -> ``␀``, ESC -> ``␛``, zero-width
         characters -> ``⟨ZWSP⟩`` / ``⟨ZWNJ⟩`` / ``⟨ZWJ⟩`` / ``⟨WJ⟩`` / ``⟨BOM⟩``, other controls and invisible
         characters -> ``⟨U+XXXX⟩``, bytes that are not complete UTF-8 -> hex like ``<E4 B8>`` (a token can mix
-        both: ``␣<E4>``). Special tokens are shown as their text (``<|endoftext|>``). Never contains the
-        byte-alphabet stand-ins ``Ġ``/``Ċ`` or U+FFFD.
+        both: ``␣<E4>``). Special tokens are shown as their text (``<|endoftext|>``), an id past the vocabulary
+        as ``⟨id 50300?⟩``. Never contains the byte-alphabet stand-ins ``Ġ``/``Ċ`` or U+FFFD.
 
         Raises:
-            ValueError: an id outside ``[0, vocab_size)``.
+            ValueError: a negative id.
         """
+        token_id = _as_id(token_id)
         raw = self.token_bytes(token_id)
+        if token_id >= self._vocab_size:
+            return f"⟨id {token_id}?⟩"  # no such token in this tokenizer
         if token_id in self._special_ids:
             return raw.decode("utf-8", errors="replace")
         return label_bytes(raw)
@@ -356,7 +377,7 @@ class StreamDecoder:
         """Feed one token id; return the text that became printable (possibly ``""``).
 
         Raises:
-            ValueError: an id outside ``[0, vocab_size)``.
+            ValueError: a negative id.
         """
         return self._dec.decode(self._tok._piece(token_id, self._skip_special))
 

@@ -195,10 +195,29 @@ def test_label_mixed_text_and_partial_bytes():
     assert label_bytes(b"\xb8\xadx\xff") == "<B8 AD>x<FF>"
 
 
-def test_token_bytes_rejects_bad_ids(tok):
-    for bad in (-1, tok.vocab_size):
+def test_bad_and_padded_ids(tok):
+    for bad in (-1, "3", 2.0, None):
         with pytest.raises(ValueError):
             tok.token_bytes(bad)
+    with pytest.raises(ValueError):
+        StreamDecoder(tok).push(-1)
+    # An id past the tokenizer (a model with a padded embedding) stands for no bytes, as HF's decoder skips it.
+    past = tok.vocab_size + 3
+    assert tok.token_bytes(past) == b""
+    assert tok.label(past) == f"⟨id {past}?⟩"
+    ids = tok.encode("a b") + [past]
+    assert tok.decode(ids) == "a b" == tok._hf.decode(ids, skip_special_tokens=False)
+    deltas, tail = _stream(tok, ids)
+    assert "".join(deltas) + tail == "a b"
+
+
+def test_numpy_and_torch_integer_ids(tok):
+    np = pytest.importorskip("numpy")
+    ids = tok.encode("中文 ok")
+    assert tok.decode(np.array(ids)) == "中文 ok"
+    torch = pytest.importorskip("torch")
+    assert tok.decode(torch.tensor(ids).tolist()) == "中文 ok"
+    assert tok.token_bytes(torch.tensor(ids[0])) == tok.token_bytes(ids[0])
 
 
 def test_vocab_merges_files_load_same_tokenizer(tok, tok_dir):
