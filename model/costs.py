@@ -421,6 +421,11 @@ def _fmt(n: float) -> str:
     return f"{n:,.0f}" if float(n).is_integer() else f"{n:,}"
 
 
+def _num(v: float) -> str:
+    """A quantity for text output: one decimal from 10 up, three significant digits below."""
+    return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.3g}"
+
+
 def _run(prog: str, build, argv: Sequence[str] | None) -> int:
     parser = build(prog)
     try:
@@ -563,9 +568,9 @@ def _roofline(a: argparse.Namespace, presets: Mapping[str, ModelPreset]) -> int:
     else:
         moe = f" ({r.active_params:,} active per token)" if r.active_params != r.params else ""
         print(f"{r.preset} at {r.dtype}: {r.params:,} parameters{moe} × {_fmt(r.bytes_per_param)} bytes "
-              f"= {r.weight_bytes:,} bytes ({r.weight_bytes / GB:,.1f} GB)")
-        print(f"  decode floor on {gpu.name.upper()}: {r.bytes_read_per_token / GB:,.1f} GB ÷ "
-              f"{gpu.bandwidth / 1e12:g} TB/s = {r.decode_floor_ms:,.2f} ms per token")
+              f"= {r.weight_bytes:,} bytes ({_num(r.weight_bytes / GB)} GB)")
+        print(f"  decode floor on {gpu.name.upper()}: {_num(r.bytes_read_per_token / GB)} GB ÷ "
+              f"{gpu.bandwidth / 1e12:g} TB/s = {_num(r.decode_floor_ms)} ms per token")
         fit = "fits" if r.fits else f"does not fit (needs {r.gpus_needed} GPUs for the weights alone)"
         print(f"  memory: {gpu.memory_nominal_gb:g} GB per GPU: {fit}")
         print(f"  (source: {gpu.source})")

@@ -107,6 +107,8 @@ class Engine:
         self.finished: dict[str, RequestResult] = {}
         self._ids = itertools.count()
         self._step = 0
+        self.record_logits = False  # tests: keep every sampled row of logits, per request
+        self.logits: dict[str, list[torch.Tensor]] = {}
 
     # ---- requests -------------------------------------------------------------------------------------------
 
@@ -303,6 +305,8 @@ class Engine:
             if self.blocks is not None:
                 self.blocks.register_full_blocks(seq.table, seq.token_ids, seq.num_computed)
             if it.samples and seq.status is Status.RUNNING:
+                if self.record_logits:
+                    self.logits.setdefault(seq.request_id, []).append(logits[b, -1].float().clone())
                 token, probs = sample(logits[b, -1], seq.sampling, seq.generator)
                 events.append(self._emit(seq, token, probs, now))
         self._step += 1
