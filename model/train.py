@@ -1,0 +1,322 @@
+"""Train the bundled GPT-2s on the corpus built by ``model.corpus``: seeded, resumable, CPU-friendly.
+
+    python -m model.train --config target --corpus corpus --out assets/models/target --threads 1
+    python -m model.train --config draft --corpus corpus --out assets/models/draft --threads 1 \
+        --teacher assets/models/target
+
+Recipe: AdamW (β = 0.9, 0.95; weight decay 0.1 on matrices only), linear warm-up then cosine decay to 10 % of
+the peak learning rate, gradient clipping at 1.0, fp32. Each step reads ``batch`` random windows of
+``block + 1`` tokens from ``train.bin``; the windows of step ``s`` come from a generator seeded with
+``(seed, s)``, so a resumed run reads exactly what an uninterrupted one would. The last ``long_frac`` of the
+steps use windows of ``n_positions`` tokens (half the batch, same tokens per step) so that every position
+embedding is trained. With ``--teacher`` the loss is ``(1 - α)·CE + α·KL(teacher ‖ student)`` (distillation; the
+teacher must share the tokenizer), which raises the draft's agreement with the target.
+
+A run directory (``--run-dir``, default ``runs/<config>``) holds ``ckpt.pt`` (model, optimizer, step, elapsed
+time), ``loss.csv`` and ``loss.png``; every ``--ckpt-every`` steps the checkpoint is written and the model is
+exported to ``--out`` in the Hugging Face layout with ``training.json`` (the run's summary) beside it.
+``--resume`` continues from ``ckpt.pt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import platform
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from model.gpt2 import GPT2, GPT2Config
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One named recipe. Sizes are chosen for what two CPU cores can train in well under an hour."""
+
+    n_embd: int
+    n_layer: int
+    n_head: int
+    n_positions: int = 512  # the app's context window; the engine needs ≥ 512
+    batch: int = 8  # sequences per step at the short block
+    block: int = 256  # tokens per sequence for most of the run (attention cost grows with T)
+    long_frac: float = 0.12  # final fraction of steps at block = n_positions, batch halved
+    steps: int = 3000
+    lr: float = 2e-3  # a high peak suits a small, under-trained model
+    min_lr_frac: float = 0.1
+    warmup: int = 100
+    weight_decay: float = 0.1
+    grad_clip: float = 1.0
+    distill_alpha: float = 0.7  # weight of the KL term when a teacher is given
+    eval_every: int = 200
+    ckpt_every: int = 200
+    eval_windows: int = 8  # held-out windows of `block` tokens per domain for the logged loss
+
+
+CONFIGS: dict[str, TrainConfig] = {
+    # ~4.3M parameters with a 4096 vocabulary; ~2.5k tokens/s for training on one core of a Xeon.
+    "target": TrainConfig(n_embd=256, n_layer=4, n_head=4),
+    # ~0.67M parameters (< 1/5 of the target), two layers so that it can learn to copy (induction heads).
+    "draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=16, steps=1400, lr=3e-3),
+    # For the tests: trains in seconds.
+    "tiny-test": TrainConfig(n_embd=32, n_layer=1, n_head=2, n_positions=64, batch=4, block=32, long_frac=0.2,
+                             steps=30, lr=1e-2, warmup=3, eval_every=10, ckpt_every=10, eval_windows=2),
+}
+
+
+def lr_at(step: int, cfg: TrainConfig) -> float:
+    """Learning rate for 0-based ``step``: linear warm-up, then cosine from ``lr`` down to ``lr·min_lr_frac``."""
+    if step < cfg.warmup:
+        return cfg.lr * (step + 1) / cfg.warmup
+    progress = min(1.0, (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup))
+    low = cfg.lr * cfg.min_lr_frac
+    return low + 0.5 * (cfg.lr - low) * (1 + math.cos(math.pi * progress))
+
+
+def block_at(step: int, cfg: TrainConfig) -> tuple[int, int]:
+    """(batch, block) for ``step``: the short block most of the run, then n_positions for the last ``long_frac``."""
+    if step >= cfg.steps - int(cfg.steps * cfg.long_frac):
+        return max(1, cfg.batch * cfg.block // cfg.n_positions), cfg.n_positions
+    return cfg.batch, cfg.block
+
+
+def get_batch(data: np.ndarray, step: int, seed: int, batch: int, block: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random windows for ``step``: inputs and next-token targets, both int64 (batch, block)."""
+    gen = torch.Generator().manual_seed(seed * 1_000_003 + step)
+    starts = torch.randint(0, len(data) - block - 1, (batch,), generator=gen).tolist()
+    win = torch.from_numpy(np.stack([data[s:s + block + 1].astype(np.int64) for s in starts]))
+    return win[:, :-1], win[:, 1:]
+
+
+def make_optimizer(model: GPT2, cfg: TrainConfig) -> torch.optim.AdamW:
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8)
+
+
+@torch.no_grad()
+def heldout_loss(model: GPT2, data: np.ndarray, windows: int, block: int, device: str) -> float:
+    """Mean next-token cross-entropy in nats over the first ``windows`` windows of ``data`` (uint16)."""
+    n = min(windows, (len(data) - 1) // block)
+    if n <= 0:
+        return float("nan")
+    x = torch.from_numpy(data[:n * block + 1].astype(np.int64))
+    inp = x[:-1].view(n, block).to(device)
+    tgt = x[1:].view(n, block).to(device)
+    was_training = model.training
+    model.eval()
+    loss = F.cross_entropy(model(inp).flatten(0, 1).float(), tgt.flatten()).item()
+    model.train(was_training)
+    return loss
+
+
+def plot_losses(csv_path: Path, png_path: Path, title: str) -> bool:
+    """Draw loss.csv to a PNG with matplotlib (the optional ``train`` extra). Returns False if it is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    rows = list(csv.DictReader(csv_path.open()))
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    tok = [int(r["tokens"]) / 1e6 for r in rows]
+    ax.plot(tok, [float(r["loss"]) for r in rows], lw=0.8, alpha=0.7, label="train (one batch)")
+    for key in ("heldout_prose", "heldout_code"):
+        pts = [(t, float(r[key])) for t, r in zip(tok, rows) if r.get(key) not in (None, "", "nan")]
+        if pts:
+            ax.plot(*zip(*pts), marker="o", ms=3, label=key.replace("_", " "))
+    ax.set_xlabel("training tokens (millions)")
+    ax.set_ylabel("cross-entropy (nats / token)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path)
+    plt.close(fig)
+    return True
+
+
+def hardware() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return cpu
+
+
+def export(model: GPT2, out: Path, tokenizer_json: Path, summary: dict, run_dir: Path) -> None:
+    """Write the HF-layout directory plus training.json, loss.csv and loss.png (small) beside it."""
+    from model.checkpoint import save_pretrained
+
+    tmp = out.with_name(out.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    save_pretrained(model, tmp, tokenizer_json)
+    (tmp / "training.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    for name in ("loss.csv", "loss.png"):
+        if (run_dir / name).exists():
+            shutil.copyfile(run_dir / name, tmp / name)
+    if out.exists():
+        shutil.rmtree(out)
+    tmp.rename(out)
+
+
+def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int | None = None,
+          device: str = "cpu", threads: int | None = 1, resume: bool = False, seed: int = 1337,
+          teacher_dir: Path | None = None, quiet: bool = False, argv: list[str] | None = None,
+          stop_after: int | None = None) -> dict:
+    """Train one model; returns the summary written to ``out/training.json``.
+
+    corpus: a folder from ``model.corpus`` (tokenizer.json, train.bin, heldout/*.bin).
+    The summary holds the config, steps, tokens seen, wall seconds, hardware and final losses (nats/token).
+    stop_after: stop (with a checkpoint) once this many steps are done, as an interrupted run would; the
+    schedule still spans the recipe's steps, so ``resume`` continues it exactly.
+    """
+    if threads:
+        torch.set_num_threads(threads)
+    cfg = CONFIGS[config_name]
+    if steps is not None:
+        cfg = replace(cfg, steps=steps)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    tokenizer_json = corpus / "tokenizer.json"
+    vocab = json.loads(tokenizer_json.read_text(encoding="utf-8"))
+    vocab_size = len(vocab["model"]["vocab"]) + sum(1 for t in vocab["added_tokens"]
+                                                   if t["content"] not in vocab["model"]["vocab"])
+    eot = next(t["id"] for t in vocab["added_tokens"] if t["content"] == "<|endoftext|>")
+    data = np.memmap(corpus / "train.bin", dtype=np.uint16, mode="r")
+    heldout = {d: np.fromfile(corpus / "heldout" / f"{d}.bin", dtype=np.uint16)
+               for d in ("prose", "code") if (corpus / "heldout" / f"{d}.bin").exists()}
+
+    gcfg = GPT2Config(vocab_size=vocab_size, n_positions=cfg.n_positions, n_embd=cfg.n_embd, n_layer=cfg.n_layer,
+                      n_head=cfg.n_head, bos_token_id=eot, eos_token_id=eot, name=f"one-trip-{config_name}")
+    torch.manual_seed(seed)
+    model = GPT2(gcfg).init_weights(seed).to(device)
+    model.train()
+    opt = make_optimizer(model, cfg)
+    teacher = None
+    if teacher_dir is not None:
+        from model.checkpoint import load_pretrained
+        teacher, _ = load_pretrained(teacher_dir, device=device)
+        if teacher.config.vocab_size != vocab_size:
+            raise ValueError("the teacher's vocabulary differs from the corpus tokenizer")
+
+    step, elapsed, tokens_seen = 0, 0.0, 0
+    ckpt_path = run_dir / "ckpt.pt"
+    csv_path = run_dir / "loss.csv"
+    if resume and ckpt_path.exists():
+        ck = torch.load(ckpt_path, map_location=device, weights_only=False)
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["optimizer"])
+        step, elapsed, tokens_seen = ck["step"], ck["elapsed"], ck["tokens_seen"]
+        if not quiet:
+            print(f"resumed at step {step}", file=sys.stderr)
+    else:
+        with csv_path.open("w", newline="") as f:
+            csv.writer(f).writerow(["step", "tokens", "lr", "loss", "heldout_prose", "heldout_code", "elapsed_s"])
+
+    def summary(last: dict) -> dict:
+        return {
+            "config": config_name, "recipe": asdict(cfg), "seed": seed, "steps": step, "tokens_seen": tokens_seen,
+            "wall_seconds": round(elapsed, 1), "threads": torch.get_num_threads(), "device": device,
+            "hardware": hardware() if device == "cpu" else torch.cuda.get_device_name(),
+            "torch": torch.__version__, "python": platform.python_version(),
+            "parameters": model.num_parameters(), "teacher": str(teacher_dir) if teacher_dir else None,
+            "command": "python -m model.train " + " ".join(argv) if argv is not None else None,
+            "last": last,
+        }
+
+    def checkpoint(last: dict) -> None:
+        torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step,
+                    "elapsed": elapsed, "tokens_seen": tokens_seen, "config": asdict(cfg)}, run_dir / "ckpt.tmp")
+        os.replace(run_dir / "ckpt.tmp", ckpt_path)
+        plot_losses(csv_path, run_dir / "loss.png", f"{config_name}: {model.num_parameters() / 1e6:.2f}M parameters")
+        export(model, out, tokenizer_json, summary(last), run_dir)
+
+    last: dict = {}
+    t_mark = time.time()
+    while step < cfg.steps:
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, cfg)
+        batch, block = block_at(step, cfg)
+        x, y = get_batch(data, step, seed, batch, block)
+        x, y = x.to(device), y.to(device)
+        logits = model(x)  # (B, T, V)
+        loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
+        if teacher is not None:
+            with torch.no_grad():
+                t_logp = F.log_softmax(teacher(x).float(), dim=-1)  # (B, T, V)
+            kl = F.kl_div(F.log_softmax(logits, dim=-1), t_logp, log_target=True, reduction="none").sum(-1).mean()
+            total = (1 - cfg.distill_alpha) * loss + cfg.distill_alpha * kl
+        else:
+            total = loss
+        opt.zero_grad(set_to_none=True)
+        total.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        opt.step()
+        step += 1
+        tokens_seen += batch * block
+        now = time.time()
+        elapsed += now - t_mark
+        t_mark = now
+        row = {"step": step, "tokens": tokens_seen, "lr": f"{lr_at(step - 1, cfg):.3g}", "loss": f"{loss.item():.4f}",
+               "heldout_prose": "", "heldout_code": "", "elapsed_s": f"{elapsed:.1f}"}
+        if step % cfg.eval_every == 0 or step == cfg.steps:
+            for d, arr in heldout.items():
+                row[f"heldout_{d}"] = f"{heldout_loss(model, arr, cfg.eval_windows, cfg.block, device):.4f}"
+            last = {k: row[k] for k in ("loss", "heldout_prose", "heldout_code")}
+            if not quiet:
+                print(f"step {step}/{cfg.steps} loss {row['loss']} held-out prose {row['heldout_prose']} "
+                      f"code {row['heldout_code']} lr {row['lr']} {elapsed:.0f} s", file=sys.stderr, flush=True)
+        with csv_path.open("a", newline="") as f:
+            csv.writer(f).writerow(list(row.values()))
+        if step % cfg.ckpt_every == 0 or step == cfg.steps:
+            checkpoint(last)
+            t_mark = time.time()  # checkpoint time is not training time
+        elif stop_after is not None and step >= stop_after:
+            checkpoint(last)
+        if stop_after is not None and step >= stop_after:
+            break
+    return summary(last)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(prog="python -m model.train", description=__doc__.splitlines()[0])
+    p.add_argument("--config", choices=sorted(CONFIGS), required=True)
+    p.add_argument("--corpus", type=Path, default=Path("corpus"), help="folder written by python -m model.corpus")
+    p.add_argument("--out", type=Path, required=True, help="HF-layout output folder, e.g. assets/models/target")
+    p.add_argument("--run-dir", type=Path, default=None, help="checkpoint and logs (default runs/<config>)")
+    p.add_argument("--steps", type=int, default=None, help="override the recipe's step count")
+    p.add_argument("--device", default="cpu", help="cpu or cuda")
+    p.add_argument("--threads", type=int, default=1, help="torch CPU threads (0: torch's default)")
+    p.add_argument("--resume", action="store_true", help="continue from <run-dir>/ckpt.pt")
+    p.add_argument("--seed", type=int, default=1337)
+    p.add_argument("--stop-after", type=int, default=None, help="stop after this many steps (resume later)")
+    p.add_argument("--teacher", type=Path, default=None, help="distil from this HF-layout model (same tokenizer)")
+    a = p.parse_args(argv)
+    s = train(a.config, a.corpus, a.out, a.run_dir or Path("runs") / a.config, a.steps, a.device, a.threads or None,
+              a.resume, a.seed, a.teacher, argv=argv,
+              stop_after=a.stop_after)
+    print(json.dumps(s["last"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,118 @@
+"""The training pipeline on a tiny slice (never a real training run), and the shipped models in assets/models."""
+
+from __future__ import annotations
+
+import csv
+import inspect
+import json
+import sysconfig
+from pathlib import Path
+
+import pytest
+import torch
+
+from model import corpus as corpus_mod
+from model import train as train_mod
+from model.checkpoint import load_pretrained
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSETS = ROOT / "assets" / "models"
+
+_STDLIB_MODULES = ["json/__init__.py", "json/decoder.py", "json/encoder.py", "textwrap.py", "bisect.py",
+                   "heapq.py", "fnmatch.py", "shlex.py", "colorsys.py", "string.py", "glob.py", "keyword.py"]
+
+
+@pytest.fixture(scope="module")
+def tiny_corpus(tmp_path_factory) -> Path:
+    """A corpus folder built by model.corpus from a few standard-library files and their docstrings."""
+    base = tmp_path_factory.mktemp("tiny")
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    code, prose = base / "src_code", base / "src_prose"
+    for rel in _STDLIB_MODULES:
+        dst = code / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_bytes((stdlib / rel).read_bytes())
+    prose.mkdir()
+    import bisect, colorsys, fnmatch, glob, heapq, json as json_lib, shlex, string, textwrap  # noqa: E401
+    for mod in (bisect, colorsys, fnmatch, glob, heapq, json_lib, shlex, string, textwrap):
+        parts = [inspect.getdoc(mod) or ""]
+        parts += [f"{n}\n{'-' * len(n)}\n\n{inspect.getdoc(o)}" for n, o in vars(mod).items()
+                  if not n.startswith("_") and callable(o) and inspect.getdoc(o)]
+        (prose / f"{mod.__name__}.rst.txt").write_text("\n\n".join(parts), encoding="utf-8")
+    out = base / "corpus"
+    manifest = corpus_mod.build(out, prose, code, None, 0, vocab_size=512, heldout_every=4, seed=0)
+    assert manifest["train_tokens"] > 10_000
+    return out
+
+
+def test_corpus_is_deterministic_and_split(tiny_corpus, tmp_path):
+    manifest = json.loads((tiny_corpus / "manifest.json").read_text())
+    for domain, m in manifest["domains"].items():
+        assert m["license"].startswith("PSF")
+        assert m["train_files"] > 0
+    held = {n for m in manifest["domains"].values() for n in m["heldout_names"]}
+    assert held, "heldout_every=4 over 21 files should hold some out"
+    # The split depends only on names: the same function decides it again.
+    for domain, m in manifest["domains"].items():
+        for name in m["heldout_names"]:
+            assert corpus_mod.is_heldout(corpus_mod.Document(domain, name, ""), 4)
+    assert manifest["eot_id"] == 0
+
+
+def test_training_loss_falls_and_output_loads(tiny_corpus, tmp_path):
+    out, run = tmp_path / "out", tmp_path / "run"
+    summary = train_mod.train("tiny-test", tiny_corpus, out, run, steps=30, threads=1, seed=0, quiet=True)
+    rows = list(csv.DictReader((run / "loss.csv").open()))
+    losses = [float(r["loss"]) for r in rows]
+    assert len(losses) == 30
+    assert sum(losses[-5:]) / 5 < losses[0] - 0.5, losses
+    assert summary["steps"] == 30 and summary["tokens_seen"] > 0
+    model, tok = load_pretrained(out)
+    assert (out / "training.json").is_file() and (out / "loss.csv").is_file()
+    ids = torch.tensor([tok.encode("def f(x):\n    return x")])
+    logits = model(ids)
+    assert logits.shape == (1, ids.shape[1], model.config.vocab_size)
+    assert logits.dtype == torch.float32 and torch.isfinite(logits).all()
+    assert model.config.n_positions == train_mod.CONFIGS["tiny-test"].n_positions
+    assert tok.eos_token_id == model.config.eos_token_id == 0
+
+
+def test_resume_continues_exactly(tiny_corpus, tmp_path):
+    full = tmp_path / "full"
+    train_mod.train("tiny-test", tiny_corpus, full / "out", full / "run", steps=14, seed=3, quiet=True)
+    part = tmp_path / "part"
+    train_mod.train("tiny-test", tiny_corpus, part / "out", part / "run", steps=14, seed=3, quiet=True, stop_after=7)
+    assert torch.load(part / "run" / "ckpt.pt", weights_only=False)["step"] == 7
+    train_mod.train("tiny-test", tiny_corpus, part / "out", part / "run", steps=14, seed=3, quiet=True, resume=True)
+    a, _ = load_pretrained(full / "out")
+    b, _ = load_pretrained(part / "out")
+    for (name, p), q in zip(a.state_dict().items(), b.state_dict().values()):
+        torch.testing.assert_close(p, q, rtol=0, atol=1e-6, msg=name)
+
+
+def test_lr_schedule_and_long_phase():
+    cfg = train_mod.CONFIGS["target"]
+    assert train_mod.lr_at(0, cfg) < cfg.lr
+    assert train_mod.lr_at(cfg.warmup, cfg) == pytest.approx(cfg.lr)
+    assert train_mod.lr_at(cfg.steps, cfg) == pytest.approx(cfg.lr * cfg.min_lr_frac)
+    assert train_mod.block_at(0, cfg) == (cfg.batch, cfg.block)
+    batch, block = train_mod.block_at(cfg.steps - 1, cfg)
+    assert block == cfg.n_positions and batch * block == cfg.batch * cfg.block
+
+
+@pytest.mark.skipif(not all((ASSETS / m / "model.safetensors").exists() for m in ("target", "draft")),
+                    reason="models not shipped yet")
+def test_shipped_models_load_and_fit():
+    target, ttok = load_pretrained(ASSETS / "target")
+    draft, dtok = load_pretrained(ASSETS / "draft")
+    assert 4_000_000 <= target.num_parameters() <= 15_000_000
+    assert draft.num_parameters() <= target.num_parameters() / 5
+    assert target.config.n_positions >= 512
+    assert ttok.fingerprint() == dtok.fingerprint()
+    assert ttok.eos_token_id is not None
+    ids = torch.tensor([ttok.encode("def fibonacci(n):")])
+    for model in (target, draft):
+        assert model(ids).shape == (1, ids.shape[1], model.config.vocab_size)
+    size = sum(f.stat().st_size for f in (ROOT / "assets").rglob("*") if f.is_file())
+    assert size < 60 * 1024 * 1024
+    assert (ASSETS / "README.md").is_file()
