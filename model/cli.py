@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
                    help="torch intra-op threads (default: cores - 1, at least 1)")
+    p.add_argument("--draft-k", type=int, default=0, metavar="K",
+                   help="speculative decoding: draft guesses per verify pass, 0 (off) to 8")
+    p.add_argument("--draft-model", default=None, metavar="DIR",
+                   help="draft model directory (default: the bundled draft)")
     p.add_argument("--layer-timing", action="store_true", help="also time every layer")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming text")
     return p
@@ -88,11 +92,17 @@ def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, de
     steps = [{"phase": r.phase, "batch": r.batch, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out,
               "wall_ms": r.wall_ms, "forward_ms": r.forward_ms, "weight_bytes": r.weight_bytes,
               "kv_bytes": r.kv_bytes, "blocks_in_use": r.blocks_in_use, "prefix_hit_tokens": r.prefix_hit_tokens,
-              **({"layer_ms": r.layer_ms} if r.layer_ms else {})}
+              "proposed": r.proposed, "accepted": r.accepted, "draft_ms": r.draft_ms, "verify_ms": r.verify_ms,
+              **({"layer_ms": r.layer_ms} if r.layer_ms else {}), **({"workers": r.workers} if r.workers else {})}
              for r in reports]
+    decode_steps = [r for r in reports if r.phase in ("decode", "verify")]
     return {"model": {k: v for k, v in engine.model_info().items() if k != "layer_weight_bytes"},
             "requests": requests, "steps": steps,
             "tokens_per_s": generated / elapsed_s if elapsed_s > 0 else 0.0,
+            "acceptance_rate": engine.acceptance_rate,
+            # tokens written per decode trip and sequence: 1 without a draft, up to k + 1 with one
+            "tokens_per_trip": (sum(r.tokens_out for r in decode_steps) / sum(r.batch for r in decode_steps)
+                                if decode_steps else None),
             "threads": threads, "device": device}
 
 
@@ -120,6 +130,11 @@ def _generate(args) -> int:
     engine = Engine(model, tokenizer, max_batch=min(args.max_batch or len(args.prompts), 256),
                     batching=args.batching, kv_cache=not args.no_kv_cache,
                     prefix_cache=not args.no_prefix_cache, layer_timing=args.layer_timing)
+    if args.draft_k:
+        draft, draft_tokenizer = load_pretrained(Path(args.draft_model) if args.draft_model else BUNDLED_DRAFT,
+                                                 device=device)
+        engine.set_draft(draft, draft_tokenizer)
+        engine.set_draft_k(args.draft_k)
     ids = []
     for i, prompt in enumerate(args.prompts):
         sampling = SamplingParams(temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,

@@ -22,10 +22,11 @@ import torch
 
 from model.errors import RequestError
 from model.gpt2 import GPT2, AttentionBatch
-from model.kv_cache import BlockManager, PagedKVCache
+from model.kv_cache import BlockManager, BlockTable, PagedKVCache
 from model.report import StepReport, TokenEvent
-from model.sampling import SamplingParams, make_generator, sample, top_k_probs
+from model.sampling import SamplingParams, distribution, make_generator, sample, top_k_probs
 from model.scheduler import Schedule, Scheduler, Sequence, Status
+from model.speculative import accept_greedy, accept_sampled
 from model.tokenizer import StreamDecoder, Tokenizer
 
 MAX_PROMPT_CHARS = 20_000  # longer typed text is cut before tokenizing, so a pasted book cannot stall a step
@@ -36,6 +37,17 @@ MAX_SEQS_IN_POOL = 64  # the batch slider and the benchmark go up to 64 sequence
 def default_threads() -> int:
     """Intra-op threads for torch: all cores but one (the GUI keeps a core), at least 1."""
     return max(1, (os.cpu_count() or 2) - 1)
+
+
+@dataclass
+class PassItem:
+    """One row of a forward pass: feed ``token_ids`` at positions ``start``.. of the sequence whose KV blocks are
+    ``table``, and return logits for the last ``n_logits`` of them."""
+
+    token_ids: list[int]
+    start: int
+    table: BlockTable
+    n_logits: int = 1
 
 
 @dataclass
@@ -107,6 +119,11 @@ class Engine:
         self.finished: dict[str, RequestResult] = {}
         self._ids = itertools.count()
         self._step = 0
+        self.draft: GPT2 | None = None
+        self.draft_cache: PagedKVCache | None = None
+        self.draft_k = 0
+        self.spec_proposed = 0  # over the engine's life: draft guesses checked, and kept
+        self.spec_accepted = 0
         self.record_logits = False  # tests: keep every sampled row of logits, per request
         self.logits: dict[str, list[torch.Tensor]] = {}
 
@@ -175,6 +192,46 @@ class Engine:
             raise RequestError(f"max batch must be between 1 and 256, got {n!r}")
         self.scheduler.max_batch = n
 
+    def set_draft(self, draft: GPT2 | None, draft_tokenizer: Tokenizer | None = None) -> None:
+        """Attach (or with None, detach) the draft model of speculative decoding.
+
+        Raises RequestError if the draft's tokenizer or vocabulary differs from the target's (token ids of two
+        vocabularies must never be mixed), or if the KV cache is off (the draft needs its own cache).
+        """
+        if draft is None:
+            self.draft, self.draft_cache, self.draft_k = None, None, 0
+            return
+        if self.cache is None:
+            raise RequestError("speculative decoding needs the KV cache")
+        if draft.config.vocab_size != self.config.vocab_size:
+            raise RequestError(f"the draft model has {draft.config.vocab_size} tokens in its vocabulary, the "
+                               f"target {self.config.vocab_size}: they cannot share token ids")
+        if draft_tokenizer is None or draft_tokenizer.fingerprint() != self.tokenizer.fingerprint():
+            raise RequestError("the draft model's tokenizer differs from the target's (vocabulary, merges or "
+                               "special tokens): its guesses would be other tokens")
+        if draft.config.n_positions < self.config.n_positions:
+            raise RequestError(f"the draft model's context window ({draft.config.n_positions}) is shorter than "
+                               f"the target's ({self.config.n_positions})")
+        dcfg = draft.config
+        self.draft = draft.to(self.device)
+        self.draft_cache = PagedKVCache(dcfg.n_layer, dcfg.n_head, dcfg.head_dim, self.cache.num_blocks,
+                                        self.block_size, self.device, self.dtype)
+        for seq in self.sequences():
+            seq.draft_computed = 0
+
+    def set_draft_k(self, k: int) -> None:
+        """Draft guesses per verify pass, 0 (off) to 8. Raises RequestError without a draft model."""
+        if not isinstance(k, int) or not 0 <= k <= 8:
+            raise RequestError(f"draft guesses must be between 0 and 8, got {k!r}")
+        if k > 0 and self.draft is None:
+            raise RequestError("no draft model is loaded")
+        self.draft_k = k
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        """Draft guesses kept ÷ guesses checked, over the engine's life; None before any guess."""
+        return self.spec_accepted / self.spec_proposed if self.spec_proposed else None
+
     def abort_all(self) -> None:
         """Drop every waiting and running request (their blocks return to the pool)."""
         for seq in self.scheduler.abort_all():
@@ -189,57 +246,64 @@ class Engine:
 
     # ---- one forward pass ----------------------------------------------------------------------------------
 
-    def _pack(self, sched: Schedule) -> tuple[torch.Tensor, AttentionBatch, torch.Tensor, int]:
-        """Padded inputs for the scheduled work. Returns (input_ids (B, T), batch, logit_index (B, 1), kv_bytes)."""
-        items = sched.items
+    def _pack(self, items: list["PassItem"], cache: PagedKVCache | None
+              ) -> tuple[torch.Tensor, AttentionBatch, torch.Tensor, int]:
+        """Padded inputs for one forward pass over ``items``.
+
+        Returns (input_ids int64 (B, T), the AttentionBatch, logit_index int64 (B, K), context tokens read).
+        Row b feeds items[b].token_ids at positions start.. and asks for logits at its last n_logits positions
+        (K = the largest n_logits; shorter rows repeat their last position).
+        """
         B = len(items)
-        T = max(it.count for it in items)
-        L = max(it.start + it.count for it in items)
+        T = max(len(it.token_ids) for it in items)
+        L = max(it.start + len(it.token_ids) for it in items)
+        K = max(it.n_logits for it in items)
         dev = self.device
         input_ids = torch.zeros(B, T, dtype=torch.long)
         positions = torch.zeros(B, T, dtype=torch.long)
-        counts = torch.tensor([it.count for it in items])
-        ends = torch.tensor([it.start + it.count for it in items])
+        logit_index = torch.zeros(B, K, dtype=torch.long)
+        counts = torch.tensor([len(it.token_ids) for it in items])
         for b, it in enumerate(items):
-            input_ids[b, :it.count] = torch.tensor(it.seq.token_ids[it.start:it.start + it.count])
-            positions[b, :it.count] = torch.arange(it.start, it.start + it.count)
-        t_idx = torch.arange(T)
-        keys = torch.arange(L)
-        valid_q = t_idx[None, :] < counts[:, None]  # (B, T)
-        mask = (keys[None, None, :] <= positions[:, :, None]) & valid_q[:, :, None]  # (B, T, L) causal
+            n = len(it.token_ids)
+            input_ids[b, :n] = torch.tensor(it.token_ids)
+            positions[b, :n] = torch.arange(it.start, it.start + n)
+            logit_index[b] = torch.arange(n - it.n_logits, n - it.n_logits + K).clamp(max=n - 1)
+        valid_q = torch.arange(T)[None, :] < counts[:, None]  # (B, T)
+        mask = (torch.arange(L)[None, None, :] <= positions[:, :, None]) & valid_q[:, :, None]  # (B, T, L)
         mask[:, :, 0] |= ~valid_q  # pad rows look at key 0 so softmax stays finite; their output is dropped
-        kv_bytes = 0
-        if self.cache is None:
+        context = sum(it.start + len(it.token_ids) for it in items)
+        if cache is None:
             batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev))
+            context = 0
         else:
-            scratch = self.cache.scratch_slot
-            context_slots = torch.full((B, L), scratch, dtype=torch.long)
-            slot_mapping = torch.full((B, T), scratch, dtype=torch.long)
+            context_slots = torch.full((B, L), cache.scratch_slot, dtype=torch.long)
+            slot_mapping = torch.full((B, T), cache.scratch_slot, dtype=torch.long)
             bs = self.block_size
             for b, it in enumerate(items):
-                table = torch.tensor(it.seq.table.blocks, dtype=torch.long)
-                pos = torch.arange(it.start + it.count)
+                table = torch.tensor(it.table.blocks, dtype=torch.long)
+                pos = torch.arange(it.start + len(it.token_ids))
                 slots = table[pos // bs] * bs + pos % bs  # (L_b,) slot of each position of this sequence
                 context_slots[b, :len(pos)] = slots
-                slot_mapping[b, :it.count] = slots[it.start:]
-            kv_bytes = int(ends.sum()) * self.kv_bytes_per_token
+                slot_mapping[b, :len(it.token_ids)] = slots[it.start:]
             batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev),
                                    slot_mapping=slot_mapping.to(dev), context_slots=context_slots.to(dev))
-        logit_index = (counts - 1)[:, None].to(dev)  # (B, 1): the last fed token of each row
-        return input_ids.to(dev), batch, logit_index, kv_bytes
+        return input_ids.to(dev), batch, logit_index.to(dev), context
 
     def _sync(self) -> None:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
 
-    def forward_timed(self, input_ids, batch, logit_index) -> tuple[torch.Tensor, float, list[float]]:
-        """One forward pass. Returns (logits (B, K, V), wall ms, per-layer ms or [])."""
-        layer_ms: list[float] | None = [] if self.layer_timing else None
+    def forward_timed(self, input_ids, batch, logit_index, model: GPT2 | None = None,
+                      cache: PagedKVCache | None = None) -> tuple[torch.Tensor, float, list[float]]:
+        """One forward pass (of the target unless ``model`` is given). Returns (logits (B, K, V), wall ms,
+        per-layer ms or [])."""
+        if model is None:
+            model, cache = self.model, self.cache
+        layer_ms: list[float] | None = [] if self.layer_timing and model is self.model else None
         self._sync()
         t0 = time.perf_counter_ns()
         with torch.inference_mode():
-            logits = self.model(input_ids, batch=batch, kv_cache=self.cache, layer_ms=layer_ms,
-                                logit_index=logit_index)
+            logits = model(input_ids, batch=batch, kv_cache=cache, layer_ms=layer_ms, logit_index=logit_index)
         self._sync()
         return logits, (time.perf_counter_ns() - t0) / 1e6, layer_ms or []
 
@@ -295,7 +359,12 @@ class Engine:
         if not sched.items:
             raise RuntimeError("the scheduler found work but could not place any of it (KV cache too small)")
         phase = sched.phase
-        input_ids, batch, logit_index, kv_bytes = self._pack(sched)
+        if self.draft_k > 0 and self.draft is not None and phase == "decode":
+            return self._speculative_step(sched, t0)
+        items = [PassItem(it.seq.token_ids[it.start:it.start + it.count], it.start, it.seq.table)
+                 for it in sched.items]
+        input_ids, batch, logit_index, context = self._pack(items, self.cache)
+        kv_bytes = context * self.kv_bytes_per_token
         logits, forward_ms, layer_ms = self.forward_timed(input_ids, batch, logit_index)
         now = time.perf_counter_ns()
         events = []
@@ -317,6 +386,87 @@ class Engine:
             kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use,
             num_blocks=self.num_blocks, prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms,
             tokens=events)
+
+    def _speculative_step(self, sched: Schedule, t0: int) -> StepReport:
+        """Draft k guesses per sequence, verify them in one target pass, keep the agreeing prefix."""
+        seqs = [it.seq for it in sched.items]
+        ks = []
+        for seq in seqs:
+            n = len(seq.token_ids)
+            k = max(0, min(self.draft_k, seq.max_new_tokens - seq.num_generated - 1,
+                           self.config.n_positions - n - 1))
+            if k and not self.blocks.ensure_capacity(seq.table, n + k):
+                k = 0  # no room for the guesses: this sequence decodes plainly inside the verify pass
+            ks.append(k)
+        # 1. the draft proposes, one draft pass per guess (the first also catches the draft's cache up)
+        self._sync()
+        t_draft = time.perf_counter_ns()
+        proposals: list[list[int]] = [[] for _ in seqs]
+        q_rows: list[list[torch.Tensor]] = [[] for _ in seqs]
+        for j in range(max(ks)):
+            rows = [b for b, k in enumerate(ks) if j < k]
+            items = []
+            for b in rows:
+                seq = seqs[b]
+                if j == 0:
+                    start = min(seq.draft_computed, len(seq.token_ids) - 1)
+                    items.append(PassItem(seq.token_ids[start:], start, seq.table))
+                else:
+                    items.append(PassItem([proposals[b][-1]], len(seq.token_ids) + j - 1, seq.table))
+            input_ids, batch, logit_index, _ = self._pack(items, self.draft_cache)
+            logits, _, _ = self.forward_timed(input_ids, batch, logit_index, self.draft, self.draft_cache)
+            for row, b in enumerate(rows):
+                token, q = sample(logits[row, -1], seqs[b].sampling, seqs[b].generator)
+                proposals[b].append(token)
+                q_rows[b].append(q)
+        for b, seq in enumerate(seqs):
+            if ks[b]:
+                seq.draft_computed = len(seq.token_ids) + ks[b] - 1
+        self._sync()
+        draft_ms = (time.perf_counter_ns() - t_draft) / 1e6
+        # 2. one target pass checks every guess (k + 1 positions per sequence)
+        items = [PassItem([seq.token_ids[-1]] + proposals[b], len(seq.token_ids) - 1, seq.table, ks[b] + 1)
+                 for b, seq in enumerate(seqs)]
+        input_ids, batch, logit_index, context = self._pack(items, self.cache)
+        logits, verify_ms, layer_ms = self.forward_timed(input_ids, batch, logit_index)
+        # 3. keep the agreeing prefix, then the target's own token
+        now = time.perf_counter_ns()
+        events, accepted, bonus = [], 0, 0
+        for b, seq in enumerate(seqs):
+            k = ks[b]
+            rows = logits[b, :k + 1].float()  # (k + 1, V)
+            if self.record_logits:
+                self.logits.setdefault(seq.request_id, []).extend(rows.clone())
+            if seq.sampling.greedy:
+                a, emitted = accept_greedy(rows, proposals[b])
+            else:
+                p = torch.stack([distribution(r, seq.sampling) for r in rows])
+                a, emitted = accept_sampled(p, torch.stack(q_rows[b]) if k else p[:0], proposals[b],
+                                            seq.generator)
+            accepted += a
+            bonus += int(k > 0 and a == k)
+            for i, token in enumerate(emitted):
+                event = self._emit(seq, token, distribution(rows[i], seq.sampling), now)
+                event.accepted_from_draft = i < a
+                events.append(event)
+                if event.finish_reason is not None:
+                    break
+            if seq.status is Status.RUNNING:
+                seq.num_computed = len(seq.token_ids) - 1  # the newest token is fed by the next pass
+                seq.draft_computed = min(seq.draft_computed, seq.num_computed)
+                self.blocks.truncate(seq.table, len(seq.token_ids))  # give back blocks of rejected guesses
+                self.blocks.register_full_blocks(seq.table, seq.token_ids, seq.num_computed)
+        proposed = sum(ks)
+        self.spec_proposed += proposed
+        self.spec_accepted += accepted
+        self._step += 1
+        return StepReport(
+            step=self._step, phase="verify", request_ids=[s.request_id for s in seqs], batch=len(seqs),
+            tokens_in=sum(k + 1 for k in ks), tokens_out=len(events), wall_ms=(time.perf_counter_ns() - t0) / 1e6,
+            forward_ms=verify_ms, weight_bytes=self.weight_bytes, kv_bytes=context * self.kv_bytes_per_token,
+            kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks,
+            prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms, tokens=events, proposed=proposed,
+            accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms)
 
     # ---- occupancy ------------------------------------------------------------------------------------------
 

@@ -122,6 +122,17 @@ class BlockManager:
         table.blocks += [self._take_free() for _ in range(needed)]
         return True
 
+    def truncate(self, table: BlockTable, num_tokens: int) -> None:
+        """Give back the blocks past the first ``num_tokens`` tokens (speculative guesses that were rejected)."""
+        keep = self.blocks_needed(num_tokens)
+        surplus = table.blocks[keep:]
+        del table.blocks[keep:]
+        for block_id in reversed(surplus):
+            block = self.blocks[block_id]
+            block.ref_count -= 1
+            if block.ref_count == 0:
+                self.free[block_id] = None
+
     def register_full_blocks(self, table: BlockTable, token_ids: list[int], num_computed: int) -> None:
         """Give every block whose tokens are all computed its chained hash, so later prompts can share it."""
         if not self.prefix_caching:

@@ -48,6 +48,7 @@ class Sequence:
     first_token_ns: int | None = None
     token_times_ns: list[int] = field(default_factory=list)
     prefix_hit_tokens: int = 0
+    draft_computed: int = 0  # speculative decoding: tokens whose K/V the draft model holds
     notice: str | None = None
     prompt: str = ""
 
@@ -138,7 +139,7 @@ class Scheduler:
         victim = self.running.pop()
         if self.blocks is not None:
             self.blocks.free_table(victim.table)
-        victim.status, victim.num_computed = Status.WAITING, 0
+        victim.status, victim.num_computed, victim.draft_computed = Status.WAITING, 0, 0
         self.waiting.appendleft(victim)
         return victim
 

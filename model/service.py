@@ -7,10 +7,12 @@ Commands (GUI → engine), each a dict with "op":
     grant         n: allow n more forward passes (paced mode: one trip per animation)
     free_run      on: run forward passes continuously (real-time mode)
     set_max_batch n
+    set_draft_k   k: draft guesses per verify pass (0 = off)
     reset         abort every request and drop unused grants
     shutdown
 Events (engine → GUI), each a dict with "type":
-    ready         model info, threads, device, memory_bandwidth_bytes_per_s, kv_bytes_per_block, block_size, num_blocks
+    ready         model info, threads, device, memory_bandwidth_bytes_per_s, kv_bytes_per_block, block_size,
+                  num_blocks, draft (parameters, weight_bytes) or None, draft_error (why there is no draft)
     accepted      request_id, prompt_token_ids, prompt_labels, notice
     step          report: StepReport.to_dict()
     finished      request_id, text, finish_reason, ttft_ms
@@ -52,6 +54,16 @@ class EngineService:
         self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
                              layer_timing=bool(options.get("layer_timing", True)))
         self.bandwidth = measure_memory_bandwidth(device=self.device)
+        self.draft_error: str | None = None  # why speculative decoding is unavailable, shown beside its slider
+        from model.cli import BUNDLED_DRAFT
+        from model.errors import ModelLoadError, RequestError
+        draft_dir = options.get("draft_model_dir") or BUNDLED_DRAFT
+        try:
+            draft, draft_tokenizer = load_pretrained(draft_dir, device=self.device)
+            self.engine.set_draft(draft, draft_tokenizer)
+        except (ModelLoadError, RequestError) as e:
+            self.draft_error = str(e)
+            log.warning("speculative decoding unavailable: %s", e)
         self.grants = 0
         self.free_run = False
         self.reported: set[str] = set()
@@ -62,7 +74,10 @@ class EngineService:
         return {"type": "ready", "model": e.model_info(), "threads": self.threads, "device": str(self.device),
                 "memory_bandwidth_bytes_per_s": self.bandwidth,
                 "kv_bytes_per_block": e.cache.bytes_per_block if e.cache is not None else 0,
-                "block_size": e.block_size, "num_blocks": e.num_blocks}
+                "block_size": e.block_size, "num_blocks": e.num_blocks,
+                "draft": None if e.draft is None else {"parameters": e.draft.num_parameters(),
+                                                      "weight_bytes": e.draft.weight_bytes()},
+                "draft_error": self.draft_error}
 
     def wants_step(self) -> bool:
         return self.engine.has_work() and (self.free_run or self.grants > 0)
@@ -90,6 +105,8 @@ class EngineService:
                 self.free_run = bool(cmd.get("on", True))
             elif op == "set_max_batch":
                 self.engine.set_max_batch(int(cmd.get("n", 1)))
+            elif op == "set_draft_k":
+                self.engine.set_draft_k(int(cmd.get("k", 0)))
             elif op == "reset":
                 self.engine.abort_all()
                 self.grants = 0
