@@ -1,0 +1,101 @@
+"""Translations: English source strings in the code, Chinese in ``assets/i18n/one_trip_zh_CN.ts``.
+
+The compiled ``.qm`` (``pyside6-lrelease``) is loaded when it is present and not older than the ``.ts``; otherwise
+the ``.ts`` XML is read directly by ``TsTranslator``, so a fresh checkout shows Chinese without a build step.
+Switching language installs or removes the translator; Qt then sends every widget a ``LanguageChange`` event
+and each window re-applies its strings.
+"""
+
+from __future__ import annotations
+
+import logging
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QTranslator
+
+log = logging.getLogger(__name__)
+
+I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+LANGUAGES = ("en", "zh")
+_QT_LOCALE = {"zh": "zh_CN"}
+
+
+class TsTranslator(QTranslator):
+    """A translator read straight from a Qt Linguist ``.ts`` file (contexts, sources, translations)."""
+
+    def __init__(self, path: str | Path, parent=None):
+        super().__init__(parent)
+        self.table: dict[tuple[str, str], str] = {}
+        root = ET.parse(path).getroot()
+        for context in root.iter("context"):
+            name = context.findtext("name", "")
+            for message in context.iter("message"):
+                source = message.findtext("source")
+                translation = message.find("translation")
+                if source is None or translation is None or not (translation.text or "").strip():
+                    continue
+                if translation.get("type") in ("obsolete", "vanished"):
+                    continue
+                self.table[(name, source)] = translation.text
+
+    def translate(self, context, source_text, disambiguation=None, n=-1):  # noqa: D102 - Qt override
+        return self.table.get((context, source_text), "")
+
+    def isEmpty(self) -> bool:  # noqa: N802 - Qt override
+        return not self.table
+
+
+def load_translator(lang: str, i18n_dir: str | Path | None = None) -> QTranslator | None:
+    """The translator for ``lang`` ("zh"), or None for English or when no file is found."""
+    locale = _QT_LOCALE.get(lang)
+    if locale is None:
+        return None
+    directory = Path(i18n_dir) if i18n_dir is not None else I18N_DIR
+    ts = directory / f"one_trip_{locale}.ts"
+    qm = directory / f"one_trip_{locale}.qm"
+    if qm.is_file() and (not ts.is_file() or qm.stat().st_mtime >= ts.stat().st_mtime):
+        translator = QTranslator()
+        if translator.load(str(qm)):
+            return translator
+        log.warning("could not load %s; reading %s instead", qm, ts)
+    if ts.is_file():
+        try:
+            return TsTranslator(ts)
+        except ET.ParseError as exc:
+            log.warning("broken translation file %s: %s", ts, exc)
+    else:
+        log.warning("no translation for %s in %s", lang, directory)
+    return None
+
+
+_installed: QTranslator | None = None
+_current = "en"
+
+
+def set_language(lang: str) -> str:
+    """Make ``lang`` ("en" or "zh") the application's language. Returns the language now in effect.
+
+    Needs a ``QCoreApplication``; widgets receive ``QEvent.LanguageChange`` and re-apply their strings.
+    """
+    global _installed, _current
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; expected one of {LANGUAGES}")
+    if lang == _current and (_installed is not None or lang == "en"):
+        return _current
+    app = QCoreApplication.instance()
+    if _installed is not None:
+        app.removeTranslator(_installed)
+        _installed = None
+    translator = load_translator(lang)
+    if translator is not None:
+        translator.setParent(app)
+        app.installTranslator(translator)
+        _installed = translator
+    _current = lang
+    return _current
+
+
+def current_language() -> str:
+    """The language last set with ``set_language`` ("en" at start)."""
+    return _current

@@ -1,0 +1,154 @@
+"""Shared fixtures for every test package.
+
+- Qt runs offscreen (``QT_QPA_PLATFORM=offscreen``) unless the caller chose a platform.
+- ``no_running_timers`` (autouse): fails a test that leaves a QTimer, QThread, Qt animation or AnimationClock
+  running once its widgets are closed (napari's idea). It only looks when a QApplication exists, so tests
+  without Qt pay nothing.
+- Qt warnings fail tests under ``tests/gui`` and ``tests/animations`` (pytest-qt's ``qt_log_level_fail``).
+- ``tiny_model_dir`` (session): a random 2-layer GPT-2 with a small byte-level BPE, saved in Hugging Face layout.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TINY_CORPUS = [
+    "The quick brown fox jumps over the lazy dog. One trip, one token.\n",
+    "Once upon a time, a little robot carried books from the warehouse to the desk.\n",
+    "def fibonacci(n):\n    if n < 2:\n        return n\n    return fibonacci(n - 1) + fibonacci(n - 2)\n",
+    "每按一下，就是把书搬一趟。从前有一座山，山里有一座庙。\n",
+    "KV 缓存 = 2 × 层数 × KV 头数 × 每头维度 × 长度 × 批大小 × 字节数。\n",
+] * 4
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        parts = Path(str(item.fspath)).parts
+        if "gui" in parts or "animations" in parts:
+            item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
+
+
+def _running_qt_objects() -> list[str]:
+    """Descriptions of every timer, thread, animation and animation clock still running."""
+    from PySide6.QtCore import QAbstractAnimation, QCoreApplication, QThread, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QCoreApplication.instance()
+    if app is None:
+        return []
+    owners = [app]
+    if isinstance(app, QApplication):
+        owners += list(QApplication.topLevelWidgets())
+    found: list[str] = []
+    seen: set[int] = set()
+
+    def note(obj, what: str) -> None:
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            parent = obj.parent()
+            found.append(f"{what} {obj.objectName() or type(obj).__name__} (parent: "
+                         f"{type(parent).__name__ if parent is not None else None})")
+
+    for owner in owners:
+        for timer in owner.findChildren(QTimer):
+            if timer.isActive():
+                note(timer, "QTimer")
+        for thread in owner.findChildren(QThread):
+            if thread.isRunning():
+                note(thread, "QThread")
+        for anim in owner.findChildren(QAbstractAnimation):
+            if anim.state() == QAbstractAnimation.State.Running:
+                note(anim, "animation")
+    clock_types = []
+    try:
+        from animations.clock import AnimationClock
+        clock_types.append(AnimationClock)
+    except ImportError:
+        pass
+    try:
+        from tests.gui.stand_in import AnimationClock as StandInClock
+        clock_types.append(StandInClock)
+    except ImportError:
+        pass
+    clock_types = tuple(clock_types)
+    for obj in gc.get_objects():
+        kind = type(obj)  # not isinstance: that reads __class__, which some proxies answer with a warning
+        try:
+            if issubclass(kind, QThread) and obj.isRunning():
+                note(obj, "QThread")
+            elif clock_types and issubclass(kind, clock_types) and obj.is_running():
+                note(obj, "AnimationClock")
+        except RuntimeError:  # the C++ object is already gone
+            continue
+    return found
+
+
+def _stop_everything() -> None:
+    from PySide6.QtCore import QAbstractAnimation, QCoreApplication, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QCoreApplication.instance()
+    owners = [app] + (list(QApplication.topLevelWidgets()) if isinstance(app, QApplication) else [])
+    for owner in owners:
+        for timer in owner.findChildren(QTimer):
+            timer.stop()
+        for anim in owner.findChildren(QAbstractAnimation):
+            anim.stop()
+    for obj in gc.get_objects():
+        stop = getattr(obj, "stop", None)
+        if type(obj).__name__ == "AnimationClock" and callable(stop):
+            try:
+                stop()
+            except RuntimeError:
+                pass
+
+
+@pytest.fixture(autouse=True)
+def no_running_timers(request):
+    """Fail the test if it leaves any QTimer, QThread, Qt animation or AnimationClock running.
+
+    Runs after pytest-qt has closed the test's widgets (autouse fixtures are set up first, torn down last).
+    """
+    yield
+    if "PySide6.QtCore" not in __import__("sys").modules:
+        return
+    from PySide6.QtCore import QCoreApplication
+    if QCoreApplication.instance() is None:
+        return
+    QCoreApplication.processEvents()
+    running = _running_qt_objects()
+    if running:
+        _stop_everything()  # so the next test starts clean
+        pytest.fail("left running after the test: " + "; ".join(running), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory) -> Path:
+    """A random GPT-2 (2 layers, 2 heads, 32 wide, 128 positions) with a small byte-level BPE, in HF layout."""
+    from tokenizers import ByteLevelBPETokenizer
+
+    from model.checkpoint import save_pretrained
+    from model.gpt2 import GPT2, GPT2Config
+    from model.tokenizer import EOS_TEXT
+
+    out = tmp_path_factory.mktemp("tiny_gpt2")
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(TINY_CORPUS, vocab_size=400, min_frequency=2, special_tokens=[EOS_TEXT],
+                            show_progress=False)
+    tok_json = out / "tokenizer.json"
+    bpe.save(str(tok_json))
+    vocab = bpe.get_vocab_size()
+    eos = bpe.token_to_id(EOS_TEXT)
+    config = GPT2Config(vocab_size=vocab, n_positions=128, n_embd=32, n_layer=2, n_head=2,
+                        bos_token_id=eos, eos_token_id=eos, name="tiny-random-gpt2")
+    model = GPT2(config).init_weights(seed=0)
+    save_pretrained(model, out, tok_json)
+    return out

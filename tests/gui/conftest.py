@@ -1,0 +1,39 @@
+"""Fixtures for the window tests: the stage stand-in (until animations.stage lands) and windows on engines."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gui.stand_in import install_if_missing
+
+install_if_missing()
+
+FAKE_TARGET = "tests.gui.fake_engine:engine_main"
+
+
+@pytest.fixture
+def make_window(qtbot):
+    """Build a started MainWindow on an engine; waits until the engine is ready.
+
+    ``make_window(target=FAKE_TARGET, options=None, batch=1, trip_s=0.05)``; the window is closed (engine
+    stopped) at teardown by pytest-qt.
+    """
+    from gui import i18n
+    from gui.bridge import EngineBridge
+    from gui.main_window import MainWindow
+
+    def make(target: str = FAKE_TARGET, options: dict | None = None, batch: int = 1, trip_s: float = 0.05,
+             ready_timeout_ms: int = 60_000):
+        opts = {"model_dir": None, "device": "cpu", "threads": 1, "max_batch": batch, "layer_timing": True}
+        opts.update(options or {})
+        window = MainWindow(EngineBridge(opts, target=target))
+        qtbot.addWidget(window)
+        window.scene.trip_duration_s = trip_s
+        window.resize(1280, 800)
+        window.show()
+        with qtbot.waitSignal(window.bridge.ready, timeout=ready_timeout_ms):
+            window.start()
+        return window
+
+    yield make
+    i18n.set_language("en")

@@ -1,0 +1,116 @@
+"""A fake engine process that speaks the engine protocol (model.service) without torch.
+
+It answers like the real one: ``ready`` at start, ``accepted`` per submit, one ``step`` per granted forward pass
+(continuous batching up to ``max_batch``), ``finished`` per request, ``idle`` when nothing is left.
+Tokens are deterministic: request text is echoed word by word, so tests can compare the screen to it.
+``options["die_after_steps"]`` makes the process exit abruptly after that many steps (for restart tests); with
+``options["die_once_marker"]`` (a file path) it dies only if that file does not exist yet, and creates it.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import time
+
+WORDS = ["one", "trip", "one", "token", "the", "book", "goes", "to", "the", "desk"]
+
+
+def fake_tokens(prompt: str, n: int) -> list[str]:
+    """The texts the fake engine writes for ``prompt`` (a pure function, shared with the tests)."""
+    start = len(prompt) % len(WORDS)
+    return [" " + WORDS[(start + i) % len(WORDS)] for i in range(n)]
+
+
+def engine_main(commands, events, options: dict) -> None:
+    n_layer = 2
+    layer_bytes = [40_000] * n_layer
+    events.put({"type": "ready", "model": {
+        "name": "fake-gpt2", "n_layer": n_layer, "n_head": 2, "n_embd": 32, "n_positions": 128,
+        "vocab_size": 300, "parameters": 30_000, "weight_bytes": sum(layer_bytes) + 20_000,
+        "layer_weight_bytes": layer_bytes}, "threads": 1, "device": "cpu",
+        "memory_bandwidth_bytes_per_s": 10e9, "kv_bytes_per_block": 4096, "block_size": 16, "num_blocks": 64})
+    max_batch = int(options.get("max_batch", 1))
+    die_after = options.get("die_after_steps")
+    grants = 0
+    free_run = False
+    waiting: list[dict] = []
+    running: list[dict] = []
+    step = 0
+    announced_idle = True
+    while True:
+        busy = bool(waiting or running) and (free_run or grants > 0)
+        try:
+            cmd = commands.get_nowait() if busy else commands.get(timeout=0.05)
+        except queue.Empty:
+            cmd = None
+        if cmd is not None:
+            op = cmd.get("op")
+            if op == "shutdown":
+                return
+            if op == "submit":
+                prompt = cmd["prompt"]
+                ids = [ord(c) % 256 for c in prompt][:64]
+                if not prompt:
+                    events.put({"type": "error", "message": "empty prompt"})
+                    continue
+                waiting.append({"id": cmd["request_id"], "prompt": prompt, "n": 0,
+                                "max": int(cmd["max_new_tokens"]), "len": len(ids), "prefilled": False,
+                                "texts": fake_tokens(prompt, int(cmd["max_new_tokens"]))})
+                events.put({"type": "accepted", "request_id": cmd["request_id"], "prompt_token_ids": ids,
+                            "prompt_labels": list(prompt[:64]), "notice": None})
+                announced_idle = False
+            elif op == "grant":
+                grants += int(cmd["n"])
+            elif op == "free_run":
+                free_run = bool(cmd["on"])
+            elif op == "set_max_batch":
+                max_batch = max(1, int(cmd["n"]))
+            elif op == "reset":
+                waiting.clear(); running.clear(); grants = 0
+            continue
+        if not (waiting or running):
+            if not announced_idle:
+                events.put({"type": "idle"})
+                announced_idle = True
+            continue
+        if not (free_run or grants > 0):
+            continue
+        while waiting and len(running) < max_batch:
+            running.append(waiting.pop(0))
+        batch = running[:max_batch]
+        t0 = time.perf_counter()
+        time.sleep(0.002)
+        tokens = []
+        phase_set = set()
+        for r in batch:
+            phase_set.add("decode" if r["prefilled"] else "prefill")
+            r["prefilled"] = True
+            text = r["texts"][r["n"]]
+            r["n"] += 1
+            finish = "length" if r["n"] >= r["max"] else None
+            tokens.append({"request_id": r["id"], "token_id": 100 + WORDS.index(text.strip()),
+                           "position": r["len"] + r["n"] - 1, "text": text, "label": "␣" + text.strip(),
+                           "top5": [[100, "␣one", 0.5]], "finish_reason": finish})
+        wall = (time.perf_counter() - t0) * 1000
+        step += 1
+        if grants > 0 and not free_run:
+            grants -= 1
+        events.put({"type": "step", "report": {
+            "step": step, "phase": phase_set.pop() if len(phase_set) == 1 else "mixed",
+            "request_ids": [r["id"] for r in batch], "batch": len(batch),
+            "tokens_in": sum(1 for _ in batch), "tokens_out": len(batch), "wall_ms": wall, "forward_ms": wall,
+            "weight_bytes": 100_000, "kv_bytes": 0, "kv_bytes_in_use": 4096, "blocks_in_use": len(batch),
+            "num_blocks": 64, "prefix_hit_tokens": 0, "layer_ms": [wall / 2, wall / 2], "tokens": tokens,
+            "proposed": 0, "accepted": 0, "bonus": 0, "draft_ms": 0.0, "verify_ms": 0.0, "workers": []}})
+        for r in list(batch):
+            if r["n"] >= r["max"]:
+                running.remove(r)
+                events.put({"type": "finished", "request_id": r["id"], "text": "".join(r["texts"][:r["n"]]),
+                            "finish_reason": "length", "ttft_ms": 1.0})
+        if die_after is not None and step >= int(die_after):
+            marker = options.get("die_once_marker")
+            if marker is None or not os.path.exists(marker):
+                if marker is not None:
+                    open(marker, "w").close()
+                os._exit(3)
