@@ -124,6 +124,8 @@ class Engine:
         self.draft_k = 0
         self.spec_proposed = 0  # over the engine's life: draft guesses checked, and kept
         self.spec_accepted = 0
+        self.runner = None  # a sharded runner (model/parallel.py) runs the target's passes when set
+        self.last_workers: list[dict] = []  # per-worker timings of the last sharded pass
         self.record_logits = False  # tests: keep every sampled row of logits, per request
         self.logits: dict[str, list[torch.Tensor]] = {}
 
@@ -227,6 +229,25 @@ class Engine:
             raise RequestError("no draft model is loaded")
         self.draft_k = k
 
+    def set_runner(self, runner) -> None:
+        """Run the target's forward passes on ``runner`` (an object with ``forward(input_ids, batch,
+        logit_index) -> (logits (B, K, V), workers: list[dict])``), or locally again with None.
+
+        The K/V already computed live where the old runner kept them, so every running sequence is recomputed
+        from its first token and the prefix cache is emptied; the block tables stay as they are.
+        """
+        self.runner = runner
+        self.last_workers = []
+        self.invalidate_kv()
+
+    def invalidate_kv(self) -> None:
+        """Forget every computed K/V: running sequences re-prefill at their next step, prefix hashes are dropped."""
+        if self.blocks is not None:
+            self.blocks.forget_hashes()
+        for seq in self.sequences():
+            seq.num_computed = 0
+            seq.draft_computed = 0
+
     @property
     def acceptance_rate(self) -> float | None:
         """Draft guesses kept ÷ guesses checked, over the engine's life; None before any guess."""
@@ -297,6 +318,10 @@ class Engine:
                       cache: PagedKVCache | None = None) -> tuple[torch.Tensor, float, list[float]]:
         """One forward pass (of the target unless ``model`` is given). Returns (logits (B, K, V), wall ms,
         per-layer ms or [])."""
+        if model is None and self.runner is not None:
+            t0 = time.perf_counter_ns()
+            logits, self.last_workers = self.runner.forward(input_ids, batch, logit_index)
+            return logits, (time.perf_counter_ns() - t0) / 1e6, []
         if model is None:
             model, cache = self.model, self.cache
         layer_ms: list[float] | None = [] if self.layer_timing and model is self.model else None
@@ -385,7 +410,7 @@ class Engine:
             wall_ms=(time.perf_counter_ns() - t0) / 1e6, forward_ms=forward_ms, weight_bytes=self.weight_bytes,
             kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use,
             num_blocks=self.num_blocks, prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms,
-            tokens=events)
+            tokens=events, workers=list(self.last_workers) if self.runner is not None else [])
 
     def _speculative_step(self, sched: Schedule, t0: int) -> StepReport:
         """Draft k guesses per sequence, verify them in one target pass, keep the agreeing prefix."""
@@ -466,7 +491,8 @@ class Engine:
             forward_ms=verify_ms, weight_bytes=self.weight_bytes, kv_bytes=context * self.kv_bytes_per_token,
             kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks,
             prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms, tokens=events, proposed=proposed,
-            accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms)
+            accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms,
+            workers=list(self.last_workers) if self.runner is not None else [])
 
     # ---- occupancy ------------------------------------------------------------------------------------------
 

@@ -122,6 +122,12 @@ class BlockManager:
         table.blocks += [self._take_free() for _ in range(needed)]
         return True
 
+    def forget_hashes(self) -> None:
+        """Drop every prefix-cache entry (the K/V they point to are no longer valid)."""
+        self.hash_to_block.clear()
+        for block in self.blocks:
+            block.hash, block.token_ids = None, ()
+
     def truncate(self, table: BlockTable, num_tokens: int) -> None:
         """Give back the blocks past the first ``num_tokens`` tokens (speculative guesses that were rejected)."""
         keep = self.blocks_needed(num_tokens)

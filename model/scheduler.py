@@ -152,11 +152,11 @@ class Scheduler:
             return Schedule([ScheduledSeq(s, 0, len(s.token_ids)) for s in self.running], hits)
         budget = self.max_step_tokens
         # Decodes first (one token each), then prefill chunks in arrival order.
-        for seq in sorted(self.running, key=lambda s: s.in_prefill):
+        for seq in sorted(self.running, key=lambda s: len(s.token_ids) - s.num_computed > 1):
             if seq not in self.running:
                 continue  # preempted below while making room
-            remaining = len(seq.token_ids) - seq.num_computed
-            count = min(remaining, budget) if seq.in_prefill else 1
+            remaining = len(seq.token_ids) - seq.num_computed  # 1 for a decode, more for a (re)prefill
+            count = min(remaining, budget)
             if count <= 0:
                 continue
             while self.blocks is not None and not self.blocks.ensure_capacity(seq.table, seq.num_computed + count):
