@@ -40,9 +40,13 @@ def read_config(model_dir: str | Path) -> GPT2Config:
     if not path.is_file():
         raise ModelLoadError(f"no config.json in {model_dir}")
     try:
-        return GPT2Config.from_hf_dict(json.loads(path.read_text(encoding="utf-8")), name=model_dir.name)
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ModelLoadError(f"{path} is not valid JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ModelLoadError(f"{path} must hold a JSON object, not {type(data).__name__}")
+    try:
+        return GPT2Config.from_hf_dict(data, name=model_dir.name)
     except (TypeError, ValueError) as e:
         raise ModelLoadError(f"{path}: {e}") from None
 
@@ -88,7 +92,8 @@ def load_state(model_dir: str | Path, config: GPT2Config) -> dict[str, torch.Ten
         raise ModelLoadError(f"{path} cannot be read (truncated or corrupt?): {e}") from None
     tensors = _normalise_keys(raw, path)
     conv1d = _detect_conv1d(tensors, config, path)
-    expected = {k: tuple(v.shape) for k, v in GPT2(config).to(device="meta").state_dict().items()}
+    with torch.device("meta"):  # shapes only: nothing is allocated, however large the config says it is
+        expected = {k: tuple(v.shape) for k, v in GPT2(config).state_dict().items()}
     missing = sorted(set(expected) - set(tensors))
     unexpected = sorted(set(tensors) - set(expected))
     if missing:

@@ -57,6 +57,16 @@ class GPT2Config:
                 raise ValueError(f"config {key} must be a positive integer, got {value!r}")
         if self.n_embd % self.n_head:
             raise ValueError(f"n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head})")
+        if self.n_inner is not None and (not isinstance(self.n_inner, int) or isinstance(self.n_inner, bool)
+                                         or self.n_inner <= 0):
+            raise ValueError(f"config n_inner must be a positive integer or null, got {self.n_inner!r}")
+        eps = self.layer_norm_epsilon
+        if not isinstance(eps, (int, float)) or isinstance(eps, bool) or not 0 < eps < 1:
+            raise ValueError(f"config layer_norm_epsilon must be a number in (0, 1), got {eps!r}")
+        for key in ("bos_token_id", "eos_token_id"):
+            value = getattr(self, key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"config {key} must be a token id (an integer >= 0), got {value!r}")
 
     @property
     def head_dim(self) -> int:
