@@ -1,7 +1,8 @@
 """Easing curves: plain ``float -> float`` functions of progress.
 
-Every curve maps progress ``t`` in [0, 1] (unitless) to eased progress, with ``f(0) == 0`` and ``f(1) == 1``
-exactly (``there_and_back`` returns to 0 by design), so an animation's end state is exact whatever curve it uses. Some curves (``ease_out_back``) overshoot
+Every curve maps progress ``t`` in [0, 1] (unitless) to eased progress, with ``f(0) == 0``
+and ``f(1) == 1`` exactly (``there_and_back`` returns to 0 by design), so an animation's end state is exact
+whatever curve it uses. Some curves (``ease_out_back``) overshoot
 above 1 in between; the caller decides whether that makes sense for the property it drives.
 """
 
