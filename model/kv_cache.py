@@ -204,4 +204,8 @@ class PagedKVCache:
 
     def gather(self, layer: int, context_slots: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Read the context. context_slots: int64 (B, L). Returns k, v of shape (B, L, nh, hs)."""
-        return self.k[layer][context_slots], self.v[layer][context_slots]
+        B, L = context_slots.shape
+        flat = context_slots.reshape(-1)
+        k = self.k[layer].index_select(0, flat)  # (B * L, nh, hs); index_select beats advanced indexing on CPU
+        v = self.v[layer].index_select(0, flat)
+        return k.view(B, L, *k.shape[1:]), v.view(B, L, *v.shape[1:])
