@@ -36,7 +36,8 @@ class EngineBridge(QObject):
 
     Signals carry the event dicts as the engine sent them (see the engine protocol):
     ``ready(dict)``, ``accepted(dict)``, ``step(dict)`` (the step report), ``finished(dict)``, ``idle()``,
-    ``error(str)``, ``fatal(str)``, ``engine_died(int)`` (exit code, -1 if unknown).
+    ``error(str)``, ``fatal(str)``, ``engine_died(int)`` (exit code, -1 if unknown), ``analysis(dict)`` (the
+    answer to ``analyze``: a measurement for the tour).
     """
 
     ready = Signal(dict)
@@ -47,6 +48,7 @@ class EngineBridge(QObject):
     error = Signal(str)
     fatal = Signal(str)
     engine_died = Signal(int)
+    analysis = Signal(dict)
 
     def __init__(self, options: dict | None = None, target: str = DEFAULT_TARGET, parent: QObject | None = None,
                  poll_ms: int = 8, max_events_per_tick: int = 64):
@@ -159,6 +161,10 @@ class EngineBridge(QObject):
         self.options["max_batch"] = int(n)
         return self.send({"op": "set_max_batch", "n": int(n)})
 
+    def analyze(self, analysis_id: str, kind: str, prompt: str, **params) -> bool:
+        """Ask for a measurement for the tour (``model/analysis.py``); the answer comes as ``analysis(dict)``."""
+        return self.send({"op": "analyze", "analysis_id": analysis_id, "kind": kind, "prompt": prompt, **params})
+
     def reset(self) -> bool:
         """Abort every request and drop outstanding grants."""
         return self.send({"op": "reset"})
@@ -204,6 +210,8 @@ class EngineBridge(QObject):
         elif kind == "ready":
             self.info = event
             self.ready.emit(event)
+        elif kind == "analysis":
+            self.analysis.emit(event)
         elif kind == "error":
             log.warning("engine error: %s", event.get("message"))
             self.error.emit(str(event.get("message", "")))

@@ -9,6 +9,8 @@ Commands (GUI → engine), each a dict with "op":
     set_max_batch n
     set_draft_k   k: draft guesses per verify pass (0 = off)
     reset         abort every request and drop unused grants
+    analyze       analysis_id, kind, prompt, ...params: a measurement for the tour (model/analysis.py); runs at
+                  once on fresh engines over the same model, the session's requests are untouched
     shutdown
 Events (engine → GUI), each a dict with "type":
     ready         model info, threads, device, memory_bandwidth_bytes_per_s, kv_bytes_per_block, block_size,
@@ -17,6 +19,7 @@ Events (engine → GUI), each a dict with "type":
     step          report: StepReport.to_dict()
     finished      request_id, text, finish_reason, ttft_ms
     idle          no request left
+    analysis      analysis_id, kind, prompt, data (plain measurements) or error, elapsed_ms
     error         message (the engine keeps running)
     fatal         message (the model could not be loaded; the process ends)
 """
@@ -110,6 +113,9 @@ class EngineService:
             elif op == "reset":
                 self.engine.abort_all()
                 self.grants = 0
+            elif op == "analyze":
+                from model.analysis import analyze
+                self.emit(analyze(self.engine, cmd, bandwidth=self.bandwidth))
             elif op == "shutdown":
                 self.stopping = True
             else:

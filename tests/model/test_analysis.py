@@ -1,0 +1,77 @@
+"""model.analysis: the tour's measurements come from real engine runs and change with the prompt."""
+
+from __future__ import annotations
+
+import pytest
+
+from model import analysis
+from model.checkpoint import load_pretrained
+from model.engine import Engine
+
+SHORT = "The quick brown fox"
+LONG = "Once upon a time, a little robot carried books from the warehouse to the desk. " * 2
+
+
+@pytest.fixture(scope="module")
+def engine(tiny_model_dir):
+    model, tok = load_pretrained(tiny_model_dir)
+    return Engine(model, tok, kv_budget_bytes=analysis.KV_BUDGET_BYTES)
+
+
+def test_attention_is_causal_and_normalised(engine):
+    a = analysis.attention(engine, SHORT)
+    T = len(a["ids"])
+    assert a["n_layer"] == 2 and a["n_head"] == 2
+    for layer in a["weights"]:
+        for head in layer:
+            assert len(head) == T
+            for q, row in enumerate(head):
+                assert sum(row) == pytest.approx(1.0, abs=1e-3)
+                assert all(x == 0 for x in row[q + 1:])
+    assert analysis.attention(engine, LONG)["ids"] != a["ids"]
+    assert not any(b.attn.readable for b in engine.model.h)
+
+
+def test_prefill_and_decode_are_measured(engine):
+    p1, p2 = analysis.prefill(engine, SHORT), analysis.prefill(engine, LONG)
+    assert p1["short_tokens"] != p2["short_tokens"]
+    assert p1["short_ms"] > 0 and p1["long_ms"] > 0
+    d = analysis.decode(engine, SHORT, steps=4, bandwidth=1e10)
+    assert len(d["decode_ms_all"]) == 4 and all(ms > 0 for ms in d["decode_ms_all"])
+    assert d["floor_ms"] == pytest.approx(d["weight_bytes"] / 1e10 * 1e3)
+
+
+def test_kv_cache_counts_reproduce_the_source(engine):
+    k = analysis.kv_cache(engine, SHORT, steps=5)
+    assert k["rows_8x6"] == {"with": 6, "without": 69}  # Σ_{i=1..6} (8 + i) = 69
+    P = k["prompt_tokens"]
+    assert k["rows_with"] == 5 and k["rows_without"] == sum(P + i for i in range(1, 6))
+    assert k["same_tokens"]
+    assert analysis.kv_cache(engine, LONG, steps=5)["rows_without"] != k["rows_without"]
+
+
+def test_stream_reasoning_prefix(engine):
+    s = analysis.stream(engine, SHORT, n=5)
+    assert len(s["tokens"]) == 5 and s["ttft_ms"] > 0 and len(s["inter_token_ms"]) == 4
+    assert [t["t_ms"] for t in s["tokens"]] == sorted(t["t_ms"] for t in s["tokens"])
+    assert analysis.stream(engine, LONG, n=5)["prompt_tokens"] != s["prompt_tokens"]
+    r = analysis.reasoning(engine, SHORT, think=4, visible=2)
+    assert len(r["hidden"]) == 4 and r["first_visible_ms"] > r["ttft_ms"] > 0
+    p = analysis.prefix(engine, SHORT, system_tokens=48)
+    assert p["hit_tokens"] == 48 and p["cold_ms"] > 0 and p["warm_ms"] > 0
+    assert analysis.prefix(engine, SHORT, system_tokens=32)["hit_tokens"] == 32
+
+
+def test_batching_static_waits_continuous_refills(engine):
+    b = analysis.batching(engine, SHORT)
+    static, cont = b["static"]["passes"], b["continuous"]["passes"]
+    assert len(cont) <= len(static)
+    assert all(len(p["rows"]) <= 2 for p in static + cont)
+    assert b["block_tables"]
+
+
+def test_analyze_event_shape(engine):
+    ev = analysis.analyze(engine, {"op": "analyze", "analysis_id": "a1", "kind": "next_token", "prompt": SHORT, "k": 5})
+    assert ev["type"] == "analysis" and ev["analysis_id"] == "a1" and len(ev["data"]["ids"]) == 5
+    assert "error" in analysis.analyze(engine, {"kind": "nope"})
+    assert analysis.speculative(engine, SHORT) == {"available": False}
