@@ -126,7 +126,8 @@ class ChapterItem(QGraphicsItem):
         painter.setBrush(CHAPTER_LIT if self._lit else CHAPTER)
         radius = min(5.0, self._h / 4)
         painter.drawRoundedRect(rect, radius, radius)
-        if self._label and self._h >= 20:
+        # labels too small to read (many layers, riding the cart) are left out rather than drawn as specks
+        if self._label and self._h >= 20 and self._font.pixelSize() * abs(painter.worldTransform().m22()) >= 11:
             painter.setFont(self._font)
             painter.setPen(INK if self._lit else TEXT)
             painter.drawText(rect.adjusted(12, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
@@ -207,10 +208,14 @@ class CheatSheetItem(QGraphicsItem):
 
 
 class SlipItem(QGraphicsItem):
-    """A paper slip with a new token, one per seat at the desk; a coloured band says which request it is."""
+    """A paper slip with a new token, one per seat at the desk; a coloured band says which request it is.
 
-    def __init__(self, font: QFont):
+    ``hollow=True`` makes an empty seat marker instead (outline and band only): a place taken at the table.
+    """
+
+    def __init__(self, font: QFont, hollow: bool = False):
         super().__init__()
+        self.hollow = hollow
         self._w, self._h = 100.0, 40.0
         self._font = font
         self._text = ""
@@ -238,6 +243,16 @@ class SlipItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: D102 - Qt override
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if self.hollow:
+            edge = QColor(self._color)
+            edge.setAlpha(150)
+            painter.setPen(QPen(edge, 2, Qt.PenStyle.DashLine))
+            painter.setBrush(QColor(255, 255, 255, 10))
+            painter.drawRoundedRect(QRectF(1, 1, self._w - 2, self._h - 2), 5, 5)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(edge)
+            painter.drawRoundedRect(QRectF(0, 0, 10, self._h), 4, 4)
+            return
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(0, 0, 0, 90))
         painter.drawRoundedRect(QRectF(3, 4, self._w, self._h), 5, 5)  # shadow

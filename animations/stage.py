@@ -277,6 +277,7 @@ class StageScene(QGraphicsScene):
             panel.setBrush(PANEL)
             panel.setPen(QPen(PANEL_EDGE, 2))
             panel.setZValue(0)
+            panel.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # drawn once, then blitted
             self.addItem(panel)
 
         def text(font_key: str, color: QColor, z: float = 9) -> QGraphicsSimpleTextItem:
@@ -284,6 +285,7 @@ class StageScene(QGraphicsScene):
             item.setFont(self._fonts[font_key])
             item.setBrush(color)
             item.setZValue(z)
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # drawn once, then blitted
             self.addItem(item)
             return item
 
@@ -313,6 +315,7 @@ class StageScene(QGraphicsScene):
             rail = QGraphicsLineItem(WAREHOUSE.right() - 6, y, CART_DESK_X + cart_w + 10, y)
             rail.setPen(QPen(RAIL, 4, Qt.PenStyle.DashLine, Qt.PenCapStyle.RoundCap))
             rail.setZValue(1)
+            rail.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # drawn once, then blitted
             self.addItem(rail)
 
         # the book: chapter widths to scale by bytes, stacked top (chapter 1) to bottom, resting on the shelf
@@ -341,6 +344,7 @@ class StageScene(QGraphicsScene):
             ghost.setPen(QPen(GHOST, 1.5, Qt.PenStyle.DashLine))
             ghost.setBrush(Qt.BrushStyle.NoBrush)
             ghost.setZValue(2)
+            ghost.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # drawn once, then blitted
             self.addItem(ghost)
             chapter = ChapterItem(w, h, self._fonts["chapter"])
             chapter.setZValue(5 + (n - i) * 0.001)  # earlier chapters leave first: keep them on top
@@ -365,6 +369,7 @@ class StageScene(QGraphicsScene):
         self._lamp.setPen(Qt.PenStyle.NoPen)
         self._lamp.setZValue(3)
         self._lamp.setOpacity(0.0)
+        self._lamp.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # drawn once, then blitted
         self.addItem(self._lamp)
         self._lamp_radius = radius
         self._set_lamp_color(LAMP_DECODE)
@@ -373,6 +378,12 @@ class StageScene(QGraphicsScene):
         self._sheet = QuestionSheetItem(SEATS.adjusted(0, 0, 0, -8), self._fonts["sheet"])
         self._sheet.setZValue(6)
         self.addItem(self._sheet)
+        self._seat_marks: list[SlipItem] = []
+        for _ in range(MAX_SEATS):
+            mark = SlipItem(self._fonts["slip"], hollow=True)
+            mark.setZValue(5.5)
+            self.addItem(mark)
+            self._seat_marks.append(mark)
         self._front: list[SlipItem] = []
         self._back: list[SlipItem] = []
         for group in (self._front, self._back):
@@ -432,7 +443,7 @@ class StageScene(QGraphicsScene):
         book = _tr("The book: {n} chapters · {size}").format(n=n, size=format_bytes(sum(self._layer_bytes)))
         self._wh_model.setText(self._model_name)
         self._wh_sub.setText(book)
-        self._wh_note.setText(_tr("Carting a copy: the book never leaves the warehouse"))
+        self._wh_note.setText(_tr("A copy travels; the book stays home"))
         self._fit_width(self._wh_note, WAREHOUSE.width() - 36)
         for i, (chapter, b) in enumerate(zip(self._chapters, self._layer_bytes)):
             chapter.set_label(_tr("Ch. {i} · {size}").format(i=i + 1, size=format_bytes(b)))
@@ -533,7 +544,7 @@ class StageScene(QGraphicsScene):
         self._lamp.setOpacity(0.0)
         self._status.setOpacity(0.0)
         self._sheet.setOpacity(0.0)
-        for slip in self._front + self._back:
+        for slip in self._front + self._back + self._seat_marks:
             slip.setOpacity(0.0)
         self._colors.clear()
         self._set_cache(0, 0)
@@ -693,11 +704,14 @@ class StageScene(QGraphicsScene):
         rects = self._layout_seats(len(seats))
         font = self._fonts["slip"] if len(seats) <= 8 else self._fonts["slip_small"]
         pops = []
-        for slip, (rid, label), rect in zip(self._front, seats, rects):
+        for slip, mark, (rid, label), rect in zip(self._front, self._seat_marks, seats, rects):
             slip.set_content(rect, label, self._color_for(rid), font, rid)
+            mark.set_content(rect, "", self._color_for(rid), font, rid)
+            mark.setOpacity(1.0)  # the seat is taken from the start of the trip
             pops.append(Lambda(self._popper(slip), ease_out_back))
-        for slip in self._front[len(seats):]:
+        for slip, mark in zip(self._front[len(seats):], self._seat_marks[len(seats):]):
             slip.setOpacity(0.0)
+            mark.setOpacity(0.0)
         tl.add_lagged(pops, *at(SLIPS_IN), lag_ratio=0.25)
 
         # back home

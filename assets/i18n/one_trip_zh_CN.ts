@@ -68,7 +68,7 @@
         <translation>核对小徒弟猜的字：搬一趟，验 {n} 块</translation>
     </message>
     <message>
-        <source>Carting a copy: the book never leaves the warehouse</source>
+        <source>A copy travels; the book stays home</source>
         <translation>搬的是拷贝：书本身一直在仓库里</translation>
     </message>
 </context>
