@@ -28,10 +28,13 @@ class SamplingParams:
         if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature)
                 and 0.0 <= self.temperature <= 100.0):
             raise RequestError(f"temperature must be between 0 and 100, got {self.temperature!r}")
-        if not isinstance(self.top_k, int) or self.top_k < 0:
+        if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or self.top_k < 0:
             raise RequestError(f"top-k must be a whole number >= 0, got {self.top_k!r}")
         if not (isinstance(self.top_p, (int, float)) and 0.0 < self.top_p <= 1.0):
             raise RequestError(f"top-p must be in (0, 1], got {self.top_p!r}")
+        if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool)
+                                      or not -2**63 <= self.seed < 2**64):  # what torch.Generator accepts
+            raise RequestError(f"seed must be a whole number (64-bit), got {self.seed!r}")
 
     @property
     def greedy(self) -> bool:

@@ -1,0 +1,156 @@
+"""Sampling: greedy, temperature, top-k, top-p, each with a private seeded RNG; bad parameters are refused."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from model.errors import RequestError
+from model.sampling import SamplingParams, distribution, make_generator, sample, top_k_probs
+from tests.model.conftest import prompt_ids, run_to_end
+
+LOGITS = torch.tensor([2.0, 1.0, 0.5, 0.0, -1.0, -3.0, 1.5, 0.2])
+
+
+def _engine_ids(make_engine, prompts, params_for, max_new=16, **engine_kwargs):
+    engine = make_engine(**engine_kwargs)
+    rids = [engine.add_request(p, max_new_tokens=max_new, sampling=params_for(i)) for i, p in enumerate(prompts)]
+    run_to_end(engine)
+    return [engine.finished[r].token_ids for r in rids]
+
+
+@pytest.fixture
+def prompts(tiny):
+    _, tok = tiny
+    return [prompt_ids(n, 300 + n, tok.vocab_size, tok.eos_token_id) for n in (4, 11, 2)]
+
+
+# ---- pure functions --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("params", [SamplingParams(), SamplingParams(temperature=0.7),
+                                    SamplingParams(temperature=1.3, top_k=3), SamplingParams(temperature=1, top_p=0.5),
+                                    SamplingParams(temperature=2.0, top_k=5, top_p=0.9),
+                                    SamplingParams(temperature=100.0), SamplingParams(temperature=1e-4)])
+def test_distribution_sums_to_one(params):
+    for logits in (LOGITS, LOGITS.half(), torch.randn(400) * 30, torch.full((50,), 7.0)):
+        probs = distribution(logits, params)
+        assert probs.dtype == torch.float32 and probs.shape == logits.shape
+        assert torch.all(probs >= 0) and torch.isfinite(probs).all()
+        assert math.isclose(float(probs.sum()), 1.0, abs_tol=1e-5)
+
+
+def test_greedy_distribution_is_plain_softmax():
+    assert torch.allclose(distribution(LOGITS, SamplingParams()), torch.softmax(LOGITS, -1))
+    token, _ = sample(LOGITS, SamplingParams(), None)
+    assert token == 0
+
+
+def test_temperature_divides_logits():
+    probs = distribution(LOGITS, SamplingParams(temperature=0.5))
+    assert torch.allclose(probs, torch.softmax(LOGITS / 0.5, -1), atol=1e-6)
+
+
+def test_top_k_keeps_exactly_k():
+    probs = distribution(LOGITS, SamplingParams(temperature=1.0, top_k=3))
+    kept = torch.nonzero(probs).flatten().tolist()
+    assert sorted(kept) == [0, 1, 6]  # the three largest logits: 2.0, 1.5, 1.0
+    expected = torch.softmax(LOGITS[[0, 1, 6]], -1)
+    assert torch.allclose(probs[[0, 1, 6]], expected, atol=1e-6)
+    assert torch.equal(distribution(LOGITS, SamplingParams(temperature=1.0, top_k=100)),
+                       distribution(LOGITS, SamplingParams(temperature=1.0)))
+
+
+def test_top_p_keeps_the_smallest_nucleus():
+    full = torch.softmax(LOGITS, -1)
+    order = torch.argsort(full, descending=True)
+    for p in (0.3, 0.5, 0.8, 0.95):
+        probs = distribution(LOGITS, SamplingParams(temperature=1.0, top_p=p))
+        kept = set(torch.nonzero(probs).flatten().tolist())
+        # smallest prefix of the sorted tokens whose mass reaches p
+        need, mass = 0, 0.0
+        while mass < p:
+            mass += float(full[order[need]])
+            need += 1
+        assert kept == set(order[:need].tolist()), p
+        assert torch.allclose(probs[list(kept)], full[list(kept)] / full[list(kept)].sum(), atol=1e-6)
+
+
+def test_sample_follows_its_distribution():
+    params = SamplingParams(temperature=1.0, top_k=4)
+    gen = make_generator(7)
+    n = 4000
+    counts = torch.zeros(len(LOGITS))
+    for _ in range(n):
+        token, probs = sample(LOGITS, params, gen)
+        counts[token] += 1
+    expected = probs * n
+    assert counts[probs == 0].sum() == 0  # never a token top-k removed
+    chi2 = float((((counts - expected) ** 2) / expected.clamp(min=1e-9))[probs > 0].sum())
+    assert chi2 < 20  # 3 degrees of freedom: p ≈ 2e-4 to exceed by chance
+
+
+def test_top_k_probs():
+    pairs = top_k_probs(torch.softmax(LOGITS, -1), 5)
+    assert [i for i, _ in pairs] == [0, 6, 1, 2, 7]
+    assert all(a[1] >= b[1] for a, b in zip(pairs, pairs[1:]))
+    assert len(top_k_probs(torch.softmax(LOGITS[:3], -1), 5)) == 3
+
+
+@pytest.mark.parametrize("kwargs", [{"temperature": -0.1}, {"temperature": float("nan")}, {"temperature": float("inf")},
+                                    {"temperature": 101}, {"temperature": "1"}, {"top_k": -1}, {"top_k": 1.5},
+                                    {"top_p": 0.0}, {"top_p": 1.01}, {"top_p": -0.5}, {"top_p": float("nan")},
+                                    {"top_p": "0.9"}, {"temperature": None}, {"seed": "abc"}, {"seed": 1.5}, {"seed": 2**64},
+                                    {"top_k": True}])
+def test_bad_params_raise_request_error(kwargs):
+    """Each is refused when the parameters are made, before a request is queued."""
+    with pytest.raises(RequestError):
+        SamplingParams(**kwargs)
+
+
+def test_extreme_but_valid_seeds():
+    for seed in (0, -1, 2**63, 2**64 - 1):
+        SamplingParams(temperature=1.0, seed=seed)
+        make_generator(seed)
+
+
+# ---- through the engine ----------------------------------------------------------------------------------------
+
+def test_same_seed_same_ids(make_engine, prompts):
+    params = lambda i: SamplingParams(temperature=1.5, seed=1000 + i)  # noqa: E731
+    first = _engine_ids(make_engine, prompts, params)
+    second = _engine_ids(make_engine, prompts, params)
+    assert first == second
+
+
+def test_different_seeds_usually_differ(make_engine, prompts):
+    runs = [_engine_ids(make_engine, prompts[:1], lambda i, s=s: SamplingParams(temperature=1.5, seed=s))[0]
+            for s in range(5)]
+    assert len({tuple(r) for r in runs}) >= 4
+
+
+def test_seed_is_independent_of_the_batch(make_engine, prompts):
+    """A request's draws come from its own generator: alone or beside others, same seed, same tokens."""
+    params = lambda i: SamplingParams(temperature=1.2, top_k=50, seed=77 + i)  # noqa: E731
+    together = _engine_ids(make_engine, prompts, params)
+    for i, p in enumerate(prompts):
+        alone = _engine_ids(make_engine, [p], lambda _, i=i: params(i))
+        assert alone[0] == together[i]
+
+
+def test_seeded_sampling_cached_equals_uncached(make_engine, prompts):
+    params = lambda i: SamplingParams(temperature=0.8, top_p=0.9, seed=5 + i)  # noqa: E731
+    assert _engine_ids(make_engine, prompts, params) == _engine_ids(make_engine, prompts, params, kv_cache=False)
+
+
+def test_top_k_one_and_tiny_top_p_equal_greedy(make_engine, prompts):
+    greedy = _engine_ids(make_engine, prompts, lambda i: SamplingParams())
+    top1 = _engine_ids(make_engine, prompts, lambda i: SamplingParams(temperature=3.0, top_k=1, seed=i))
+    nucleus = _engine_ids(make_engine, prompts, lambda i: SamplingParams(temperature=3.0, top_p=1e-6, seed=i))
+    assert top1 == greedy == nucleus
+
+
+def test_unseeded_requests_still_run(make_engine, prompts):
+    ids = _engine_ids(make_engine, prompts, lambda i: SamplingParams(temperature=1.0), max_new=5)
+    assert all(len(x) <= 5 for x in ids)
