@@ -432,10 +432,14 @@ class StageScene(QGraphicsScene):
         self._retranslate()
 
     def set_font_family(self, family: str) -> None:
-        """Use ``family`` for every text on the stage (one with Chinese glyphs; see gui.fonts)."""
+        """Use ``family`` for every text on the stage (one with Chinese glyphs; see gui.fonts).
+
+        Redraws the stage, so a trip on screen or waiting is dropped: call it before the first trip.
+        """
         self._family = family
-        if self._configured:
-            self.configure(self._layer_bytes, self._block_bytes, self._num_blocks, self._model_name)
+        configured = self._configured
+        self.configure(self._layer_bytes, self._block_bytes, self._num_blocks, self._model_name)
+        self._configured = configured  # a placeholder book stays a placeholder
 
     def _retranslate(self) -> None:
         n = len(self._layer_bytes)
