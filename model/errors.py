@@ -7,3 +7,8 @@ class ModelLoadError(Exception):
 
 class RequestError(ValueError):
     """A request the engine cannot serve (bad sampling parameters, unknown request id, ...)."""
+
+
+class ShardingError(RuntimeError):
+    """A sharded forward pass could not finish: a worker process stopped, hung past its timeout, or could not
+    start. The runner that raised it is closed; the engine goes back to running on one process."""
