@@ -2,10 +2,14 @@
 
     python main.py generate PROMPT [PROMPT ...] [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P]
         [--seed S] [--batching continuous|static] [--max-batch N] [--no-kv-cache] [--no-prefix-cache]
-        [--model DIR] [--device cpu|cuda] [--threads N] [--json]
+        [--model DIR] [--device cpu|cuda] [--threads N] [--tp N | --pp N] [--json]
 
 Several prompts form one batch. With ``--json`` stdout is one JSON object (the shape is a contract other tools
 rely on; see ``result_json``). Bad input prints one line to stderr and exits with status 2.
+``--tp N`` / ``--pp N`` run the model torn over N worker processes (tensor or pipeline parallel,
+``model/parallel.py``); each JSON step then carries ``workers``: per worker ``compute_ms``, ``comm_ms``,
+``bubble_ms`` (pipeline idle time; 0 for tensor parallel) and ``weight_bytes``. If a worker dies, generation
+goes on with the model on one process (a notice on stderr).
 """
 
 from __future__ import annotations
@@ -63,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--draft-model", default=None, metavar="DIR",
                    help="draft model directory (default: the bundled draft)")
     p.add_argument("--layer-timing", action="store_true", help="also time every layer")
+    shard = p.add_mutually_exclusive_group()
+    shard.add_argument("--tp", type=_positive_int, default=1, metavar="N",
+                       help="tensor parallel over N worker processes (N divides n_head)")
+    shard.add_argument("--pp", type=_positive_int, default=1, metavar="N",
+                       help="pipeline parallel over N worker processes (N <= n_layer)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming text")
     return p
 
@@ -108,10 +117,10 @@ def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, de
 
 def generate_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from model.errors import ModelLoadError, RequestError
+    from model.errors import ModelLoadError, RequestError, ShardingError
     try:
         return _generate(args)
-    except (ModelLoadError, RequestError, ValueError) as e:
+    except (ModelLoadError, RequestError, ValueError, ShardingError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -135,6 +144,38 @@ def _generate(args) -> int:
                                                  device=device)
         engine.set_draft(draft, draft_tokenizer)
         engine.set_draft_k(args.draft_k)
+    runner = None
+    if args.tp > 1 or args.pp > 1:
+        from model.parallel import ShardedRunner
+        mode, n = ("tp", args.tp) if args.tp > 1 else ("pp", args.pp)
+        runner = ShardedRunner.from_engine(engine, mode, n)
+        engine.set_runner(runner)
+    try:
+        return _generate_on(args, engine, threads, device)
+    finally:
+        if runner is not None:
+            runner.close()
+
+
+def _run_with_fallback(engine):
+    """``engine.run()``, except that a sharded pass whose worker died goes on with the model on this process."""
+    from model.errors import ShardingError
+    while engine.has_work():
+        try:
+            report = engine.step()
+        except ShardingError as e:
+            print(f"notice: a worker stopped ({e}); going on with one process", file=sys.stderr)
+            engine.runner.close()
+            engine.set_runner(None)
+            continue
+        if report is None:
+            break
+        yield report
+
+
+def _generate_on(args, engine, threads: int, device: str) -> int:
+    from model.sampling import SamplingParams
+
     ids = []
     for i, prompt in enumerate(args.prompts):
         sampling = SamplingParams(temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
@@ -148,7 +189,7 @@ def _generate(args) -> int:
         print(args.prompts[0], end="", flush=True)
     reports = []
     t0 = time.perf_counter()
-    for report in engine.run():
+    for report in _run_with_fallback(engine):
         reports.append(report)
         if stream:
             print("".join(t.text for t in report.tokens), end="", flush=True)

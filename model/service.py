@@ -8,13 +8,17 @@ Commands (GUI → engine), each a dict with "op":
     free_run      on: run forward passes continuously (real-time mode)
     set_max_batch n
     set_draft_k   k: draft guesses per verify pass (0 = off)
+    set_sharding  mode ("tp" | "pp"), n: tear the model over n worker processes (n = 1: back to one process)
     reset         abort every request and drop unused grants
     analyze       analysis_id, kind, prompt, ...params: a measurement for the tour (model/analysis.py); runs at
                   once on fresh engines over the same model, the session's requests are untouched
     shutdown
 Events (engine → GUI), each a dict with "type":
     ready         model info, threads, device, memory_bandwidth_bytes_per_s, kv_bytes_per_block, block_size,
-                  num_blocks, draft (parameters, weight_bytes) or None, draft_error (why there is no draft)
+                  num_blocks, draft (parameters, weight_bytes) or None, draft_error (why there is no draft),
+                  sharding {mode, n, degrees_tp, max_pp}
+    sharding      mode, n, workers [{rank, pid, weight_bytes, kv_bytes, heads | layers}]: the sharding now in
+                  force (after set_sharding, and after a fallback to one process)
     accepted      request_id, prompt_token_ids, prompt_labels, notice
     step          report: StepReport.to_dict()
     finished      request_id, text, finish_reason, ttft_ms
@@ -67,6 +71,9 @@ class EngineService:
         except (ModelLoadError, RequestError) as e:
             self.draft_error = str(e)
             log.warning("speculative decoding unavailable: %s", e)
+        self.max_workers = int(options.get("max_workers", 4))
+        self.runner = None  # a model.parallel.ShardedRunner while the model is torn over worker processes
+        self.sharding_mode = "tp"
         self.grants = 0
         self.free_run = False
         self.reported: set[str] = set()
@@ -80,7 +87,56 @@ class EngineService:
                 "block_size": e.block_size, "num_blocks": e.num_blocks,
                 "draft": None if e.draft is None else {"parameters": e.draft.num_parameters(),
                                                       "weight_bytes": e.draft.weight_bytes()},
-                "draft_error": self.draft_error}
+                "draft_error": self.draft_error, "sharding": self.sharding_info()}
+
+    def sharding_info(self) -> dict:
+        from model.parallel import describe
+        n = 1 if self.runner is None else self.runner.n
+        return {"mode": self.sharding_mode, "n": n, **describe(self.engine.config, self.max_workers)}
+
+    def set_sharding(self, mode: str, n: int) -> None:
+        """Tear the model ``n`` ways (``mode`` "tp" or "pp"), or run it on this process again (n = 1).
+
+        Raises RequestError for a degree the model does not allow; a runner that cannot start is reported
+        as an error event and the engine stays on one process. Running requests recompute their K/V.
+        """
+        from model.errors import RequestError, ShardingError
+        from model.parallel import ShardedRunner, describe
+        if mode not in ("tp", "pp"):
+            raise RequestError(f"sharding mode must be 'tp' or 'pp', got {mode!r}")
+        allowed = describe(self.engine.config, self.max_workers)
+        if n != 1 and (n not in allowed["degrees_tp"] if mode == "tp" else not 1 <= n <= allowed["max_pp"]):
+            raise RequestError(f"this model can be torn {allowed['degrees_tp']} ways by heads and "
+                               f"1..{allowed['max_pp']} ways by layers, not {n} ({mode})")
+        self.close_runner()
+        self.sharding_mode = mode
+        if n > 1:
+            try:
+                runner = ShardedRunner.from_engine(self.engine, mode, n)
+            except ShardingError as e:
+                log.error("sharding %s %d failed to start: %s", mode, n, e)
+                self.emit({"type": "error", "message": f"The workers could not start ({e}); "
+                                                       "the book stays whole on one desk."})
+            else:
+                self.runner = runner
+                self.engine.set_runner(runner)
+        self.emit_sharding()
+
+    def emit_sharding(self) -> None:
+        workers = [] if self.runner is None else [vars(w) for w in self.runner.workers]
+        self.emit({"type": "sharding", "mode": self.sharding_mode, "n": 1 if self.runner is None else self.runner.n,
+                   "workers": workers})
+
+    def close_runner(self) -> None:
+        """Stop the worker processes (if any) and run on this process again."""
+        runner, self.runner = self.runner, None
+        if runner is not None:
+            runner.close()
+            self.engine.set_runner(None)
+
+    def close(self) -> None:
+        """Release what the service holds outside this process: the sharding workers."""
+        self.close_runner()
 
     def wants_step(self) -> bool:
         return self.engine.has_work() and (self.free_run or self.grants > 0)
@@ -110,6 +166,8 @@ class EngineService:
                 self.engine.set_max_batch(int(cmd.get("n", 1)))
             elif op == "set_draft_k":
                 self.engine.set_draft_k(int(cmd.get("k", 0)))
+            elif op == "set_sharding":
+                self.set_sharding(str(cmd.get("mode", "tp")), int(cmd.get("n", 1)))
             elif op == "reset":
                 self.engine.abort_all()
                 self.grants = 0
@@ -124,7 +182,15 @@ class EngineService:
             self.emit({"type": "error", "message": str(e)})
 
     def step(self) -> None:
-        report = self.engine.step()
+        from model.errors import ShardingError
+        try:
+            report = self.engine.step()
+        except ShardingError as e:  # a worker died or hung: stop the rest, go on with the whole book here
+            log.error("sharded pass failed, falling back to one process: %s", e)
+            self.emit({"type": "error", "message": "A worker stopped; the book is whole again on one desk."})
+            self.close_runner()  # set_runner(None): the running requests recompute and carry on
+            self.emit_sharding()
+            return
         if report is None:
             return
         if not self.free_run:
@@ -169,5 +235,6 @@ def engine_main(commands, events, options: dict) -> None:
                 service.engine.abort_all()
         elif not _parent_alive():
             break
+    service.close()
     log.info("engine process exiting")
     time.sleep(0)  # let the queue's feeder thread flush
