@@ -44,6 +44,7 @@ import queue
 import signal
 import socket
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -525,6 +526,7 @@ class ShardedRunner:
         self._store = None
         self._step = 0
         self._closed = False
+        self._stop_lock = threading.Lock()  # close() may come from another thread while forward() waits
         self.failure: str | None = None  # why the runner stopped, once it has
         state = self._full_state(model_dir_or_state, config)
         self._store, self.port = self._open_store(port_attempts)
@@ -692,6 +694,10 @@ class ShardedRunner:
         self._stop(graceful=True, timeout=timeout)
 
     def _stop(self, graceful: bool, timeout: float = 2.0) -> None:
+        with self._stop_lock:
+            self._stop_locked(graceful, timeout)
+
+    def _stop_locked(self, graceful: bool, timeout: float) -> None:
         self._closed = True
         if graceful:
             for q in self._cmd_qs:
