@@ -4,7 +4,8 @@
         [--seed S] [--batching continuous|static] [--max-batch N] [--no-kv-cache] [--no-prefix-cache]
         [--model DIR] [--device cpu|cuda] [--threads N] [--tp N | --pp N] [--json]
 
-Several prompts form one batch. With ``--json`` stdout is one JSON object (the shape is a contract other tools
+Several prompts form one batch. A PROMPT of ``-`` is read from stdin (UTF-8), for text longer than the
+command line allows (Linux caps one argument at 128 KiB). With ``--json`` stdout is one JSON object (the shape is a contract other tools
 rely on; see ``result_json``). Bad input prints one line to stderr and exits with status 2.
 ``--tp N`` / ``--pp N`` run the model torn over N worker processes (tensor or pipeline parallel,
 ``model/parallel.py``); each JSON step then carries ``workers``: per worker ``compute_ms``, ``comm_ms``,
@@ -45,7 +46,8 @@ def _float(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="main.py generate",
                                 description="Generate text with the engine and report every forward pass.")
-    p.add_argument("prompts", nargs="+", metavar="PROMPT", help="one or more prompts; several form one batch")
+    p.add_argument("prompts", nargs="+", metavar="PROMPT",
+                   help="one or more prompts; several form one batch; - reads one from stdin")
     p.add_argument("--max-new-tokens", type=_positive_int, default=64, metavar="N")
     p.add_argument("--temperature", type=_float, default=0.0, metavar="T", help="0 = greedy (default)")
     p.add_argument("--top-k", type=int, default=0, metavar="K", help="0 = no limit")
@@ -117,6 +119,9 @@ def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, de
 
 def generate_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if "-" in args.prompts:
+        text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+        args.prompts = [text if p == "-" else p for p in args.prompts]
     from model.errors import ModelLoadError, RequestError, ShardingError
     try:
         return _generate(args)
