@@ -76,7 +76,6 @@ class EngineService:
         self.sharding_mode = "tp"
         self.grants = 0
         self.free_run = False
-        self.reported: set[str] = set()
         self.stopping = False
 
     def ready_event(self) -> dict:
@@ -196,11 +195,12 @@ class EngineService:
         if not self.free_run:
             self.grants -= 1
         self.emit({"type": "step", "report": report.to_dict()})
-        for rid, res in self.engine.finished.items():
-            if rid not in self.reported:
-                self.reported.add(rid)
-                self.emit({"type": "finished", "request_id": rid, "text": res.text,
-                           "finish_reason": res.finish_reason, "ttft_ms": res.ttft_ms})
+        # Popped once reported: a long session does not pile up results, and an id reused later (the GUI
+        # restarts its numbering after a reset) is reported again.
+        for rid in list(self.engine.finished):
+            res = self.engine.finished.pop(rid)
+            self.emit({"type": "finished", "request_id": rid, "text": res.text,
+                       "finish_reason": res.finish_reason, "ttft_ms": res.ttft_ms})
         if not self.engine.has_work():
             self.emit({"type": "idle"})
 
