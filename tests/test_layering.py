@@ -1,0 +1,93 @@
+"""Layering: model/ never imports Qt, animations/ never imports torch or the model.
+
+Two independent checks: a scan of every import statement (``ast``, so an import inside a function or under
+``if TYPE_CHECKING`` counts too), and import-linter's contracts from pyproject.toml when it is installed.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FORBIDDEN = {
+    "model": {"PySide6", "pyqtgraph", "shiboken6", "gui", "animations"},
+    "animations": {"torch", "model"},
+}
+
+
+def imported_modules(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
+    """(line, absolute module name) for every import in a file; relative imports are resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = ".".join(path.relative_to(root).with_suffix("").parts[:-1])
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.append((node.lineno, module))
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in (
+                "import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant):
+            found.append((node.lineno, str(node.args[0].value)))  # importlib.import_module("PySide6...")
+    return found
+
+
+def _violations(package: str) -> list[str]:
+    bad = []
+    files = sorted((ROOT / package).rglob("*.py"))
+    assert files, f"no Python files under {package}/"
+    for path in files:
+        for line, module in imported_modules(path):
+            top = module.split(".")[0]
+            if top in FORBIDDEN[package]:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    return bad
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_forbidden_imports_by_ast(package):
+    assert _violations(package) == []
+
+
+def test_the_scan_sees_what_it_should(tmp_path):
+    """The scanner itself finds plain, from, relative, nested and dynamic imports."""
+    path = tmp_path / "model" / "probe.py"
+    path.parent.mkdir()
+    path.write_text("import os\nfrom PySide6.QtCore import QTimer\n"
+                    "def f():\n    import pyqtgraph as pg\n    from . import gpt2\n"
+                    "    importlib.import_module('shiboken6')\n")
+    modules = {m for _, m in imported_modules(path, root=tmp_path)}
+    assert {"os", "PySide6.QtCore", "pyqtgraph", "model", "shiboken6"} <= modules
+
+
+def test_model_imports_without_qt_in_a_fresh_interpreter():
+    """Importing the whole engine side (service included, as the spawned process does) loads no Qt module."""
+    code = ("import sys, model.service, model.engine, model.cli, model.checkpoint, model.tokenizer\n"
+            "model.service.EngineService\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6', 'gui')]\n"
+            "print(bad); sys.exit(1 if bad else 0)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("importlinter") is None, reason="import-linter is not installed")
+def test_import_linter_contracts():
+    exe = shutil.which("lint-imports")
+    cmd = [exe] if exe else [sys.executable, "-m", "importlinter.cli"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "broken" in proc.stdout and " 0 broken" in proc.stdout
