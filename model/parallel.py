@@ -543,8 +543,9 @@ class ShardedRunner:
                                   for k, v in shard.items()}}
                 del shard
                 cmd_q = ctx.Queue()
-                proc = ctx.Process(target=_worker_main, args=(spec, cmd_q, self._res_q), daemon=True,
-                                   name=f"one-trip-{mode}{n}-rank{rank}")
+                # daemonic where allowed: multiprocessing then also stops them when this process exits normally
+                proc = ctx.Process(target=_worker_main, args=(spec, cmd_q, self._res_q),
+                                   daemon=not mp.current_process().daemon, name=f"one-trip-{mode}{n}-rank{rank}")
                 proc.start()
                 self._cmd_qs.append(cmd_q)
                 self._procs.append(proc)
@@ -553,9 +554,14 @@ class ShardedRunner:
             for q in self._cmd_qs:
                 q.put(("connect",))
             infos = self._collect("ready", 2 * self.timeout_s)
-        except BaseException:
+        except ShardingError:
             self._stop(graceful=False)
             raise
+        except BaseException as e:
+            self._stop(graceful=False)
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            raise ShardingError(f"the workers could not start: {type(e).__name__}: {e}") from e
         self.workers = [WorkerInfo(**{k: v for k, v in infos[r].items()}) for r in range(n)]
 
     @classmethod

@@ -304,3 +304,61 @@ def test_closing_during_a_decode_leaves_no_worker(tiny4):
     assert failure and engine.has_work()  # stopped in the middle, with an error the service understands
     assert wait_gone(pids) == []
     assert not runner.alive()
+
+
+# ---- the engine process ---------------------------------------------------------------------------------------
+
+def _engine_process(tmp_path, model_dir):
+    import multiprocessing as mp
+
+    from model.service import engine_main
+
+    ctx = mp.get_context("spawn")
+    commands, events = ctx.Queue(), ctx.Queue()
+    options = {"model_dir": str(model_dir), "threads": 1, "max_batch": 3, "layer_timing": False,
+               "draft_model_dir": str(tmp_path / "no-draft")}
+    proc = ctx.Process(target=engine_main, args=(commands, events, options), daemon=False)  # as gui/bridge.py
+    proc.start()
+    return proc, commands, events
+
+
+def _until(events, predicate, timeout: float = 60.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        event = events.get(timeout=max(0.01, deadline - time.monotonic()))
+        assert event["type"] not in ("fatal", "error"), event
+        if predicate(event):
+            return event
+    raise AssertionError("the engine process did not answer")
+
+
+@pytest.mark.parametrize("ending", ["shutdown", "killed"])
+def test_the_engine_process_leaves_no_worker(tmp_path, model_dir, ending):
+    """Shut down during a sharded decode: exit code 0, no worker left. Killed outright (no chance to clean up):
+    the workers notice their parent is gone and leave by themselves."""
+    proc, commands, events = _engine_process(tmp_path, model_dir)
+    try:
+        _until(events, lambda e: e["type"] == "ready")
+        commands.put({"op": "set_sharding", "mode": "pp", "n": 2})
+        pids = [w["pid"] for w in _until(events, lambda e: e["type"] == "sharding")["workers"]]
+        assert len(pids) == 2
+        commands.put({"op": "submit", "prompt": "The quick brown fox", "max_new_tokens": 100})
+        commands.put({"op": "free_run", "on": True})
+        _until(events, lambda e: e["type"] == "step" and e["report"]["phase"] == "decode"
+               and len(e["report"]["workers"]) == 2)
+        family = [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]  # workers and their helpers
+        assert set(pids) <= set(family)
+        if ending == "shutdown":
+            commands.put({"op": "shutdown"})
+            proc.join(15)
+            assert proc.exitcode == 0
+        else:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.join(5)
+        assert wait_gone(family, timeout=10) == []
+    finally:
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        commands.cancel_join_thread()
+        events.cancel_join_thread()
