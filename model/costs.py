@@ -55,6 +55,7 @@ __all__ = [
     "decode_floor_ms",
     "Roofline",
     "roofline",
+    "sharding_projection",
     "preset_from_config",
     "preset_from_model_dir",
     "kv_size_main",
@@ -390,6 +391,41 @@ def roofline(preset: ModelPreset, gpu: GPU, dtype: str = "fp16") -> Roofline:
         gpu_memory_bytes=mem, gpu_bandwidth_bytes_per_s=gpu.bandwidth,
         decode_floor_ms=decode_floor_ms(read, gpu.bandwidth), fits=wb <= mem, gpus_needed=max(1, math.ceil(wb / mem)),
     )
+
+
+def sharding_projection(dtype: str = "fp16") -> dict:
+    """Why books are torn: which large models fit which GPUs, as plain data for the "tear the book" panel.
+
+    Returns ``{"label": "projected", "dtype", "formula", "note", "models": [...]}``; each model is
+    ``{"preset", "params", "active_params", "weight_bytes", "active_bytes_per_token", "source", "illustration",
+    "gpus": [...]}`` and each GPU ``{"gpu", "memory_bytes", "fits_one", "gpus_needed", "bytes_per_gpu",
+    "source"}``, where ``gpus_needed = ceil(weight_bytes / memory_bytes)`` (weights only) and ``bytes_per_gpu``
+    is the weights each of those GPUs holds when the model is split evenly (tensor or pipeline parallel).
+    Models: Llama 3 70B (about 141 GB at FP16: not one 80 GB H100, two; one H200 141 GB or one B200 180 GB by
+    weights alone) and DeepSeek-V3 (671B total, about 37B active per token: expert parallelism spreads the
+    experts over many GPUs, each token visits few of them; an illustration, served in FP8 by its authors).
+    Sources: the presets' and GPUs' ``source`` fields; Shoeybi et al. 2019 (Megatron-LM) for tensor parallel;
+    DeepSeek-V3 report (arXiv:2412.19437) §3.4 for its expert-parallel deployment.
+
+    Raises:
+        ValueError: unknown dtype.
+    """
+    models = []
+    for name, illustration in (("llama-3-70b", False), ("deepseek-v3", True)):
+        preset = PRESETS[name]
+        gpus = []
+        for gpu_name in ("h100", "h200", "b200"):
+            r = roofline(preset, GPUS[gpu_name], dtype)
+            gpus.append({"gpu": gpu_name, "memory_bytes": r.gpu_memory_bytes, "fits_one": r.fits,
+                         "gpus_needed": r.gpus_needed, "bytes_per_gpu": math.ceil(r.weight_bytes / r.gpus_needed),
+                         "source": GPUS[gpu_name].source})
+        models.append({"preset": name, "params": r.params, "active_params": r.active_params,
+                       "weight_bytes": r.weight_bytes, "active_bytes_per_token": r.bytes_read_per_token,
+                       "source": preset.source, "illustration": illustration, "gpus": gpus})
+    return {"label": "projected", "dtype": dtype,
+            "formula": "weights fit when params × bytes_per_param <= GPU memory; n GPUs hold 1/n each",
+            "note": "weights only: the KV cache and activations need room too, so 'fits' is a lower bound",
+            "models": models}
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -257,3 +257,14 @@ def test_costs_module_has_no_torch_or_qt():
     r = _py("import sys, model.costs; bad = [m for m in ('torch', 'PySide6') if m in sys.modules]; "
             "sys.exit(1 if bad else 0)")
     assert r.returncode == 0, r.stderr
+
+
+def test_sharding_projection_70b_and_deepseek():
+    d = costs.sharding_projection()
+    assert d["label"] == "projected"
+    llama, deepseek = d["models"]
+    gpus = {g["gpu"]: g for g in llama["gpus"]}
+    assert not gpus["h100"]["fits_one"] and gpus["h100"]["gpus_needed"] == 2  # 141 GB: two 80 GB H100s
+    assert gpus["h200"]["fits_one"] and gpus["b200"]["fits_one"]
+    assert deepseek["params"] == 671_000_000_000 and deepseek["active_params"] == 37_000_000_000
+    assert deepseek["illustration"] and all(g["source"] for g in llama["gpus"])
