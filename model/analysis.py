@@ -237,7 +237,7 @@ def batching(engine: Engine, prompt: str, max_batch: int = 2, step_tokens: int =
 
     Request C has a long prompt, fed in chunks of at most ``step_tokens`` tokens per pass (chunked prefill).
     For each mode: one entry per pass ``{"ms", "phase", "rows": [[request, tokens fed, "prefill"|"decode"]]}``,
-    passes, total ms; and for continuous, the block table of each running request after its third pass.
+    passes, total ms; and for continuous, the block tables of the running requests when most blocks were in use.
     """
     base = _ids(engine, prompt)[:16]
     plan = [("A", base, 10), ("B", base[:6] or base, 3), ("C", _fit(base, 3 * step_tokens), 5), ("D", base, 6)]
@@ -259,8 +259,9 @@ def batching(engine: Engine, prompt: str, max_batch: int = 2, step_tokens: int =
                 fed = (now - done) if now is not None else 1
                 rows.append([rid, max(1, fed), "prefill" if was_prefill else "decode"])
             passes.append({"ms": r.forward_ms, "phase": r.phase, "rows": rows})
-            if mode == "continuous" and len(passes) == 3:
-                tables = {s.request_id: list(s.table.blocks) for s in e.scheduler.running}
+            now_tables = {s.request_id: list(s.table.blocks) for s in e.scheduler.running}
+            if mode == "continuous" and sum(map(len, now_tables.values())) > sum(map(len, tables.values())):
+                tables = now_tables  # the fullest moment: the most pages in use
         out[mode] = {"passes": passes, "total_ms": sum(p["ms"] for p in passes)}
         if mode == "continuous":
             out["block_tables"] = tables

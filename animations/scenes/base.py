@@ -1,0 +1,352 @@
+"""What every tour scene shares: the look, text helpers, honesty badges and a timeline that owns scene time.
+
+A tour scene is a ``QGraphicsScene`` of ``SCENE_W × SCENE_H`` scene units (at 1080p about one unit per pixel).
+``build(ctx)`` draws it from plain data (a dict, see ``gui/tour/data.py``: the prompt, its tokens, embedding rows,
+the engine's measurements or None); it creates every item and fills ``self.timeline`` with an intro animation.
+Only ``advance(dt_s)`` and ``seek(t_s)`` move scene time; ``finish()`` jumps to the end state (screenshots).
+
+Every user-visible string goes through :func:`T` (Qt's translation system, context ``"Tour"``; English source,
+Chinese in ``assets/i18n/one_trip_zh_CN.ts``). Every number carries a badge saying what it is:
+``measured`` (on this computer, now), ``formula`` (computed, source named), ``source`` (quoted from the source
+text) or ``illustrative`` (a picture, not a measurement). No torch here.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainterPath, QPen, QPixmap
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsLineItem,
+    QGraphicsPathItem,
+    QGraphicsPixmapItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsTextItem,
+)
+
+from animations.easing import ease_out_back, smooth
+from animations.timeline import Animation, Fade, Lambda, Timeline, lerp_point
+
+SCENE_W, SCENE_H = 1600.0, 700.0
+
+BG = QColor("#0f1419")
+PANEL = QColor("#17202a")
+EDGE = QColor("#33465b")
+TEXT = QColor("#eef3f8")
+DIM = QColor("#a9b8c8")
+ACCENT = QColor("#ffc94a")  # the lit chapter, the token being written
+BLUE = QColor("#4a74a3")
+BLUE_LIGHT = QColor("#86aad3")
+GREEN = QColor("#4fae6f")
+GREEN_LIGHT = QColor("#b5f5c5")
+RED = QColor("#e0665a")
+ORANGE = QColor("#e08a1e")
+PURPLE = QColor("#b48ee0")
+PAPER = QColor("#f4efe2")
+INK = QColor("#1b1d21")
+SEAT_COLORS = [QColor(c) for c in ("#e69f00", "#56b4e9", "#009e73", "#f0e442", "#cc79a7", "#d55e00", "#0072b2")]
+
+BADGE_COLORS = {"measured": GREEN, "formula": BLUE_LIGHT, "source": PURPLE, "illustrative": ORANGE}
+
+LATIN_FAMILY = "DejaVu Sans OneTrip"  # bundled (assets/fonts): proportional punctuation, token-label marks
+_families: list[str] = []
+
+
+def families_for(cjk_family: str | None, lang: str) -> list[str]:
+    """Font families in fallback order: English text starts with the Latin font (proportional · “ ” …), Chinese
+    with the CJK one; each falls back to the other for glyphs it lacks (↵ ⇥ ␀ are only in the Latin one)."""
+    from PySide6.QtGui import QFontDatabase
+    installed = set(QFontDatabase.families())
+    latin = [LATIN_FAMILY] if LATIN_FAMILY in installed else []
+    cjk = [cjk_family] if cjk_family else []
+    return latin + cjk if lang == "en" else cjk + latin
+
+
+def set_font_family(family: str | None, lang: str = "zh") -> None:
+    """The families every tour scene uses: ``family`` (one with Chinese glyphs, from
+    ``gui.fonts.register_fonts``) and the bundled Latin font, ordered for ``lang`` (see ``families_for``)."""
+    global _families
+    _families = families_for(family, lang)
+
+
+def font(px: float, bold: bool = False) -> QFont:
+    """The tour's font at ``px`` pixels (scene units)."""
+    f = QFont()
+    if _families:
+        f.setFamilies(_families)
+    f.setPixelSize(max(1, int(round(px))))
+    f.setBold(bold)
+    return f
+
+
+def T(text: str) -> str:
+    """``text`` (English source) in the current language (Qt translation context ``"Tour"``)."""
+    return QCoreApplication.translate("Tour", text)
+
+
+def badge_text(kind: str) -> str:
+    """The words of an honesty badge, translated."""
+    return {"measured": T("measured here"), "formula": T("formula"), "source": T("from the source"),
+            "illustrative": T("illustrative")}[kind]
+
+
+def fmt_bytes(n: float) -> str:
+    """Decimal units: ``"512 B"``, ``"48.0 kB"``, ``"17.4 MB"``, ``"16.1 GB"`` (1 GB = 10⁹ bytes)."""
+    n = float(max(0.0, n))
+    if n < 1000:
+        return f"{n:.0f} B"
+    for unit in ("kB", "MB", "GB", "TB"):
+        n /= 1000.0
+        if n < 999.5 or unit == "TB":
+            return f"{n:.1f} {unit}" if n < 100 else f"{n:.0f} {unit}"
+    return f"{n:.0f} TB"
+
+
+def fmt_ms(ms: float | None) -> str:
+    """Milliseconds with sensible digits: ``"0.42 ms"``, ``"8.1 ms"``, ``"63 ms"``; ``"—"`` for None."""
+    if ms is None:
+        return "—"
+    if ms < 1:
+        return f"{ms:.2f} ms"
+    return f"{ms:.1f} ms" if ms < 10 else f"{ms:.0f} ms"
+
+
+class Appear(Animation):
+    """Fade in while growing from ``start_scale`` to 1 (a "pop" for things that appear)."""
+
+    def __init__(self, item: QGraphicsItem, start_scale: float = 0.6):
+        super().__init__(smooth)
+        self.item, self.s0 = item, start_scale
+
+    def interpolate(self, alpha: float) -> None:  # opacity smooth, scale with a small overshoot
+        a = min(1.0, max(0.0, alpha))
+        self.item.setOpacity(smooth(a))
+        self.item.setScale(self.s0 + (1.0 - self.s0) * ease_out_back(a))
+
+    def apply(self, progress: float) -> None:  # pragma: no cover - interpolate is overridden
+        self.interpolate(progress)
+
+
+class TourScene(QGraphicsScene):
+    """Base of the tour's scenes. Subclasses set ``title`` (English source) and implement ``draw(ctx)``.
+
+    ``loop_s``: after the intro, scene time wraps into [duration - loop_s, duration] when set (a gentle loop),
+    else the scene rests on its end state.
+    """
+
+    title = ""
+    loop_s: float | None = None
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setSceneRect(QRectF(0, 0, SCENE_W, SCENE_H))
+        self.setBackgroundBrush(BG)
+        self.timeline = Timeline()
+        self.t = 0.0
+        self.ctx: dict = {}
+
+    # ---- time -------------------------------------------------------------------------------------------
+    @property
+    def duration(self) -> float:
+        """Seconds of the intro animation."""
+        return self.timeline.duration
+
+    def seek(self, t_s: float) -> None:
+        """Put every item in its state at scene time ``t_s`` (seconds)."""
+        self.t = max(0.0, t_s)
+        t = self.t
+        if self.loop_s and t > self.duration:
+            span = self.loop_s
+            t = self.duration - span + (t - self.duration) % span
+        self.timeline.seek(t)
+
+    def advance(self, dt_s: float) -> None:
+        """Move scene time forward by ``dt_s`` seconds (the tour's clock calls this)."""
+        self.seek(self.t + dt_s)
+
+    def finish(self) -> None:
+        """Jump to the end state of the intro."""
+        self.seek(self.duration)
+
+    @property
+    def settled(self) -> bool:
+        """True once the intro has played and there is no loop (the clock may stop)."""
+        return self.loop_s is None and self.t >= self.duration
+
+    # ---- building ---------------------------------------------------------------------------------------
+    def build(self, ctx: dict) -> None:
+        """Clear and draw the scene for ``ctx``, then show its first frame."""
+        self.clear()
+        self.timeline = Timeline()
+        self.ctx = ctx
+        self.t = 0.0
+        if self.title:
+            self.text(T(self.title), 40, 18, 34, TEXT, bold=True)
+        self.draw(ctx)
+        self.seek(0.0)
+
+    def draw(self, ctx: dict) -> None:
+        raise NotImplementedError
+
+    # ---- helpers ----------------------------------------------------------------------------------------
+    def text(self, s: str, x: float, y: float, px: float = 22, color: QColor = TEXT, bold: bool = False,
+             width: float | None = None, align: str = "left", z: float = 5) -> QGraphicsItem:
+        """A text item at (x, y) (top-left; ``align`` "center"/"right" makes x the centre/right edge).
+
+        With ``width`` the text wraps inside that width (a rich-text item); otherwise it is one line.
+        """
+        if width is not None:
+            item = QGraphicsTextItem()
+            item.setDefaultTextColor(color)
+            item.setFont(font(px, bold))
+            item.setTextWidth(width)
+            item.setPlainText(s)
+            doc = item.document()
+            doc.setDocumentMargin(0)
+            if align != "left":
+                opt = doc.defaultTextOption()
+                opt.setAlignment(Qt.AlignHCenter if align == "center" else Qt.AlignRight)
+                doc.setDefaultTextOption(opt)
+            item.setPos(x if align == "left" else (x - width / 2 if align == "center" else x - width), y)
+        else:
+            item = QGraphicsSimpleTextItem(s)
+            item.setBrush(color)
+            item.setFont(font(px, bold))
+            w = item.boundingRect().width()
+            item.setPos(x - (w / 2 if align == "center" else (w if align == "right" else 0)), y)
+        item.setZValue(z)
+        self.addItem(item)
+        return item
+
+    def box(self, x: float, y: float, w: float, h: float, fill: QColor | None = PANEL, edge: QColor | None = EDGE,
+            radius: float = 10, width: float = 2, z: float = 1, dash: bool = False) -> QGraphicsPathItem:
+        """A rounded rectangle; its transform origin is its centre (for ``Appear``)."""
+        path = QPainterPath()
+        path.addRoundedRect(QRectF(0, 0, w, h), radius, radius)
+        item = QGraphicsPathItem(path)
+        item.setBrush(QBrush(fill) if fill is not None else Qt.NoBrush)
+        if edge is None:
+            item.setPen(Qt.NoPen)
+        else:
+            pen = QPen(edge, width)
+            if dash:
+                pen.setStyle(Qt.DashLine)
+            item.setPen(pen)
+        item.setPos(x, y)
+        item.setTransformOriginPoint(w / 2, h / 2)
+        item.setZValue(z)
+        self.addItem(item)
+        return item
+
+    def line(self, x1, y1, x2, y2, color: QColor = DIM, width: float = 2, dash: bool = False, z: float = 2):
+        pen = QPen(color, width)
+        pen.setCapStyle(Qt.RoundCap)
+        if dash:
+            pen.setStyle(Qt.DashLine)
+        item = QGraphicsLineItem(x1, y1, x2, y2)
+        item.setPen(pen)
+        item.setZValue(z)
+        self.addItem(item)
+        return item
+
+    def arrow(self, x1, y1, x2, y2, color: QColor = DIM, width: float = 3, z: float = 2) -> QGraphicsPathItem:
+        """A line with a head at (x2, y2)."""
+        import math
+        path = QPainterPath(QPointF(x1, y1))
+        path.lineTo(x2, y2)
+        ang = math.atan2(y2 - y1, x2 - x1)
+        for s in (-1, 1):
+            path.moveTo(x2, y2)
+            path.lineTo(x2 - 14 * math.cos(ang + s * 0.45), y2 - 14 * math.sin(ang + s * 0.45))
+        item = QGraphicsPathItem(path)
+        pen = QPen(color, width)
+        pen.setCapStyle(Qt.RoundCap)
+        item.setPen(pen)
+        item.setZValue(z)
+        self.addItem(item)
+        return item
+
+    def chip(self, label: str, x: float, y: float, fill: QColor = PAPER, fg: QColor = INK, px: float = 24,
+             sub: str | None = None, min_w: float = 36, dash: bool = False, edge: QColor | None = None
+             ) -> tuple[QGraphicsPathItem, float]:
+        """A token chip: ``label`` on a card, ``sub`` (the id) small below it. Returns (card, its width)."""
+        probe = QGraphicsSimpleTextItem(label)
+        probe.setFont(font(px))
+        w = max(min_w, probe.boundingRect().width() + 18)
+        h = px * 1.6 + (px * 0.9 if sub is not None else 0)
+        card = self.box(x, y, w, h, fill, edge if edge is not None else fill.darker(130), radius=8, z=3, dash=dash)
+        t = QGraphicsSimpleTextItem(label, card)
+        t.setFont(font(px))
+        t.setBrush(fg)
+        t.setPos((w - t.boundingRect().width()) / 2, px * 0.25)
+        if sub is not None:
+            s = QGraphicsSimpleTextItem(sub, card)
+            s.setFont(font(px * 0.62))
+            s.setBrush(fg.lighter(250) if fg.lightness() < 80 else fg.darker(150))
+            s.setPos((w - s.boundingRect().width()) / 2, px * 1.55)
+        return card, w
+
+    def badge(self, kind: str, x: float, y: float, note: str | None = None) -> QGraphicsPathItem:
+        """An honesty badge (``measured``, ``formula``, ``source``, ``illustrative``) with an optional note."""
+        words = badge_text(kind) + (f" · {note}" if note else "")
+        color = BADGE_COLORS[kind]
+        probe = QGraphicsSimpleTextItem(words)
+        probe.setFont(font(17, True))
+        w = probe.boundingRect().width() + 20
+        card = self.box(x, y, w, 28, QColor(color.red(), color.green(), color.blue(), 40), color, radius=14, z=4)
+        t = QGraphicsSimpleTextItem(words, card)
+        t.setFont(font(17, True))
+        t.setBrush(color.lighter(130))
+        t.setPos(10, 3)
+        return card
+
+    def image(self, img: QImage, x: float, y: float, w: float, h: float) -> QGraphicsPixmapItem:
+        """``img`` scaled (nearest neighbour, crisp cells) to ``w × h`` at (x, y)."""
+        pix = QPixmap.fromImage(img.scaled(int(w), int(h), Qt.IgnoreAspectRatio, Qt.FastTransformation))
+        item = QGraphicsPixmapItem(pix)
+        item.setPos(x, y)
+        item.setZValue(2)
+        self.addItem(item)
+        return item
+
+    # ---- animation shortcuts ----------------------------------------------------------------------------
+    def fade_in(self, item: QGraphicsItem, start: float, end: float | None = None) -> QGraphicsItem:
+        self.timeline.add(Fade(item, 0.0, 1.0), start, start + 0.4 if end is None else end)
+        return item
+
+    def pop_in(self, item: QGraphicsItem, start: float, end: float | None = None) -> QGraphicsItem:
+        self.timeline.add(Appear(item), start, start + 0.35 if end is None else end)
+        return item
+
+    def move(self, item: QGraphicsItem, a: QPointF, b: QPointF, start: float, end: float) -> None:
+        self.timeline.add(Lambda(lambda p: item.setPos(lerp_point(a, b, p))), start, end)
+
+    def call(self, fn, start: float, end: float) -> None:
+        """``fn(progress)`` over [start, end] seconds."""
+        self.timeline.add(Lambda(fn), start, end)
+
+    def hold(self, seconds: float) -> None:
+        """Make the intro at least ``seconds`` long (a pause before a loop wraps)."""
+        self.timeline.add(Lambda(lambda p: None), 0.0, seconds)
+
+
+def heat_color(v: float) -> tuple[int, int, int]:
+    """A diverging colour for ``v`` in [-1, 1]: blue (negative) … dark (0) … amber (positive)."""
+    v = max(-1.0, min(1.0, v))
+    if v >= 0:
+        return int(30 + 225 * v), int(36 + 165 * v), int(48 + 26 * v)
+    v = -v
+    return int(30 + 44 * v), int(36 + 134 * v), int(48 + 207 * v)
+
+
+def seq_color(v: float) -> tuple[int, int, int]:
+    """A sequential colour for ``v`` in [0, 1]: dark → amber (attention weights, probabilities)."""
+    v = max(0.0, min(1.0, v)) ** 0.6
+    return int(24 + 231 * v), int(32 + 170 * v), int(44 + 30 * v)
+
+
+__all__ = [
+    "TourScene", "T", "font", "set_font_family", "fmt_bytes", "fmt_ms", "badge_text", "heat_color", "seq_color",
+    "Appear", "SCENE_W", "SCENE_H",
+]

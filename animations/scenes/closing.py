@@ -1,0 +1,152 @@
+"""After the fifteen sections: the game “be the GPU”, the metaphor table, the three questions and the closing line."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor
+
+from animations.scenes.base import (
+    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SEAT_COLORS, TEXT, T, TourScene,
+)
+
+
+class GameScene(TourScene):
+    """The game's table and counters, drawn from ``ctx["game"]`` (``GpuGame.snapshot()``, ``gui/game.py``)."""
+
+    title = "Be the GPU"
+
+    def draw(self, ctx: dict) -> None:
+        g = ctx.get("game") or {"mode": "alone", "trips": 0, "tokens": 0, "tokens_per_trip": 0.0,
+                                "accounted_ms": 0.0, "people": [], "last": [], "seats": 1, "ms_per_trip": 8.0}
+        modes = {"alone": T("Alone: one token per press"),
+                 "apprentice": T("With the apprentice: it guesses 5, the book checks them in the same trip"),
+                 "shared": T("Sharing the table: everyone seated writes on the same trip")}
+        self.text(modes[g["mode"]], 40, 80, 24, ACCENT, True)
+        # the table
+        self.box(40, 130, 900, 470, PANEL, EDGE)
+        last = {e["person"]: e for e in g.get("last", [])}
+        people = g.get("people", [])
+        shown = list(people)
+        for num, ev in last.items():  # people who just finished still show on this trip
+            if ev.get("done") and all(p["number"] != num for p in shown):
+                shown.append({"number": num, "written": g["sentence_tokens"], "target": g["sentence_tokens"],
+                              "has_read": True})
+        shown.sort(key=lambda p: p["number"])
+        if not shown:
+            self.text(T("Press to carry the book: the first trip reads the question."), 70, 160, 24, TEXT, width=840)
+        for i, p in enumerate(shown[:4]):
+            y = 160 + 104 * i
+            color = SEAT_COLORS[(p["number"] - 1) % len(SEAT_COLORS)]
+            self.box(70, y, 64, 64, color, None, radius=32)
+            self.text(str(p["number"]), 102, y + 16, 26, QColor("#0f1419"), True, align="center")
+            target = max(1, p["target"])
+            cw = 640.0 / target
+            for j in range(target):
+                fill = color if j < p["written"] else None
+                self.box(160 + j * cw, y + 10, cw - 4, 44, fill, EDGE if fill is None else None, radius=4)
+            ev = last.get(p["number"])
+            if ev:
+                if ev["read"]:
+                    msg = T("read the question (+1)")
+                elif ev["guesses"]:
+                    msg = T("kept {a} of {k} guesses (+{n})").format(a=ev["accepted"], k=ev["guesses"], n=ev["tokens"])
+                else:
+                    msg = "+{n}".format(n=ev["tokens"])
+                if ev["done"]:
+                    msg += " · " + T("done")
+                self.pop_in(self.text(msg, 160, y + 62, 20, ACCENT), 0.0, 0.3)
+        # counters
+        x0 = 980.0
+        counters = [(T("trips"), f"{g['trips']}"), (T("tokens"), f"{g['tokens']}"),
+                    (T("tokens per trip"), f"{g['tokens_per_trip']:.2f}"),
+                    (T("accounted time"), f"{g['accounted_ms']:.0f} ms")]
+        for i, (name, value) in enumerate(counters):
+            y = 130 + 118 * i
+            self.box(x0, y, 580, 104, PANEL, EDGE)
+            self.text(name, x0 + 20, y + 10, 22, DIM)
+            self.text(value, x0 + 20, y + 38, 44, ACCENT if i == 2 else TEXT, True)
+        self.text(T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is a "
+                    "random illustration in the spirit of “code often keeps 3–4”. A newcomer's first trip reads "
+                    "the question.").format(ms=g.get("ms_per_trip", 8.0)), 40, 612, 20, DIM, width=1100)
+        self.badge("illustrative", 1180, 640)
+
+
+METAPHORS = [
+    ("the request in an envelope", "HTTPS POST, JSON body, stream", 1),
+    ("cutting into pieces, numbering", "tokenization (byte-level BPE), token ids", 2),
+    ("the dictionary", "embedding matrix (vocabulary × d_model)", 3),
+    ("the book, its chapters", "weights, Transformer layers", 4),
+    ("warehouse → desk, one trip", "GPU memory → compute cores, one forward pass", 4),
+    ("reading the question", "prefill (compute-bound), causal attention", 5),
+    ("drawing lots", "sampling: temperature, top-k, top-p", 6),
+    ("writing", "decode (memory-bound)", 7),
+    ("the cheat sheet", "KV cache", 8),
+    ("the size of the cheat sheet", "GQA, MLA, cache bytes", 9),
+    ("sending back", "streaming (SSE), TTFT, inter-token latency", 10),
+    ("thinking nobody sees", "reasoning tokens", 11),
+    ("sharing the table", "batching: static, continuous, PagedAttention, chunked prefill, disaggregation", 12),
+    ("the apprentice", "speculative decoding: draft model, verify, acceptance", 13),
+    ("splitting the book", "pipeline, tensor and expert parallelism", 14),
+    ("the same opening", "prefix caching (APC, RadixAttention), routing", 15),
+]
+
+
+class MetaphorScene(TourScene):
+    """The metaphor table: every metaphor, its formal term, and the section that explains it."""
+
+    title = "Metaphors and their formal names"
+
+    def draw(self, ctx: dict) -> None:
+        y0 = 80.0
+        self.text(T("metaphor"), 60, y0, 20, DIM, True)
+        self.text(T("formal term"), 520, y0, 20, DIM, True)
+        self.text(T("section"), 1500, y0, 20, DIM, True, align="right")
+        row_h = 36.0
+        for i, (metaphor, term, section) in enumerate(METAPHORS):
+            y = y0 + 34 + i * row_h
+            if i % 2 == 0:
+                self.box(40, y - 2, 1520, row_h, QColor("#151d26"), None, radius=4, z=0)
+            a = self.text(T(metaphor), 60, y + 2, 22, ACCENT, True)
+            b = self.text(T(term), 520, y + 2, 22, TEXT)
+            c = self.text(f"§{section}", 1500, y + 2, 22, BLUE_LIGHT, True, align="right")
+            for item in (a, b, c):
+                self.fade_in(item, 0.1 + 0.06 * i)
+
+
+QUESTIONS = [
+    ("Why does the first word take a moment, and then the rest come at a steady pace?",
+     "The first trip reads the whole question (prefill); every later trip writes one token (decode). §5, §7"),
+    ("Why does the speed depend on memory more than on arithmetic?",
+     "Every token needs the whole book carried once: weight bytes ÷ memory bandwidth. §4, §7"),
+    ("How can one GPU answer many people quickly?",
+     "The cheat sheet, sharing the table, the apprentice and the same opening: each saves trips. §8, §12, §13, §15"),
+]
+CLOSING_LINE = ("All this, just to write one sentence explaining the KV cache. And what let that sentence be "
+                "written was the KV cache itself.")
+
+
+class QuestionsScene(TourScene):
+    """Three questions the tour has answered, and the source's closing line, cut into the live model's tokens."""
+
+    title = "Three questions"
+
+    def draw(self, ctx: dict) -> None:
+        self.text(T("Now they can be answered."), 40, 76, 24, DIM)
+        for i, (q, a) in enumerate(QUESTIONS):
+            y = 120 + 130 * i
+            card = self.box(40, y, 1520, 116, PANEL, EDGE)
+            self.fade_in(card, 0.2 + 0.5 * i)
+            self.fade_in(self.text(f"{i + 1}. " + T(q), 64, y + 12, 26, TEXT, True, width=1470), 0.2 + 0.5 * i)
+            self.fade_in(self.text(T(a), 64, y + 60, 22, GREEN, width=1470), 0.5 + 0.5 * i)
+        y = 516
+        line = T(CLOSING_LINE)
+        self.fade_in(self.text(line, 40, y, 28, ACCENT, True, width=1520), 1.8)
+        toks = ctx.get("closing_tokens") or []
+        x, yy = 40.0, 640.0
+        for j, tok in enumerate(toks[:40]):
+            card, w = self.chip(tok["label"], x, yy, PAPER, px=18, min_w=22)
+            if x + w > 1560:
+                break
+            self.pop_in(card, 2.3 + 0.05 * j)
+            x += w + 4
+        if toks:
+            self.badge("measured", 40, 604, T("cut by this model's tokenizer"))

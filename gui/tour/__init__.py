@@ -1,0 +1,117 @@
+"""The guided tour: ``TourWidget`` and ``render_section_png`` (``python main.py screenshot --section N``).
+
+Never imports torch in this process: measurements that need a forward pass run in another process (the engine,
+through ``EngineBridge.analyze``, or a short-lived helper process for offscreen screenshots).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+__all__ = ["TourWidget", "render_section_png", "measure_in_subprocess", "SECTION_COUNT"]
+
+SECTION_COUNT = 18  # 15 sections, the game, the metaphor table, the three questions
+
+
+def __getattr__(name):
+    if name == "TourWidget":
+        from gui.tour.tour import TourWidget
+        return TourWidget
+    raise AttributeError(name)
+
+
+def _measure_child(model_dir: str, prompt: str, draft_dir: str | None) -> dict:
+    """Runs in the helper process: load the model, measure everything the tour shows."""
+    from model.analysis import analyze_model_dir  # torch: only ever imported in the child
+    return analyze_model_dir(model_dir, {"kind": "tour", "prompt": prompt, "analysis_id": "offline"},
+                             draft_dir=draft_dir)
+
+
+def measure_in_subprocess(prompt: str, model_dir: str | Path | None = None, timeout_s: float = 180.0) -> dict | None:
+    """``model.analysis`` kind "tour" for ``prompt``, run in a spawned helper process (torch stays out of this
+    one). Returns the data by kind, or None if the model cannot be loaded or it takes longer than ``timeout_s``."""
+    import multiprocessing as mp
+
+    from gui.tour.data import BUNDLED_MODEL
+    model_dir = Path(model_dir) if model_dir else BUNDLED_MODEL
+    draft = model_dir.parent / "draft"
+    ctx = mp.get_context("spawn")
+    try:
+        with ctx.Pool(1) as pool:
+            event = pool.apply_async(_measure_child, (str(model_dir), prompt,
+                                                      str(draft) if draft.is_dir() else None)).get(timeout_s)
+    except Exception as exc:  # noqa: BLE001 - no model, a crash or a timeout: the tour shows illustrations
+        log.warning("tour: measurement failed (%s: %s)", type(exc).__name__, exc)
+        return None
+    if event.get("error"):
+        log.warning("tour: measurement failed (%s)", event["error"])
+        return None
+    return event.get("data")
+
+
+def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] = (1600, 900), live: bool = True,
+                       analysis: dict | None = None, prompt: str | None = None) -> int:
+    """Render tour page ``section`` offscreen to the PNG ``out``. Returns 0, or 1/2 with a message on stderr.
+
+    section: 1–15 the source's sections, 16 the game, 17 the metaphor table, 18 the three questions.
+    lang: "zh" or "en". size: (width, height) in pixels. live: measure on the bundled model first (in a helper
+    process, a few seconds); otherwise, or if that fails, measured figures are drawn as illustrations.
+    analysis: measurements to use instead (the ``data`` of an ``analyze`` answer of kind "tour").
+    """
+    if not 1 <= int(section) <= SECTION_COUNT:
+        print(f"screenshot: --section must be 1..{SECTION_COUNT}, got {section}", file=sys.stderr)
+        return 2
+    if lang not in ("zh", "en"):
+        print(f"screenshot: --lang must be zh or en, got {lang!r}", file=sys.stderr)
+        return 2
+    if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QFont
+
+    from gui import i18n
+    from gui.app import BODY_PX, create_app
+    from gui.fonts import register_fonts
+    from gui.tour.data import DEFAULT_PROMPTS, TourData
+    from gui.tour.tour import TourWidget
+
+    app = create_app()
+    family = register_fonts()
+    f = QFont(family)
+    f.setPixelSize(BODY_PX)
+    app.setFont(f)
+    i18n.set_language(lang)
+    data = TourData()
+    question = prompt or DEFAULT_PROMPTS[lang]
+    if analysis is None and live and data.tokenizer is not None:
+        analysis = measure_in_subprocess(question)
+    data.analysis = analysis
+    widget = TourWidget(bridge=None, data=data, lang=lang, font_family=family)
+    try:
+        widget.prompt = question
+        widget.prompt_edit.setText(question)
+        widget.resize(*size)
+        widget.goto(int(section) - 1)
+        if widget.pages_key() == "game":
+            for _ in range(3):  # a game in progress says more than an empty table
+                widget._game_press()
+        widget.show()
+        QCoreApplication.processEvents()
+        widget.finish_animation()
+        widget.clock.stop()
+        QCoreApplication.processEvents()
+        path = Path(out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not widget.grab().save(str(path)):
+            print(f"screenshot: could not write {path}", file=sys.stderr)
+            return 1
+    finally:
+        widget.clock.stop()
+        widget.close()
+        widget.deleteLater()
+    return 0

@@ -1,0 +1,175 @@
+"""The tour's live data, gathered in the GUI process without torch.
+
+* tokens: the bundled model's tokenizer (``model/tokenizer.py``: Hugging Face ``tokenizers``, no torch);
+* embedding rows and per-layer bytes: the weight file read with ``safetensors.numpy`` (no torch);
+* big-model figures: ``model/costs.py`` (pure Python formulas with their sources);
+* everything that needs a forward pass: the engine process's ``analyze`` answer (``model/analysis.py``), stored
+  in ``TourData.analysis`` by kind; None until it arrives, and the scenes then show illustrative numbers.
+
+``TourData.context()`` returns the plain dict every scene's ``build`` reads.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+BUNDLED_MODEL = ROOT / "assets" / "models" / "target"
+DEFAULT_PROMPTS = {"en": "Explain the KV cache in one sentence.", "zh": "用一句话解释 KV 缓存。"}
+
+
+def _piece_kind(raw: bytes) -> str | None:
+    """"whole" if the token's bytes decode to text with a non-ASCII character, "split" if they are not valid
+    UTF-8 on their own (part of a character), None for plain ASCII."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "split"
+    return "whole" if any(ord(c) > 127 for c in text) else None
+
+
+class TourData:
+    """Live facts about the bundled (or given) model for the tour's scenes.
+
+    Args:
+        model_dir: a GPT-2 directory in Hugging Face layout; None for the bundled model.
+    Loading never raises: a missing or broken model leaves the fields empty and the scenes illustrative.
+    """
+
+    def __init__(self, model_dir: str | Path | None = None):
+        self.model_dir = Path(model_dir) if model_dir else BUNDLED_MODEL
+        self.tokenizer = None
+        self.config: dict = {}
+        self._weights: dict | None = None
+        self.analysis: dict | None = None  # kind -> data, from the engine
+        self.engine_info: dict | None = None  # the engine's "ready" event
+        self.error: str | None = None
+        try:
+            from model.tokenizer import Tokenizer
+            self.tokenizer = Tokenizer.from_dir(self.model_dir)
+            self.config = json.loads((self.model_dir / "config.json").read_text(encoding="utf-8"))
+        except Exception as exc:  # noqa: BLE001 - the tour still runs, illustrative
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.warning("tour: model not loaded (%s)", self.error)
+
+    # ---- weights (numpy) --------------------------------------------------------------------------------
+    @property
+    def weights(self) -> dict:
+        """name -> numpy array of the weight file (loaded once; {} if it cannot be read)."""
+        if self._weights is None:
+            try:
+                from safetensors.numpy import load_file
+                raw = load_file(str(self.model_dir / "model.safetensors"))
+                self._weights = {re.sub(r"^(transformer\.)", "", k): v for k, v in raw.items()}
+            except Exception as exc:  # noqa: BLE001
+                log.warning("tour: cannot read weights (%s)", exc)
+                self._weights = {}
+        return self._weights
+
+    def layer_bytes(self) -> list[int]:
+        """Bytes of each transformer layer's tensors in the weight file (``h.{i}.*``), in layer order."""
+        out: dict[int, int] = {}
+        for k, v in self.weights.items():
+            m = re.match(r"h\.(\d+)\.", k)
+            if m:
+                out[int(m.group(1))] = out.get(int(m.group(1)), 0) + int(v.nbytes)
+        return [out[i] for i in sorted(out)]
+
+    def embed_bytes(self) -> int:
+        """Bytes of the token and position embeddings (``wte``, ``wpe``)."""
+        return sum(int(v.nbytes) for k, v in self.weights.items() if k.split(".")[0] in ("wte", "wpe"))
+
+    def total_bytes(self) -> int:
+        return sum(int(v.nbytes) for v in self.weights.values())
+
+    # ---- tokens ----------------------------------------------------------------------------------------
+    def tokens(self, text: str) -> list[dict]:
+        """``[{"id", "label", "piece"}]`` of ``text`` by the live tokenizer ([] without one)."""
+        if self.tokenizer is None:
+            return []
+        ids = self.tokenizer.encode(text)
+        return [{"id": i, "label": self.tokenizer.label(i), "piece": _piece_kind(self.tokenizer.token_bytes(i))}
+                for i in ids]
+
+    def embed_rows(self, ids: list[int]):
+        """The rows of ``wte`` for ``ids`` (numpy float32, tokens × d_model) or None."""
+        wte = self.weights.get("wte.weight")
+        if wte is None or not ids:
+            return None
+        return wte[[i for i in ids if 0 <= i < wte.shape[0]]]
+
+    # ---- the dict for the scenes -----------------------------------------------------------------------
+    def context(self, prompt: str, lang: str, **extra) -> dict:
+        """Everything a scene reads. ``extra`` adds section state (layer/head, sampling sliders, game)."""
+        from model.costs import PRESETS, preset_from_config, weight_bytes
+
+        toks = self.tokens(prompt)
+        cfg = {k: self.config.get(k) for k in ("n_layer", "n_head", "n_embd", "n_positions", "vocab_size")}
+        cfg["name"] = self.model_dir.name
+        live_preset = None
+        if self.config:
+            try:
+                live_preset = preset_from_config(self.config, "this model")
+            except ValueError:
+                live_preset = None
+        ctx = {
+            "lang": lang, "prompt": prompt, "tokens": toks,
+            "hello_ids": self.tokenizer.encode("Hello world") if self.tokenizer else [],
+            "vocab_size": self.tokenizer.vocab_size if self.tokenizer else None,
+            "config": cfg, "embed": self.embed_rows([t["id"] for t in toks[:24]]),
+            "layer_bytes": self.layer_bytes(), "embed_bytes": self.embed_bytes(), "total_bytes": self.total_bytes(),
+            "llama_bytes": weight_bytes(PRESETS["llama-3-8b"].params, "fp16"),
+            "analysis": self.analysis, "engine": self.engine_info,
+        }
+        ctx.update(self._costs(live_preset))
+        from animations.scenes.base import T
+        from animations.scenes.closing import CLOSING_LINE
+        ctx["closing_tokens"] = self.tokens(T(CLOSING_LINE))
+        ctx.update(extra)
+        return ctx
+
+    def _costs(self, live) -> dict:
+        """Figures for §9 and §14 from ``model/costs.py`` (formulas with sources), and the live model's KV bytes."""
+        from model.costs import GPUS, PRESETS, kv_cache_bytes, preset_kv_bytes, weight_bytes
+
+        def formula(p, n: int, dtype: str, bpv: float) -> str:
+            if p.mla_dim is not None:
+                return f"{p.layers} × {p.mla_dim} × {n:,} × {bpv:g} B"
+            return f"2 × {p.layers} × {p.kv_heads} × {p.head_dim} × {n:,} × {bpv:g} B"
+
+        names = [("llama-3-8b", "Llama 3 8B"), ("llama-3-8b-mha", "Llama 3 8B without grouping"),
+                 ("deepseek-v3", "DeepSeek-V3 (MLA)"), ("gpt2", "GPT-2 small")]
+        table = {}
+        for n in (2000, 100_000):
+            rows = [{"name": label, "formula": formula(PRESETS[key], n, "fp16", 2),
+                     "bytes": preset_kv_bytes(PRESETS[key], n, 1, "fp16"), "kind": "formula"} for key, label in names]
+            if live is not None:
+                rows.append({"name": "this model", "formula": formula(live, n, "fp32", 4),
+                             "bytes": kv_cache_bytes(live.layers, live.kv_heads, live.head_dim, n, 1, "fp32"),
+                             "kind": "formula"})
+            table[n] = rows
+        out = {"kv_table": table}
+        if live is not None:
+            engine_per_token = None
+            info = self.engine_info or {}
+            if info.get("kv_bytes_per_block") and info.get("block_size"):
+                engine_per_token = info["kv_bytes_per_block"] / info["block_size"]
+            out["live_kv"] = {"formula_per_token": kv_cache_bytes(live.layers, live.kv_heads, live.head_dim, 1, 1,
+                                                                  "fp32"), "engine_per_token": engine_per_token}
+        p8, p70 = PRESETS["llama-3-8b"].params, PRESETS["llama-3-70b"].params
+        out["weights_table"] = [
+            {"name": "Llama 3 8B · FP16", "bytes": weight_bytes(p8, "fp16")},
+            {"name": "Llama 3 70B · FP16", "bytes": weight_bytes(p70, "fp16")},
+            {"name": "Llama 3 70B · FP8", "bytes": weight_bytes(p70, "fp8")},
+            {"name": "Llama 3 70B · 4-bit", "bytes": weight_bytes(p70, "int4")},
+        ]
+        out["gpu_table"] = [{"name": g.upper(), "nominal": GPUS[g].memory_nominal_gb, "bytes": GPUS[g].memory_bytes}
+                            for g in ("h100", "h200", "b200")]
+        ds = PRESETS["deepseek-v3"]
+        out["deepseek"] = {"params": ds.params, "active": ds.active_params}
+        return out
