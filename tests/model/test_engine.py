@@ -211,6 +211,22 @@ def test_prefix_blocks_are_never_shared_across_different_prefixes(make_engine, t
     assert engine.finished[rid].token_ids == generate(make_engine(prefix_cache=False), [b], max_new=8)[0][0].token_ids
 
 
+def test_a_block_is_keyed_by_its_position_in_the_chain(make_engine, tiny):
+    """The same 16 tokens as the *first* block of a new prompt must not hit a block that held them second:
+    its K/V were computed at other positions, after other tokens."""
+    _, tok = tiny
+    v, eos = tok.vocab_size, tok.eos_token_id
+    block2 = prompt_ids(16, 210, v, eos)
+    a = prompt_ids(16, 211, v, eos) + block2 + [5]
+    c = block2 + prompt_ids(9, 212, v, eos)
+    engine = make_engine()
+    generate(engine, [a], max_new=2)
+    rid = engine.add_request(c, max_new_tokens=8)
+    reports = run_to_end(engine)
+    assert reports[0].prefix_hit_tokens == 0
+    assert engine.finished[rid].token_ids == generate(make_engine(prefix_cache=False), [c], max_new=8)[0][0].token_ids
+
+
 def test_chunked_prefill_equals_unchunked(make_engine, tiny, spy_positions):
     model, tok = tiny
     prompt = _prompts(tok, [40], seed=9)[0]
