@@ -667,7 +667,7 @@ class ShardedRunner:
                 q.put(("forward", self._step, payload))
         except (OSError, ValueError) as e:
             self._fail(f"the workers were stopped ({type(e).__name__})")
-        msgs = self._collect("step", self.timeout_s, self._step)
+        msgs = self._collect("step", 0.9 * self.timeout_s, self._step)  # the rest: time to stop the workers
         timings = [msgs[r][3] for r in range(self.n)]
         if self.mode == "pp":
             end = max(t["t_end_ns"] for t in timings)
@@ -714,13 +714,13 @@ class ShardedRunner:
             deadline = time.monotonic() + timeout
             for p in self._procs:
                 p.join(max(0.0, deadline - time.monotonic()))
-        for p in self._procs:
+        for p in self._procs:  # a failed runner's workers are of no further use: no grace for them
             if p.is_alive():
-                p.terminate()
+                p.terminate() if graceful else p.kill()
         for p in self._procs:
             p.join(1.0)
             if p.is_alive():
-                p.kill()
+                p.kill()  # SIGTERM is not enough for a stopped (SIGSTOP) or wedged process
                 p.join(1.0)
         for q in [*self._cmd_qs, self._res_q]:
             if q is not None:
