@@ -256,6 +256,32 @@ def test_a_killed_worker_falls_back_to_one_process(tmp_path, tiny4, model_dir):
     finished = {e["request_id"]: e["text"] for e in events if e["type"] == "finished"}
     assert finished == {f"q{i}": local.finished[f"q{i}"].text for i in range(3)}
     assert events[-1]["type"] == "idle"
+    svc.handle({"op": "set_sharding", "mode": "tp", "n": 3})  # 4 heads cannot be cut in 3
+    assert events[-1]["type"] == "error" and "not 3" in events[-1]["message"]
+
+
+@pytest.mark.parametrize("flag", ["--tp", "--pp"])
+def test_generate_cli_sharded(model_dir, capsys, flag):
+    import json
+
+    from model.cli import generate_main
+
+    argv = ["one trip", "the quick brown fox", "--max-new-tokens", "5", "--model", str(model_dir), "--threads", "1",
+            "--json"]
+    assert generate_main(argv) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert generate_main(argv + [flag, "2"]) == 0
+    sharded = json.loads(capsys.readouterr().out)
+    assert [r["token_ids"] for r in sharded["requests"]] == [r["token_ids"] for r in local["requests"]]
+    for step in sharded["steps"]:
+        assert [w["rank"] for w in step["workers"]] == [0, 1]
+        assert all({"compute_ms", "comm_ms", "bubble_ms", "weight_bytes"} <= set(w) for w in step["workers"])
+    assert "workers" not in local["steps"][0]
+    with pytest.raises(SystemExit) as e:
+        generate_main(argv + ["--tp", "2", "--pp", "2"])
+    assert e.value.code == 2
+    assert generate_main(argv + ["--tp", "3"]) == 2  # 4 heads
+    assert "divisible by 3" in capsys.readouterr().err
 
 
 def test_a_hung_worker_is_noticed_at_the_timeout(tiny4):
