@@ -13,6 +13,7 @@ import logging
 import multiprocessing as mp
 import queue
 import time
+import weakref
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -62,6 +63,7 @@ class EngineBridge(QObject):
         self._commands = None
         self._events = None
         self._stopping = False
+        self._finalizer: weakref.finalize | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(poll_ms)
         self._timer.timeout.connect(self._poll)
@@ -78,6 +80,8 @@ class EngineBridge(QObject):
         self._process = self._ctx.Process(target=run_engine, name="one-trip-engine", daemon=False,
                                           args=(self.target, self._commands, self._events, dict(self.options)))
         self._process.start()
+        # If this bridge is garbage-collected without shutdown(), the engine must not outlive it.
+        self._finalizer = weakref.finalize(self, _reap, self._process, self._commands, self._events)
         log.info("engine process %s started (%s)", self._process.pid, self.target)
         self._timer.start()
 
@@ -101,6 +105,9 @@ class EngineBridge(QObject):
         Never leaves a child process behind. Queues are closed without waiting for their feeder threads.
         """
         self._timer.stop()
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
         process, commands, events = self._process, self._commands, self._events
         self._process = self._commands = self._events = None
         self._stopping = True
@@ -220,6 +227,22 @@ class EngineBridge(QObject):
             self.fatal.emit(str(event.get("message", "")))
         else:
             log.warning("unknown engine event %r", event)
+
+
+def _reap(process, commands, events) -> None:
+    """Last resort (the bridge was collected without shutdown): end the engine process at once."""
+    try:
+        if process.is_alive():
+            process.terminate()
+            process.join(0.5)
+            if process.is_alive():
+                process.kill()
+                process.join(0.5)
+        for q in (commands, events):
+            q.cancel_join_thread()
+            q.close()
+    except Exception:  # noqa: BLE001 - at interpreter exit anything may already be half torn down
+        pass
 
 
 def _drain(events) -> None:

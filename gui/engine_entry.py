@@ -6,8 +6,24 @@ Kept apart from ``gui.bridge`` (which imports Qt) so that the spawned child neve
 from __future__ import annotations
 
 import importlib
+import multiprocessing as mp
+import os
 import signal
+import threading
+import time
 import traceback
+
+PARENT_CHECK_S = 0.5  # how often the engine process checks that the GUI process still exists
+
+
+def _exit_when_orphaned() -> None:
+    """End this process soon after the GUI process is gone (killed, crashed), whatever the engine is doing."""
+    parent = mp.parent_process()
+    ppid = os.getppid()
+    while True:
+        time.sleep(PARENT_CHECK_S)
+        if os.getppid() != ppid or (parent is not None and not parent.is_alive()):
+            os._exit(0)
 
 
 def run_engine(target: str, commands, events, options: dict) -> None:
@@ -18,6 +34,7 @@ def run_engine(target: str, commands, events, options: dict) -> None:
     """
     # Ctrl+C in a terminal reaches the whole process group; the GUI handles it and sends "shutdown".
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_when_orphaned, name="orphan-watch", daemon=True).start()
     try:
         module_name, _, func_name = target.partition(":")
         func = getattr(importlib.import_module(module_name), func_name or "engine_main")

@@ -34,6 +34,8 @@ def pytest_collection_modifyitems(config, items):
         parts = Path(str(item.fspath)).parts
         if "gui" in parts or "animations" in parts:
             item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
+            # the offscreen platform's own notice, not a problem of ours
+            item.add_marker(pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"))
 
 
 def _running_qt_objects() -> list[str]:

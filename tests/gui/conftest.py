@@ -22,11 +22,14 @@ def make_window(qtbot):
     from gui.bridge import EngineBridge
     from gui.main_window import MainWindow
 
+    windows = []
+
     def make(target: str = FAKE_TARGET, options: dict | None = None, batch: int = 1, trip_s: float = 0.05,
              ready_timeout_ms: int = 60_000):
         opts = {"model_dir": None, "device": "cpu", "threads": 1, "max_batch": batch, "layer_timing": True}
         opts.update(options or {})
         window = MainWindow(EngineBridge(opts, target=target))
+        windows.append(window)  # qtbot keeps only a weak reference; the window must live until closed
         qtbot.addWidget(window)
         window.scene.trip_duration_s = trip_s
         window.resize(1280, 800)
@@ -36,4 +39,6 @@ def make_window(qtbot):
         return window
 
     yield make
+    for window in windows:
+        window.close()
     i18n.set_language("en")

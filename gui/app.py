@@ -1,0 +1,118 @@
+"""Application start-up and shutdown: ``run_app(args)`` is what ``python main.py`` calls.
+
+Order matters: the high-DPI rounding policy is set before the ``QApplication`` exists; fonts are registered
+and the translator installed before the window is built. Shutdown is quick and clean whatever ends the app
+(closing the window, SIGINT, SIGTERM): the window stops its clock and timers and the bridge stops the engine
+process, then the event loop returns 0.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtGui import QFont, QGuiApplication
+from PySide6.QtWidgets import QApplication
+
+from gui import i18n
+from gui.bridge import DEFAULT_TARGET, EngineBridge
+from gui.fonts import register_fonts
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "One Trip"
+ORG_NAME = "One Trip"
+BODY_PX = 20  # body text pixel size at 1080p; everything on screen is at least this large or close to it
+
+
+def _opt(args, name: str, default=None):
+    return getattr(args, name, default) if args is not None else default
+
+
+def create_app(argv: list[str] | None = None) -> QApplication:
+    """The ``QApplication`` (created once), with the rounding policy set first and names for QSettings."""
+    app = QApplication.instance()
+    if app is None:
+        QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+        app = QApplication(argv if argv is not None else [sys.argv[0]])
+    QCoreApplication.setApplicationName(APP_NAME)
+    QCoreApplication.setOrganizationName(ORG_NAME)
+    return app
+
+
+def setup_app(app: QApplication, lang: str) -> str:
+    """Fonts and language. Returns the font family in use (one with Chinese glyphs when one exists)."""
+    family = register_fonts()
+    font = QFont(family)
+    font.setPixelSize(BODY_PX)
+    app.setFont(font)
+    i18n.set_language(lang if lang in i18n.LANGUAGES else "en")
+    return family
+
+
+def engine_options(args) -> dict:
+    """The engine's options from the command line (see ``model.service.engine_main``)."""
+    return {"model_dir": _opt(args, "model"), "device": _opt(args, "device", "cpu") or "cpu",
+            "threads": _opt(args, "threads"), "max_batch": int(_opt(args, "batch", 1) or 1),
+            "layer_timing": True}
+
+
+def build_window(args, app: QApplication):
+    """Build (not show) the main window with its engine bridge."""
+    from gui.main_window import MainWindow
+    lang = _opt(args, "lang", "en") or "en"
+    family = setup_app(app, lang)
+    bridge = EngineBridge(engine_options(args), target=_opt(args, "engine_target", None) or DEFAULT_TARGET)
+    window = MainWindow(bridge, lang=lang, font_family=family)
+    return window
+
+
+def install_signal_handlers(app: QApplication, window) -> QTimer:
+    """SIGINT/SIGTERM close the window (and so quit with 0). Returns the timer that lets Python see signals.
+
+    Qt's event loop runs in C++; a short timer hands control back to the interpreter so that Python signal
+    handlers run promptly.
+    """
+    def on_signal(signum, _frame):
+        log.info("signal %s: closing", signum)
+        QTimer.singleShot(0, window.close)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+    waker = QTimer(app)
+    waker.setInterval(200)
+    waker.timeout.connect(lambda: None)
+    waker.start()
+    return waker
+
+
+def run_app(args) -> int:
+    """Open the main window and run until it is closed. Returns the exit code (0 on a clean exit).
+
+    ``args`` (argparse Namespace): ``model`` (str or None: bundled model), ``lang`` ("zh"/"en"), ``device``,
+    ``threads``, ``kiosk`` and friends (later). The environment variable ``ONE_TRIP_AUTOCLOSE_MS`` closes the
+    window after that many milliseconds (for tests); ``ONE_TRIP_AUTORUN=1`` presses Run at start.
+    """
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    app = create_app()
+    window = build_window(args, app)
+    waker = install_signal_handlers(app, window)
+    if _opt(args, "kiosk", False):
+        window.showFullScreen()
+    else:
+        window.show()
+    window.start()
+    if os.environ.get("ONE_TRIP_AUTORUN") == "1":
+        window.run()
+    autoclose = os.environ.get("ONE_TRIP_AUTOCLOSE_MS")
+    if autoclose:
+        QTimer.singleShot(int(autoclose), window.close)
+    code = app.exec()
+    waker.stop()
+    window.stop()  # idempotent: already done by closeEvent
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    return int(code)

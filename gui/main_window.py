@@ -1,0 +1,884 @@
+"""The main window: the stage on top, the words and live numbers below, the controls at the bottom.
+
+Pacing. In paced mode (the default) the window grants the engine one forward pass at a time: only when the
+stage has finished showing the previous trip and no report is waiting. Each step report is then shown as one
+trip on the stage, and its tokens are written when that trip ends. Step grants exactly one pass. In real-time
+mode the engine runs freely ("free_run") and the stage shows the trips as they come.
+
+Two clocks stay apart: the engine's measured wall time per pass (ms, from the report) and the animation's
+clock (``trip_duration_s`` on screen). The readout names both.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import time
+from collections import deque
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QFont, QKeySequence, QPainter
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QHBoxLayout, QLabel, QMainWindow,
+                               QPushButton, QSizePolicy, QSlider, QSplitter, QTextEdit, QVBoxLayout, QWidget)
+
+from gui import i18n
+from gui.bridge import EngineBridge
+from gui.widgets import FrameCounter, FrameOverlay, RatePlot, TokenChips, TripPlot
+
+log = logging.getLogger(__name__)
+
+MAX_PROMPT_CHARS = 2000  # typed prompts are capped (kiosk: nobody pastes a novel)
+MAX_BATCH = 16
+MAIN_NEW_TOKENS = 64  # tokens the visitor's own answer may take
+GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine may have dropped it)
+RESTART_DELAY_MS = 400
+
+PRESET_PROMPTS = [
+    "Once upon a time, a little robot",
+    "The best way to learn something new is",
+    "def fibonacci(n):",
+    "从前有一座山，山里有一座庙，",
+    "今天天气很好，我们去",
+    "The warehouse was full of books, and every morning",
+    "import numpy as np\n",
+    "人工智能是",
+    "My favourite thing about the museum is",
+    "In the year 2050, computers will",
+]
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("MainWindow", text)
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000.0
+    return f"{n:.1f} GB"
+
+
+def _fmt_ms(ms: float) -> str:
+    if ms >= 100:
+        return f"{ms:.0f}"
+    if ms >= 10:
+        return f"{ms:.1f}"
+    if ms >= 0.1:
+        return f"{ms:.2f}"
+    return f"{ms:.3f}"
+
+
+class _PaintCounter(QObject):
+    """Counts the stage view's real paints (frames) into a FrameCounter."""
+
+    def __init__(self, counter: FrameCounter, parent: QObject):
+        super().__init__(parent)
+        self.counter = counter
+
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt override
+        if event.type() == QEvent.Paint:
+            self.counter.frame()
+        return False
+
+
+class MainWindow(QMainWindow):
+    """The One Trip window.
+
+    Args:
+        bridge: the engine bridge (not started; ``start()`` starts it and the animation clock).
+        scene: a ``StageScene``; default: a new ``animations.stage.StageScene``.
+        clock: an ``AnimationClock``; default: a new ``animations.clock.AnimationClock``.
+        lang: "en" or "zh".
+        font_family: the family for all text (one with Chinese glyphs, from ``gui.fonts.register_fonts``).
+        auto_restart: start a new engine when the engine process dies.
+    """
+
+    session_finished = Signal()  # the visitor's answer is complete (all its trips shown)
+
+    def __init__(self, bridge: EngineBridge, scene=None, clock=None, lang: str = "en",
+                 font_family: str | None = None, auto_restart: bool = True, parent: QWidget | None = None):
+        super().__init__(parent)
+        if scene is None:
+            from animations.stage import StageScene
+            scene = StageScene()
+        if clock is None:
+            from animations.clock import AnimationClock
+            clock = AnimationClock()
+        self.bridge = bridge
+        self.bridge.setParent(self)
+        self.scene = scene
+        self.scene.setParent(self)
+        self.clock = clock
+        self.clock.setParent(self)
+        self.lang = lang
+        self.font_family = font_family
+        self.auto_restart = auto_restart
+
+        # engine and session state
+        self.engine_info: dict | None = None
+        self.floor_ms: float | None = None
+        self._fatal: str | None = None
+        self._session = 0
+        self._main_id: str | None = None
+        self._main_done = True
+        self._active: set[str] = set()  # submitted, not finished, in this session
+        self._seat_count = 0
+        self._preset_cursor = 0
+        self._running = False
+        self._want_run = False  # Run pressed before the engine was ready
+        self._grants_outstanding = 0
+        self._grant_time = 0.0
+        self._pending: deque[dict] = deque()  # reports waiting for the stage (paced mode)
+        self._on_stage: dict | None = None  # the report being shown, tokens not yet written
+        self._trip_count = 0
+        self.reports_received = 0
+        self.last_report: dict | None = None
+        self.answer_text = ""
+        self.answer_token_ids: list[int] = []
+        self.main_new_tokens = MAIN_NEW_TOKENS
+        self._prompt_text = ""
+        self._restarts: deque[float] = deque(maxlen=6)
+        self._status_key: tuple[str, dict] | None = None
+        self._readout_args: dict | None = None
+
+        if font_family and hasattr(self.scene, "set_font_family"):
+            self.scene.set_font_family(font_family)
+        self.frame_counter = FrameCounter()
+        self._build_ui()
+        self._build_actions()
+        self._connect()
+        self.retranslate()
+
+    # ---- construction ------------------------------------------------------------------------------------------
+    def _font(self, px: int, bold: bool = False) -> QFont:
+        f = QFont(self.font_family) if self.font_family else QFont()
+        f.setPixelSize(px)
+        f.setBold(bold)
+        return f
+
+    def _build_ui(self) -> None:
+        self.setObjectName("MainWindow")
+        self.resize(1600, 1000)
+        central = QWidget(self)
+        central.setObjectName("central")
+        self.setCentralWidget(central)
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(16, 12, 16, 10)
+        outer.setSpacing(8)
+
+        # stage
+        self.view = QGraphicsView(self.scene)
+        self.view.setObjectName("stageView")
+        self.view.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.view.setFrameShape(QFrame.NoFrame)
+        self.view.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
+        self.view.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.view.setMinimumHeight(260)
+        self._paint_counter = _PaintCounter(self.frame_counter, self)
+        self.view.viewport().installEventFilter(self._paint_counter)
+        self.frame_overlay = FrameOverlay(self.frame_counter, self.view)
+        self.frame_overlay.move(10, 10)
+        self.frame_overlay.setFont(self._font(16))
+
+        # readout line
+        self.readout = QLabel()
+        self.readout.setObjectName("readout")
+        self.readout.setFont(self._font(24, bold=True))
+        self.readout.setAlignment(Qt.AlignCenter)
+        self.model_label = QLabel()
+        self.model_label.setObjectName("modelLabel")
+        self.model_label.setFont(self._font(18))
+        self.model_label.setAlignment(Qt.AlignCenter)
+
+        # prompt row
+        self.prompt_box = QComboBox()
+        self.prompt_box.setObjectName("promptBox")
+        self.prompt_box.setEditable(True)
+        self.prompt_box.setInsertPolicy(QComboBox.NoInsert)
+        self.prompt_box.lineEdit().setMaxLength(MAX_PROMPT_CHARS)
+        for p in PRESET_PROMPTS:
+            self.prompt_box.addItem(p.replace("\n", "⏎"), p)
+        self.prompt_box.setFont(self._font(22))
+        self.prompt_box.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.prompt_box.setMinimumContentsLength(20)
+        self.run_button = QPushButton()
+        self.pause_button = QPushButton()
+        self.step_button = QPushButton()
+        self.reset_button = QPushButton()
+        for b, name in ((self.run_button, "runButton"), (self.pause_button, "pauseButton"),
+                        (self.step_button, "stepButton"), (self.reset_button, "resetButton")):
+            b.setObjectName(name)
+            b.setFont(self._font(22, bold=True))
+            b.setMinimumHeight(52)
+            b.setFocusPolicy(Qt.TabFocus)
+        prompt_row = QHBoxLayout()
+        prompt_row.setSpacing(10)
+        self.prompt_caption = QLabel()
+        self.prompt_caption.setFont(self._font(20))
+        prompt_row.addWidget(self.prompt_caption)
+        prompt_row.addWidget(self.prompt_box, 1)
+        for b in (self.run_button, self.pause_button, self.step_button, self.reset_button):
+            prompt_row.addWidget(b)
+
+        # answer + chips (left), plots (right)
+        self.answer = QTextEdit()
+        self.answer.setObjectName("answer")
+        self.answer.setReadOnly(True)
+        self.answer.setFont(self._font(28))
+        self.answer.setFocusPolicy(Qt.NoFocus)
+        self.answer.setMinimumHeight(110)
+        self.chips = TokenChips()
+        self.chips.setFont(self._font(18))
+        self.chips.setFixedHeight(74)
+        left = QWidget()
+        left_col = QVBoxLayout(left)
+        left_col.setContentsMargins(0, 0, 0, 0)
+        left_col.setSpacing(6)
+        left_col.addWidget(self.answer, 1)
+        left_col.addWidget(self.chips)
+
+        plot_font = self._font(15)
+        self.trip_plot = TripPlot(font=plot_font)
+        self.rate_plot = RatePlot(font=plot_font)
+        self.trip_plot_title = QLabel()
+        self.rate_plot_title = QLabel()
+        for t in (self.trip_plot_title, self.rate_plot_title):
+            t.setFont(self._font(18, bold=True))
+        right = QWidget()
+        right_col = QVBoxLayout(right)
+        right_col.setContentsMargins(0, 0, 0, 0)
+        right_col.setSpacing(2)
+        right_col.addWidget(self.trip_plot_title)
+        right_col.addWidget(self.trip_plot, 1)
+        right_col.addWidget(self.rate_plot_title)
+        right_col.addWidget(self.rate_plot, 1)
+
+        lower = QSplitter(Qt.Horizontal)
+        lower.setChildrenCollapsible(False)
+        lower.addWidget(left)
+        lower.addWidget(right)
+        lower.setStretchFactor(0, 3)
+        lower.setStretchFactor(1, 2)
+        lower.setSizes([900, 600])
+
+        # control row
+        self.batch_caption = QLabel()
+        self.batch_slider = QSlider(Qt.Horizontal)
+        self.batch_slider.setObjectName("batchSlider")
+        self.batch_slider.setRange(1, MAX_BATCH)
+        self.batch_slider.setPageStep(1)
+        self.batch_slider.setValue(int(self.bridge.options.get("max_batch", 1)))
+        self.batch_slider.setMinimumWidth(220)
+        self.batch_value = QLabel()
+        self.speed_caption = QLabel()
+        self.speed_slider = QSlider(Qt.Horizontal)
+        self.speed_slider.setObjectName("speedSlider")
+        self.speed_slider.setRange(25, 300)  # hundredths of a second per trip on screen
+        self.speed_slider.setSingleStep(5)
+        self.speed_slider.setPageStep(25)
+        self.speed_slider.setValue(int(round(float(getattr(self.scene, "trip_duration_s", 1.0)) * 100)))
+        self.speed_slider.setMinimumWidth(180)
+        self.speed_value = QLabel()
+        self.real_time_box = QCheckBox()
+        self.real_time_box.setObjectName("realTimeBox")
+        self.lang_button = QPushButton()
+        self.lang_button.setObjectName("langButton")
+        self.lang_button.setFocusPolicy(Qt.TabFocus)
+        for w in (self.batch_caption, self.batch_value, self.speed_caption, self.speed_value, self.real_time_box,
+                  self.lang_button):
+            w.setFont(self._font(20))
+        self.batch_value.setMinimumWidth(36)
+        self.speed_value.setMinimumWidth(80)
+        controls = QHBoxLayout()
+        controls.setSpacing(10)
+        controls.addWidget(self.batch_caption)
+        controls.addWidget(self.batch_slider, 1)
+        controls.addWidget(self.batch_value)
+        controls.addSpacing(24)
+        controls.addWidget(self.speed_caption)
+        controls.addWidget(self.speed_slider, 1)
+        controls.addWidget(self.speed_value)
+        controls.addSpacing(24)
+        controls.addWidget(self.real_time_box)
+        controls.addStretch(0)
+        controls.addWidget(self.lang_button)
+
+        self.status_line = QLabel()
+        self.status_line.setObjectName("statusLine")
+        self.status_line.setFont(self._font(18))
+        self.status_line.setWordWrap(False)
+        self.status_line.setTextFormat(Qt.PlainText)
+
+        outer.addWidget(self.view, 5)
+        outer.addWidget(self.readout)
+        outer.addWidget(self.model_label)
+        outer.addLayout(prompt_row)
+        outer.addWidget(lower, 4)
+        outer.addLayout(controls)
+        outer.addWidget(self.status_line)
+
+        self.setStyleSheet(STYLE_SHEET)
+
+    def _build_actions(self) -> None:
+        """Window-wide keys. Kept in ``self.actions`` by name so kiosk/presenter modes can remap them."""
+        self.actions: dict[str, QAction] = {}
+
+        def add(name: str, key, slot) -> None:
+            action = QAction(self)
+            action.setShortcut(QKeySequence(key))
+            action.setShortcutContext(Qt.WindowShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
+            self.actions[name] = action
+
+        add("run_pause", Qt.Key_Space, self.toggle_run)
+        add("step", Qt.Key_S, self.step_once)
+        add("reset", Qt.Key_R, self.reset)
+        add("frame_overlay", Qt.Key_F12, self.frame_overlay.toggle)
+        add("fullscreen", Qt.Key_F, self.toggle_fullscreen)
+
+    def _connect(self) -> None:
+        b = self.bridge
+        b.ready.connect(self._on_ready)
+        b.accepted.connect(self._on_accepted)
+        b.step.connect(self._on_step)
+        b.finished.connect(self._on_finished)
+        b.idle.connect(self._on_idle)
+        b.error.connect(self._on_error)
+        b.fatal.connect(self._on_fatal)
+        b.engine_died.connect(self._on_engine_died)
+        self.clock.tick.connect(self._on_tick)
+        self.scene.trip_finished.connect(self._on_trip_finished)
+        self.run_button.clicked.connect(self.run)
+        self.pause_button.clicked.connect(self.pause)
+        self.step_button.clicked.connect(self.step_once)
+        self.reset_button.clicked.connect(self.reset)
+        self.batch_slider.valueChanged.connect(self._on_batch_changed)
+        self.speed_slider.valueChanged.connect(self._on_speed_changed)
+        self.real_time_box.toggled.connect(self.set_real_time)
+        self.lang_button.clicked.connect(self._toggle_language)
+        self._restart_timer = QTimer(self)
+        self._restart_timer.setSingleShot(True)
+        self._restart_timer.timeout.connect(self._restart_engine)
+        self._on_speed_changed(self.speed_slider.value())
+
+    # ---- public controls -------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the engine process and the animation clock."""
+        self._set_status("Loading the model…")
+        self.bridge.start()
+        if not self.clock.is_running():
+            self.clock.start()
+
+    def stop(self) -> None:
+        """Stop the clock, every timer and the engine process (waits at most about 1.5 s)."""
+        self.clock.stop()
+        self.frame_overlay.stop()
+        self._restart_timer.stop()
+        self.bridge.shutdown(timeout=1.5)
+
+    def prompt(self) -> str:
+        """The prompt to run: the chosen preset's full text, or what was typed (at most MAX_PROMPT_CHARS)."""
+        text = self.prompt_box.currentText()
+        index = self.prompt_box.findText(text)
+        if index >= 0 and self.prompt_box.itemData(index):
+            text = self.prompt_box.itemData(index)
+        return text[:MAX_PROMPT_CHARS]
+
+    def set_prompt(self, text: str) -> None:
+        """Put ``text`` in the prompt box (as if typed)."""
+        self.prompt_box.setEditText(text[:MAX_PROMPT_CHARS])
+
+    def run(self) -> None:
+        """Run: start a new answer if none is in progress, then keep granting trips."""
+        if self.engine_info is None:
+            self._want_run = self._fatal is None
+            if self._fatal is None:
+                self._set_status("Loading the model…")
+            else:
+                self._set_status("The model is not available.")
+            return
+        if self._main_done:
+            if not self._start_session():
+                return
+        self._running = True
+        if self.real_time_box.isChecked():
+            self.bridge.free_run(True)
+        self._set_status("Running.")
+        self._pump()
+
+    def pause(self) -> None:
+        """Stop granting trips (the trip on stage finishes)."""
+        self._want_run = False
+        self._running = False
+        if self.real_time_box.isChecked():
+            self.bridge.free_run(False)
+        if not self._main_done:
+            self._set_status("Paused. Press Run to go on, or Step for one trip.")
+
+    def toggle_run(self) -> None:
+        """Space: run if paused, pause if running."""
+        if self._running or self._want_run:
+            self.pause()
+        else:
+            self.run()
+
+    def step_once(self) -> None:
+        """Step: exactly one real forward pass (starting a new answer if needed)."""
+        if self.engine_info is None:
+            return
+        if self._running:
+            self.pause()
+        if self._main_done and not self._start_session():
+            return
+        if self._active:
+            self.bridge.grant(1)
+            self._grants_outstanding += 1
+            self._grant_time = time.monotonic()
+            self._set_status("One trip.")
+
+    def run_trips(self, n: int) -> bool:
+        """Grant ``n`` trips at once (screenshots, benchmarks), starting a new answer if none is in progress.
+
+        Returns False if the engine is not ready or the prompt is empty.
+        """
+        if self.engine_info is None:
+            return False
+        self._running = False
+        if self._main_done and not self._start_session():
+            return False
+        self.bridge.grant(n)
+        self._grants_outstanding += n
+        self._grant_time = time.monotonic()
+        return True
+
+    def reset(self) -> None:
+        """Abort every request and clear the answer, the chips and the plots."""
+        self._running = False
+        self._want_run = False
+        self.bridge.free_run(False)
+        self.bridge.reset()
+        self._end_session()
+        if hasattr(self.scene, "reset"):
+            self.scene.reset()
+        self._trip_count = 0
+        self.trip_plot.clear_trips()
+        self.rate_plot.clear_trips()
+        self._readout_args = None
+        self._update_readout()
+        self._set_status("Reset. Choose a prompt and press Run.")
+
+    def set_real_time(self, on: bool) -> None:
+        """Real-time mode: the engine runs freely and the stage shows trips at their measured pace."""
+        if self.real_time_box.isChecked() != on:
+            self.real_time_box.setChecked(on)  # re-enters through the toggled signal
+            return
+        self.scene.real_time = on
+        if on:
+            self._flush_pending()
+        if self._running:
+            self.bridge.free_run(on)
+        self._update_readout()
+
+    def set_batch(self, n: int) -> None:
+        """Move the "sharing a table" slider to ``n`` seats (1–16)."""
+        self.batch_slider.setValue(max(1, min(MAX_BATCH, int(n))))
+
+    def set_language(self, lang: str) -> None:
+        """Switch every string on screen to ``lang`` ("en" or "zh") at once."""
+        self.lang = i18n.set_language(lang)
+        if hasattr(self.scene, "set_language"):
+            self.scene.set_language(self.lang)
+        self.retranslate()
+
+    def toggle_fullscreen(self) -> None:
+        """F: full screen on and off."""
+        self.showNormal() if self.isFullScreen() else self.showFullScreen()
+
+    def is_running(self) -> bool:
+        """True while trips are being granted (Run pressed and not paused, answer not complete)."""
+        return self._running
+
+    def is_session_done(self) -> bool:
+        """True when no answer is in progress (never started, complete, or reset)."""
+        return self._main_done and self._on_stage is None and not self._pending
+
+    # ---- sessions ----------------------------------------------------------------------------------------------
+    def _start_session(self) -> bool:
+        prompt = self.prompt()
+        if not prompt.strip():
+            self._set_status("Type a prompt first.")
+            return False
+        self.bridge.reset()  # seats left over from the last answer go
+        self._end_session()
+        self._session += 1
+        self._main_id = f"s{self._session}-main"
+        self._main_done = False
+        self._prompt_text = prompt
+        self.answer_text = ""
+        self.answer_token_ids = []
+        self._render_answer()
+        self.bridge.set_max_batch(self.batch_slider.value())
+        self._submit(self._main_id, prompt, self.main_new_tokens)
+        self._fill_seats()
+        return True
+
+    def _end_session(self) -> None:
+        self._main_done = True
+        self._main_id = None
+        self._active.clear()
+        self._pending.clear()
+        self._on_stage = None
+        self._grants_outstanding = 0
+        self.answer_text = ""
+        self.answer_token_ids = []
+        self._prompt_text = ""
+        self.chips.clear()
+        self._render_answer()
+
+    def _submit(self, request_id: str, prompt: str, max_new_tokens: int) -> None:
+        if self.bridge.submit(request_id, prompt, max_new_tokens, temperature=0.0):
+            self._active.add(request_id)
+
+    def _fill_seats(self) -> None:
+        """Fill empty seats at the table with preset prompts, up to the batch slider's value."""
+        if self._main_done:
+            return
+        while len(self._active) < self.batch_slider.value():
+            self._seat_count += 1
+            prompt = PRESET_PROMPTS[self._preset_cursor % len(PRESET_PROMPTS)]
+            self._preset_cursor += 1
+            # different lengths, so seats free up at different trips (continuous batching at work)
+            n_new = 16 + (self._seat_count * 11) % 40
+            before = len(self._active)
+            self._submit(f"s{self._session}-seat{self._seat_count}", prompt, n_new)
+            if len(self._active) == before:  # the engine is gone; do not loop
+                return
+
+    def _in_session(self, request_id: str) -> bool:
+        return self._main_id is not None and request_id.startswith(f"s{self._session}-")
+
+    # ---- pacing ------------------------------------------------------------------------------------------------
+    def _on_tick(self, dt_s: float) -> None:
+        self.scene.advance(dt_s)
+        self._pump()
+
+    def _pump(self) -> None:
+        """Grant one trip when the stage is free and nothing is waiting (paced mode)."""
+        if not self._running or self.real_time_box.isChecked() or self.engine_info is None:
+            return
+        if self._grants_outstanding > 0:
+            if time.monotonic() - self._grant_time < GRANT_WATCHDOG_S:
+                return
+            log.warning("no report for a granted trip in %.0f s; granting again", GRANT_WATCHDOG_S)
+            self._grants_outstanding = 0
+        if self._pending or self._on_stage is not None or self.scene.busy() or not self._active:
+            return
+        if self.bridge.grant(1):
+            self._grants_outstanding += 1
+            self._grant_time = time.monotonic()
+
+    def _show_next(self) -> None:
+        if self._on_stage is not None or not self._pending or self.scene.busy():
+            return
+        report = self._pending.popleft()
+        self._on_stage = report
+        self.scene.show_trip(report)
+        self._update_readout_from(report)
+        if self.scene.real_time or not self.scene.busy():  # nothing to wait for: write now
+            self._write_trip()
+
+    def _write_trip(self) -> None:
+        """Write the tokens of the trip on stage: answer text and chips."""
+        report, self._on_stage = self._on_stage, None
+        if report is None:
+            return
+        for tok in report.get("tokens", []):
+            if tok.get("request_id") != self._main_id:
+                continue
+            self.answer_text += tok.get("text", "")
+            self.answer_token_ids.append(int(tok.get("token_id", -1)))
+            self.chips.add(tok.get("label", ""), tok.get("token_id", -1))
+        self._render_answer()
+        if self._main_done and not self._pending:
+            self._set_status("Done. Press Run for a new answer.")
+            self.session_finished.emit()
+
+    def _flush_pending(self) -> None:
+        """Write every waiting trip at once (used when switching to real time)."""
+        if self._on_stage is not None:
+            self._write_trip()
+        while self._pending:
+            self._on_stage = self._pending.popleft()
+            self._write_trip()
+
+    def _on_trip_finished(self) -> None:
+        self._write_trip()
+        self._show_next()
+        self._pump()
+
+    # ---- engine events -----------------------------------------------------------------------------------------
+    def _on_ready(self, info: dict) -> None:
+        self.engine_info = info
+        self._fatal = None
+        model = info.get("model", {})
+        layer_bytes = list(model.get("layer_weight_bytes", []))
+        try:
+            self.scene.configure(layer_bytes, int(info.get("kv_bytes_per_block", 0)),
+                                 int(info.get("num_blocks", 0)), str(model.get("name", "GPT-2")))
+        except Exception:  # noqa: BLE001 - a drawing problem must not stop the words and numbers
+            log.exception("stage could not be configured")
+        bandwidth = float(info.get("memory_bandwidth_bytes_per_s") or 0)
+        weight_bytes = float(model.get("weight_bytes") or 0)
+        self.floor_ms = weight_bytes / bandwidth * 1000.0 if bandwidth > 0 and weight_bytes > 0 else None
+        self.bridge.set_max_batch(self.batch_slider.value())
+        self._retranslate_engine_texts()
+        restart_session = not self._main_done
+        if restart_session:  # the engine was restarted mid-answer: start the answer again
+            self._main_done = True
+        self._set_status("Ready. Choose a prompt and press Run.")
+        if self._want_run or (restart_session and self._running):
+            self._want_run = False
+            self.run()
+
+    def _on_accepted(self, event: dict) -> None:
+        rid = event.get("request_id", "")
+        if event.get("notice"):
+            self._set_status_text(str(event["notice"]))
+        if rid == self._main_id:
+            for tid, label in zip(event.get("prompt_token_ids", []), event.get("prompt_labels", [])):
+                self.chips.add(label, tid, kind="prompt")
+
+    def _on_step(self, report: dict) -> None:
+        self.reports_received += 1
+        self._grants_outstanding = max(0, self._grants_outstanding - 1)
+        if self._main_done or not any(self._in_session(r) for r in report.get("request_ids", [])):
+            return  # a report for an answer that was reset or is already complete
+        self._trip_count += 1
+        self.last_report = report
+        wall = float(report.get("wall_ms", 0.0))
+        self.trip_plot.add_trip(self._trip_count, wall, report.get("phase") in ("prefill", "mixed"))
+        if wall > 0:
+            tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
+            self.rate_plot.add_trip(self._trip_count, tokens / wall * 1000.0)
+        if self.real_time_box.isChecked():
+            # Real time: the stage queues (and, when far behind, drops) trips itself; words appear at once.
+            self._flush_pending()
+            self.scene.show_trip(report)
+            self._update_readout_from(report)
+            self._on_stage = report
+            self._write_trip()
+            return
+        self._pending.append(report)
+        self._show_next()
+
+    def _on_finished(self, event: dict) -> None:
+        rid = event.get("request_id", "")
+        if not self._in_session(rid):
+            return
+        self._active.discard(rid)
+        if rid == self._main_id:
+            self._main_done = True
+            self._running = False
+            if self.real_time_box.isChecked():
+                self.bridge.free_run(False)
+            self.bridge.reset()  # the other seats stop with the visitor's answer
+            self._active.clear()
+            if self._on_stage is None and not self._pending:
+                self._set_status("Done. Press Run for a new answer.")
+                self.session_finished.emit()
+        else:
+            self._fill_seats()
+
+    def _on_idle(self) -> None:
+        self._grants_outstanding = 0
+
+    def _on_error(self, message: str) -> None:
+        self._set_status_text(_tr("The engine says: {message}").format(message=message))
+
+    def _on_fatal(self, message: str) -> None:
+        self._fatal = message
+        self.engine_info = None
+        self._running = False
+        self._set_status_text(_tr("The model could not be loaded: {message}").format(message=message))
+
+    def _on_engine_died(self, code: int) -> None:
+        self.engine_info = None
+        self._grants_outstanding = 0
+        self._pending.clear()
+        self._on_stage = None
+        if self._fatal is not None or not self.auto_restart:
+            return
+        now = time.monotonic()
+        self._restarts.append(now)
+        if len(self._restarts) == self._restarts.maxlen and now - self._restarts[0] < 60:
+            self._set_status("The engine keeps stopping; it will not be restarted. See the log.")
+            return
+        self._set_status_text(_tr("The engine stopped (code {code}). Starting a new one…").format(code=code))
+        self._restart_timer.start(RESTART_DELAY_MS)
+
+    def _restart_engine(self) -> None:
+        self._want_run = self._want_run or self._running
+        self.bridge.restart()
+
+    # ---- text on screen ----------------------------------------------------------------------------------------
+    def _render_answer(self) -> None:
+        prompt = html.escape(self._prompt_text).replace("\n", "<br>")
+        answer = html.escape(self.answer_text).replace("\n", "<br>")
+        self.answer.setHtml(f"<span style='color:#8a8a8a'>{prompt}</span>"
+                            f"<span style='color:#1d1d1f'>{answer}</span>")
+        bar = self.answer.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _update_readout_from(self, report: dict) -> None:
+        wall = float(report.get("wall_ms", 0.0))
+        tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
+        self._readout_args = {"wall": wall, "tokens": tokens, "batch": int(report.get("batch", 1))}
+        self._update_readout()
+
+    def _update_readout(self) -> None:
+        a = self._readout_args
+        if a is None:
+            self.readout.setText(_tr("Press Run: every trip below is a real forward pass, timed."))
+            return
+        wall = a["wall"]
+        tps = a["tokens"] / wall * 1000.0 if wall > 0 else 0.0
+        if self.real_time_box.isChecked():
+            shown = _tr("shown at real speed")
+        else:
+            factor = float(getattr(self.scene, "trip_duration_s", 1.0)) * 1000.0 / wall if wall > 0 else 0.0
+            shown = _tr("shown {factor}× slower").format(factor=f"{factor:,.0f}")
+        self.readout.setText(_tr("measured {ms} ms · {shown} · {tpt} tokens/trip · {tps} tok/s").format(
+            ms=_fmt_ms(wall), shown=shown, tpt=a["tokens"], tps=f"{tps:,.0f}"))
+
+    def _retranslate_engine_texts(self) -> None:
+        info = self.engine_info
+        if info is None:
+            self.model_label.setText(_tr("Starting the model…") if self._fatal is None else "")
+            self.trip_plot.set_floor(None, "")
+            return
+        model = info.get("model", {})
+        bw = float(info.get("memory_bandwidth_bytes_per_s") or 0)
+        self.model_label.setText(_tr("{name}: {layers} layers (chapters) · {weights} of weights · "
+                                     "memory {bw}/s measured · {threads} threads on {device}").format(
+            name=model.get("name", "GPT-2"), layers=model.get("n_layer", "?"),
+            weights=_fmt_bytes(float(model.get("weight_bytes") or 0)), bw=_fmt_bytes(bw),
+            threads=info.get("threads", "?"), device=info.get("device", "cpu")))
+        if self.floor_ms is not None:
+            self.trip_plot.set_floor(self.floor_ms, _tr("floor {ms} ms: weights ÷ bandwidth").format(
+                ms=_fmt_ms(self.floor_ms)))
+
+    def _set_status(self, english: str) -> None:
+        """Show a calm one-line message (an English source string, translated now and on language change)."""
+        self._status_key = (english, {})
+        self.status_line.setText(_tr(english))
+        log.info("status: %s", english)
+
+    def _set_status_text(self, text: str) -> None:
+        self._status_key = None
+        self.status_line.setText(text)
+        log.info("status: %s", text)
+
+    # ---- language ----------------------------------------------------------------------------------------------
+    def _toggle_language(self) -> None:
+        self.set_language("en" if self.lang == "zh" else "zh")
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        """Re-apply every string in the current language."""
+        self.setWindowTitle(_tr("One Trip: watch a real GPT-2 write, one trip per token"))
+        self.prompt_caption.setText(_tr("Prompt"))
+        self.prompt_box.setToolTip(_tr("Pick a prompt or type your own (up to {n} characters)").format(
+            n=MAX_PROMPT_CHARS))
+        self.run_button.setText(_tr("Run"))
+        self.run_button.setToolTip(_tr("Start writing (Space runs and pauses)"))
+        self.pause_button.setText(_tr("Pause"))
+        self.pause_button.setToolTip(_tr("Stop after this trip (Space runs and pauses)"))
+        self.step_button.setText(_tr("Step one trip"))
+        self.step_button.setToolTip(_tr("Exactly one real forward pass (S)"))
+        self.reset_button.setText(_tr("Reset"))
+        self.reset_button.setToolTip(_tr("Clear the answer, the chips and the plots (R)"))
+        self.batch_caption.setText(_tr("Sharing a table"))
+        self.batch_slider.setToolTip(_tr("How many requests share each trip of the weights (1–16)"))
+        self.speed_caption.setText(_tr("Trip on screen"))
+        self.speed_slider.setToolTip(_tr("How long one trip takes on screen, in seconds (0.25–3)"))
+        self.real_time_box.setText(_tr("Real time"))
+        self.real_time_box.setToolTip(_tr("Show the trips at the speed they were measured"))
+        self.lang_button.setText("English" if self.lang == "zh" else "中文")
+        self.lang_button.setToolTip(_tr("Switch language"))
+        self.trip_plot_title.setText(_tr("Measured ms per trip  (orange: reading the question · blue: writing)"))
+        self.rate_plot_title.setText(_tr("Tokens per second"))
+        self.view.setToolTip(_tr("F: full screen · F12: frame times"))
+        self._on_batch_label()
+        self._on_speed_label()
+        self._update_readout()
+        self._retranslate_engine_texts()
+        if self._status_key is not None:
+            self.status_line.setText(_tr(self._status_key[0]))
+        self.frame_overlay.refresh()
+
+    # ---- controls ----------------------------------------------------------------------------------------------
+    def _on_batch_changed(self, n: int) -> None:
+        self._on_batch_label()
+        self.bridge.set_max_batch(n)
+        self._fill_seats()
+
+    def _on_batch_label(self) -> None:
+        self.batch_value.setText(str(self.batch_slider.value()))
+
+    def _on_speed_changed(self, hundredths: int) -> None:
+        self.scene.trip_duration_s = hundredths / 100.0
+        self._on_speed_label()
+        self._update_readout()
+
+    def _on_speed_label(self) -> None:
+        self.speed_value.setText(_tr("{s} s").format(s=f"{self.speed_slider.value() / 100:.2f}"))
+
+    # ---- layout and exit ---------------------------------------------------------------------------------------
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._fit_stage()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self._fit_stage()
+
+    def _fit_stage(self) -> None:
+        rect = self.scene.sceneRect()
+        if rect.isValid():
+            self.view.fitInView(rect, Qt.KeepAspectRatio)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.stop()
+        super().closeEvent(event)
+
+
+STYLE_SHEET = """
+QWidget#central { background: #f6f3ec; }
+QGraphicsView#stageView { background: #fffdf8; border: 1px solid #e2dccf; border-radius: 10px; }
+QLabel#readout { color: #1d1d1f; padding: 4px; }
+QLabel#modelLabel { color: #5a5a5a; }
+QLabel#statusLine { color: #3d5a80; padding: 2px 4px; }
+QLabel#frameOverlay { background: rgba(20, 20, 20, 190); color: #f0f0f0; padding: 6px 10px; border-radius: 6px; }
+QTextEdit#answer { background: #fffdf8; border: 1px solid #e2dccf; border-radius: 10px; padding: 8px; }
+QComboBox#promptBox { background: #fffdf8; border: 1px solid #cfc6b4; border-radius: 8px; padding: 6px 10px; }
+QPushButton { background: #ffffff; border: 1px solid #cfc6b4; border-radius: 10px; padding: 6px 18px; }
+QPushButton:hover { background: #f0ece2; }
+QPushButton:pressed { background: #e4ddcd; }
+QPushButton#runButton { background: #2f6fd6; color: white; border: none; }
+QPushButton#runButton:hover { background: #285fb8; }
+QLabel#chip { background: #e8f0fd; border: 1px solid #b9cdf3; border-radius: 8px; padding: 2px 8px; }
+QLabel#chipPrompt { background: #f1eee7; border: 1px solid #d8d1c2; border-radius: 8px; padding: 2px 8px;
+                    color: #6b6b6b; }
+QScrollArea#chips, QWidget#chipsInner { background: transparent; }
+QSlider::groove:horizontal { height: 8px; background: #e2dccf; border-radius: 4px; }
+QSlider::handle:horizontal { background: #2f6fd6; width: 26px; margin: -10px 0; border-radius: 13px; }
+QSlider::sub-page:horizontal { background: #9fb4d9; border-radius: 4px; }
+"""

@@ -1,0 +1,108 @@
+"""``python main.py screenshot --out FILE.png [--prompt TEXT] [--steps N] [--batch N] [--lang zh|en] [--size WxH]``
+
+Runs N real trips of the engine (granted at once, so it is quick), waits for their reports, then shows the last
+trip on the stage half-way through its animation and saves the whole window as a PNG. Works without a display
+(the offscreen platform is chosen when there is none).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PROMPT = "Once upon a time, a little robot"
+READY_TIMEOUT_S = 90.0
+RUN_TIMEOUT_S = 120.0
+
+
+def parse_size(text: str | None, default: tuple[int, int] = (1920, 1080)) -> tuple[int, int]:
+    """"1920x1080" -> (1920, 1080). Raises ValueError for anything else."""
+    if not text:
+        return default
+    w, sep, h = str(text).lower().partition("x")
+    if not sep or not w.isdigit() or not h.isdigit() or int(w) < 320 or int(h) < 240:
+        raise ValueError(f"--size must look like 1920x1080 (at least 320x240), got {text!r}")
+    return int(w), int(h)
+
+
+def _wait(app, predicate, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        app.processEvents()
+        time.sleep(0.005)
+    return True
+
+
+def screenshot_main(args) -> int:
+    """Save a screenshot of the window after ``args.steps`` real trips. Returns 0, or 1 with a message."""
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") and sys.platform.startswith("linux"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    logging.basicConfig(level=logging.WARNING, format="%(name)s %(levelname)s %(message)s")
+    out = getattr(args, "out", None)
+    if not out:
+        print("screenshot: --out FILE.png is required", file=sys.stderr)
+        return 2
+    try:
+        width, height = parse_size(getattr(args, "size", None))
+    except ValueError as exc:
+        print(f"screenshot: {exc}", file=sys.stderr)
+        return 2
+    steps = max(1, int(getattr(args, "steps", None) or 8))
+    batch = max(1, min(16, int(getattr(args, "batch", None) or 1)))
+    prompt = getattr(args, "prompt", None) or DEFAULT_PROMPT
+
+    from gui.app import build_window, create_app
+    app = create_app()
+    window = build_window(args, app)
+    window.resize(width, height)
+    window.show()
+    window.start()
+    try:
+        if not _wait(app, lambda: window.engine_info is not None or window._fatal is not None
+                     or not window.bridge.is_running(), READY_TIMEOUT_S):
+            print("screenshot: the engine did not start in time", file=sys.stderr)
+            return 1
+        if window.engine_info is None:
+            print(f"screenshot: the engine could not start: {window._fatal or 'it stopped'}", file=sys.stderr)
+            return 1
+        window.set_prompt(prompt)
+        window.set_batch(batch)
+        window.set_real_time(True)  # show trips as they come; the engine runs them back to back
+        if not window.run_trips(steps):
+            print("screenshot: could not start the run", file=sys.stderr)
+            return 1
+        start = window.reports_received
+        if not _wait(app, lambda: window.reports_received - start >= steps or window.is_session_done()
+                     or not window.bridge.is_running(), RUN_TIMEOUT_S):
+            print(f"screenshot: only {window.reports_received - start} of {steps} trips in time", file=sys.stderr)
+            return 1
+        if not window.bridge.is_running():
+            print("screenshot: the engine stopped during the run", file=sys.stderr)
+            return 1
+        _wait(app, lambda: False, 0.3)  # let late events (finished, idle) arrive
+        # Show the last trip at human pace, half-way: carts on the road, chapters lighting up.
+        window.clock.stop()
+        window.set_real_time(False)
+        if window.last_report is not None:
+            window.scene.show_trip(window.last_report)
+            duration = float(getattr(window.scene, "trip_duration_s", 1.0))
+            for _ in range(30):
+                window.scene.advance(duration * 0.55 / 30)
+        app.processEvents()
+        path = Path(out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not window.grab().save(str(path)):
+            print(f"screenshot: could not write {path}", file=sys.stderr)
+            return 1
+        print(f"screenshot: {path} ({width}x{height}, {window.reports_received - start} trips)")
+        return 0
+    finally:
+        window.close()
+        window.stop()
