@@ -282,10 +282,11 @@ def test_long_prompt_is_cut_from_the_left(make_engine, tiny):
 
 def test_long_text_prompt_is_capped(make_engine):
     engine = make_engine()
-    text = "一趟一个字 The quick brown fox. " * 8000  # about 220,000 characters
+    text = "START " + "一趟一个字 The quick brown fox. " * 8000 + "the end 😀"  # about 220,000 characters
     (res,), reports = generate(engine, [text], max_new=3)
     assert res.notice and "characters" in res.notice
     assert len(res.prompt_token_ids) < N_POSITIONS
+    assert engine.tokenizer.decode(res.prompt_token_ids).endswith("the end 😀")  # the end is kept
     assert reports[0].tokens_in == len(res.prompt_token_ids)
 
 
