@@ -12,7 +12,7 @@ Characters kept in the CJK subset (``NotoSansSC-OneTrip.otf``, family "Noto Sans
   * every character of the source text ``../shared/seed/*.txt`` when it is there;
   * the 3,755 level-1 hanzi of GB 2312 (the common characters, so typed prompts mostly render);
   * ASCII, Latin-1, general punctuation, CJK symbols and punctuation, full-width forms, arrows and math symbols.
-Characters kept in the DejaVu subset (``DejaVuSans-OneTrip.ttf`` and ``-Bold``): ASCII, Latin-1, Latin
+Characters kept in the DejaVu subset (``OneTripLatin-DejaVuSans.ttf`` and ``-Bold``, family "DejaVu Sans OneTrip"): ASCII, Latin-1, Latin
 Extended-A, general punctuation, super/subscripts, arrows, math operators, technical symbols, control pictures
 (␀ ␛ ␍ ␣), geometric shapes, ⟨ ⟩, and the token-label marks.
 
@@ -123,6 +123,46 @@ def _rename(font, family: str) -> None:
         top.FullName, top.FamilyName = full, family
 
 
+# Control pictures no installed font has: drawn as composites of small capital letters set on a diagonal, the
+# way Unicode's reference glyphs show them (␀ = NUL, ␍ = CR, ␛ = ESC).
+CONTROL_PICTURES = {0x2400: "NUL", 0x240D: "CR", 0x241B: "ESC"}
+
+
+def add_control_pictures(font) -> list[str]:
+    """Add the glyphs of ``CONTROL_PICTURES`` the TrueType ``font`` lacks; returns the characters added."""
+    from fontTools.ttLib.tables._g_l_y_f import Glyph, GlyphComponent
+
+    cmap = font.getBestCmap()
+    glyf, hmtx = font["glyf"], font["hmtx"]
+    upm = font["head"].unitsPerEm
+    added = []
+    for cp, letters in CONTROL_PICTURES.items():
+        if cp in cmap or not all(ord(c) in cmap for c in letters):
+            continue
+        scale = 0.5 if len(letters) == 3 else 0.6
+        step_x, step_y = upm * 0.28, -upm * 0.3
+        glyph = Glyph()
+        glyph.numberOfContours = -1
+        glyph.components = []
+        for i, ch in enumerate(letters):
+            comp = GlyphComponent()
+            comp.glyphName = cmap[ord(ch)]
+            comp.x, comp.y = int(upm * 0.06 + i * step_x), int(upm * 0.62 + i * step_y)
+            comp.flags = 0
+            comp.transform = [[scale, 0], [0, scale]]
+            glyph.components.append(comp)
+        name = f"uni{cp:04X}"
+        glyf.glyphs[name] = glyph
+        font.setGlyphOrder(font.getGlyphOrder() + [name])
+        glyph.recalcBounds(glyf)
+        hmtx.metrics[name] = (int(upm * 0.06 * 2 + (len(letters) - 1) * step_x + upm * 0.4), glyph.xMin)
+        for table in font["cmap"].tables:
+            if table.isUnicode():
+                table.cmap[cp] = name
+        added.append(chr(cp))
+    return added
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cjk", type=Path, default=CJK_TTC, help="NotoSansCJK-Regular.ttc (the SC face is used)")
@@ -158,8 +198,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"make_font_subset: no {src} (apt-get install fonts-dejavu-core)", file=sys.stderr)
             return 2
         font = TTFont(str(src))
-        out = args.out / f"DejaVuSans{style}-OneTrip.ttf"
+        # "OneTripLatin-…" sorts after "NotoSans…": gui/fonts.py takes the first registered family with Chinese
+        out = args.out / f"OneTripLatin-DejaVuSans{style}.ttf"
         n = _subset(font, latin & set(font.getBestCmap()), DEJAVU_FAMILY, out)
+        font = TTFont(str(out))
+        if add_control_pictures(font):
+            font.save(str(out))
+            n = len(font.getBestCmap())
         print(f"{out.relative_to(ROOT)}: {n} characters, {out.stat().st_size / 1e3:.0f} kB")
 
     still = [c for c in missing if c not in latin]

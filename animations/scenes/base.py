@@ -50,6 +50,7 @@ SEAT_COLORS = [QColor(c) for c in ("#e69f00", "#56b4e9", "#009e73", "#f0e442", "
 BADGE_COLORS = {"measured": GREEN, "formula": BLUE_LIGHT, "source": PURPLE, "illustrative": ORANGE}
 
 LATIN_FAMILY = "DejaVu Sans OneTrip"  # bundled (assets/fonts): proportional punctuation, token-label marks
+CJK_FAMILY = "Noto Sans SC OneTrip"  # bundled (assets/fonts): every Chinese character the tour shows
 _families: list[str] = []
 
 
@@ -59,7 +60,7 @@ def families_for(cjk_family: str | None, lang: str) -> list[str]:
     from PySide6.QtGui import QFontDatabase
     installed = set(QFontDatabase.families())
     latin = [LATIN_FAMILY] if LATIN_FAMILY in installed else []
-    cjk = [cjk_family] if cjk_family else []
+    cjk = [f for f in dict.fromkeys((CJK_FAMILY, cjk_family)) if f and f in installed and f != LATIN_FAMILY]
     return latin + cjk if lang == "en" else cjk + latin
 
 
@@ -80,8 +81,13 @@ def font(px: float, bold: bool = False) -> QFont:
     return f
 
 
+RECORD: set[str] | None = None  # tests: when a set, every source string passed to T is added to it
+
+
 def T(text: str) -> str:
     """``text`` (English source) in the current language (Qt translation context ``"Tour"``)."""
+    if RECORD is not None:
+        RECORD.add(text)
     return QCoreApplication.translate("Tour", text)
 
 

@@ -144,12 +144,13 @@ class ReasoningScene(TourScene):
         # the time line
         ty = 470.0
         self.line(40, ty, 1560, ty, DIM, 3)
-        end = first_vis or 1.0
-        span = (end * 1.1) if first_vis else 1.0
+        end = first_vis or ttft or 1.0
+        span = end * 1.1
         marks = [(0.0, T("request"), DIM)]
         if ttft is not None:
-            marks += [(ttft, T("first token (hidden): {ms}").format(ms=fmt_ms(ttft)), ORANGE),
-                      (first_vis, T("first visible token: {ms}").format(ms=fmt_ms(first_vis)), GREEN)]
+            marks.append((ttft, T("first token (hidden): {ms}").format(ms=fmt_ms(ttft)), ORANGE))
+        if first_vis is not None:  # None when the model stopped before its visible answer
+            marks.append((first_vis, T("first visible token: {ms}").format(ms=fmt_ms(first_vis)), GREEN))
         for i, (tm, name, color) in enumerate(marks):
             xx = 40 + 1500 * tm / span
             self.line(xx, ty - 16, xx, ty + 16, color, 4)

@@ -73,6 +73,1045 @@
     </message>
 </context>
 <context>
+    <name>Tour</name>
+    <message>
+        <source>({x:.1f} × the book)</source>
+        <translation>（书的 {x:.1f} 倍）</translation>
+    </message>
+    <message>
+        <source>1 · The request</source>
+        <translation>01 请求</translation>
+    </message>
+    <message>
+        <source>10 · Sending it back (streaming)</source>
+        <translation>10 送回（流式）</translation>
+    </message>
+    <message>
+        <source>11 · Reasoning models</source>
+        <translation>11 推理模型</translation>
+    </message>
+    <message>
+        <source>12 · Sharing the table (batching)</source>
+        <translation>12 拼桌（批处理）</translation>
+    </message>
+    <message>
+        <source>13 · Running ahead (speculative decoding)</source>
+        <translation>13 抢跑（投机解码）</translation>
+    </message>
+    <message>
+        <source>14 · Splitting the book (parallelism)</source>
+        <translation>14 拆书（并行）</translation>
+    </message>
+    <message>
+        <source>15 · The same opening (prefix caching)</source>
+        <translation>15 同样的开头（前缀缓存）</translation>
+    </message>
+    <message>
+        <source>2 · Cut into tokens</source>
+        <translation>02 分词</translation>
+    </message>
+    <message>
+        <source>20–80 tokens/s</source>
+        <translation>20–80 token/秒</translation>
+    </message>
+    <message>
+        <source>3 · Look up the dictionary</source>
+        <translation>03 查字典（嵌入）</translation>
+    </message>
+    <message>
+        <source>4 · The book and its chapters</source>
+        <translation>04 书和章</translation>
+    </message>
+    <message>
+        <source>5 · Reading the question (prefill)</source>
+        <translation>05 读题（预填充）</translation>
+    </message>
+    <message>
+        <source>6 · Drawing lots (sampling)</source>
+        <translation>06 抽签（采样）</translation>
+    </message>
+    <message>
+        <source>7 · Writing (decode)</source>
+        <translation>07 写字（解码）</translation>
+    </message>
+    <message>
+        <source>8 · The cheat sheet (KV cache)</source>
+        <translation>08 小抄（KV 缓存）</translation>
+    </message>
+    <message>
+        <source>8-token question, 6 steps after the first token: without, step i recomputes 8 + i rows, Σ(8+i) for i = 1…6 = 69; with, one new row per step = 6.</source>
+        <translation>8 块的题目，第一个字之后再写 6 步：没有小抄，第 i 步要重算 8 + i 行，i = 1…6 合计 Σ(8+i) = 69；有小抄，每步只算新的一行，共 6 行。</translation>
+    </message>
+    <message>
+        <source>8.03 billion parameters × 2 bytes</source>
+        <translation>80.3 亿个参数 × 2 字节</translation>
+    </message>
+    <message>
+        <source>9 · How big is the cheat sheet</source>
+        <translation>09 小抄有多大</translation>
+    </message>
+    <message>
+        <source>A 10,000-token system prompt that is not cached makes a long pause.</source>
+        <translation>1 万块的系统提示如果没被缓存，停顿会很长。</translation>
+    </message>
+    <message>
+        <source>A 500-token answer: 1 + 2 + … + 500 = 125,250 rows without it, 500 with it: O(500²) against 500.</source>
+        <translation>500 个 token 的回答：没有小抄要算 1 + 2 + … + 500 = 125,250 行，有小抄只要 500 行：O(500²) 对 500。</translation>
+    </message>
+    <message>
+        <source>A BPE (byte-pair encoding) tokenizer, trained with the model and fixed once it ships, cuts the text into numbered pieces. Chinese is cut too: common characters are mostly one piece each, common words may merge into one, rare characters may split into several.</source>
+        <translation>BPE（字节对编码）分词器和模型一起训练，上线后固定，把文字切成一块块、编上号。中文也会被切块：常用字多为一字一块，常用词可能合成一块，生僻字可能拆成几块。</translation>
+    </message>
+    <message>
+        <source>A big model on a big GPU</source>
+        <translation>大模型，大显卡</translation>
+    </message>
+    <message>
+        <source>A reasoning model may read the question in milliseconds and then keep decoding thinking tokens you never see, so the time to the first visible word no longer stands for prefill. The source: a 200-token answer may be billed for thousands of decode steps.</source>
+        <translation>推理模型可能几毫秒就读完题，却还在解码你看不见的思考 token，所以“第一个可见字出现的时间”不再能代表预填充。原文：200 个 token 的回答，可能计费几千个解码步。</translation>
+    </message>
+    <message>
+        <source>After “{tail}”, the next token could be:</source>
+        <translation>“{tail}”之后，下一块可能是：</translation>
+    </message>
+    <message>
+        <source>All this, just to write one sentence explaining the KV cache. And what let that sentence be written was the KV cache itself.</source>
+        <translation>折腾一大圈，只为写出一句解释 KV 缓存的话。而让这句话写得出来的，正是 KV 缓存本身。</translation>
+    </message>
+    <message>
+        <source>Alone</source>
+        <translation>一个人写</translation>
+    </message>
+    <message>
+        <source>Alone: one token per press</source>
+        <translation>一个人写：每按一下写一个字</translation>
+    </message>
+    <message>
+        <source>Be the GPU</source>
+        <translation>你来当一回 GPU</translation>
+    </message>
+    <message>
+        <source>Be the GPU: each press carries the book one trip. First write a sentence as usual, then try it with the apprentice, then with several people sharing the table, and see how many tokens each trip writes.</source>
+        <translation>每按一下，就是把书搬一趟。先照常写完一句，再试试带上小徒弟、拉几个人拼桌，看看每趟能写出几个字。</translation>
+    </message>
+    <message>
+        <source>Behind a {n}-token system prompt that is not cached, the first token takes {ms} instead of {short}.</source>
+        <translation>前面加上 {n} 块没被缓存的系统提示，第一个字要等 {ms}，而不是 {short}。</translation>
+    </message>
+    <message>
+        <source>Block table (PagedAttention): each request's pages of the cheat sheet</source>
+        <translation>块表（PagedAttention）：每个请求的小抄占了哪几页</translation>
+    </message>
+    <message>
+        <source>By chapters: pipeline parallel</source>
+        <translation>按章拆：流水线并行</translation>
+    </message>
+    <message>
+        <source>Continuous batch: a free seat is taken at once</source>
+        <translation>连续批：有人写完，空位马上有人坐</translation>
+    </message>
+    <message>
+        <source>DeepSeek-V3 (MLA)</source>
+        <translation>DeepSeek-V3（MLA）</translation>
+    </message>
+    <message>
+        <source>DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per token</source>
+        <translation>DeepSeek-V3：共 {p:.0f}0 亿参数，每个 token 只激活约 {a:.0f}0 亿</translation>
+    </message>
+    <message>
+        <source>Desk · compute cores</source>
+        <translation>桌子 · 计算核心</translation>
+    </message>
+    <message>
+        <source>Draw</source>
+        <translation>抽一签</translation>
+    </message>
+    <message>
+        <source>Drawing lots (sampling): the last position's vector goes through the language-model head to one score per token; softmax turns the scores into probabilities and one token is drawn. Temperature, top-p and top-k reshape the distribution before the draw; common defaults are temperature 1 and top-p off.</source>
+        <translation>抽签（采样）：最后一个位置的向量经过语言模型头，得到每个 token 的分数，softmax 成概率再抽。温度、top-p、top-k 会在抽之前重塑分布；常见默认是温度 1、top-p 不设限。</translation>
+    </message>
+    <message>
+        <source>Drawn: {tok}</source>
+        <translation>抽中：{tok}</translation>
+    </message>
+    <message>
+        <source>Each column is one trip; two seats. Pale cells read a question (prefill): C's long question is read in chunks of {k} tokens beside other people's writing (chunked prefill).</source>
+        <translation>每一列是一趟，桌上两个座位。浅色格是在读题（预填充）：C 的长题目每趟只读 {k} 块，夹在别人写字的同一趟里（切块预填充）。</translation>
+    </message>
+    <message>
+        <source>Every page torn apart: tensor parallel</source>
+        <translation>每页撕开：张量并行</translation>
+    </message>
+    <message>
+        <source>Every section above left out details to stay easy. Here are the formal terms behind each metaphor and the section that explains it.</source>
+        <translation>上面每一段都为了好懂省掉了细节。下面按段补上每个比喻背后的正式说法，以及讲它的那一段。</translation>
+    </message>
+    <message>
+        <source>Every token needs the whole book carried once: weight bytes ÷ memory bandwidth. §4, §7</source>
+        <translation>每写一个字都要把整本书搬一趟：权重字节数 ÷ 显存带宽。§4、§7</translation>
+    </message>
+    <message>
+        <source>Experts living apart: expert parallel</source>
+        <translation>专家分住：专家并行</translation>
+    </message>
+    <message>
+        <source>FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet.</source>
+        <translation>用 FP8，以及在 Blackwell 上用 4-bit，70B 就能装进一张卡，并给小抄留出地方。</translation>
+    </message>
+    <message>
+        <source>GPT-2 small</source>
+        <translation>GPT-2 small</translation>
+    </message>
+    <message>
+        <source>GPU memory → compute cores, one forward pass</source>
+        <translation>显存 → 计算核心，一次前向计算</translation>
+    </message>
+    <message>
+        <source>GPUs that read</source>
+        <translation>读题的卡</translation>
+    </message>
+    <message>
+        <source>GPUs that write</source>
+        <translation>写字的卡</translation>
+    </message>
+    <message>
+        <source>GQA, MLA, cache bytes</source>
+        <translation>GQA、MLA、缓存字节数</translation>
+    </message>
+    <message>
+        <source>Game</source>
+        <translation>游戏</translation>
+    </message>
+    <message>
+        <source>HTTPS POST, JSON body, stream</source>
+        <translation>HTTPS POST、JSON 请求体、stream</translation>
+    </message>
+    <message>
+        <source>Head {i} of {n}</source>
+        <translation>第 {i} 头（共 {n}）</translation>
+    </message>
+    <message>
+        <source>How can one GPU answer many people quickly?</source>
+        <translation>一张卡怎样同时又快地回答很多人？</translation>
+    </message>
+    <message>
+        <source>In production: EAGLE-3, a light guessing head trained on the big model's hidden states; DeepSeek-V3 and GLM-style MoE models build in multi-token prediction (MTP). Open-ended writing gains less than code.</source>
+        <translation>生产上常用 EAGLE-3（在大模型隐藏状态上训练的轻量“猜测头”），DeepSeek-V3、GLM 这类 MoE 模型则内置多 token 预测（MTP）。开放式写作收益比代码小。</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>KV cache = 2 × layers × KV heads × head dim × length × batch × bytes</source>
+        <translation>KV 缓存 = 2 × 层数 × KV 头数 × 每头维度 × 长度 × 批大小 × 字节数</translation>
+    </message>
+    <message>
+        <source>KV cache = 2 × layers × KV heads × head dim × length × batch × bytes. Llama 3 8B, 2,000 tokens, FP16: about 250 MB; 100,000 tokens about 12.5 GB; without grouping, 2,000 tokens take about 1 GB. DeepSeek's MLA compresses each token in each layer to 576 numbers: about 70 KB per token.</source>
+        <translation>KV 缓存 = 2 × 层数 × KV 头数 × 每头维度 × 长度 × 批大小 × 字节数。Llama 3 8B、2,000 块、FP16 约 250 MB；10 万块约 12.5 GB；如果不分组（老式多头注意力），2,000 块约 1 GB。DeepSeek 用多头潜在注意力（MLA）把每层每个 token 压成 576 个数，约 70 KB/token。</translation>
+    </message>
+    <message>
+        <source>KV cache over NVLink / RDMA</source>
+        <translation>用 NVLink 或 RDMA 传 KV 缓存</translation>
+    </message>
+    <message>
+        <source>KV heads (what the cheat sheet stores)</source>
+        <translation>KV 头（小抄存的就是它们）</translation>
+    </message>
+    <message>
+        <source>Layer {i} of {n}</source>
+        <translation>第 {i} 层（共 {n}）</translation>
+    </message>
+    <message>
+        <source>Llama 3 70B · 4-bit</source>
+        <translation>Llama 3 70B · 4-bit</translation>
+    </message>
+    <message>
+        <source>Llama 3 70B · FP16</source>
+        <translation>Llama 3 70B · FP16</translation>
+    </message>
+    <message>
+        <source>Llama 3 70B · FP8</source>
+        <translation>Llama 3 70B · FP8</translation>
+    </message>
+    <message>
+        <source>Llama 3 8B</source>
+        <translation>Llama 3 8B</translation>
+    </message>
+    <message>
+        <source>Llama 3 8B in FP16, read once per token by an A100 (about 2 TB/s)</source>
+        <translation>Llama 3 8B 用 FP16 存，每写一个字，A100（约 2 TB/s）读一遍</translation>
+    </message>
+    <message>
+        <source>Llama 3 8B in FP16: 32 chapters, about {size}</source>
+        <translation>Llama 3 8B，FP16：32 章，约 {size}</translation>
+    </message>
+    <message>
+        <source>Llama 3 8B without grouping</source>
+        <translation>Llama 3 8B 不分组</translation>
+    </message>
+    <message>
+        <source>Llama 3 8B · FP16</source>
+        <translation>Llama 3 8B · FP16</translation>
+    </message>
+    <message>
+        <source>Llama 3 8B: 128,256 rows × 4,096</source>
+        <translation>Llama 3 8B：128,256 行 × 4,096 列</translation>
+    </message>
+    <message>
+        <source>Llama 3 8B: 32 query heads share 8 KV heads → the cheat sheet is 4× smaller</source>
+        <translation>Llama 3 8B：32 个查询头共用 8 组键值头，小抄因此小 4 倍</translation>
+    </message>
+    <message>
+        <source>Metaphors and their formal names</source>
+        <translation>比喻对照表</translation>
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation>下一段 ▶</translation>
+    </message>
+    <message>
+        <source>Now they can be answered.</source>
+        <translation>现在可以回答了。</translation>
+    </message>
+    <message>
+        <source>One trip reads the whole question</source>
+        <translation>一趟读完整道题</translation>
+    </message>
+    <message>
+        <source>Prefill/decode disaggregation</source>
+        <translation>预填充/解码分离</translation>
+    </message>
+    <message>
+        <source>Press to carry the book: the first trip reads the question.</source>
+        <translation>按一下，搬一趟书：第一趟先读题。</translation>
+    </message>
+    <message>
+        <source>Press: one trip</source>
+        <translation>按一下：搬一趟</translation>
+    </message>
+    <message>
+        <source>Reading the question (prefill): one forward pass over every known token, big matrix multiplications. It is compute-bound, and even 1,000 tokens take only milliseconds. Each layer does attention softmax(QKᵀ/√d)·V, then the feed-forward network; each token looks only at the tokens before it.</source>
+        <translation>读题（预填充，prefill）：一次前向计算处理全部已知 token，是大矩阵乘法；吃的是算力（compute-bound），1,000 块也只要毫秒级。每层先做注意力 softmax(QKᵀ/√d)·V，再过前馈网络；每个字只看它前面的字（因果注意力）。</translation>
+    </message>
+    <message>
+        <source>Routing: the cache helps only on the server that holds it</source>
+        <translation>路由：缓存只在存着它的那台服务器上管用</translation>
+    </message>
+    <message>
+        <source>Running ahead (speculative decoding): a draft model guesses N tokens, the big model checks them in one forward pass, keeps the prefix it agrees with and resamples at the first disagreement, so the output distribution is exactly the same. Code and factual text often keep 3–4 of 5.</source>
+        <translation>抢跑（投机解码）：草稿模型猜 N 个，大模型一次前向校验，接受与自己一致的前缀，从第一个不一致处重新采样；输出分布和逐个生成完全一样。代码、事实类文本常能保留 5 个里的 3–4 个。</translation>
+    </message>
+    <message>
+        <source>Sending it back (streaming): over SSE or WebSocket frames, each token is pushed as soon as it is written; 20–80 tokens per second is common, depending on model size and hardware. A 10,000-token system prompt that is not cached makes a long pause before the first token.</source>
+        <translation>送回（流式）：用 SSE 或 WebSocket 帧，出一个推一个；常见 20–80 token/秒，取决于模型大小和硬件。1 万块的系统提示如果没被缓存，停顿会很长。</translation>
+    </message>
+    <message>
+        <source>Server · GPU</source>
+        <translation>服务器 · GPU</translation>
+    </message>
+    <message>
+        <source>Sharing the table</source>
+        <translation>拼桌</translation>
+    </message>
+    <message>
+        <source>Sharing the table (batching): the weights are read once per trip whether the batch is 1 or 32, so more requests share that read. A static batch waits for its longest request; continuous batching lets a finished request leave at once and slots new prefills in. PagedAttention keeps the cache in fixed-size pages, like virtual memory.</source>
+        <translation>拼桌（批处理）：权重不管批大小是 1 还是 32 都要读一遍，多带请求就是摊薄这次读取。静态批要等最长的请求；连续批让写完的请求立刻让座，新请求的预填充随时插进来。PagedAttention 把 KV 缓存按固定大小的页存放，像虚拟内存。</translation>
+    </message>
+    <message>
+        <source>Sharing the table: everyone seated writes on the same trip</source>
+        <translation>拼桌：坐着的人在同一趟里各写一个字</translation>
+    </message>
+    <message>
+        <source>Some models let some layers look only at a nearby stretch (sliding-window attention).</source>
+        <translation>有些模型部分层只看附近一段（滑动窗口注意力）。</translation>
+    </message>
+    <message>
+        <source>Splitting the book (parallelism): 8B in FP16 is about 16 GB, 70B about 140 GB; an H100 holds 80 GB, an H200 141 GB, a B200 180 GB. By chapters = pipeline parallel; every page torn apart = tensor parallel; experts living apart = expert parallel (MoE only).</source>
+        <translation>拆书（并行）：8B 用 FP16 约 16 GB，70B 约 140 GB；H100 80 GB、H200 141 GB、B200 180 GB。按章拆 = 流水线并行；每页撕开 = 张量并行；专家分住 = 专家并行（MoE 专用）。</translation>
+    </message>
+    <message>
+        <source>Start over</source>
+        <translation>重来</translation>
+    </message>
+    <message>
+        <source>Start the engine to measure a trip here.</source>
+        <translation>启动模型后，这里会实测一趟的时间。</translation>
+    </message>
+    <message>
+        <source>Start the engine to time both ways here.</source>
+        <translation>启动模型后，这里会实测两种写法的时间。</translation>
+    </message>
+    <message>
+        <source>Static batch: everyone waits for the longest</source>
+        <translation>静态批：大家都等最长的那个</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Terms</source>
+        <translation>对照表</translation>
+    </message>
+    <message>
+        <source>The apprentice guesses, the book checks every guess in one trip:</source>
+        <translation>小徒弟先猜，大模型一趟把猜的全部校验：</translation>
+    </message>
+    <message>
+        <source>The cheat sheet (KV cache) keeps each token's key (K) and value (V) in every layer. Without it, every new token recomputes the K and V of everything before it: a 500-token answer is O(500²) attention work instead of 500 steps.</source>
+        <translation>小抄（KV 缓存）保存每个 token 在每一层的键（K）和值（V）。没有它，生成第 N 个 token 要重算前面所有的 K、V；500 个 token 的回答，是 O(500²) 的注意力工作量，而不是 500 步。</translation>
+    </message>
+    <message>
+        <source>The cheat sheet, sharing the table, the apprentice and the same opening: each saves trips. §8, §12, §13, §15</source>
+        <translation>小抄、拼桌、小徒弟、同样的开头：每一招都在省趟数。§8、§12、§13、§15</translation>
+    </message>
+    <message>
+        <source>The dictionary (embedding matrix), to scale by area</source>
+        <translation>字典（嵌入矩阵），面积按比例画</translation>
+    </message>
+    <message>
+        <source>The end</source>
+        <translation>三个问题</translation>
+    </message>
+    <message>
+        <source>The first trip reads the whole question (prefill); every later trip writes one token (decode). §5, §7</source>
+        <translation>第一趟要读完整道题（预填充），之后每趟只写一个字（解码）。§5、§7</translation>
+    </message>
+    <message>
+        <source>The model writes {n} tokens nobody sees (its “thinking”), then the answer:</source>
+        <translation>模型先写 {n} 个谁也看不见的 token（它的“思考”），再写答案：</translation>
+    </message>
+    <message>
+        <source>The same opening (prefix caching): the same prefix gives exactly the same K and V, so they can be reused. vLLM's automatic prefix caching and SGLang's RadixAttention keep a lookup table of computed KV blocks. Whether it hits depends on routing the request to the server that holds them.</source>
+        <translation>同样的开头（前缀缓存）：同样的前缀算出完全相同的 K、V，可以直接复用。vLLM 的 automatic prefix caching、SGLang 的 RadixAttention 都维护一张“算过的 KV 块”查找表。能不能命中，取决于请求有没有被路由到同一台服务器。</translation>
+    </message>
+    <message>
+        <source>The same sentence gets other numbers in another model:</source>
+        <translation>同一句话换个模型，编号就不同：</translation>
+    </message>
+    <message>
+        <source>The source: 5–10 ms per step</source>
+        <translation>原文：一步约 5–10 毫秒</translation>
+    </message>
+    <message>
+        <source>The source: a 200-token answer may be billed for thousands of decode steps.</source>
+        <translation>原文：200 个 token 的回答，可能计费几千个解码步。</translation>
+    </message>
+    <message>
+        <source>The weights are a book and each Transformer layer a chapter: Llama 3 8B in FP16 is about 16 GB in 32 chapters. “One trip” is one forward pass: the weights are read from GPU memory into the compute cores. Strictly, the book never leaves the warehouse; what is read is a copy.</source>
+        <translation>权重是一本书，每个 Transformer 层是一章：Llama 3 8B 的权重用 FP16 存约 16 GB，共 32 章。“搬一趟”指一次前向计算：权重要从显存读进计算核心。严格说，书没有离开仓库，读的是它的一份拷贝。</translation>
+    </message>
+    <message>
+        <source>The “dictionary” is the embedding matrix, part of the model's weights: one row of numbers per token id. Looking up every token gives a table of tokens × d_model numbers. Llama 3's has 128,256 rows × 4,096 columns (d_model = 4,096).</source>
+        <translation>“字典”叫嵌入矩阵，是模型权重的一部分：每个编号对应一行数。每块查一行，得到一张“块数 × d_model”的表。Llama 3 的字典是 128,256 行 × 4,096 列（d_model = 4,096）。</translation>
+    </message>
+    <message>
+        <source>This computer, this model</source>
+        <translation>这台电脑，这个模型</translation>
+    </message>
+    <message>
+        <source>This model: formula {f} per token (engine not running)</source>
+        <translation>这个模型：按公式每个 token {f}（引擎未运行）</translation>
+    </message>
+    <message>
+        <source>This model: formula {f} per token; its engine allocates {m} per token</source>
+        <translation>这个模型：按公式每个 token {f}；引擎实际分配每个 token {m}</translation>
+    </message>
+    <message>
+        <source>This model: {n} chapters (layers), {size} in all</source>
+        <translation>这个模型：{n} 章（层），共 {size}</translation>
+    </message>
+    <message>
+        <source>Three questions</source>
+        <translation>三个问题</translation>
+    </message>
+    <message>
+        <source>Three questions, and now they can be answered.</source>
+        <translation>三个问题，现在可以回答了。</translation>
+    </message>
+    <message>
+        <source>Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is a random illustration in the spirit of “code often keeps 3–4”. A newcomer's first trip reads the question.</source>
+        <translation>耗时按每趟约 {ms:.0f} 毫秒推算。小徒弟每次猜中几个是按“代码类常能猜中 3–4 个”随机模拟的示意。新人坐下的第一趟要先读题。</translation>
+    </message>
+    <message>
+        <source>Two requests, the same {n}-token system prompt ({b} blocks of {s} tokens)</source>
+        <translation>两个请求，同样的 {n} 块系统提示（{b} 个块，每块 {s} 个 token）</translation>
+    </message>
+    <message>
+        <source>Vocabulary size, to scale</source>
+        <translation>词表大小，按比例画</translation>
+    </message>
+    <message>
+        <source>Warehouse · GPU memory</source>
+        <translation>仓库 · 显存</translation>
+    </message>
+    <message>
+        <source>What travels back, frame by frame</source>
+        <translation>一帧一帧送回来的内容</translation>
+    </message>
+    <message>
+        <source>Why does the first word take a moment, and then the rest come at a steady pace?</source>
+        <translation>为什么第一个字要等一下，后面的字却一个接一个匀速冒出来？</translation>
+    </message>
+    <message>
+        <source>Why does the speed depend on memory more than on arithmetic?</source>
+        <translation>为什么快慢主要看显存，而不是算力？</translation>
+    </message>
+    <message>
+        <source>Why not always take the most likely token? Always taking the top one (greedy) makes text dull and repetitive: it can loop for ever. Drawing keeps some variety. Temperature below 1 sharpens the odds, above 1 flattens them; top-k keeps the k best; top-p keeps the fewest tokens whose odds add up to p. Reasoning models often use a lower temperature.</source>
+        <translation>为什么不总挑最可能的那个？每次都挑第一名（贪心），文字会又呆又重复，甚至原地打转。抽签能留一点变化。温度低于 1 让分布更尖，高于 1 更平；top-k 只留前 k 名；top-p 只留概率加起来够 p 的最少几个。推理模型常用更低温度。</translation>
+    </message>
+    <message>
+        <source>With the apprentice</source>
+        <translation>带上小徒弟</translation>
+    </message>
+    <message>
+        <source>With the apprentice: it guesses 5, the book checks them in the same trip</source>
+        <translation>带上小徒弟：它先猜 5 个，大模型在同一趟里校验</translation>
+    </message>
+    <message>
+        <source>With the cheat sheet</source>
+        <translation>有小抄</translation>
+    </message>
+    <message>
+        <source>Without the cheat sheet</source>
+        <translation>没有小抄</translation>
+    </message>
+    <message>
+        <source>Writing (decode): one forward pass per new token, and only the last position's result is used; the bottleneck is reading memory (memory-bound). The source: an 8B model on an A100 takes about 5–10 ms a step. This page's check: at about 2 TB/s, reading 16 GB once takes about 8 ms.</source>
+        <translation>写字（解码）：每个新 token 一次前向计算，只有最后一个位置的结果有用，瓶颈在读显存（memory-bound）。原文：8B 模型在 A100 上一步约 5–10 毫秒。对一下账：A100 显存带宽约 2 TB/s，读一遍 16 GB 约 8 毫秒，正好落在原文的范围里。</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Your question leaves as an HTTPS POST: the model llama-3-8b-instruct, “stream” on (write and send as you go), a system prompt “You are a concise assistant.”, and your question. The requests ChatGPT, Claude and Cursor send are much the same.</source>
+        <translation>你的问题以一个 HTTPS POST 发出：模型 llama-3-8b-instruct，打开 stream（边写边发），一条系统提示 “You are a concise assistant.”，加上你的问题。ChatGPT、Claude、Cursor 发出的请求大同小异。</translation>
+    </message>
+    <message>
+        <source>Your question, cut by this model's tokenizer:</source>
+        <translation>你的问题，被这个模型的分词器切成：</translation>
+    </message>
+    <message>
+        <source>Your question, {n} new tokens</source>
+        <translation>你的问题，写 {n} 个新字</translation>
+    </message>
+    <message>
+        <source>Your question:</source>
+        <translation>你的问题：</translation>
+    </message>
+    <message>
+        <source>accounted time</source>
+        <translation>推算耗时</translation>
+    </message>
+    <message>
+        <source>another model</source>
+        <translation>另一个模型</translation>
+    </message>
+    <message>
+        <source>batching: static, continuous, PagedAttention, chunked prefill, disaggregation</source>
+        <translation>批处理：静态批、连续批、PagedAttention、切块预填充、预填充/解码分离</translation>
+    </message>
+    <message>
+        <source>between tokens (mean)</source>
+        <translation>字与字的间隔（平均）</translation>
+    </message>
+    <message>
+        <source>bytes of the real weight file</source>
+        <translation>真实权重文件的字节数</translation>
+    </message>
+    <message>
+        <source>computed</source>
+        <translation>要重新算</translation>
+    </message>
+    <message>
+        <source>cut</source>
+        <translation>被砍掉</translation>
+    </message>
+    <message>
+        <source>cut by this model's tokenizer</source>
+        <translation>由这个模型的分词器切块</translation>
+    </message>
+    <message>
+        <source>cutting into pieces, numbering</source>
+        <translation>切块、编号</translation>
+    </message>
+    <message>
+        <source>decode (memory-bound)</source>
+        <translation>解码（memory-bound）</translation>
+    </message>
+    <message>
+        <source>dict.</source>
+        <translation>字典</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>写完了</translation>
+    </message>
+    <message>
+        <source>drawing lots</source>
+        <translation>抽签</translation>
+    </message>
+    <message>
+        <source>each bar: one trip (ms)</source>
+        <translation>每根柱子：一趟（毫秒）</translation>
+    </message>
+    <message>
+        <source>each bar: one trip, one new token · median {ms}</source>
+        <translation>每根柱子：一趟，写一个新字 · 中位数 {ms}</translation>
+    </message>
+    <message>
+        <source>each chapter {size}; the dictionary (embeddings) {dict}</source>
+        <translation>每章 {size}；字典（嵌入）{dict}</translation>
+    </message>
+    <message>
+        <source>embedding matrix (vocabulary × d_model)</source>
+        <translation>嵌入矩阵（词表 × d_model）</translation>
+    </message>
+    <message>
+        <source>even attention, not the model's</source>
+        <translation>平均分配的注意力，不是模型算的</translation>
+    </message>
+    <message>
+        <source>every layer syncs; worth it only with fast links such as NVLink</source>
+        <translation>每层都要同步，只有 NVLink 这类高速互联才划算</translation>
+    </message>
+    <message>
+        <source>first</source>
+        <translation>第一个</translation>
+    </message>
+    <message>
+        <source>first token (hidden): {ms}</source>
+        <translation>第一个 token（看不见）：{ms}</translation>
+    </message>
+    <message>
+        <source>first visible token: {ms}</source>
+        <translation>第一个可见字：{ms}</translation>
+    </message>
+    <message>
+        <source>formal term</source>
+        <translation>正式说法</translation>
+    </message>
+    <message>
+        <source>formula</source>
+        <translation>公式推算</translation>
+    </message>
+    <message>
+        <source>formula of the source, §09</source>
+        <translation>原文的公式，§09</translation>
+    </message>
+    <message>
+        <source>found in the cache: no work</source>
+        <translation>缓存里现成的：不用算</translation>
+    </message>
+    <message>
+        <source>from the allocated cache tensors</source>
+        <translation>取自实际分配的缓存张量</translation>
+    </message>
+    <message>
+        <source>from the source</source>
+        <translation>取自原文</translation>
+    </message>
+    <message>
+        <source>green square, top left</source>
+        <translation>左上角的绿色小方块</translation>
+    </message>
+    <message>
+        <source>hit</source>
+        <translation>命中</translation>
+    </message>
+    <message>
+        <source>illustrative</source>
+        <translation>示意</translation>
+    </message>
+    <message>
+        <source>in production, typically</source>
+        <translation>生产环境常见</translation>
+    </message>
+    <message>
+        <source>kept {a} of {k} guesses (+{n})</source>
+        <translation>猜的 {k} 个留下 {a} 个（+{n}）</translation>
+    </message>
+    <message>
+        <source>machines and assignments</source>
+        <translation>机器数和分配结果</translation>
+    </message>
+    <message>
+        <source>measured here</source>
+        <translation>本机实测</translation>
+    </message>
+    <message>
+        <source>metaphor</source>
+        <translation>比喻</translation>
+    </message>
+    <message>
+        <source>miss: computed again</source>
+        <translation>没命中：重新算</translation>
+    </message>
+    <message>
+        <source>mixture-of-experts models only</source>
+        <translation>MoE（混合专家）模型专用</translation>
+    </message>
+    <message>
+        <source>model not loaded</source>
+        <translation>模型未加载</translation>
+    </message>
+    <message>
+        <source>no draft model loaded; in the spirit of the source's picture</source>
+        <translation>没有加载草稿模型；按原文插图的意思画</translation>
+    </message>
+    <message>
+        <source>no syncing inside a layer, but it needs many requests to keep every GPU busy</source>
+        <translation>不用层内同步，但请求要够多才不空转</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>不设限</translation>
+    </message>
+    <message>
+        <source>one model</source>
+        <translation>一个模型</translation>
+    </message>
+    <message>
+        <source>one trip = one forward pass: a copy of every chapter is read</source>
+        <translation>搬一趟 = 一次前向计算：每一章的拷贝都读一遍</translation>
+    </message>
+    <message>
+        <source>one trip → one token:</source>
+        <translation>一趟 → 一个字：</translation>
+    </message>
+    <message>
+        <source>parameters × bytes per parameter; GPU sizes from the datasheets</source>
+        <translation>参数个数 × 每个参数的字节数；显存取自产品手册</translation>
+    </message>
+    <message>
+        <source>pipeline, tensor and expert parallelism</source>
+        <translation>流水线并行、张量并行、专家并行</translation>
+    </message>
+    <message>
+        <source>prefill (compute-bound), causal attention</source>
+        <translation>预填充（compute-bound）、因果注意力</translation>
+    </message>
+    <message>
+        <source>prefill on this computer, median of 3</source>
+        <translation>本机预填充，3 次取中位数</translation>
+    </message>
+    <message>
+        <source>prefix caching (APC, RadixAttention), routing</source>
+        <translation>前缀缓存（APC、RadixAttention）、路由</translation>
+    </message>
+    <message>
+        <source>query heads</source>
+        <translation>查询头</translation>
+    </message>
+    <message>
+        <source>read the question (+1)</source>
+        <translation>读题（+1）</translation>
+    </message>
+    <message>
+        <source>reading the question</source>
+        <translation>读题</translation>
+    </message>
+    <message>
+        <source>real rows of this model's embedding matrix</source>
+        <translation>这个模型嵌入矩阵的真实行</translation>
+    </message>
+    <message>
+        <source>reasoning tokens</source>
+        <translation>推理 token（思考 token）</translation>
+    </message>
+    <message>
+        <source>red line, the floor: {bytes} ÷ {bw}/s = {ms}</source>
+        <translation>红线是下限：{bytes} ÷ {bw}/s = {ms}</translation>
+    </message>
+    <message>
+        <source>request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>router</source>
+        <translation>路由器</translation>
+    </message>
+    <message>
+        <source>row: a token reading · column: the token it looks at · dark above the diagonal: the future is hidden (causal)</source>
+        <translation>行：正在读的字 · 列：它看的字 · 对角线以上是暗的：后面的字看不见（因果注意力）</translation>
+    </message>
+    <message>
+        <source>same answer both ways</source>
+        <translation>两种写法答案相同</translation>
+    </message>
+    <message>
+        <source>sampling: temperature, top-k, top-p</source>
+        <translation>采样：温度、top-k、top-p</translation>
+    </message>
+    <message>
+        <source>second</source>
+        <translation>第二个</translation>
+    </message>
+    <message>
+        <source>second request, after the first</source>
+        <translation>第二个请求，在第一个之后</translation>
+    </message>
+    <message>
+        <source>second request, cold</source>
+        <translation>第二个请求，缓存是空的</translation>
+    </message>
+    <message>
+        <source>section</source>
+        <translation>段落</translation>
+    </message>
+    <message>
+        <source>sending back</source>
+        <translation>送回</translation>
+    </message>
+    <message>
+        <source>server {i}</source>
+        <translation>服务器 {i}</translation>
+    </message>
+    <message>
+        <source>sharing the table</source>
+        <translation>拼桌</translation>
+    </message>
+    <message>
+        <source>speculative decoding: draft model, verify, acceptance</source>
+        <translation>投机解码：草稿模型、校验、接受</translation>
+    </message>
+    <message>
+        <source>splitting the book</source>
+        <translation>拆书</translation>
+    </message>
+    <message>
+        <source>step {i}</source>
+        <translation>第 {i} 步</translation>
+    </message>
+    <message>
+        <source>streaming (SSE), TTFT, inter-token latency</source>
+        <translation>流式（SSE）、首字时间、字间延迟</translation>
+    </message>
+    <message>
+        <source>temperature {t:.2f} · top-p {p:.2f} · top-k {k}</source>
+        <translation>温度 {t:.2f} · top-p {p:.2f} · top-k {k}</translation>
+    </message>
+    <message>
+        <source>the apprentice</source>
+        <translation>小徒弟</translation>
+    </message>
+    <message>
+        <source>the apprentice's guess, kept</source>
+        <translation>小徒弟猜的，留下了</translation>
+    </message>
+    <message>
+        <source>the book's own token (free with the check)</source>
+        <translation>大模型自己的字（校验时顺带得到）</translation>
+    </message>
+    <message>
+        <source>the book, its chapters</source>
+        <translation>书、章</translation>
+    </message>
+    <message>
+        <source>the book: Llama 3 8B weights, FP16, {size}</source>
+        <translation>书：Llama 3 8B 的权重，FP16，{size}</translation>
+    </message>
+    <message>
+        <source>the cheat sheet</source>
+        <translation>小抄</translation>
+    </message>
+    <message>
+        <source>the dictionary</source>
+        <translation>字典</translation>
+    </message>
+    <message>
+        <source>the request in an envelope</source>
+        <translation>装进信封的请求</translation>
+    </message>
+    <message>
+        <source>the same opening</source>
+        <translation>同样的开头</translation>
+    </message>
+    <message>
+        <source>the size of the cheat sheet</source>
+        <translation>小抄有多大</translation>
+    </message>
+    <message>
+        <source>the source draws only 6 steps: an illustration</source>
+        <translation>原文图里只画了 6 步，是示意</translation>
+    </message>
+    <message>
+        <source>the source's example, with your question</source>
+        <translation>原文的例子，换上你的问题</translation>
+    </message>
+    <message>
+        <source>thinking nobody sees</source>
+        <translation>看不见的思考</translation>
+    </message>
+    <message>
+        <source>this engine fed {a} and {b} rows</source>
+        <translation>本机引擎实际算了 {a} 行和 {b} 行</translation>
+    </message>
+    <message>
+        <source>this engine's prefix cache, median of 3</source>
+        <translation>本机引擎的前缀缓存，3 次取中位数</translation>
+    </message>
+    <message>
+        <source>this engine's scheduler, 4 requests</source>
+        <translation>本机引擎的调度器，4 个请求</translation>
+    </message>
+    <message>
+        <source>this model</source>
+        <translation>这个模型</translation>
+    </message>
+    <message>
+        <source>this model's attention, layer {l}, head {h}</source>
+        <translation>这个模型的注意力，第 {l} 层，第 {h} 头</translation>
+    </message>
+    <message>
+        <source>this model's tokenizer, live</source>
+        <translation>这个模型的分词器，现场切</translation>
+    </message>
+    <message>
+        <source>this model: {v:,} rows × {d}</source>
+        <translation>这个模型：{v:,} 行 × {d} 列</translation>
+    </message>
+    <message>
+        <source>this model; the hidden tokens are its first {n}</source>
+        <translation>这个模型；把它写的前 {n} 个 token 当作看不见的思考</translation>
+    </message>
+    <message>
+        <source>this page's check; the bandwidth is not the source's</source>
+        <translation>本页推算；带宽这个数不是原文的</translation>
+    </message>
+    <message>
+        <source>time saved on reading the question: {ms}</source>
+        <translation>读题省下的时间：{ms}</translation>
+    </message>
+    <message>
+        <source>time to first token</source>
+        <translation>首字时间</translation>
+    </message>
+    <message>
+        <source>times since the request arrived, this computer</source>
+        <translation>从请求到达算起的时间，本机</translation>
+    </message>
+    <message>
+        <source>tokenization (byte-level BPE), token ids</source>
+        <translation>分词（字节级 BPE）、token 编号</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>字数（token）</translation>
+    </message>
+    <message>
+        <source>tokens per second</source>
+        <translation>每秒 token 数</translation>
+    </message>
+    <message>
+        <source>tokens per trip</source>
+        <translation>每趟写几个字</translation>
+    </message>
+    <message>
+        <source>top 50 of {v:,}, renormalised</source>
+        <translation>{v:,} 个里的前 50 名，重新归一</translation>
+    </message>
+    <message>
+        <source>top-k</source>
+        <translation>top-k</translation>
+    </message>
+    <message>
+        <source>top-p</source>
+        <translation>top-p</translation>
+    </message>
+    <message>
+        <source>trip {i}</source>
+        <translation>第 {i} 趟</translation>
+    </message>
+    <message>
+        <source>trips</source>
+        <translation>趟数</translation>
+    </message>
+    <message>
+        <source>visible answer:</source>
+        <translation>看得见的答案：</translation>
+    </message>
+    <message>
+        <source>warehouse → desk, one trip</source>
+        <translation>仓库 → 桌子，搬一趟</translation>
+    </message>
+    <message>
+        <source>weights, Transformer layers</source>
+        <translation>权重、Transformer 层</translation>
+    </message>
+    <message>
+        <source>with</source>
+        <translation>有小抄</translation>
+    </message>
+    <message>
+        <source>without</source>
+        <translation>没有小抄</translation>
+    </message>
+    <message>
+        <source>writing</source>
+        <translation>写字</translation>
+    </message>
+    <message>
+        <source>{a} of {k} guesses kept</source>
+        <translation>猜的 {k} 个留下 {a} 个</translation>
+    </message>
+    <message>
+        <source>{n:,} tokens</source>
+        <translation>{n:,} 块</translation>
+    </message>
+    <message>
+        <source>{n:,} tokens, one sequence; bars to scale against the book</source>
+        <translation>{n:,} 块，一个请求；长条按书的比例画</translation>
+    </message>
+    <message>
+        <source>{name}: {ms} in all</source>
+        <translation>{name}：共 {ms}</translation>
+    </message>
+    <message>
+        <source>{n} K/V rows computed</source>
+        <translation>算了 {n} 行 K/V</translation>
+    </message>
+    <message>
+        <source>{n} tokens</source>
+        <translation>{n} 块</translation>
+    </message>
+    <message>
+        <source>{n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)</source>
+        <translation>共 {n} 块 · 虚线框：半个字（一个字的 UTF-8 字节被拆到几块里）</translation>
+    </message>
+    <message>
+        <source>{n} tokens × {d} numbers</source>
+        <translation>{n} 块 × 每块 {d} 个数</translation>
+    </message>
+    <message>
+        <source>{n} trips</source>
+        <translation>{n} 趟</translation>
+    </message>
+    <message>
+        <source>{r} thrown away</source>
+        <translation>扔掉 {r} 个</translation>
+    </message>
+    <message>
+        <source>{x:,.0f} times this model's book</source>
+        <translation>是这个模型这本书的 {x:,.0f} 倍</translation>
+    </message>
+    <message>
+        <source>“stream”: true means: send each word as soon as it is written. ChatGPT, Claude and Cursor send much the same request.</source>
+        <translation>“stream”: true 的意思是边写边发。ChatGPT、Claude、Cursor 发出的请求大同小异。</translation>
+    </message>
+    <message>
+        <source>… {n} more</source>
+        <translation>……还有 {n} 块</translation>
+    </message>
+    <message>
+        <source>◀ Back</source>
+        <translation>◀ 上一段</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>The engine says: {message}</source>

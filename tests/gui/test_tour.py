@@ -1,0 +1,188 @@
+"""The tour: every page renders offscreen in both languages, live and illustrative; every string is translated
+and every character of the translations has a glyph in the bundled fonts; navigation and live updates work."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TS = ROOT / "assets" / "i18n" / "one_trip_zh_CN.ts"
+FONTS = ROOT / "assets" / "fonts"
+PROMPT = "The quick brown fox 每按一下"
+
+
+def tour_translations() -> dict[str, str]:
+    root = ET.parse(TS).getroot()
+    for ctx in root.iter("context"):
+        if ctx.findtext("name") == "Tour":
+            return {m.findtext("source"): m.findtext("translation") or "" for m in ctx.iter("message")}
+    return {}
+
+
+@pytest.fixture(scope="module")
+def measured(tiny_model_dir):
+    """The engine's answer to an ``analyze`` of kind "tour", produced by model.analysis on the tiny model."""
+    from model import analysis
+    from model.checkpoint import load_pretrained
+    from model.engine import Engine
+
+    model, tok = load_pretrained(tiny_model_dir)
+    engine = Engine(model, tok, kv_budget_bytes=analysis.KV_BUDGET_BYTES)
+    return analysis.tour(engine, PROMPT, bandwidth=1e10)
+
+
+@pytest.fixture
+def fonts(qapp):
+    from gui.fonts import register_fonts
+    return register_fonts()
+
+
+def make_tour(qtbot, model_dir, lang, family, analysis=None):
+    from gui import i18n
+    from gui.tour.data import TourData
+    from gui.tour.tour import TourWidget
+
+    i18n.set_language(lang)
+    data = TourData(model_dir)
+    data.analysis = analysis
+    w = TourWidget(data=data, lang=lang, font_family=family)
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    return w
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("live", [False, True])
+def test_every_page_renders(qtbot, tiny_model_dir, measured, fonts, lang, live):
+    from animations.scenes import base
+    base.RECORD = set()
+    try:
+        w = make_tour(qtbot, tiny_model_dir, lang, fonts, measured if live else None)
+        assert w.section_count == 18
+        for i in range(w.section_count):
+            w.goto(i)
+            assert w.current_index == i
+            scene = w.current_scene
+            scene.seek(0.3)
+            w.finish_animation()
+            assert len(scene.items()) > 5
+            assert w.caption.text()
+            if w.pages_key() == "sampling":
+                w._draw()
+            if w.pages_key() == "game":
+                for mode in ("alone", "apprentice", "shared"):
+                    w._game_mode(mode)
+                    w._game_press()
+        assert not w.grab().isNull()
+        recorded = set(base.RECORD)
+    finally:
+        base.RECORD = None
+        from gui import i18n
+        i18n.set_language("en")
+    table = tour_translations()
+    missing = sorted(s for s in recorded if not table.get(s))
+    assert not missing, f"strings without a Chinese translation: {missing[:5]}"
+
+
+def test_translations_are_chinese_and_keep_placeholders():
+    table = tour_translations()
+    assert len(table) > 200
+    for source, zh in table.items():
+        assert set(re.findall(r"\{[^}]*\}", source)) == set(re.findall(r"\{[^}]*\}", zh)), source
+    assert table["All this, just to write one sentence explaining the KV cache. And what let that sentence be "
+                 "written was the KV cache itself."] == ("折腾一大圈，只为写出一句解释 KV 缓存的话。而让这句话写得出来的，"
+                                                        "正是 KV 缓存本身。")
+
+
+def test_every_translated_character_has_a_glyph(qapp):
+    """Checked against the bundled font files themselves (QRawFont: no system fallback)."""
+    from PySide6.QtGui import QRawFont
+
+    raws = [QRawFont(str(p), 24) for p in sorted(FONTS.glob("*.[ot]tf"))]
+    assert raws and all(r.isValid() for r in raws)
+    from model.tokenizer import LABEL_MARKS
+    text = "".join(tour_translations().values()) + "".join(tour_translations()) + "".join(LABEL_MARKS)
+    missing = sorted({c for c in text if not c.isspace() and not any(r.supportsCharacter(ord(c)) for r in raws)})
+    assert not missing, f"no glyph for {' '.join(f'U+{ord(c):04X}' for c in missing[:20])}"
+
+
+def test_registered_fonts_cover_chinese(fonts):
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    from animations.scenes.base import CJK_FAMILY, families_for
+    assert fonts == CJK_FAMILY
+    fam = families_for(fonts, "zh")
+    m = QFontMetrics(QFont(fam[0]))
+    assert all(m.inFontUcs4(ord(c)) for c in "一趟一个字小抄拼桌抢跑折腾")
+
+
+def test_navigation_and_language(qtbot, tiny_model_dir, fonts):
+    from animations.scenes.base import T
+    w = make_tour(qtbot, tiny_model_dir, "en", fonts)
+    w.show()
+    seen = []
+    w.section_changed.connect(seen.append)
+    w.prev()
+    assert w.current_index == 0 and seen == []
+    w.next()
+    w.next()
+    assert w.current_index == 2 and seen == [1, 2]
+    w.goto(99)
+    assert w.current_index == 17
+    w.goto(4)
+    assert w.caption.font().pixelSize() >= 20
+    english = w.caption.text()
+    w.set_language("zh")
+    assert w.caption.text() != english and "预填充" in w.caption.text()
+    assert T("Next ▶") == "下一段 ▶"
+    w.set_language("en")
+    assert w.caption.text() == english
+    w.close()
+    assert not w.clock.is_running()
+
+
+def test_live_answer_replaces_illustrations(qtbot, tiny_model_dir, measured, fonts):
+    from PySide6.QtCore import QObject, Signal
+
+    class Bridge(QObject):
+        analysis = Signal(dict)
+        ready = Signal(dict)
+        info = None
+
+        def __init__(self):
+            super().__init__()
+            self.sent = []
+
+        def analyze(self, analysis_id, kind, prompt, **params):
+            self.sent.append((analysis_id, kind, prompt))
+            return True
+
+    bridge = Bridge()
+    from gui.tour.data import TourData
+    from gui.tour.tour import TourWidget
+    w = TourWidget(bridge=bridge, data=TourData(tiny_model_dir), font_family=fonts)
+    qtbot.addWidget(w)
+    bridge.ready.emit({"kv_bytes_per_block": 4096, "block_size": 16})
+    assert bridge.sent and bridge.sent[-1][1] == "tour"
+    w.goto(7)  # the KV cache
+    bridge.analysis.emit({"type": "analysis", "analysis_id": "other", "data": measured})
+    assert w.data.analysis is None  # not ours
+    bridge.analysis.emit({"type": "analysis", "analysis_id": bridge.sent[-1][0], "data": measured})
+    assert w.data.analysis == measured
+    w.set_prompt("Another question entirely")
+    assert w.data.analysis is None and bridge.sent[-1][2] == "Another question entirely"
+
+
+def test_render_section_png(tmp_path, qapp):
+    from PySide6.QtGui import QImage
+
+    from gui.tour import render_section_png
+    out = tmp_path / "s9.png"
+    assert render_section_png(9, "zh", str(out), size=(1280, 720), live=False) == 0
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (1280, 720)
+    assert render_section_png(0, "zh", str(out), live=False) == 2
