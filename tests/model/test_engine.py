@@ -7,12 +7,15 @@ prefix cache, chunked prefill, continuous scheduling) must give the same greedy 
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 
 from tests.model.conftest import N_POSITIONS, prompt_ids, run_to_end
 
 NEW_TOKENS = 40
+FUZZ_SEEDS = int(os.environ.get("ONE_TRIP_FUZZ_SEEDS", "6"))  # raise it to hunt for rare failures
 
 
 @pytest.fixture
@@ -363,3 +366,39 @@ def test_reports_are_complete(make_engine, tiny):
     for res in results:
         assert res.ttft_ms is not None and res.ttft_ms > 0
         assert res.text == tok.decode(res.token_ids)
+
+
+# ---- everything at once ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(FUZZ_SEEDS))
+def test_random_workloads_match_the_plain_loop(tiny, seed):
+    """Random mixes of shared prefixes, late arrivals, tiny pools (preemption), chunking, static or continuous
+    batching and prefix caching: every request still gets exactly the plain loop's greedy tokens."""
+    import random
+
+    from model.engine import Engine
+
+    model, tok = tiny
+    rng = random.Random(seed)
+    v, eos = tok.vocab_size, tok.eos_token_id
+    shared = prompt_ids(rng.choice([16, 32, 40]), 500 + seed, v, eos)
+    engine = Engine(model, tok, max_batch=rng.choice([1, 2, 3, 8]), max_step_tokens=rng.choice([5, 16, 64, 512]),
+                    kv_budget_bytes=rng.choice([1, 10**9]), prefix_cache=rng.random() < 0.7,
+                    batching=rng.choice(["continuous", "static"]))
+    plan = []  # (step to add at, prompt, max_new)
+    for i in range(6):
+        tail = prompt_ids(rng.randint(1, 20), 600 + 10 * seed + i, v, eos)
+        prompt = (shared + tail) if rng.random() < 0.6 else tail
+        plan.append((rng.choice([0, 0, 2, 5, 9]), prompt, rng.choice([rng.randint(1, 30), 100])))  # 100: the window
+    rids, step = {}, 0
+    while len(rids) < len(plan) or engine.has_work():
+        for i, (at, prompt, max_new) in enumerate(plan):
+            if i not in rids and at <= step:
+                rids[i] = engine.add_request(prompt, max_new_tokens=max_new)
+        if engine.step() is not None:
+            assert engine.blocks_in_use <= engine.num_blocks
+        step += 1
+        assert step < 3000
+    assert engine.blocks_in_use == 0
+    for i, (_, prompt, max_new) in enumerate(plan):
+        assert engine.finished[rids[i]].token_ids == naive_greedy(model, prompt, max_new, eos), i
