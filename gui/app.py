@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QtMsgType, QTimer, qInstallMessageHandler
 from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
@@ -30,6 +30,25 @@ BODY_PX = 20  # body text pixel size at 1080p; everything on screen is at least 
 
 def _opt(args, name: str, default=None):
     return getattr(args, name, default) if args is not None else default
+
+
+_QT_LEVELS = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
+              QtMsgType.QtWarningMsg: logging.WARNING, QtMsgType.QtCriticalMsg: logging.ERROR,
+              QtMsgType.QtFatalMsg: logging.CRITICAL}
+# Notices of the offscreen platform itself (kiosk tests, screenshots); they say nothing about the app.
+_QT_NOISE = ("This plugin does not support propagateSizeHints",)
+
+
+def _qt_message(msg_type, context, message) -> None:
+    level = _QT_LEVELS.get(msg_type, logging.WARNING)
+    if any(noise in message for noise in _QT_NOISE):
+        level = logging.DEBUG
+    logging.getLogger("qt").log(level, "%s", message)
+
+
+def install_qt_message_handler() -> None:
+    """Send Qt's own messages to ``logging`` (logger "qt"), so they land in the log and never on a screen."""
+    qInstallMessageHandler(_qt_message)
 
 
 def create_app(argv: list[str] | None = None) -> QApplication:
@@ -63,10 +82,14 @@ def engine_options(args) -> dict:
 def build_window(args, app: QApplication):
     """Build (not show) the main window with its engine bridge."""
     from gui.main_window import MainWindow
-    lang = _opt(args, "lang", "en") or "en"
+    lang = _opt(args, "lang") or str(QSettings().value("language", "zh"))
+    if lang not in i18n.LANGUAGES:
+        lang = "zh"
     family = setup_app(app, lang)
     bridge = EngineBridge(engine_options(args), target=_opt(args, "engine_target", None) or DEFAULT_TARGET)
     window = MainWindow(bridge, lang=lang, font_family=family)
+    if lang != "en":
+        window.set_language(lang)  # the stage re-reads its strings too
     return window
 
 
@@ -97,8 +120,10 @@ def run_app(args) -> int:
     window after that many milliseconds (for tests); ``ONE_TRIP_AUTORUN=1`` presses Run at start.
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    install_qt_message_handler()
     app = create_app()
     window = build_window(args, app)
+    window.persist_settings = True
     waker = install_signal_handlers(app, window)
     if _opt(args, "kiosk", False):
         window.showFullScreen()
@@ -108,8 +133,9 @@ def run_app(args) -> int:
     if os.environ.get("ONE_TRIP_AUTORUN") == "1":
         window.run()
     autoclose = os.environ.get("ONE_TRIP_AUTOCLOSE_MS")
-    if autoclose:
-        QTimer.singleShot(int(autoclose), window.close)
+    if autoclose:  # tests: close this long after the engine is ready (with AUTORUN: mid-decode)
+        window.bridge.ready.connect(lambda _info: QTimer.singleShot(int(autoclose), window.close),
+                                    Qt.SingleShotConnection)
     code = app.exec()
     waker.stop()
     window.stop()  # idempotent: already done by closeEvent

@@ -6,9 +6,11 @@ Kept apart from ``gui.bridge`` (which imports Qt) so that the spawned child neve
 from __future__ import annotations
 
 import importlib
+import logging
 import multiprocessing as mp
 import os
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -45,4 +47,22 @@ def run_engine(target: str, commands, events, options: dict) -> None:
             events.put({"type": "fatal", "message": f"engine stopped: {detail}"})
         except Exception:  # noqa: BLE001 - the queue may already be closed
             pass
-        raise SystemExit(1) from None
+        _quick_exit(events, 1)
+    _quick_exit(events, 0)
+
+
+def _quick_exit(events, code: int) -> None:
+    """Flush what is queued for the GUI, then leave at once.
+
+    A normal interpreter shutdown with torch loaded takes seconds on a busy machine (module teardown, thread
+    pools); the GUI must be able to exit within two, so the engine skips it once its messages are out.
+    """
+    try:
+        events.close()
+        events.join_thread()  # the GUI drains the queue while it waits for us
+    except Exception:  # noqa: BLE001 - nothing more to deliver
+        pass
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -1,7 +1,7 @@
 """Translations: English source strings in the code, Chinese in ``assets/i18n/one_trip_zh_CN.ts``.
 
-The compiled ``.qm`` (``pyside6-lrelease``) is loaded when it is present and not older than the ``.ts``; otherwise
-the ``.ts`` XML is read directly by ``TsTranslator``, so a fresh checkout shows Chinese without a build step.
+The ``.ts`` XML is read directly by ``TsTranslator`` (no build step, never stale); a compiled ``.qm``
+(``pyside6-lrelease``) is used only when no ``.ts`` ships.
 Switching language installs or removes the translator; Qt then sends every widget a ``LanguageChange`` event
 and each window re-applies its strings.
 """
@@ -54,18 +54,18 @@ def load_translator(lang: str, i18n_dir: str | Path | None = None) -> QTranslato
     directory = Path(i18n_dir) if i18n_dir is not None else I18N_DIR
     ts = directory / f"one_trip_{locale}.ts"
     qm = directory / f"one_trip_{locale}.qm"
-    if qm.is_file() and (not ts.is_file() or qm.stat().st_mtime >= ts.stat().st_mtime):
-        translator = QTranslator()
-        if translator.load(str(qm)):
-            return translator
-        log.warning("could not load %s; reading %s instead", qm, ts)
+    # The .ts is the source of truth (several people add contexts to it); a .qm may lag behind it.
     if ts.is_file():
         try:
             return TsTranslator(ts)
         except ET.ParseError as exc:
             log.warning("broken translation file %s: %s", ts, exc)
-    else:
-        log.warning("no translation for %s in %s", lang, directory)
+    if qm.is_file():
+        translator = QTranslator()
+        if translator.load(str(qm)):
+            return translator
+        log.warning("could not load %s", qm)
+    log.warning("no translation for %s in %s", lang, directory)
     return None
 
 

@@ -16,7 +16,7 @@ import logging
 import time
 from collections import deque
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence, QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QHBoxLayout, QLabel, QMainWindow,
                                QPushButton, QSizePolicy, QSlider, QSplitter, QTextEdit, QVBoxLayout, QWidget)
@@ -114,6 +114,7 @@ class MainWindow(QMainWindow):
         self.lang = lang
         self.font_family = font_family
         self.auto_restart = auto_restart
+        self.persist_settings = False  # run_app turns it on: remember the language for the next start
 
         # engine and session state
         self.engine_info: dict | None = None
@@ -176,7 +177,7 @@ class MainWindow(QMainWindow):
         self.view.setFrameShape(QFrame.NoFrame)
         self.view.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
         self.view.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
-        self.view.setMinimumHeight(260)
+        self.view.setMinimumHeight(200)
         self._paint_counter = _PaintCounter(self.frame_counter, self)
         self.view.viewport().installEventFilter(self._paint_counter)
         self.frame_overlay = FrameOverlay(self.frame_counter, self.view)
@@ -229,7 +230,7 @@ class MainWindow(QMainWindow):
         self.answer.setReadOnly(True)
         self.answer.setFont(self._font(28))
         self.answer.setFocusPolicy(Qt.NoFocus)
-        self.answer.setMinimumHeight(110)
+        self.answer.setMinimumHeight(80)
         self.chips = TokenChips()
         self.chips.setFont(self._font(18))
         self.chips.setFixedHeight(74)
@@ -316,7 +317,7 @@ class MainWindow(QMainWindow):
         outer.addWidget(self.readout)
         outer.addWidget(self.model_label)
         outer.addLayout(prompt_row)
-        outer.addWidget(lower, 4)
+        outer.addWidget(lower, 3)
         outer.addLayout(controls)
         outer.addWidget(self.status_line)
 
@@ -453,6 +454,7 @@ class MainWindow(QMainWindow):
         self.bridge.grant(n)
         self._grants_outstanding += n
         self._grant_time = time.monotonic()
+        self._set_status("Running.")
         return True
 
     def reset(self) -> None:
@@ -490,6 +492,8 @@ class MainWindow(QMainWindow):
     def set_language(self, lang: str) -> None:
         """Switch every string on screen to ``lang`` ("en" or "zh") at once."""
         self.lang = i18n.set_language(lang)
+        if self.persist_settings:
+            QSettings().setValue("language", self.lang)
         if hasattr(self.scene, "set_language"):
             self.scene.set_language(self.lang)
         self.retranslate()
@@ -728,8 +732,8 @@ class MainWindow(QMainWindow):
     def _render_answer(self) -> None:
         prompt = html.escape(self._prompt_text).replace("\n", "<br>")
         answer = html.escape(self.answer_text).replace("\n", "<br>")
-        self.answer.setHtml(f"<span style='color:#8a8a8a'>{prompt}</span>"
-                            f"<span style='color:#1d1d1f'>{answer}</span>")
+        self.answer.setHtml(f"<span style='color:#7d8b99'>{prompt}</span>"
+                            f"<span style='color:#eef3f8'>{answer}</span>")
         bar = self.answer.verticalScrollBar()
         bar.setValue(bar.maximum())
 
@@ -763,7 +767,7 @@ class MainWindow(QMainWindow):
         model = info.get("model", {})
         bw = float(info.get("memory_bandwidth_bytes_per_s") or 0)
         self.model_label.setText(_tr("{name}: {layers} layers (chapters) · {weights} of weights · "
-                                     "memory {bw}/s measured · {threads} threads on {device}").format(
+                                     "memory {bw}/s measured · {device}, threads: {threads}").format(
             name=model.get("name", "GPT-2"), layers=model.get("n_layer", "?"),
             weights=_fmt_bytes(float(model.get("weight_bytes") or 0)), bw=_fmt_bytes(bw),
             threads=info.get("threads", "?"), device=info.get("device", "cpu")))
@@ -856,29 +860,36 @@ class MainWindow(QMainWindow):
             self.view.fitInView(rect, Qt.KeepAspectRatio)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        log.info("window closing")
         self.stop()
         super().closeEvent(event)
 
 
 STYLE_SHEET = """
-QWidget#central { background: #f6f3ec; }
-QGraphicsView#stageView { background: #fffdf8; border: 1px solid #e2dccf; border-radius: 10px; }
-QLabel#readout { color: #1d1d1f; padding: 4px; }
-QLabel#modelLabel { color: #5a5a5a; }
-QLabel#statusLine { color: #3d5a80; padding: 2px 4px; }
-QLabel#frameOverlay { background: rgba(20, 20, 20, 190); color: #f0f0f0; padding: 6px 10px; border-radius: 6px; }
-QTextEdit#answer { background: #fffdf8; border: 1px solid #e2dccf; border-radius: 10px; padding: 8px; }
-QComboBox#promptBox { background: #fffdf8; border: 1px solid #cfc6b4; border-radius: 8px; padding: 6px 10px; }
-QPushButton { background: #ffffff; border: 1px solid #cfc6b4; border-radius: 10px; padding: 6px 18px; }
-QPushButton:hover { background: #f0ece2; }
-QPushButton:pressed { background: #e4ddcd; }
-QPushButton#runButton { background: #2f6fd6; color: white; border: none; }
-QPushButton#runButton:hover { background: #285fb8; }
-QLabel#chip { background: #e8f0fd; border: 1px solid #b9cdf3; border-radius: 8px; padding: 2px 8px; }
-QLabel#chipPrompt { background: #f1eee7; border: 1px solid #d8d1c2; border-radius: 8px; padding: 2px 8px;
-                    color: #6b6b6b; }
+QWidget#central { background: #0f1419; }
+QWidget { color: #eef3f8; }
+QGraphicsView#stageView { background: #0f1419; border: 1px solid #33465b; border-radius: 10px; }
+QLabel#readout { color: #ffc94a; padding: 4px; }
+QLabel#modelLabel { color: #a9b8c8; }
+QLabel#statusLine { color: #7ec8ff; padding: 2px 4px; }
+QLabel#frameOverlay { background: rgba(0, 0, 0, 200); color: #f0f0f0; padding: 6px 10px; border-radius: 6px; }
+QTextEdit#answer { background: #17202a; border: 1px solid #33465b; border-radius: 10px; padding: 8px; }
+QComboBox#promptBox { background: #17202a; border: 1px solid #33465b; border-radius: 8px; padding: 6px 10px; }
+QComboBox#promptBox QAbstractItemView { background: #17202a; color: #eef3f8; selection-background-color: #2b5a8c; }
+QComboBox#promptBox::drop-down { border: none; width: 28px; }
+QPushButton { background: #1f2b38; border: 1px solid #33465b; border-radius: 10px; padding: 6px 18px; }
+QPushButton:hover { background: #273647; }
+QPushButton:pressed { background: #2f4257; }
+QPushButton#runButton { background: #ffc94a; color: #0f1419; border: none; }
+QPushButton#runButton:hover { background: #ffd66e; }
+QLabel#chip { background: #1f2b38; border: 1px solid #3b5570; border-radius: 8px; padding: 2px 8px; }
+QLabel#chipPrompt { background: #141b23; border: 1px solid #2a3947; border-radius: 8px; padding: 2px 8px;
+                    color: #a9b8c8; }
 QScrollArea#chips, QWidget#chipsInner { background: transparent; }
-QSlider::groove:horizontal { height: 8px; background: #e2dccf; border-radius: 4px; }
-QSlider::handle:horizontal { background: #2f6fd6; width: 26px; margin: -10px 0; border-radius: 13px; }
-QSlider::sub-page:horizontal { background: #9fb4d9; border-radius: 4px; }
+QCheckBox::indicator { width: 22px; height: 22px; }
+QSlider::groove:horizontal { height: 8px; background: #2a3947; border-radius: 4px; }
+QSlider::handle:horizontal { background: #ffc94a; width: 26px; margin: -10px 0; border-radius: 13px; }
+QSlider::sub-page:horizontal { background: #7ea6cf; border-radius: 4px; }
+QSplitter::handle { background: #0f1419; }
+QToolTip { background: #17202a; color: #eef3f8; border: 1px solid #33465b; }
 """

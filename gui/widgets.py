@@ -12,9 +12,14 @@ from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QWidget
 
-PREFILL_COLOR = "#e08a1e"  # orange: trips that read the whole question
-DECODE_COLOR = "#2f6fd6"  # blue: trips that write one token per seat
-FLOOR_COLOR = "#c0392b"  # red: the time a trip cannot beat on this computer
+# Colours match the stage (animations.items): dark panels, light text.
+PREFILL_COLOR = "#ffb347"  # orange: trips that read the whole question
+DECODE_COLOR = "#7ec8ff"  # blue: trips that write one token per seat
+FLOOR_COLOR = "#ff6b6b"  # red: the time a trip cannot beat on this computer
+RATE_COLOR = "#5fd39a"
+PLOT_BG = "#17202a"
+AXIS_TEXT = "#a9b8c8"
+AXIS_LINE = "#33465b"
 
 
 class TokenChips(QScrollArea):
@@ -29,7 +34,7 @@ class TokenChips(QScrollArea):
         self.setObjectName("chips")
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # always shows the newest; no bar to clip
         self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self._inner = QWidget()
         self._inner.setObjectName("chipsInner")
@@ -44,7 +49,7 @@ class TokenChips(QScrollArea):
     def add(self, label: str, token_id: int, kind: str = "answer") -> QLabel:
         """Add a chip. ``kind`` is "answer" (a generated token) or "prompt" (a token of the question)."""
         chip = QLabel(f"<div align='center'>{html.escape(label) or '&nbsp;'}<br>"
-                      f"<span style='font-size:small; color:#6b6b6b'>{int(token_id)}</span></div>")
+                      f"<span style='font-size:small; color:#8797a8'>{int(token_id)}</span></div>")
         chip.setTextFormat(Qt.RichText)
         chip.setObjectName("chipPrompt" if kind == "prompt" else "chip")
         chip.setToolTip(QCoreApplication.translate("TokenChips", "token {label} has id {id}")
@@ -79,9 +84,9 @@ class TripPlot(pg.PlotWidget):
     """
 
     def __init__(self, parent: QWidget | None = None, max_points: int = 400, font: QFont | None = None):
-        super().__init__(parent, background="#fffdf8")
+        super().__init__(parent, background=PLOT_BG)
         self.max_points = max_points
-        self.setMinimumHeight(120)
+        self.setMinimumHeight(70)
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
         self.setMenuEnabled(False)
@@ -89,21 +94,21 @@ class TripPlot(pg.PlotWidget):
         self._x: deque[int] = deque(maxlen=max_points)
         self._y: deque[float] = deque(maxlen=max_points)
         self._prefill: deque[bool] = deque(maxlen=max_points)
-        self._line = self.plot([], [], pen=pg.mkPen("#9fb4d9", width=1.5))
+        self._line = self.plot([], [], pen=pg.mkPen("#4d6a86", width=1.5))
         self._scatter = pg.ScatterPlotItem(size=7, pen=None)
         self.addItem(self._scatter)
         self.floor_ms: float | None = None
         self._floor = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(FLOOR_COLOR, width=2, style=Qt.DashLine),
                                       label="floor", labelOpts={"position": 0.12, "color": FLOOR_COLOR,
-                                                                "fill": (255, 253, 248, 200), "anchors": [(0, 1), (0, 1)]})
+                                                                "fill": (23, 32, 42, 220), "anchors": [(0, 1), (0, 1)]})
         self._floor.setVisible(False)
         self.addItem(self._floor, ignoreBounds=False)
         if font is not None:
             self._floor.label.setFont(font)
             for side in ("left", "bottom"):
                 self.getAxis(side).setTickFont(font)
-                self.getAxis(side).setTextPen("#444")
-                self.getAxis(side).setPen("#999")
+                self.getAxis(side).setTextPen(AXIS_TEXT)
+                self.getAxis(side).setPen(AXIS_LINE)
 
     def add_trip(self, x: int, ms: float, prefill: bool) -> None:
         """Plot one trip: ``ms`` is the measured wall time of the forward pass in milliseconds."""
@@ -148,21 +153,21 @@ class RatePlot(pg.PlotWidget):
     """Tokens per second of each trip: tokens written ÷ measured wall time."""
 
     def __init__(self, parent: QWidget | None = None, max_points: int = 400, font: QFont | None = None):
-        super().__init__(parent, background="#fffdf8")
-        self.setMinimumHeight(120)
+        super().__init__(parent, background=PLOT_BG)
+        self.setMinimumHeight(70)
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
         self.setMenuEnabled(False)
         self.showGrid(x=False, y=True, alpha=0.25)
         self._x: deque[int] = deque(maxlen=max_points)
         self._y: deque[float] = deque(maxlen=max_points)
-        self._curve = self.plot([], [], pen=pg.mkPen("#2a9d6f", width=2), symbol="o", symbolSize=5,
-                                symbolBrush="#2a9d6f", symbolPen=None)
+        self._curve = self.plot([], [], pen=pg.mkPen(RATE_COLOR, width=2), symbol="o", symbolSize=5,
+                                symbolBrush=RATE_COLOR, symbolPen=None)
         if font is not None:
             for side in ("left", "bottom"):
                 self.getAxis(side).setTickFont(font)
-                self.getAxis(side).setTextPen("#444")
-                self.getAxis(side).setPen("#999")
+                self.getAxis(side).setTextPen(AXIS_TEXT)
+                self.getAxis(side).setPen(AXIS_LINE)
 
     def add_trip(self, x: int, tokens_per_s: float) -> None:
         """Plot the throughput of one trip in tokens per second."""

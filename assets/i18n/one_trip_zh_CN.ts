@@ -1146,8 +1146,8 @@
         <translation>正在启动模型……</translation>
     </message>
     <message>
-        <source>{name}: {layers} layers (chapters) · {weights} of weights · memory {bw}/s measured · {threads} threads on {device}</source>
-        <translation>{name}：{layers} 层（章）· 权重 {weights} · 实测内存带宽 {bw}/秒 · {device} 上 {threads} 个线程</translation>
+        <source>{name}: {layers} layers (chapters) · {weights} of weights · memory {bw}/s measured · {device}, threads: {threads}</source>
+        <translation>{name}：{layers} 层（章）· 权重 {weights} · 实测内存带宽 {bw}/秒 · {device}，线程数 {threads}</translation>
     </message>
     <message>
         <source>floor {ms} ms: weights ÷ bandwidth</source>
