@@ -650,8 +650,8 @@ class MainWindow(QMainWindow):
 
     def _on_accepted(self, event: dict) -> None:
         rid = event.get("request_id", "")
-        if event.get("notice"):
-            self._set_status_text(str(event["notice"]))
+        if rid == self._main_id and event.get("notice"):
+            self._set_status_text(str(event["notice"]))  # e.g. the prompt was cut to fit the context
         if rid == self._main_id:
             for tid, label in zip(event.get("prompt_token_ids", []), event.get("prompt_labels", [])):
                 self.chips.add(label, tid, kind="prompt")

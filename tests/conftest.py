@@ -4,6 +4,7 @@
 - ``no_running_timers`` (autouse): fails a test that leaves a QTimer, QThread, Qt animation or AnimationClock
   running once its widgets are closed (napari's idea). It only looks when a QApplication exists, so tests
   without Qt pay nothing.
+- ``english_after_each_test`` (autouse): the process-wide translator goes back to English after every test.
 - Qt warnings fail tests under ``tests/gui`` and ``tests/animations`` (pytest-qt's ``qt_log_level_fail``).
 - ``tiny_model_dir`` (session): a random 2-layer GPT-2 with a small byte-level BPE, saved in Hugging Face layout.
 """
@@ -111,6 +112,16 @@ def _stop_everything() -> None:
                 stop()
             except RuntimeError:
                 pass
+
+
+@pytest.fixture(autouse=True)
+def english_after_each_test():
+    """Put the application's language back to English after each test (the translator is process-global)."""
+    yield
+    import sys
+    i18n = sys.modules.get("gui.i18n")
+    if i18n is not None and i18n.current_language() != "en":
+        i18n.set_language("en")
 
 
 @pytest.fixture(autouse=True)
