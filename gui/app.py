@@ -74,7 +74,8 @@ def setup_app(app: QApplication, lang: str) -> str:
 
 def engine_options(args) -> dict:
     """The engine's options from the command line (see ``model.service.engine_main``)."""
-    return {"model_dir": _opt(args, "model"), "device": _opt(args, "device", "cpu") or "cpu",
+    return {"model_dir": _opt(args, "model"), "draft_model_dir": _opt(args, "draft_model"),
+            "device": _opt(args, "device", "cpu") or "cpu",
             "threads": _opt(args, "threads"), "max_batch": int(_opt(args, "batch", 1) or 1),
             "layer_timing": True}
 

@@ -772,7 +772,9 @@ class MainWindow(QMainWindow):
             weights=_fmt_bytes(float(model.get("weight_bytes") or 0)), bw=_fmt_bytes(bw),
             threads=info.get("threads", "?"), device=info.get("device", "cpu")))
         if self.floor_ms is not None:
-            self.trip_plot.set_floor(self.floor_ms, _tr("floor {ms} ms: weights ÷ bandwidth").format(
+            self.trip_plot.setToolTip(_tr("Red line: the floor, weights ÷ measured memory bandwidth; no trip can be "
+                                          "faster on this computer"))
+            self.trip_plot.set_floor(self.floor_ms, _tr("floor {ms} ms").format(
                 ms=_fmt_ms(self.floor_ms)))
 
     def _set_status(self, english: str) -> None:

@@ -99,8 +99,8 @@ class TripPlot(pg.PlotWidget):
         self.addItem(self._scatter)
         self.floor_ms: float | None = None
         self._floor = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(FLOOR_COLOR, width=2, style=Qt.DashLine),
-                                      label="floor", labelOpts={"position": 0.12, "color": FLOOR_COLOR,
-                                                                "fill": (23, 32, 42, 220), "anchors": [(0, 1), (0, 1)]})
+                                      label="floor", labelOpts={"position": 0.985, "color": FLOOR_COLOR,
+                                                                "fill": (23, 32, 42, 220), "anchors": [(1, 1), (1, 1)]})
         self._floor.setVisible(False)
         self.addItem(self._floor, ignoreBounds=False)
         if font is not None:

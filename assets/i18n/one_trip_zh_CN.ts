@@ -1150,8 +1150,12 @@
         <translation>{name}：{layers} 层（章）· 权重 {weights} · 实测内存带宽 {bw}/秒 · {device}，线程数 {threads}</translation>
     </message>
     <message>
-        <source>floor {ms} ms: weights ÷ bandwidth</source>
-        <translation>下限 {ms} 毫秒：权重 ÷ 带宽</translation>
+        <source>floor {ms} ms</source>
+        <translation>下限 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>Red line: the floor, weights ÷ measured memory bandwidth; no trip can be faster on this computer</source>
+        <translation>红线是下限：权重 ÷ 实测内存带宽；在这台电脑上，哪一趟都快不过它</translation>
     </message>
     <message>
         <source>One Trip: watch a real GPT-2 write, one trip per token</source>
