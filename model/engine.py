@@ -492,6 +492,8 @@ class Engine:
             kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks,
             prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms, tokens=events, proposed=proposed,
             accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms,
+            guesses=[{"request_id": s.request_id, "labels": [self.tokenizer.label(t) for t in proposals[b]]}
+                     for b, s in enumerate(seqs)],
             workers=list(self.last_workers) if self.runner is not None else [])
 
     # ---- occupancy ------------------------------------------------------------------------------------------

@@ -62,6 +62,9 @@ class StepReport:
     bonus: int = 0
     draft_ms: float = 0.0
     verify_ms: float = 0.0
+    # per sequence of a verify pass: {"request_id", "labels": the draft's k guesses as readable labels}, so the
+    # window can show a rejected guess crossed out (accepted ones equal the emitted tokens)
+    guesses: list[dict] = field(default_factory=list)
     # sharding: one dict per worker {"rank", "compute_ms", "comm_ms", "bubble_ms", "weight_bytes"}
     workers: list[dict] = field(default_factory=list)
 
