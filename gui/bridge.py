@@ -50,6 +50,7 @@ class EngineBridge(QObject):
     fatal = Signal(str)
     engine_died = Signal(int)
     analysis = Signal(dict)
+    sharding = Signal(dict)  # the sharding now in force: mode, n, workers (after set_sharding or a fallback)
 
     def __init__(self, options: dict | None = None, target: str = DEFAULT_TARGET, parent: QObject | None = None,
                  poll_ms: int = 8, max_events_per_tick: int = 64):
@@ -168,6 +169,16 @@ class EngineBridge(QObject):
         self.options["max_batch"] = int(n)
         return self.send({"op": "set_max_batch", "n": int(n)})
 
+    def set_draft_k(self, k: int) -> bool:
+        """Draft guesses per verify pass (speculative decoding), 0 = off."""
+        self.options["draft_k"] = int(k)
+        return self.send({"op": "set_draft_k", "k": int(k)})
+
+    def set_sharding(self, mode: str, n: int) -> bool:
+        """Tear the model over ``n`` worker processes by heads ("tp") or layers ("pp"); n = 1: one process.
+        The answer is a ``sharding`` signal (a few seconds later when workers start)."""
+        return self.send({"op": "set_sharding", "mode": str(mode), "n": int(n)})
+
     def analyze(self, analysis_id: str, kind: str, prompt: str, **params) -> bool:
         """Ask for a measurement for the tour (``model/analysis.py``); the answer comes as ``analysis(dict)``."""
         return self.send({"op": "analyze", "analysis_id": analysis_id, "kind": kind, "prompt": prompt, **params})
@@ -219,6 +230,8 @@ class EngineBridge(QObject):
             self.ready.emit(event)
         elif kind == "analysis":
             self.analysis.emit(event)
+        elif kind == "sharding":
+            self.sharding.emit(event)
         elif kind == "error":
             log.warning("engine error: %s", event.get("message"))
             self.error.emit(str(event.get("message", "")))
