@@ -1,0 +1,161 @@
+"""Speculative decoding: greedy output is the target's own, sampling keeps the target's distribution."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from model.engine import Engine
+from model.errors import RequestError
+from model.gpt2 import GPT2Config
+from model.sampling import SamplingParams, distribution
+from model.speculative import accept_greedy, accept_sampled
+from tests.model.conftest import lively_gpt2
+
+REPO = Path(__file__).resolve().parents[2]
+PROMPTS = {
+    "prose": "The quick brown fox jumps over the lazy dog. Tea is",
+    "code": "def fibonacci(n):\n    return",
+}
+
+
+@pytest.fixture(scope="module")
+def random_draft(tiny):
+    """A draft of the same vocabulary with unrelated random weights: its guesses are mostly wrong."""
+    model, _ = tiny
+    cfg = GPT2Config(vocab_size=model.config.vocab_size, n_positions=model.config.n_positions,
+                     n_embd=16, n_layer=1, n_head=2)
+    return lively_gpt2(cfg, seed=7)
+
+
+def _greedy(tiny, prompts, draft=None, k=0, new_tokens=24):
+    model, tokenizer = tiny
+    engine = Engine(model, tokenizer, max_batch=len(prompts))
+    if draft is not None:
+        engine.set_draft(draft, tokenizer)
+        engine.set_draft_k(k)
+    ids = [engine.add_request(p, max_new_tokens=new_tokens) for p in prompts]
+    reports = list(engine.run())
+    return [engine.finished[i].token_ids for i in ids], reports, engine
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 8])
+def test_greedy_with_a_random_draft_is_token_for_token_the_target(tiny, random_draft, k):
+    prompts = list(PROMPTS.values())
+    plain, _, _ = _greedy(tiny, prompts)
+    drafted, reports, engine = _greedy(tiny, prompts, random_draft, k)
+    assert drafted == plain
+    verify = [r for r in reports if r.phase == "verify"]
+    assert verify, "no verify pass ran"
+    assert all(0 <= r.accepted <= r.proposed <= k * r.batch for r in verify)
+    assert 0.0 <= engine.acceptance_rate <= 1.0
+    # every verify pass writes at least one and at most k + 1 tokens per sequence
+    assert all(r.batch <= r.tokens_out <= (k + 1) * r.batch for r in verify)
+
+
+def test_a_draft_identical_to_the_target_is_always_accepted(tiny):
+    model, _ = tiny
+    prompts = list(PROMPTS.values())
+    plain, _, _ = _greedy(tiny, prompts)
+    drafted, reports, engine = _greedy(tiny, prompts, copy.deepcopy(model), 4)
+    assert drafted == plain
+    assert engine.acceptance_rate == 1.0
+    verify = [r for r in reports if r.phase == "verify"]
+    # all guesses kept plus the bonus token: 5 tokens per trip until the length limit trims the last trips
+    assert max(r.tokens_out / r.batch for r in verify) == 5
+
+
+def test_a_draft_with_another_tokenizer_is_refused(tiny, tmp_path):
+    from tests.model.conftest import train_tokenizer
+    from model.tokenizer import Tokenizer
+
+    model, tokenizer = tiny
+    other = Tokenizer.from_dir(train_tokenizer(tmp_path / "tokenizer.json", vocab_size=380).parent)
+    engine = Engine(model, tokenizer)
+    with pytest.raises(RequestError, match="tokenizer"):
+        engine.set_draft(copy.deepcopy(model), other)
+    cfg = GPT2Config(vocab_size=model.config.vocab_size + 8, n_positions=model.config.n_positions,
+                     n_embd=16, n_layer=1, n_head=2)
+    with pytest.raises(RequestError, match="vocabulary"):
+        engine.set_draft(lively_gpt2(cfg), tokenizer)
+    with pytest.raises(RequestError):
+        engine.set_draft_k(2)  # no draft attached
+
+
+def test_rejected_guesses_give_their_kv_blocks_back(tiny, random_draft):
+    model, tokenizer = tiny
+    engine = Engine(model, tokenizer, max_batch=1)
+    engine.set_draft(random_draft, tokenizer)
+    engine.set_draft_k(8)
+    engine.add_request(PROMPTS["prose"], max_new_tokens=20)
+    for report in engine.run():
+        seq = next(iter(engine.sequences()), None)
+        if seq is not None:
+            # a live sequence holds exactly the blocks its committed tokens need, never the rejected guesses'
+            assert len(seq.table.blocks) == -(-len(seq.token_ids) // engine.block_size)
+    assert engine.blocks_in_use == 0
+
+
+def test_accept_greedy_keeps_the_agreeing_prefix_then_the_target_token():
+    logits = torch.full((4, 10), -5.0)
+    for row, best in enumerate([3, 1, 4, 1]):
+        logits[row, best] = 5.0
+    assert accept_greedy(logits, [3, 1, 4]) == (3, [3, 1, 4, 1])  # all kept + bonus
+    assert accept_greedy(logits, [3, 2, 4]) == (1, [3, 1])  # second guess wrong: target's token instead
+    assert accept_greedy(logits, [9, 1, 4]) == (0, [3])
+
+
+def _first_token_histogram(p: torch.Tensor, q: torch.Tensor, n: int, k: int = 2) -> torch.Tensor:
+    """Counts of the first token emitted by a verify pass over ``n`` seeds, drafting from q."""
+    counts = torch.zeros(p.size(-1))
+    for seed in range(n):
+        gen = torch.Generator().manual_seed(seed)
+        guesses = [int(torch.multinomial(q, 1, generator=gen)) for _ in range(k)]
+        _, emitted = accept_sampled(p.expand(k + 1, -1), q.expand(k, -1), guesses, gen)
+        counts[emitted[0]] += 1
+    return counts
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.7])
+def test_sampling_with_a_draft_keeps_the_target_distribution(tiny, random_draft, temperature):
+    from scipy.stats import chisquare
+
+    model, tokenizer = tiny
+    ids = torch.tensor([tokenizer.encode(PROMPTS["prose"])])
+    params = SamplingParams(temperature=temperature)
+    with torch.inference_mode():
+        p = distribution(model(ids)[0, -1], params)
+        q = distribution(random_draft(ids)[0, -1], params)
+    n = 5000
+    counts = _first_token_histogram(p, q, n)
+    top = torch.topk(p, 20).indices
+    freq = counts / n
+    tv = 0.5 * float((freq[top] - p[top]).abs().sum())
+    assert tv < 0.03
+    expected = torch.cat([p[top], (1 - p[top].sum()).reshape(1)]) * n
+    observed = torch.cat([counts[top], (n - counts[top].sum()).reshape(1)])
+    assert chisquare(observed.numpy(), expected.numpy() * observed.sum().item() / expected.sum().item()).pvalue > 1e-3
+    # the check has teeth: the draft's own distribution is far from the target's on the same tokens
+    assert 0.5 * float((q[top] - p[top]).abs().sum()) > 0.05
+
+
+def test_generate_cli_reports_acceptance_and_tokens_per_trip(tiny_model_dir):
+    done = subprocess.run([sys.executable, "main.py", "generate", PROMPTS["code"], "--model", str(tiny_model_dir),
+                           "--draft-model", str(tiny_model_dir), "--draft-k", "3", "--max-new-tokens", "12",
+                           "--threads", "1", "--json"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["acceptance_rate"] == 1.0  # the model drafting for itself
+    assert 1.0 <= out["tokens_per_trip"] <= 4.0
+    verify = [s for s in out["steps"] if s["phase"] == "verify"]
+    assert verify and all(s["proposed"] >= s["accepted"] >= 0 for s in verify)
+    bad = subprocess.run([sys.executable, "main.py", "generate", "x", "--model", str(tiny_model_dir),
+                          "--draft-k", "9", "--draft-model", str(tiny_model_dir)], cwd=REPO, capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
