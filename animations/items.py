@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -87,10 +87,25 @@ class ChapterItem(QGraphicsItem):
         self._font = font
         self._label = ""
         self._lit = False
+        self._shards: list[QColor] = []  # torn book: one colour per desk (TP: vertical strips, PP: one band)
+        self._shard_mode = "tp"
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
         return QRectF(-2, -2, self._w + 4, self._h + 4)
+
+    def set_shards(self, colors: list[QColor], mode: str = "tp") -> None:
+        """Torn book. ``mode`` "tp": the chapter is cut into ``len(colors)`` vertical strips, one per desk;
+        "pp": the whole chapter goes to one desk (``colors[0]``). An empty list: the chapter is whole."""
+        colors = list(colors)
+        if colors != self._shards or mode != self._shard_mode:
+            self._shards, self._shard_mode = colors, mode
+            self.update()
+
+    @property
+    def shards(self) -> int:
+        """Strips this chapter is cut into (1 when whole or torn by chapters)."""
+        return len(self._shards) if self._shard_mode == "tp" and self._shards else 1
 
     @property
     def width(self) -> float:
@@ -132,6 +147,21 @@ class ChapterItem(QGraphicsItem):
             painter.setPen(INK if self._lit else TEXT)
             painter.drawText(rect.adjusted(12, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
                              self._label)
+        if self._shards:
+            band = max(4.0, self._h * 0.16)
+            painter.setPen(Qt.PenStyle.NoPen)
+            if self._shard_mode == "tp":
+                n = len(self._shards)
+                strip = self._w / n
+                for i, color in enumerate(self._shards):
+                    painter.setBrush(color)
+                    painter.drawRect(QRectF(i * strip + 1, self._h - band, strip - 2, band))
+                painter.setPen(QPen(BACKGROUND, 3))
+                for i in range(1, n):
+                    painter.drawLine(QPointF(i * strip, 0), QPointF(i * strip, self._h))
+            else:
+                painter.setBrush(self._shards[0])
+                painter.drawRoundedRect(QRectF(0, 0, max(6.0, band), self._h), radius, radius)
 
 
 class CartItem(QGraphicsItem):
@@ -331,7 +361,346 @@ class QuestionSheetItem(QGraphicsItem):
                 painter.drawRoundedRect(QRectF(18, y, full * done, pitch * 0.42), 3, 3)
 
 
+# --- the apprentice (speculative decoding) and the torn book (parallelism) -------------------------------------
+PENCIL = QColor("#8d96a3")
+PENCIL_PAPER = QColor(214, 219, 226, 70)
+WRONG = QColor("#ff5c5c")
+RIGHT = QColor("#5ad17a")
+BONUS = QColor("#ffc94a")
+# One colour per desk of a torn book.
+DESK_COLORS = [QColor(c) for c in ("#4fd1c5", "#b794f4", "#f6ad55", "#f687b3")]
+
+
+class GuessSlipItem(QGraphicsItem):
+    """One guess of the apprentice (draft model), written in pencil, then judged by the master's one trip.
+
+    States: "pencil" (a grey guess), "ink" (accepted: the slip turns solid), "wrong" (crossed out, the master's
+    own token written beside it), "bonus" (the master's free extra token when every guess was right),
+    "plain" (the master's token when the apprentice made no guess). ``verdict`` (0 … 1) animates the change.
+    """
+
+    def __init__(self, font: QFont, small_font: QFont):
+        super().__init__()
+        self._w, self._h = 200.0, 36.0
+        self._font, self._small = font, small_font
+        self._text = ""
+        self._fix = ""
+        self._tag = ""
+        self._state = "pencil"
+        self._verdict = 0.0
+        self._color = REQUEST_COLORS[0]
+        self.setOpacity(0.0)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        return QRectF(-4, -4, self._w + 10, self._h + 10)
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    @property
+    def text(self) -> str:
+        """The guess as written in pencil (or the master's token for "bonus"/"plain")."""
+        return self._text
+
+    @property
+    def fix(self) -> str:
+        """The master's token written beside a wrong guess ("" otherwise)."""
+        return self._fix
+
+    @property
+    def color(self) -> QColor:
+        return self._color
+
+    def rect(self) -> QRectF:
+        """Where the slip is, in scene units."""
+        return QRectF(self.pos(), QSizeF(self._w, self._h))
+
+    @property
+    def verdict(self) -> float:
+        return self._verdict
+
+    def set_content(self, rect: QRectF, text: str, state: str, color: QColor, fix: str = "", tag: str = "") -> None:
+        if rect.width() != self._w or rect.height() != self._h:
+            self.prepareGeometryChange()
+            self._w, self._h = rect.width(), rect.height()
+        self.setPos(rect.topLeft())
+        self._text, self._state, self._color, self._fix, self._tag = text, state, color, fix, tag
+        self._verdict = 0.0
+        self.update()
+
+    def set_verdict(self, v: float) -> None:
+        v = clamp01(v)
+        if abs(v - self._verdict) > 1e-3 or (v in (0.0, 1.0) and v != self._verdict):
+            self._verdict = v
+            self.update()
+
+    def _slip(self, painter: QPainter, rect: QRectF, text: str, ink: float, color: QColor) -> None:
+        """A slip that goes from pencil (ink 0) to solid (ink 1)."""
+        paper = QColor(PAPER)
+        paper.setAlphaF(0.28 + 0.72 * ink)
+        if ink > 0.5:
+            painter.setPen(Qt.PenStyle.NoPen)
+        else:
+            painter.setPen(QPen(PENCIL, 1.5, Qt.PenStyle.DashLine))
+        painter.setBrush(paper)
+        painter.drawRoundedRect(rect, 5, 5)
+        if ink > 0:
+            band = QColor(color)
+            band.setAlphaF(ink)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(band)
+            painter.drawRoundedRect(QRectF(rect.left(), rect.top(), 8, rect.height()), 4, 4)
+        painter.setFont(self._font)
+        pen_color = QColor(INK) if ink > 0.5 else QColor("#3a414b")
+        painter.setPen(pen_color)
+        text_rect = rect.adjusted(14, 0, -6, 0)
+        elided = QFontMetricsF(self._font).elidedText(text, Qt.TextElideMode.ElideRight, text_rect.width())
+        painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, elided)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: D102 - Qt override
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        v = self._verdict
+        mark_w = 30.0
+        body = QRectF(0, 0, self._w - mark_w, self._h)
+        if self._state == "wrong":
+            guess = QRectF(0, 0, (self._w - mark_w) * 0.5 - 3, self._h)
+            self._slip(painter, guess, self._text, 0.0, self._color)
+            if v > 0:  # the cross-out grows across the guess
+                painter.setPen(QPen(WRONG, 3.5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+                p = clamp01(v * 2)
+                painter.drawLine(QPointF(6, self._h * 0.78),
+                                 QPointF(6 + (guess.width() - 12) * p, self._h * 0.78 - (self._h * 0.56) * p))
+                painter.drawLine(QPointF(6, self._h * 0.5), QPointF(6 + (guess.width() - 12) * p, self._h * 0.5))
+            fix_v = clamp01(v * 2 - 1)
+            if fix_v > 0:
+                painter.setOpacity(self.opacity() * fix_v)
+                fix = QRectF(guess.right() + 6, 0, body.width() - guess.width() - 6, self._h)
+                self._slip(painter, fix, self._fix, 1.0, WRONG)
+                painter.setOpacity(self.opacity())
+                self._mark(painter, "✗", WRONG, mark_w)
+            return
+        if self._state == "pencil":
+            self._slip(painter, body, self._text, 0.0, self._color)
+            return
+        if self._state == "ink":
+            self._slip(painter, body, self._text, v, self._color)
+            if v > 0.5:
+                self._mark(painter, "✓", RIGHT, mark_w)
+            return
+        # bonus / plain: the master's own token, written in ink
+        edge = BONUS if self._state == "bonus" else self._color
+        self._slip(painter, body, self._text, 1.0, edge)
+        if self._state == "bonus":
+            painter.setPen(QPen(BONUS, 3))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(body.adjusted(-1, -1, 1, 1), 6, 6)
+            if self._tag:
+                painter.setFont(self._small)
+                painter.setPen(INK)
+                painter.drawText(body.adjusted(0, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
+                                 self._tag)
+            self._mark(painter, "+1", BONUS, mark_w)
+
+    def _mark(self, painter: QPainter, mark: str, color: QColor, mark_w: float) -> None:
+        painter.setFont(self._font)
+        painter.setPen(color)
+        painter.drawText(QRectF(self._w - mark_w, 0, mark_w, self._h), Qt.AlignmentFlag.AlignCenter, mark)
+
+
+class ApprenticeItem(QGraphicsItem):
+    """The apprentice (draft model): a small figure with a pencil; ``pos`` is the top-left of its box."""
+
+    W, H = 110.0, 150.0
+
+    def __init__(self, font: QFont):
+        super().__init__()
+        self._font = font
+        self._label = ""
+        self._note = ""
+        self._writing = 0.0
+        self.setOpacity(0.0)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        return QRectF(-30, -4, self.W + 60, self.H + 40)
+
+    def set_text(self, label: str, note: str = "") -> None:
+        self._label, self._note = label, note
+        self.update()
+
+    @property
+    def label(self) -> str:
+        return self._label
+
+    def set_writing(self, p: float) -> None:
+        """0 … 1 while the guesses are being written: the pencil hand moves."""
+        if abs(p - self._writing) > 1e-3:
+            self._writing = p
+            self.update()
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: D102 - Qt override
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        cx = self.W / 2
+        painter.setFont(self._font)
+        painter.setPen(TEXT)
+        painter.drawText(QRectF(-30, 0, self.W + 60, 24), Qt.AlignmentFlag.AlignCenter, self._label)
+        body = QColor("#9aa7b5")
+        painter.setPen(QPen(QColor("#5d6b7a"), 2))
+        painter.setBrush(QColor("#e9c9a8"))
+        painter.drawEllipse(QPointF(cx, 48), 17, 17)  # head
+        painter.setBrush(PENCIL)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.drawRoundedRect(QRectF(cx - 22, 32, 44, 10), 4, 4)  # cap
+        painter.setBrush(body)
+        painter.setPen(QPen(QColor("#5d6b7a"), 2))
+        painter.drawRoundedRect(QRectF(cx - 24, 68, 48, 56), 12, 12)  # body
+        # the writing arm and pencil, reaching toward the desk (to the right)
+        wob = math.sin(self._writing * math.pi * 10) * 5 if 0 < self._writing < 1 else 0.0
+        hand = QPointF(cx + 46, 92 + wob)
+        painter.setPen(QPen(body, 8, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+        painter.drawLine(QPointF(cx + 14, 80), hand)
+        painter.setPen(QPen(BONUS, 5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+        painter.drawLine(hand + QPointF(-4, -14), hand + QPointF(6, 8))
+        painter.setPen(QPen(INK, 3, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+        painter.drawLine(hand + QPointF(6, 8), hand + QPointF(8, 12))
+        if self._note:
+            painter.setPen(TEXT_DIM)
+            painter.drawText(QRectF(-30, 128, self.W + 60, 26), Qt.AlignmentFlag.AlignCenter, self._note)
+
+
+class DesksItem(QGraphicsItem):
+    """The torn book's desks, one row per worker: its name, its share of the chapters, its measured times.
+
+    TP: every desk holds a strip of every chapter and works at once; a sync line joins the desks and flashes at
+    every all-reduce. PP: each desk holds a run of whole chapters; only the desk whose chapter is being read is
+    busy, the others are greyed (the pipeline bubble).
+    """
+
+    def __init__(self, width: float, font: QFont, small_font: QFont):
+        super().__init__()
+        self._w = width
+        self._font, self._small = font, small_font
+        self._mode = "tp"
+        self._n_layer = 1
+        self._layers: list[tuple[int, int]] = []
+        self._names: list[str] = []
+        self._times: list[tuple[float, float, float]] = []
+        self._lit: int | None = None
+        self._sync = 0.0
+        self.row_h = 34.0
+        self.gap = 6.0
+        self.setOpacity(0.0)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        return QRectF(-4, -4, self._w + 8, 4 * (self.row_h + self.gap) + 8)
+
+    @property
+    def n(self) -> int:
+        return len(self._layers)
+
+    @property
+    def mode(self) -> str:
+        return self._mode
+
+    def configure(self, mode: str, n_layer: int, layers: list[tuple[int, int]], names: list[str]) -> None:
+        """``layers``: per desk the [start, stop) of the chapters it holds (TP: all of them)."""
+        self.prepareGeometryChange()
+        self._mode, self._n_layer, self._layers, self._names = mode, max(1, n_layer), list(layers), list(names)
+        self._times = [(0.0, 0.0, 0.0)] * len(layers)
+        self.update()
+
+    def set_times(self, times: list[tuple[float, float, float]]) -> None:
+        """Per desk (compute ms, communication ms, bubble ms) of the trip on screen."""
+        self._times = list(times)[: len(self._layers)] + [(0.0, 0.0, 0.0)] * max(0, len(self._layers) - len(times))
+        self.update()
+
+    def set_lit(self, layer: int | None) -> None:
+        if layer != self._lit:
+            self._lit = layer
+            self.update()
+
+    def set_sync(self, flash: float) -> None:
+        """0 … 1: brightness of the sync line (an all-reduce in progress)."""
+        flash = clamp01(flash)
+        if abs(flash - self._sync) > 1e-2 or (flash in (0.0, 1.0) and flash != self._sync):
+            self._sync = flash
+            self.update()
+
+    def busy(self, desk: int) -> bool:
+        """True when ``desk`` is working on the chapter being read now."""
+        if self._lit is None or not 0 <= desk < len(self._layers):
+            return False
+        if self._mode == "tp":
+            return True
+        a, b = self._layers[desk]
+        return a <= self._lit < b
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: D102 - Qt override
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        n = len(self._layers)
+        name_w, bar_w = 78.0, 64.0
+        sync_x = self._w - 10
+        book_w = self._w - name_w - bar_w - 34
+        worst = max([sum(t) for t in self._times] + [1e-9])
+        for d in range(n):
+            y = d * (self.row_h + self.gap)
+            color = DESK_COLORS[d % len(DESK_COLORS)]
+            busy = self.busy(d)
+            idle = self._lit is not None and not busy
+            row = QRectF(0, y, self._w - 20, self.row_h)
+            painter.setPen(QPen(color if not idle else GHOST, 2))
+            painter.setBrush(QColor(color.red(), color.green(), color.blue(), 60 if busy else 18))
+            painter.drawRoundedRect(row, 6, 6)
+            painter.setFont(self._font)
+            painter.setPen(TEXT if not idle else TEXT_DIM)
+            label = self._names[d] if d < len(self._names) else str(d + 1)
+            painter.drawText(QRectF(8, y, name_w - 8, self.row_h), Qt.AlignmentFlag.AlignVCenter, label)
+            # the chapters this desk holds: TP a thin strip of each, PP whole chapters of its stage
+            a, b = self._layers[d]
+            cell = book_w / self._n_layer
+            for layer in range(self._n_layer):
+                x = name_w + layer * cell
+                held = a <= layer < b
+                w = (cell - 3) / (n if self._mode == "tp" else 1)
+                lit = held and layer == self._lit
+                painter.setPen(Qt.PenStyle.NoPen)
+                if held:
+                    painter.setBrush(CHAPTER_LIT if lit else (CHAPTER if not idle else QColor("#34465a")))
+                    painter.drawRoundedRect(QRectF(x, y + 6, max(2.0, w), self.row_h - 12), 2, 2)
+                else:
+                    painter.setBrush(QColor(255, 255, 255, 14))
+                    painter.drawRoundedRect(QRectF(x, y + 6, cell - 3, self.row_h - 12), 2, 2)
+            if idle and self._mode == "pp":
+                painter.setFont(self._small)
+                painter.setPen(TEXT_DIM)
+                painter.drawText(QRectF(name_w, y, book_w, self.row_h), Qt.AlignmentFlag.AlignCenter, "z z z")
+            # measured times: compute (desk colour), communication (red), bubble (grey)
+            if d < len(self._times):
+                comp, comm, bub = self._times[d]
+                x = self._w - 20 - bar_w - 6
+                for value, col in ((comp, color), (comm, WRONG), (bub, GHOST)):
+                    w = bar_w * value / worst if worst > 0 else 0.0
+                    if w > 0.5:
+                        painter.setPen(Qt.PenStyle.NoPen)
+                        painter.setBrush(col)
+                        painter.drawRect(QRectF(x, y + 10, w, self.row_h - 20))
+                        x += w
+        # the sync line (TP): every desk waits here for the others, every all-reduce
+        if self._mode == "tp" and n > 1:
+            top = self.row_h / 2
+            bottom = (n - 1) * (self.row_h + self.gap) + self.row_h / 2
+            glow = QColor(WRONG)
+            glow.setAlphaF(0.25 + 0.75 * self._sync)
+            painter.setPen(QPen(glow, 2 + 4 * self._sync, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+            painter.drawLine(QPointF(sync_x, top), QPointF(sync_x, bottom))
+            for d in range(n):
+                y = d * (self.row_h + self.gap) + self.row_h / 2
+                painter.drawLine(QPointF(self._w - 20, y), QPointF(sync_x, y))
+
+
 __all__ = [
+    "GuessSlipItem", "ApprenticeItem", "DesksItem", "DESK_COLORS",
     "ChapterItem", "CartItem", "CheatSheetItem", "SlipItem", "QuestionSheetItem", "REQUEST_COLORS", "font_for",
     "pick_family",
 ]

@@ -54,9 +54,13 @@ from animations.items import (
     TEXT,
     TEXT_DIM,
     WHEEL_R,
+    ApprenticeItem,
     CartItem,
     ChapterItem,
     CheatSheetItem,
+    DESK_COLORS,
+    DesksItem,
+    GuessSlipItem,
     QuestionSheetItem,
     SlipItem,
     font_for,
@@ -111,6 +115,15 @@ SLIPS_IN = (0.74, 0.88)
 OLD_SLIPS_OUT = (0.00, 0.08)
 ROLL_BACK = (0.78, 0.88)
 SHELVE = (0.88, 1.00)
+# The apprentice (speculative decoding, "verify" trips): guesses in pencil, then the master's verdicts.
+APPRENTICE_IN = (0.00, 0.06)
+GUESS_WRITE = (0.03, 0.24)
+VERDICTS = (0.72, 0.90)
+BONUS_IN = (0.86, 0.96)
+APPRENTICE_POS = QPointF(566, 196)  # beside the desk, on the road side
+MAX_GUESSES = 8
+DESKS_POS = QPointF(702, 178)  # the torn book's desks, above the parked cart
+DESKS_W = 256.0
 
 FRAME_S = 1.0 / 60.0  # a real-time trip lasts at least one frame
 
@@ -236,6 +249,65 @@ class StageScene(QGraphicsScene):
     def slip_texts(self) -> list[str]:
         """Texts of the token slips visible now, in seat order."""
         return [s.text for s in self._front if s.isVisible() and s.opacity() > 0.01]
+
+    def guess_states(self) -> list[tuple[str, str, str]]:
+        """The apprentice's slips visible now: (state, guess, master's token beside a wrong guess)."""
+        return [(g.state, g.text, g.fix) for g in self._guesses if g.opacity() > 0.01]
+
+    def apprentice_visible(self) -> bool:
+        return self._apprentice.opacity() > 0.01
+
+    @property
+    def desks(self) -> DesksItem:
+        """The torn book's desks (empty and hidden while the book is whole)."""
+        return self._desks
+
+    def sharding(self) -> tuple[str, int]:
+        """(mode "tp" | "pp", number of desks) the stage draws."""
+        return self._shard_mode, self._shard_n
+
+    def set_sharding(self, mode: str, n: int, layers: list[tuple[int, int]] | None = None) -> None:
+        """Draw the book torn ``n`` ways: "tp" cuts every chapter into n strips (one per desk), "pp" gives each
+        desk a run of whole chapters (``layers``: per desk [start, stop); default: an even split). n = 1: whole."""
+        if mode not in ("tp", "pp"):
+            raise ValueError(f"sharding mode must be 'tp' or 'pp', got {mode!r}")
+        n = max(1, int(n))
+        n_layer = len(self._chapters)
+        if mode == "pp":
+            n = min(n, n_layer)
+            if not layers or len(layers) != n:
+                base, extra = divmod(n_layer, n)
+                layers, start = [], 0
+                for d in range(n):
+                    stop = start + base + (1 if d < extra else 0)
+                    layers.append((start, stop))
+                    start = stop
+        else:
+            layers = [(0, n_layer)] * n
+        self._shard_mode, self._shard_n = mode, n
+        self._shard_layers = [(int(a), int(b)) for a, b in layers]
+        self._apply_sharding()
+        self._retranslate()
+
+    def _apply_sharding(self) -> None:
+        n, mode = self._shard_n, self._shard_mode
+        n_layer = len(self._chapters)
+        if n <= 1:
+            for ch in self._chapters:
+                ch.set_shards([])
+            self._desks.configure(mode, n_layer, [], [])
+            self._desks.setOpacity(0.0)
+            return
+        layers = self._shard_layers if len(self._shard_layers) == n else [(0, n_layer)] * n
+        colors = [DESK_COLORS[d % len(DESK_COLORS)] for d in range(n)]
+        for i, ch in enumerate(self._chapters):
+            if mode == "tp":
+                ch.set_shards(colors, "tp")
+            else:
+                owner = next((d for d, (a, b) in enumerate(layers) if a <= i < b), 0)
+                ch.set_shards([colors[owner]], "pp")
+        self._desks.configure(mode, n_layer, layers, [_tr("Desk {i}").format(i=d + 1) for d in range(n)])
+        self._desks.setOpacity(1.0)
 
     # --- configuration -----------------------------------------------------------------------------------
     def configure(self, layer_bytes: list[int], block_bytes: int, num_blocks: int, model_name: str) -> None:
@@ -402,6 +474,29 @@ class StageScene(QGraphicsScene):
         grid_bottom = GRID_TOP + self._grid.rows * (GRID_CELL + GRID_GAP)
         self._cheat_more.setPos(CHEAT.left() + 18, grid_bottom + 4)
         self._cheat_count.setPos(CHEAT.left() + 18, CHEAT.bottom() - 48)
+
+        # the apprentice and its guess slips (verify trips)
+        self._fonts["small"] = font_for(fam, 18)
+        self._apprentice = ApprenticeItem(self._fonts["small"])
+        self._apprentice.setPos(APPRENTICE_POS)
+        self._apprentice.setZValue(8)
+        self.addItem(self._apprentice)
+        self._guesses: list[GuessSlipItem] = []
+        for _ in range(MAX_GUESSES + 1):
+            g = GuessSlipItem(self._fonts["slip_small"], self._fonts["small"])
+            g.setZValue(7.5)
+            self.addItem(g)
+            self._guesses.append(g)
+        self._guess_rid: str | None = None
+
+        # the torn book's desks
+        self._desks = DesksItem(DESKS_W, self._fonts["small"], self._fonts["small"])
+        self._desks.setPos(DESKS_POS)
+        self._desks.setZValue(6.5)
+        self.addItem(self._desks)
+        if not hasattr(self, "_shard_mode"):
+            self._shard_mode, self._shard_n, self._shard_layers = "tp", 1, []
+        self._apply_sharding()
         self._lit = None
         self._blocks_in_use = 0
         self._retranslate()
@@ -451,7 +546,15 @@ class StageScene(QGraphicsScene):
         self._fit_width(self._wh_note, WAREHOUSE.width() - 36)
         for i, (chapter, b) in enumerate(zip(self._chapters, self._layer_bytes)):
             chapter.set_label(_tr("Ch. {i} · {size}").format(i=i + 1, size=format_bytes(b)))
-        self._desk_header.setText(_tr("Desk · compute"))
+        if self._shard_n > 1:
+            how = _tr("every page cut in {n} strips") if self._shard_mode == "tp" else _tr("chapters split {n} ways")
+            self._desk_header.setText(_tr("{n} desks · compute · {how}").format(n=self._shard_n,
+                                                                             how=how.format(n=self._shard_n)))
+            self._desks.configure(self._shard_mode, len(self._chapters), self._desks_layers(),
+                                  [_tr("Desk {i}").format(i=d + 1) for d in range(self._shard_n)])
+        else:
+            self._desk_header.setText(_tr("Desk · compute"))
+        self._apprentice.set_text(_tr("Apprentice"), self._apprentice_note())
         self._cheat_header.setText(_tr("Cheat sheet · KV cache"))
         self._cheat_sub.setText(_tr("one page = {size}").format(size=format_bytes(self._block_bytes)))
         for item, box in ((self._wh_header, WAREHOUSE), (self._wh_model, WAREHOUSE), (self._wh_sub, WAREHOUSE),
@@ -465,6 +568,18 @@ class StageScene(QGraphicsScene):
         if self._trip is not None:
             self._sheet.set_title(_tr("The question · {n} tokens").format(n=int(self._trip.get("tokens_in", 0) or 0)),
                                  self._fonts["sheet"])
+
+    def _desks_layers(self) -> list[tuple[int, int]]:
+        n_layer = len(self._chapters)
+        if len(self._shard_layers) == self._shard_n:
+            return list(self._shard_layers)
+        return [(0, n_layer)] * self._shard_n
+
+    def _apprentice_note(self) -> str:
+        trip = self._trip
+        if trip is None or trip.get("phase") != "verify":
+            return _tr("draft model")
+        return _tr("guessed in {ms} ms").format(ms=f"{float(trip.get('draft_ms') or 0.0):.1f}")
 
     @staticmethod
     def _fit_width(item: QGraphicsSimpleTextItem, width: float) -> None:
@@ -550,6 +665,11 @@ class StageScene(QGraphicsScene):
         self._sheet.setOpacity(0.0)
         for slip in self._front + self._back + self._seat_marks:
             slip.setOpacity(0.0)
+        self._apprentice.setOpacity(0.0)
+        for g in self._guesses:
+            g.setOpacity(0.0)
+        self._desks.set_lit(None)
+        self._desks.set_sync(0.0)
         self._colors.clear()
         self._set_cache(0, 0)
         self._set_caption(lambda: _tr("The book rests in the warehouse. Every token costs one trip."))
@@ -605,6 +725,13 @@ class StageScene(QGraphicsScene):
             return lambda: _tr("Checking the apprentice's guesses: {n} tokens in one trip").format(n=tokens_in)
         if batch > 1:
             return lambda: _tr("Sharing a table: {n} requests, one trip, a token each").format(n=batch)
+        if self._shard_n > 1 and trip.get("workers"):
+            n = self._shard_n
+            if self._shard_mode == "tp":
+                return lambda: _tr("Torn book: every page split over {n} desks, which sync after each half-chapter"
+                                   ).format(n=n)
+            return lambda: _tr("Torn book: chapters split over {n} desks; a desk waits while another works"
+                               ).format(n=n)
         return lambda: _tr("Writing: one trip, one token")
 
     def _color_for(self, request_id: str) -> QColor:
@@ -665,6 +792,11 @@ class StageScene(QGraphicsScene):
 
         # compute: each chapter lit for its share of the measured time
         ends = self._layer_shares(trip)
+        workers = sorted(trip.get("workers") or [], key=lambda w: int(w.get("rank", 0)))
+        sharded = self._shard_n > 1 and bool(workers)
+        if sharded:
+            self._desks.set_times([(float(w.get("compute_ms") or 0.0), float(w.get("comm_ms") or 0.0),
+                                    float(w.get("bubble_ms") or 0.0)) for w in workers])
 
         def light(p: float) -> None:
             lit = None if p <= 0.0 or p >= 1.0 else min(bisect_right(ends, p), len(ends) - 1)
@@ -675,6 +807,15 @@ class StageScene(QGraphicsScene):
                     self._chapters[lit].set_lit(True)
                 self._lit = lit
                 self._update_status(lit)
+            if sharded:
+                self._desks.set_lit(lit)
+                if self._shard_mode == "tp" and lit is not None:
+                    start = ends[lit - 1] if lit > 0 else 0.0
+                    f = (p - start) / max(1e-9, ends[lit] - start)
+                    # two all-reduces per chapter: after attention and after the MLP
+                    self._desks.set_sync(max(0.0, 1 - abs(f - 0.5) / 0.14, 1 - abs(f - 0.97) / 0.14))
+                else:
+                    self._desks.set_sync(0.0)
             if reads_question:
                 self._sheet.set_progress(p)
 
@@ -704,7 +845,13 @@ class StageScene(QGraphicsScene):
         self._front, self._back = self._back, self._front
         for slip in old_slips:
             tl.add(Fade(slip, slip.opacity(), 0.0, linear), *at(OLD_SLIPS_OUT))
-        seats = self._seats(trip)
+        guess_rows = self._guess_rows(trip)
+        self._apprentice.setOpacity(0.0)
+        for g in self._guesses:
+            g.setOpacity(0.0)
+        seats = self._seats(trip) if not guess_rows else []
+        if guess_rows:
+            self._add_guesses(tl, trip, guess_rows, at)
         rects = self._layout_seats(len(seats))
         font = self._fonts["slip"] if len(seats) <= 8 else self._fonts["slip_small"]
         pops = []
@@ -723,6 +870,81 @@ class StageScene(QGraphicsScene):
         tl.add_lagged((_Pose(ch, (rest[i], CART_SCALE), (self._shelf[i], 1.0)) for i, ch in enumerate(self._chapters)),
                       *at(SHELVE), lag_ratio=0.35)
         return tl
+
+    def _guess_rows(self, trip: dict) -> list[tuple[str, str, str]]:
+        """For a verify trip: the rows of the apprentice's column for its first seat that guessed:
+        (state, text, master's token) with state "ink" (accepted), "wrong", "pencil" (discarded after a wrong
+        one), "bonus" (all right: the master's free token). Empty when there is nothing to show."""
+        if trip.get("phase") != "verify" or not int(trip.get("proposed") or 0):
+            return []
+        guesses = {str(g.get("request_id")): [str(x) for x in g.get("labels") or []]
+                   for g in trip.get("guesses") or []}
+        tokens: dict[str, list[dict]] = {}
+        for t in trip.get("tokens") or []:
+            tokens.setdefault(str(t.get("request_id", "")), []).append(t)
+        for rid in [str(r) for r in trip.get("request_ids") or []]:
+            emitted = tokens.get(rid, [])
+            labels = guesses.get(rid)
+            accepted = sum(1 for t in emitted if t.get("accepted_from_draft"))
+            if labels is None:  # an engine without guess labels: the accepted ones equal the emitted tokens
+                labels = [str(t.get("label", "")) for t in emitted[:accepted]]
+                if accepted < int(trip.get("proposed") or 0) and len(trip.get("request_ids") or []) == 1:
+                    labels.append("?")
+            if not labels:
+                continue
+            self._guess_rid = rid
+            labels = labels[:MAX_GUESSES]
+            rows = []
+            for i, guess in enumerate(labels):
+                if i < accepted:
+                    rows.append(("ink", guess, ""))
+                elif i == accepted:
+                    fix = str(emitted[i].get("label", "")) if i < len(emitted) else ""
+                    rows.append(("wrong", guess, fix))
+                else:
+                    rows.append(("pencil", guess, ""))
+            if accepted >= len(labels) and len(emitted) > accepted:
+                rows.append(("bonus", str(emitted[accepted].get("label", "")), ""))
+            return rows
+        return []
+
+    def _add_guesses(self, tl: Timeline, trip: dict, rows: list[tuple[str, str, str]], at) -> None:
+        color = self._color_for(self._guess_rid or "")
+        n = len(rows)
+        gap = 6.0
+        h = min(46.0, (SEATS.height() - gap * (n - 1)) / max(1, n))
+        self._apprentice.set_text(_tr("Apprentice"), _tr("guessed in {ms} ms").format(
+            ms=f"{float(trip.get('draft_ms') or 0.0):.1f}"))
+        tl.add(Fade(self._apprentice, 0.0, 1.0), *at(APPRENTICE_IN))
+        tl.add(Lambda(self._apprentice.set_writing, linear), *at(GUESS_WRITE))
+        writes, verdicts = [], []
+        for i, (state, text, fix) in enumerate(rows):
+            g = self._guesses[i]
+            rect = QRectF(SEATS.left(), SEATS.top() + i * (h + gap), SEATS.width(), h)
+            if state == "bonus":
+                g.set_content(rect, text, "bonus", color, tag=_tr("free"))
+                tl.add(Lambda(self._popper(g), ease_out_back), *at(BONUS_IN))
+                continue
+            g.set_content(rect, text, "pencil", color)
+            writes.append(Fade(g, 0.0, 1.0, linear))
+            verdicts.append(Lambda(self._judge(g, state, text, fix), linear))
+        tl.add_lagged(writes, *at(GUESS_WRITE), lag_ratio=0.6)
+        if verdicts:
+            tl.add_lagged(verdicts, *at(VERDICTS), lag_ratio=0.5)
+
+    @staticmethod
+    def _judge(g: GuessSlipItem, state: str, text: str, fix: str) -> Callable[[float], None]:
+        """The master's verdict on one guess: ink it, cross it out (writing its own token), or drop it."""
+        def fn(p: float) -> None:
+            if state == "pencil":  # after the first wrong guess the rest are thrown away
+                g.setOpacity(1.0 - 0.75 * p)
+                return
+            if p > 0 and g.state != state:
+                g.set_content(g.rect(), text, state, g.color, fix=fix)
+            elif p <= 0 and g.state != "pencil":
+                g.set_content(g.rect(), text, "pencil", g.color)
+            g.set_verdict(p)
+        return fn
 
     @staticmethod
     def _popper(slip: SlipItem) -> Callable[[float], None]:
