@@ -59,6 +59,8 @@ def create_app(argv: list[str] | None = None) -> QApplication:
         app = QApplication(argv if argv is not None else [sys.argv[0]])
     QCoreApplication.setApplicationName(APP_NAME)
     QCoreApplication.setOrganizationName(ORG_NAME)
+    from gui.settings import configure_qsettings
+    configure_qsettings()  # every QSettings() reads and writes one INI file (ONE_TRIP_CONFIG_DIR for tests)
     return app
 
 
@@ -102,7 +104,8 @@ def install_signal_handlers(app: QApplication, window) -> QTimer:
     """
     def on_signal(signum, _frame):
         log.info("signal %s: closing", signum)
-        QTimer.singleShot(0, window.close)
+        from gui.kiosk import close_for_good
+        QTimer.singleShot(0, lambda: close_for_good(window))  # a kiosk window refuses a plain close()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, on_signal)
@@ -120,14 +123,29 @@ def run_app(args) -> int:
     ``threads``, ``kiosk`` and friends (later). The environment variable ``ONE_TRIP_AUTOCLOSE_MS`` closes the
     window after that many milliseconds (for tests); ``ONE_TRIP_AUTORUN=1`` presses Run at start.
     """
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from gui import settings as app_settings
+    from gui.logs import setup_logging
+    log_file = setup_logging("gui")
     install_qt_message_handler()
     app = create_app()
+    settings = app_settings.load(args)
+    app_settings.save(app_settings.load(), only_missing=True)  # the file lists every key an operator may set
+    log.info("settings %s (from %s); log %s", settings, app_settings.settings_path(), log_file)
     window = build_window(args, app)
-    window.persist_settings = True
+    kiosk = bool(_opt(args, "kiosk", False))
+    window.persist_settings = not kiosk  # a visitor's language switch must not become the kiosk's language
+    if hasattr(window, "speed_slider"):
+        window.speed_slider.setValue(int(round(settings.trip_seconds * 100)))
     waker = install_signal_handlers(app, window)
-    if _opt(args, "kiosk", False):
-        window.showFullScreen()
+    from gui.kiosk import KioskController
+    from gui.presenter import Presenter
+    controller = KioskController(window, settings).install() if kiosk else None
+    Presenter(window, screens=controller.screens if controller else None, screen=settings.screen).install(
+        presenter_mode=bool(_opt(args, "presenter", False)))
+    if controller is not None:
+        controller.show()
+    elif _opt(args, "screen", None) is not None:
+        window.presenter.screens.fullscreen()
     else:
         window.show()
     window.start()
@@ -136,6 +154,10 @@ def run_app(args) -> int:
     autoclose = os.environ.get("ONE_TRIP_AUTOCLOSE_MS")
     if autoclose:  # tests: close this long after the engine is ready (with AUTORUN: mid-decode)
         window.bridge.ready.connect(lambda _info: QTimer.singleShot(int(autoclose), window.close),
+                                    Qt.SingleShotConnection)
+    chord_ms = os.environ.get("ONE_TRIP_OPERATOR_CHORD_MS")
+    if chord_ms and controller is not None:  # tests: the operator chord, this long after the engine is ready
+        window.bridge.ready.connect(lambda _info: QTimer.singleShot(int(chord_ms), controller.operator_action.trigger),
                                     Qt.SingleShotConnection)
     code = app.exec()
     waker.stop()

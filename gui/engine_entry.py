@@ -37,6 +37,9 @@ def run_engine(target: str, commands, events, options: dict) -> None:
     # Ctrl+C in a terminal reaches the whole process group; the GUI handles it and sends "shutdown".
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_when_orphaned, name="orphan-watch", daemon=True).start()
+    if os.environ.get("ONE_TRIP_LOG_DIR"):  # the app set up its log there: write ours beside it (gui.logs)
+        from gui.logs import setup_logging
+        setup_logging("engine")
     try:
         module_name, _, func_name = target.partition(":")
         func = getattr(importlib.import_module(module_name), func_name or "engine_main")

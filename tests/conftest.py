@@ -18,6 +18,10 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Settings and logs of the app under test go to a scratch place, never to the user's own (gui/settings.py, logs.py)
+_SCRATCH = Path(__import__("tempfile").mkdtemp(prefix="one-trip-tests-"))
+os.environ.setdefault("ONE_TRIP_CONFIG_DIR", str(_SCRATCH / "config"))
+os.environ.setdefault("ONE_TRIP_LOG_DIR", str(_SCRATCH / "log"))
 
 ROOT = Path(__file__).resolve().parent.parent
 
