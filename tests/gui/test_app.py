@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 RUN_APP = ("import argparse, sys; from gui.app import run_app; "
            "sys.exit(run_app(argparse.Namespace(model=sys.argv[1], lang='en', device='cpu', threads=1, "
-           "kiosk=False, batch=2)))")
+           "kiosk=sys.argv[2:] == ['kiosk'], idle_seconds=600, batch=2)))")
 
 BAD_OUTPUT = ("QThread", "Traceback", "qt WARNING", "qt ERROR", "qt CRITICAL")
 
@@ -25,9 +25,9 @@ BAD_OUTPUT = ("QThread", "Traceback", "qt WARNING", "qt ERROR", "qt CRITICAL")
 class AppProcess:
     """The app in a subprocess; stderr lines are collected with their arrival time; descendants are tracked."""
 
-    def __init__(self, model_dir: Path, extra_env: dict[str, str]):
+    def __init__(self, model_dir: Path, extra_env: dict[str, str], kiosk: bool = False):
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen", ONE_TRIP_AUTORUN="1", **extra_env)
-        self.proc = subprocess.Popen([sys.executable, "-c", RUN_APP, str(model_dir)], cwd=ROOT, env=env,
+        self.proc = subprocess.Popen([sys.executable, "-c", RUN_APP, str(model_dir)] + (["kiosk"] if kiosk else []), cwd=ROOT, env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines: list[tuple[float, str]] = []
         self.children: set[int] = set()
