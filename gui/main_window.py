@@ -18,11 +18,13 @@ from collections import deque
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence, QPainter
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QHBoxLayout, QLabel, QMainWindow,
-                               QPushButton, QSizePolicy, QSlider, QSplitter, QTextEdit, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFrame, QGraphicsView, QHBoxLayout, QLabel,
+                               QMainWindow, QPushButton, QSizePolicy, QSlider, QSplitter, QStackedWidget, QTextEdit,
+                               QVBoxLayout, QWidget)
 
 from gui import i18n
 from gui.bridge import EngineBridge
+from gui.live_controls import ApprenticeControl, ShardMeter, SpecMeter, TearControl
 from gui.widgets import FrameCounter, FrameOverlay, RatePlot, TokenChips, TripPlot
 
 log = logging.getLogger(__name__)
@@ -31,6 +33,7 @@ MAX_PROMPT_CHARS = 2000  # typed prompts are capped (kiosk: nobody pastes a nove
 MAX_BATCH = 16
 MAIN_NEW_TOKENS = 64  # tokens the visitor's own answer may take
 GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine may have dropped it)
+SHARDING_WATCHDOG_MS = 30_000  # workers that have not answered by then: the tearing slider goes back
 RESTART_DELAY_MS = 400
 
 PRESET_PROMPTS = [
@@ -142,6 +145,12 @@ class MainWindow(QMainWindow):
         self._restarts: deque[float] = deque(maxlen=6)
         self._status_key: tuple[str, dict] | None = None
         self._readout_args: dict | None = None
+        # the apprentice (speculative decoding) and the torn book (sharding): requested and measured
+        self.spec_meter = SpecMeter()
+        self.shard_meter = ShardMeter()
+        self._sharding: tuple[str, int] = ("tp", 1)  # in force, as the engine last said
+        self._tour = None  # the tour page, built when first shown
+        self._resume_after_tour = False
 
         if font_family and hasattr(self.scene, "set_font_family"):
             self.scene.set_font_family(font_family)
@@ -164,7 +173,9 @@ class MainWindow(QMainWindow):
         central = QWidget(self)
         central.setObjectName("central")
         self.setCentralWidget(central)
-        outer = QVBoxLayout(central)
+        self._build_pages(central)
+        extras_row = self._build_live_extras()
+        outer = QVBoxLayout(self.live_page)
         outer.setContentsMargins(16, 12, 16, 10)
         outer.setSpacing(8)
 
@@ -315,13 +326,65 @@ class MainWindow(QMainWindow):
 
         outer.addWidget(self.view, 5)
         outer.addWidget(self.readout)
+        outer.addWidget(self.extra_readout)
         outer.addWidget(self.model_label)
         outer.addLayout(prompt_row)
         outer.addWidget(lower, 3)
         outer.addLayout(controls)
+        outer.addLayout(extras_row)
         outer.addWidget(self.status_line)
 
         self.setStyleSheet(STYLE_SHEET)
+
+    def _build_pages(self, central: QWidget) -> None:
+        """The "Live" | "Tour" switch at the top and the two pages under it (the tour is built when first shown)."""
+        root = QVBoxLayout(central)
+        root.setContentsMargins(16, 8, 16, 0)
+        root.setSpacing(0)
+        top = QHBoxLayout()
+        top.setSpacing(8)
+        self.live_tab = QPushButton()
+        self.tour_tab = QPushButton()
+        self._page_group = QButtonGroup(self)
+        for b, name in ((self.live_tab, "liveTab"), (self.tour_tab, "tourTab")):
+            b.setObjectName(name)
+            b.setCheckable(True)
+            b.setFont(self._font(20, bold=True))
+            b.setMinimumHeight(44)
+            b.setMinimumWidth(150)
+            b.setFocusPolicy(Qt.TabFocus)
+            self._page_group.addButton(b)
+            top.addWidget(b)
+        self.live_tab.setChecked(True)
+        top.addStretch(1)
+        root.addLayout(top)
+        self.pages = QStackedWidget()
+        self.pages.setObjectName("pages")
+        self.live_page = QWidget()
+        self.live_page.setObjectName("livePage")
+        self.pages.addWidget(self.live_page)
+        root.addWidget(self.pages, 1)
+        self.live_tab.clicked.connect(self.show_live)
+        self.tour_tab.clicked.connect(self.show_tour)
+
+    def _build_live_extras(self) -> QHBoxLayout:
+        """The apprentice slider (speculative decoding) and the tearing slider (sharding), in one row."""
+        self.extra_readout = QLabel()
+        self.extra_readout.setObjectName("extraReadout")
+        self.extra_readout.setFont(self._font(19))
+        self.extra_readout.setAlignment(Qt.AlignCenter)
+        self.extra_readout.setVisible(False)
+        self.apprentice = ApprenticeControl(self._font(20))
+        self.tear = TearControl(self._font(20))
+        self._sharding_timer = QTimer(self)
+        self._sharding_timer.setSingleShot(True)
+        self._sharding_timer.timeout.connect(self._on_sharding_timeout)
+        row = QHBoxLayout()
+        row.setSpacing(10)
+        row.addWidget(self.apprentice, 5)
+        row.addSpacing(24)
+        row.addWidget(self.tear, 4)
+        return row
 
     def _build_actions(self) -> None:
         """Window-wide keys. Kept in ``self.actions`` by name so kiosk/presenter modes can remap them."""
@@ -351,6 +414,9 @@ class MainWindow(QMainWindow):
         b.error.connect(self._on_error)
         b.fatal.connect(self._on_fatal)
         b.engine_died.connect(self._on_engine_died)
+        b.sharding.connect(self._on_sharding)
+        self.apprentice.k_changed.connect(self._on_draft_k_changed)
+        self.tear.requested.connect(self._on_tear_requested)
         self.clock.tick.connect(self._on_tick)
         self.scene.trip_finished.connect(self._on_trip_finished)
         self.run_button.clicked.connect(self.run)
@@ -379,6 +445,9 @@ class MainWindow(QMainWindow):
         self.clock.stop()
         self.frame_overlay.stop()
         self._restart_timer.stop()
+        self._sharding_timer.stop()
+        if self._tour is not None:
+            self._tour.clock.stop()
         self.bridge.shutdown(timeout=1.5)
 
     def prompt(self) -> str:
@@ -489,6 +558,51 @@ class MainWindow(QMainWindow):
         """Move the "sharing a table" slider to ``n`` seats (1–16)."""
         self.batch_slider.setValue(max(1, min(MAX_BATCH, int(n))))
 
+    def set_draft_k(self, k: int) -> None:
+        """Move the "apprentice guesses" slider to ``k`` (0 = off; ignored while no draft model is usable)."""
+        self.apprentice.set_value(k)
+
+    def set_sharding(self, mode: str, n: int) -> None:
+        """Move the "tear the book" controls to ``mode`` ("tp"/"pp") and ``n`` desks (the engine answers later)."""
+        self.tear.set_value(mode, n)
+
+    def sharding(self) -> tuple[str, int]:
+        """The sharding in force, as the engine last confirmed it: (mode, n)."""
+        return self._sharding
+
+    # ---- pages: live and tour ----------------------------------------------------------------------------------
+    @property
+    def tour(self):
+        """The tour page (``gui.tour.TourWidget``), built on first use with this window's engine bridge."""
+        if self._tour is None:
+            from gui.tour.tour import TourWidget
+            self._tour = TourWidget(bridge=self.bridge, lang=self.lang, font_family=self.font_family)
+            self.pages.addWidget(self._tour)
+        return self._tour
+
+    def show_tour(self) -> None:
+        """Show the tour page (the live answer pauses; it goes on when the live page is shown again)."""
+        tour = self.tour
+        if self.pages.currentWidget() is not tour:
+            self._resume_after_tour = self._running
+            if self._running:
+                self.pause()
+            tour.set_prompt(self.prompt())
+            self.pages.setCurrentWidget(tour)
+        self.tour_tab.setChecked(True)
+
+    def show_live(self) -> None:
+        """Show the live page (and go on with a paused answer that was running when the tour was opened)."""
+        self.pages.setCurrentWidget(self.live_page)
+        self.live_tab.setChecked(True)
+        if self._resume_after_tour:
+            self._resume_after_tour = False
+            self.run()
+
+    def is_tour_visible(self) -> bool:
+        """True while the tour page is shown."""
+        return self._tour is not None and self.pages.currentWidget() is self._tour
+
     def set_language(self, lang: str) -> None:
         """Switch every string on screen to ``lang`` ("en" or "zh") at once."""
         self.lang = i18n.set_language(lang)
@@ -496,6 +610,8 @@ class MainWindow(QMainWindow):
             QSettings().setValue("language", self.lang)
         if hasattr(self.scene, "set_language"):
             self.scene.set_language(self.lang)
+        if self._tour is not None:
+            self._tour.set_language(self.lang)
         self.retranslate()
 
     def toggle_fullscreen(self) -> None:
@@ -526,6 +642,9 @@ class MainWindow(QMainWindow):
         self.answer_token_ids = []
         self._render_answer()
         self.bridge.set_max_batch(self.batch_slider.value())
+        self.spec_meter.reset()
+        if self.apprentice.value() == 0:
+            self.spec_meter.start_plain(self._spec_key(prompt))
         self._submit(self._main_id, prompt, self.main_new_tokens)
         self._fill_seats()
         return True
@@ -639,6 +758,7 @@ class MainWindow(QMainWindow):
         weight_bytes = float(model.get("weight_bytes") or 0)
         self.floor_ms = weight_bytes / bandwidth * 1000.0 if bandwidth > 0 and weight_bytes > 0 else None
         self.bridge.set_max_batch(self.batch_slider.value())
+        self._configure_extras(info)
         self._retranslate_engine_texts()
         restart_session = not self._main_done
         if restart_session:  # the engine was restarted mid-answer: start the answer again
@@ -668,6 +788,7 @@ class MainWindow(QMainWindow):
         if wall > 0:
             tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
             self.rate_plot.add_trip(self._trip_count, tokens / wall * 1000.0)
+        self._measure_extras(report)
         if self.real_time_box.isChecked():
             # Real time: the stage queues (and, when far behind, drops) trips itself; words appear at once.
             self._flush_pending()
@@ -727,6 +848,97 @@ class MainWindow(QMainWindow):
     def _restart_engine(self) -> None:
         self._want_run = self._want_run or self._running
         self.bridge.restart()
+
+    # ---- the apprentice and the torn book ---------------------------------------------------------------------
+    def _configure_extras(self, info: dict) -> None:
+        """From ``ready``: is there a usable draft model, which degrees may the book be torn into; and after an
+        engine restart, ask again for what the sliders show."""
+        draft_ok = info.get("draft") is not None and not info.get("draft_error")
+        k = self.apprentice.value()
+        self.apprentice.set_available(draft_ok, info.get("draft_error") or ("" if draft_ok else None))
+        if draft_ok and k:
+            self.apprentice.blockSignals(True)
+            self.apprentice.set_value(k)
+            self.apprentice.blockSignals(False)
+            self.bridge.set_draft_k(k)
+        sharding = info.get("sharding") or {}
+        self._sharding = (str(sharding.get("mode", "tp")), int(sharding.get("n", 1) or 1))
+        wanted = (self.tear.mode(), self.tear.value())
+        self.tear.confirmed = self._sharding
+        self.tear.configure(list(sharding.get("degrees_tp") or [1]), int(sharding.get("max_pp") or 1))
+        if hasattr(self.scene, "set_sharding"):
+            self.scene.set_sharding(*self._sharding)
+        if wanted[1] > 1 and wanted != self._sharding:  # a restarted engine: tear the book again
+            self.tear.set_value(*wanted)
+        self._update_extra_readout()
+
+    def _spec_key(self, prompt: str | None = None) -> tuple:
+        """What "the same prompt" means for the speed-up: prompt, table size and sharding."""
+        return (prompt if prompt is not None else self._prompt_text, self.batch_slider.value(), self._sharding)
+
+    def _measure_extras(self, report: dict) -> None:
+        self.spec_meter.add(report, self._spec_key())
+        self.shard_meter.add(report)
+        self._update_extra_readout()
+
+    def _update_extra_readout(self) -> None:
+        lines = []
+        k = self.apprentice.value()
+        if k > 0 and self.apprentice.is_available():
+            lines.append(self.spec_meter.text(self._spec_key(), k))
+        mode, n = self._sharding
+        if n > 1:
+            lines.append(self.shard_meter.text(mode, n))
+        if self.tear.is_pending():
+            lines.append(_tr("Starting the workers… the book is being torn (a few seconds)"))
+        self.extra_readout.setText("\n".join(lines))
+        self.extra_readout.setVisible(bool(lines))
+
+    def _on_draft_k_changed(self, k: int) -> None:
+        self.spec_meter.reset()
+        if self.engine_info is not None:
+            self.bridge.set_draft_k(k)
+        if k:
+            self._set_status_text(_tr("The apprentice now guesses {k} tokens before every trip.").format(k=k))
+        else:
+            self._set_status("The apprentice rests: one trip, one token.")
+        self._update_extra_readout()
+
+    def _on_tear_requested(self, mode: str, n: int) -> None:
+        if self.engine_info is None or not self.bridge.set_sharding(mode, n):
+            self.tear.give_up()
+            return
+        self._sharding_timer.start(SHARDING_WATCHDOG_MS)
+        if n > 1:
+            self._set_status("Starting the workers… the book is being torn (a few seconds)")
+        else:
+            self._set_status("Putting the book back together on one desk…")
+        self._update_extra_readout()
+
+    def _on_sharding(self, event: dict) -> None:
+        mode, n = str(event.get("mode", "tp")), int(event.get("n", 1) or 1)
+        asked = (self.tear.mode(), self.tear.value())
+        self._sharding_timer.stop()
+        self._sharding = (mode, n)
+        self.tear.confirm(mode, n)
+        self.shard_meter.reset()
+        layers = [tuple(w["layers"]) for w in event.get("workers") or [] if w.get("layers")]
+        if hasattr(self.scene, "set_sharding"):
+            self.scene.set_sharding(mode, n, layers or None)
+        if (mode, n) == asked or n > 1:  # after a fallback the engine's own calm message stays on screen
+            if n > 1:
+                how = _tr("by pages (TP)") if mode == "tp" else _tr("by chapters (PP)")
+                self._set_status_text(_tr("The book is torn {n} ways {how}: {n} desks work on every trip.").format(
+                    n=n, how=how))
+            else:
+                self._set_status("The book is whole again: one desk.")
+        self._update_extra_readout()
+
+    def _on_sharding_timeout(self) -> None:
+        if self.tear.is_pending():
+            self.tear.give_up()
+            self._set_status("The workers did not answer; the book stays as it was.")
+            self._update_extra_readout()
 
     # ---- text on screen ----------------------------------------------------------------------------------------
     def _render_answer(self) -> None:
@@ -829,6 +1041,13 @@ class MainWindow(QMainWindow):
         if self._status_key is not None:
             self.status_line.setText(_tr(self._status_key[0]))
         self.frame_overlay.refresh()
+        self.live_tab.setText(_tr("Live"))
+        self.live_tab.setToolTip(_tr("The real model writing, one trip per token"))
+        self.tour_tab.setText(_tr("Tour"))
+        self.tour_tab.setToolTip(_tr("The guided tour: fifteen sections, the game, the metaphor table"))
+        self.apprentice.retranslate()
+        self.tear.retranslate()
+        self._update_extra_readout()
 
     # ---- controls ----------------------------------------------------------------------------------------------
     def _on_batch_changed(self, n: int) -> None:
@@ -894,4 +1113,10 @@ QSlider::handle:horizontal { background: #ffc94a; width: 26px; margin: -10px 0; 
 QSlider::sub-page:horizontal { background: #7ea6cf; border-radius: 4px; }
 QSplitter::handle { background: #0f1419; }
 QToolTip { background: #17202a; color: #eef3f8; border: 1px solid #33465b; }
+QLabel#extraReadout { color: #b5f5c5; padding: 0px 4px; }
+QLabel#reasonLabel { color: #ff9c9c; }
+QPushButton:checked { background: #2b5a8c; border: 1px solid #7ec8ff; }
+QPushButton#liveTab, QPushButton#tourTab { padding: 4px 24px; }
+QSlider::handle:horizontal:disabled { background: #4a5a6a; }
+QSlider::sub-page:horizontal:disabled { background: #33465b; }
 """

@@ -71,6 +71,46 @@
         <source>A copy travels; the book stays home</source>
         <translation>搬的是拷贝：书本身一直在仓库里</translation>
     </message>
+    <message>
+        <source>Desk {i}</source>
+        <translation>桌子 {i}</translation>
+    </message>
+    <message>
+        <source>every page cut in {n} strips</source>
+        <translation>每页撕成 {n} 条</translation>
+    </message>
+    <message>
+        <source>chapters split {n} ways</source>
+        <translation>按章分成 {n} 份</translation>
+    </message>
+    <message>
+        <source>{n} desks · compute · {how}</source>
+        <translation>{n} 张桌子 · 计算 · {how}</translation>
+    </message>
+    <message>
+        <source>Apprentice</source>
+        <translation>小徒弟</translation>
+    </message>
+    <message>
+        <source>draft model</source>
+        <translation>草稿模型</translation>
+    </message>
+    <message>
+        <source>guessed in {ms} ms</source>
+        <translation>猜了 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>Torn book: every page split over {n} desks, which sync after each half-chapter</source>
+        <translation>拆书：每一页撕开分给 {n} 张桌子，每读完半章大家对一次答案</translation>
+    </message>
+    <message>
+        <source>Torn book: chapters split over {n} desks; a desk waits while another works</source>
+        <translation>拆书：各章分给 {n} 张桌子；一张在干活时，其余的在等</translation>
+    </message>
+    <message>
+        <source>free</source>
+        <translation>白送</translation>
+    </message>
 </context>
 <context>
     <name>Tour</name>
@@ -1284,6 +1324,146 @@
     <message>
         <source>The engine keeps stopping; it will not be restarted. See the log.</source>
         <translation>引擎反复停止，不再自动重启。详情见日志。</translation>
+    </message>
+    <message>
+        <source>its tokenizer differs from the master's</source>
+        <translation>它的切词方式和师傅的不一样</translation>
+    </message>
+    <message>
+        <source>its vocabulary differs from the master's</source>
+        <translation>它的词表和师傅的不一样</translation>
+    </message>
+    <message>
+        <source>its context window is too short</source>
+        <translation>它能看的上下文太短</translation>
+    </message>
+    <message>
+        <source>it needs the KV cache</source>
+        <translation>它需要小抄（KV 缓存）</translation>
+    </message>
+    <message>
+        <source>no draft model was found</source>
+        <translation>没有找到草稿模型</translation>
+    </message>
+    <message>
+        <source>Apprentice: {k} guesses per trip; waiting for its first check…</source>
+        <translation>小徒弟：每趟先猜 {k} 个；等师傅第一次检查…</translation>
+    </message>
+    <message>
+        <source>Apprentice: {acc}% of guesses kept ({a} of {p}) · {tpt} tokens per trip</source>
+        <translation>小徒弟：猜中 {acc}%（{p} 个里留下 {a} 个）· 每趟 {tpt} 个字</translation>
+    </message>
+    <message>
+        <source>speed-up: run this prompt with 0 guesses once to measure plain decoding</source>
+        <translation>提速多少：先用 0 个猜测跑一遍这个题目，量出不带徒弟的速度</translation>
+    </message>
+    <message>
+        <source>{x}× the speed of plain decoding of this prompt (median ms per token, measured: {spec} vs {plain} ms)</source>
+        <translation>是同一题目不带徒弟时速度的 {x} 倍（每个字耗时的中位数，实测：{spec} 对 {plain} 毫秒）</translation>
+    </message>
+    <message>
+        <source>by pages (TP)</source>
+        <translation>按页拆（张量并行）</translation>
+    </message>
+    <message>
+        <source>by chapters (PP)</source>
+        <translation>按章拆（流水线并行）</translation>
+    </message>
+    <message>
+        <source>Book torn {n} ways {how}: waiting for the first trip…</source>
+        <translation>书拆成 {n} 份，{how}：等第一趟…</translation>
+    </message>
+    <message>
+        <source>Book torn {n} ways {how}, median per trip and desk: compute {c} ms · communication {m} ms</source>
+        <translation>书拆成 {n} 份，{how}，每趟每张桌子的中位数：计算 {c} 毫秒 · 通信 {m} 毫秒</translation>
+    </message>
+    <message>
+        <source>idle (bubble) {b} ms</source>
+        <translation>空等（气泡）{b} 毫秒</translation>
+    </message>
+    <message>
+        <source>Apprentice guesses</source>
+        <translation>小徒弟猜几个</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: a small draft model guesses this many tokens, the big model checks them all in one trip (0 = off)</source>
+        <translation>投机解码：小的草稿模型先猜这么多个字，大模型搬一趟书就把它们全部检查完（0 = 不用徒弟）</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>不用</translation>
+    </message>
+    <message>
+        <source>No apprentice: {why}</source>
+        <translation>没有小徒弟：{why}</translation>
+    </message>
+    <message>
+        <source>Tear the book</source>
+        <translation>拆书</translation>
+    </message>
+    <message>
+        <source>Run the model on several worker processes: TP cuts every page (chapter) into strips, one per desk; PP gives each desk a run of whole chapters</source>
+        <translation>让模型在几个工作进程上跑：按页拆把每一章撕成几条，每张桌子一条；按章拆让每张桌子负责连续的几章</translation>
+    </message>
+    <message>
+        <source>TP · pages</source>
+        <translation>按页 · TP</translation>
+    </message>
+    <message>
+        <source>Tensor parallel: every chapter split by attention heads over the desks</source>
+        <translation>张量并行：每一章按注意力头分给各张桌子</translation>
+    </message>
+    <message>
+        <source>PP · chapters</source>
+        <translation>按章 · PP</translation>
+    </message>
+    <message>
+        <source>Pipeline parallel: contiguous chapters per desk</source>
+        <translation>流水线并行：每张桌子负责连续的几章</translation>
+    </message>
+    <message>
+        <source>Starting the workers… the book is being torn (a few seconds)</source>
+        <translation>正在叫来帮手…书正在拆开（要几秒钟）</translation>
+    </message>
+    <message>
+        <source>The apprentice now guesses {k} tokens before every trip.</source>
+        <translation>现在每趟之前，小徒弟先猜 {k} 个字。</translation>
+    </message>
+    <message>
+        <source>The book is torn {n} ways {how}: {n} desks work on every trip.</source>
+        <translation>书拆成了 {n} 份，{how}：每一趟都有 {n} 张桌子一起干。</translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation>现场</translation>
+    </message>
+    <message>
+        <source>The real model writing, one trip per token</source>
+        <translation>真模型在写字，一趟一个字</translation>
+    </message>
+    <message>
+        <source>Tour</source>
+        <translation>导览</translation>
+    </message>
+    <message>
+        <source>The guided tour: fifteen sections, the game, the metaphor table</source>
+        <translation>导览：十五节内容、小游戏、比喻对照表</translation>
+    </message>
+    <message>
+        <source>The apprentice rests: one trip, one token.</source>
+        <translation>小徒弟歇着：一趟一个字。</translation>
+    </message>
+    <message>
+        <source>Putting the book back together on one desk…</source>
+        <translation>正在把书合回一张桌子上…</translation>
+    </message>
+    <message>
+        <source>The book is whole again: one desk.</source>
+        <translation>书又合成一本了：一张桌子。</translation>
+    </message>
+    <message>
+        <source>The workers did not answer; the book stays as it was.</source>
+        <translation>帮手们没有回应；书保持原样。</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,403 @@
+"""The live decode's two extra controls and what they measure.
+
+- ``ApprenticeControl``: "apprentice guesses" 0–8 (speculative decoding, 0 = off); disabled, with the reason
+  shown, when the engine has no usable draft model.
+- ``TearControl``: "tear the book" 1, 2, 4 with a TP/PP switch (tensor / pipeline parallel over worker
+  processes); offers only the degrees the engine allows; waits calmly while the workers start.
+- ``SpecMeter`` and ``ShardMeter``: plain bookkeeping (no Qt) of the step reports: acceptance rate, tokens per
+  trip, the measured speed-up against plain decoding of the same prompt, and per-worker compute/communication.
+
+Every figure comes from the engine's step reports (measured wall time per trip); nothing is estimated.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import deque
+
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSlider, QWidget
+
+MAX_DRAFT_K = 8
+TEAR_DEGREES = (1, 2, 4)
+WINDOW = 64  # trips kept per measurement
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("MainWindow", text)
+
+
+def draft_reason(error: str | None) -> str:
+    """A short, translated reason why the apprentice cannot help, from the engine's ``draft_error``."""
+    e = (error or "").lower()
+    if "tokenizer" in e:
+        return _tr("its tokenizer differs from the master's")
+    if "vocabulary" in e:
+        return _tr("its vocabulary differs from the master's")
+    if "context window" in e:
+        return _tr("its context window is too short")
+    if "kv cache" in e:
+        return _tr("it needs the KV cache")
+    return _tr("no draft model was found")
+
+
+def _median(values) -> float | None:
+    values = list(values)
+    return statistics.median(values) if values else None
+
+
+class SpecMeter:
+    """Acceptance, tokens per trip and speed-up of speculative decoding, from step reports.
+
+    A *plain* trip is a decode trip without guesses; a *verify* trip is one with guesses. ms per token of a trip
+    is its measured ``wall_ms`` (draft passes included) ÷ the tokens it produced. The speed-up compares the
+    median ms per token of the verify trips since the slider last moved with the median of the plain trips of
+    the same prompt at the same table size and sharding (the last plain run of it).
+    """
+
+    def __init__(self):
+        self._plain: dict[tuple, deque[float]] = {}
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the running totals (the slider moved, or a new answer); plain baselines are kept."""
+        self.proposed = 0
+        self.accepted = 0
+        self.bonus = 0
+        self.trips = 0
+        self.tokens = 0
+        self._spec: deque[float] = deque(maxlen=WINDOW)
+        self._key: tuple | None = None
+
+    def add(self, report: dict, key: tuple) -> None:
+        """Count one step report; ``key`` says what "the same prompt" means (prompt, batch, sharding)."""
+        phase = report.get("phase")
+        wall = float(report.get("wall_ms") or 0.0)
+        tokens = int(report.get("tokens_out") or len(report.get("tokens") or []))
+        if wall <= 0 or tokens <= 0:
+            return
+        if phase == "decode":
+            plain = self._plain.setdefault(key, deque(maxlen=WINDOW))
+            if self._key is None or self._key == key:
+                plain.append(wall / tokens)
+        elif phase == "verify" and int(report.get("proposed") or 0) > 0:
+            if self._key != key:  # another prompt or table: start counting again
+                self.reset()
+                self._key = key
+            self.proposed += int(report.get("proposed") or 0)
+            self.accepted += int(report.get("accepted") or 0)
+            self.bonus += int(report.get("bonus") or 0)
+            self.trips += 1
+            self.tokens += tokens
+            self._spec.append(wall / tokens)
+
+    def start_plain(self, key: tuple) -> None:
+        """A new plain run of ``key`` begins: its baseline is measured afresh."""
+        self._plain[key] = deque(maxlen=WINDOW)
+
+    @property
+    def acceptance(self) -> float | None:
+        return self.accepted / self.proposed if self.proposed else None
+
+    @property
+    def tokens_per_trip(self) -> float | None:
+        return self.tokens / self.trips if self.trips else None
+
+    def plain_ms(self, key: tuple) -> float | None:
+        return _median(self._plain.get(key, ()))
+
+    def spec_ms(self) -> float | None:
+        return _median(self._spec)
+
+    def speedup(self, key: tuple) -> float | None:
+        plain, spec = self.plain_ms(key), self.spec_ms()
+        if plain is None or spec is None or spec <= 0:
+            return None
+        return plain / spec
+
+    def text(self, key: tuple, k: int) -> str:
+        if not self.trips:
+            return _tr("Apprentice: {k} guesses per trip; waiting for its first check…").format(k=k)
+        acc = self.acceptance or 0.0
+        line = _tr("Apprentice: {acc}% of guesses kept ({a} of {p}) · {tpt} tokens per trip").format(
+            acc=f"{100 * acc:.0f}", a=self.accepted, p=self.proposed, tpt=f"{self.tokens_per_trip:.2f}")
+        speed = self.speedup(key)
+        if speed is None:
+            line += " · " + _tr("speed-up: run this prompt with 0 guesses once to measure plain decoding")
+        else:
+            line += " · " + _tr("{x}× the speed of plain decoding of this prompt (median ms per token, "
+                                 "measured: {spec} vs {plain} ms)").format(
+                x=f"{speed:.2f}", spec=f"{self.spec_ms():.2f}", plain=f"{self.plain_ms(key):.2f}")
+        return line
+
+
+class ShardMeter:
+    """Median per-worker compute, communication and bubble ms per trip of the sharded trips since the last
+    change of sharding."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        self._compute: deque[float] = deque(maxlen=WINDOW)
+        self._comm: deque[float] = deque(maxlen=WINDOW)
+        self._bubble: deque[float] = deque(maxlen=WINDOW)
+        self.trips = 0
+
+    def add(self, report: dict) -> None:
+        workers = report.get("workers") or []
+        if not workers:
+            return
+        self.trips += 1
+        # per trip: the median over the workers (they run at once; the slowest sets the pace)
+        self._compute.append(statistics.median(float(w.get("compute_ms") or 0.0) for w in workers))
+        self._comm.append(statistics.median(float(w.get("comm_ms") or 0.0) for w in workers))
+        self._bubble.append(statistics.median(float(w.get("bubble_ms") or 0.0) for w in workers))
+
+    def text(self, mode: str, n: int) -> str:
+        how = _tr("by pages (TP)") if mode == "tp" else _tr("by chapters (PP)")
+        if not self.trips:
+            return _tr("Book torn {n} ways {how}: waiting for the first trip…").format(n=n, how=how)
+        line = _tr("Book torn {n} ways {how}, median per trip and desk: compute {c} ms · "
+                   "communication {m} ms").format(n=n, how=how, c=f"{_median(self._compute):.2f}",
+                                                  m=f"{_median(self._comm):.2f}")
+        if mode == "pp":
+            line += " · " + _tr("idle (bubble) {b} ms").format(b=f"{_median(self._bubble):.2f}")
+        return line
+
+
+class _Row(QWidget):
+    def __init__(self, font: QFont, parent=None):
+        super().__init__(parent)
+        self._f = font
+        self.row = QHBoxLayout(self)
+        self.row.setContentsMargins(0, 0, 0, 0)
+        self.row.setSpacing(10)
+
+    def label(self, name: str = "") -> QLabel:
+        lab = QLabel()
+        lab.setFont(self._f)
+        if name:
+            lab.setObjectName(name)
+        return lab
+
+
+class ApprenticeControl(_Row):
+    """"Apprentice guesses" 0–8. ``k_changed(int)`` when the visitor moves it."""
+
+    k_changed = Signal(int)
+
+    def __init__(self, font: QFont, parent=None):
+        super().__init__(font, parent)
+        self.caption = self.label()
+        self.slider = QSlider(Qt.Horizontal)
+        self.slider.setObjectName("draftSlider")
+        self.slider.setRange(0, MAX_DRAFT_K)
+        self.slider.setPageStep(1)
+        self.slider.setMinimumWidth(160)
+        self.value_label = self.label()
+        self.value_label.setMinimumWidth(44)
+        self.reason_label = self.label("reasonLabel")
+        self.reason_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.row.addWidget(self.caption)
+        self.row.addWidget(self.slider, 1)
+        self.row.addWidget(self.value_label)
+        self.row.addWidget(self.reason_label, 1)
+        self._error: str | None = None
+        self._available = False
+        self.slider.valueChanged.connect(self._on_value)
+        self.set_available(False, None, waiting=True)
+        self.retranslate()
+
+    def value(self) -> int:
+        return self.slider.value()
+
+    def set_value(self, k: int) -> None:
+        self.slider.setValue(max(0, min(MAX_DRAFT_K, int(k))))
+
+    def is_available(self) -> bool:
+        return self._available
+
+    def reason(self) -> str:
+        """Why the slider is disabled ("" when it is enabled)."""
+        return self.reason_label.text() if not self._available else ""
+
+    def set_available(self, ok: bool, error: str | None, waiting: bool = False) -> None:
+        """Enable the slider (a usable draft model) or disable it and show why."""
+        self._available = bool(ok)
+        self._error = None if ok else (error or "")
+        self._waiting = waiting
+        self.slider.setEnabled(self._available)
+        if not ok:
+            self.slider.blockSignals(True)
+            self.slider.setValue(0)
+            self.slider.blockSignals(False)
+        self.retranslate()
+
+    def _on_value(self, k: int) -> None:
+        self.retranslate()
+        self.k_changed.emit(k)
+
+    def retranslate(self) -> None:
+        self.caption.setText(_tr("Apprentice guesses"))
+        tip = _tr("Speculative decoding: a small draft model guesses this many tokens, the big model checks them "
+                  "all in one trip (0 = off)")
+        self.slider.setToolTip(tip)
+        self.caption.setToolTip(tip)
+        k = self.slider.value()
+        self.value_label.setText(str(k) if k else _tr("off"))
+        if self._available:
+            self.reason_label.setText("")
+            self.reason_label.setToolTip("")
+        elif self._waiting:
+            self.reason_label.setText("")
+        else:
+            self.reason_label.setText(_tr("No apprentice: {why}").format(why=draft_reason(self._error)))
+            self.reason_label.setToolTip(self._error or "")
+
+
+class TearControl(_Row):
+    """"Tear the book" 1/2/4 with a TP/PP switch. ``requested(mode, n)`` when the visitor changes either."""
+
+    requested = Signal(str, int)
+
+    def __init__(self, font: QFont, parent=None):
+        super().__init__(font, parent)
+        self.caption = self.label()
+        self.tp_button = QPushButton()
+        self.pp_button = QPushButton()
+        group = QButtonGroup(self)
+        for b, name in ((self.tp_button, "tpButton"), (self.pp_button, "ppButton")):
+            b.setObjectName(name)
+            b.setCheckable(True)
+            b.setFont(self._f)
+            b.setFocusPolicy(Qt.TabFocus)
+            b.setMinimumHeight(40)
+            group.addButton(b)
+        self.tp_button.setChecked(True)
+        self.slider = QSlider(Qt.Horizontal)
+        self.slider.setObjectName("tearSlider")
+        self.slider.setPageStep(1)
+        self.slider.setMinimumWidth(120)
+        self.value_label = self.label()
+        self.value_label.setMinimumWidth(36)
+        self.row.addWidget(self.caption)
+        self.row.addWidget(self.tp_button)
+        self.row.addWidget(self.pp_button)
+        self.row.addWidget(self.slider, 1)
+        self.row.addWidget(self.value_label)
+        self._degrees = {"tp": [1], "pp": [1]}
+        self._pending = False
+        self.confirmed: tuple[str, int] = ("tp", 1)
+        self.slider.setRange(0, 0)
+        self.slider.valueChanged.connect(self._on_slider)
+        self.tp_button.clicked.connect(lambda: self._on_mode("tp"))
+        self.pp_button.clicked.connect(lambda: self._on_mode("pp"))
+        self.setEnabled(False)
+        self.retranslate()
+
+    # ---- state ---------------------------------------------------------------------------------------------
+    def mode(self) -> str:
+        return "pp" if self.pp_button.isChecked() else "tp"
+
+    def degrees(self, mode: str | None = None) -> list[int]:
+        return list(self._degrees[mode or self.mode()])
+
+    def value(self) -> int:
+        """The degree the slider shows (1, 2 or 4)."""
+        options = self.degrees()
+        return options[min(self.slider.value(), len(options) - 1)]
+
+    def is_pending(self) -> bool:
+        """True while workers are starting (between a request and the engine's answer)."""
+        return self._pending
+
+    def configure(self, degrees_tp: list[int], max_pp: int) -> None:
+        """The degrees the engine allows (from ``ready``'s ``sharding``)."""
+        self._degrees = {"tp": [d for d in TEAR_DEGREES if d in set(degrees_tp or [1])] or [1],
+                         "pp": [d for d in TEAR_DEGREES if d <= max(1, int(max_pp or 1))]}
+        self.setEnabled(True)
+        self._show(*self.confirmed)
+
+    def set_value(self, mode: str, n: int) -> None:
+        """Move the controls to ``mode``/``n`` as the visitor would (sends ``requested`` if it changes)."""
+        if mode != self.mode():
+            (self.pp_button if mode == "pp" else self.tp_button).setChecked(True)
+            self._on_mode(mode, n)
+        else:
+            self._move_slider(n, emit=True)
+
+    def confirm(self, mode: str, n: int) -> None:
+        """The engine's answer: this sharding is in force now (also after a fallback to one process)."""
+        self._pending = False
+        self.confirmed = (mode, int(n))
+        self._show(mode, int(n))
+        self.slider.setEnabled(True)
+        self.tp_button.setEnabled(True)
+        self.pp_button.setEnabled(True)
+
+    def give_up(self) -> None:
+        """No answer came: back to the sharding last confirmed."""
+        self.confirm(*self.confirmed)
+
+    # ---- internals -----------------------------------------------------------------------------------------
+    def _show(self, mode: str, n: int) -> None:
+        for w in (self.slider, self.tp_button, self.pp_button):
+            w.blockSignals(True)
+        (self.pp_button if mode == "pp" else self.tp_button).setChecked(True)
+        options = self._degrees[mode]
+        self.slider.setRange(0, len(options) - 1)
+        self.slider.setValue(options.index(n) if n in options else 0)
+        for w in (self.slider, self.tp_button, self.pp_button):
+            w.blockSignals(False)
+        self.retranslate()
+
+    def _move_slider(self, n: int, emit: bool) -> None:
+        options = self.degrees()
+        index = options.index(n) if n in options else max(i for i, d in enumerate(options) if d <= max(1, n))
+        if index != self.slider.value():
+            self.slider.setValue(index)  # -> _on_slider
+        elif emit and (self.mode(), self.value()) != self.confirmed:
+            self._request()
+
+    def _on_slider(self, _index: int) -> None:
+        self.retranslate()
+        self._request()
+
+    def _on_mode(self, mode: str, n: int | None = None) -> None:
+        want = self.value() if n is None else n
+        options = self._degrees[mode]
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(options) - 1)
+        fit = [i for i, d in enumerate(options) if d <= want]
+        self.slider.setValue(fit[-1] if fit else 0)
+        self.slider.blockSignals(False)
+        self.retranslate()
+        if (mode, self.value()) != self.confirmed and not (self.value() == 1 and self.confirmed[1] == 1):
+            self._request()
+        elif self.value() == 1:
+            self.confirmed = (mode, 1)
+
+    def _request(self) -> None:
+        mode, n = self.mode(), self.value()
+        if (mode, n) == self.confirmed:
+            return
+        self._pending = True
+        self.slider.setEnabled(False)
+        self.tp_button.setEnabled(False)
+        self.pp_button.setEnabled(False)
+        self.retranslate()
+        self.requested.emit(mode, n)
+
+    def retranslate(self) -> None:
+        self.caption.setText(_tr("Tear the book"))
+        tip = _tr("Run the model on several worker processes: TP cuts every page (chapter) into strips, one per "
+                  "desk; PP gives each desk a run of whole chapters")
+        for w in (self.caption, self.slider):
+            w.setToolTip(tip)
+        self.tp_button.setText(_tr("TP · pages"))
+        self.tp_button.setToolTip(_tr("Tensor parallel: every chapter split by attention heads over the desks"))
+        self.pp_button.setText(_tr("PP · chapters"))
+        self.pp_button.setToolTip(_tr("Pipeline parallel: contiguous chapters per desk"))
+        self.value_label.setText("…" if self._pending else str(self.value()))
