@@ -1,0 +1,113 @@
+"""Presenter keys do what the README's key table says, on the tour and on the Live page; presenter mode."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from gui.presenter import PRESENTER_CAPTION_PX, Presenter
+from tests.gui.tour_host import ensure_tour
+
+
+@pytest.fixture
+def stage(qtbot, make_window):
+    window = make_window(trip_s=0.02)
+    tour = ensure_tour(qtbot, window)
+    presenter = Presenter(window).install()
+    window.show_tour()
+    window.activateWindow()
+    window.setFocus()
+    yield window, presenter, tour
+    presenter.blank.hide_blank()
+    window.close()
+
+
+def test_tour_keys(qtbot, stage):
+    window, _, tour = stage
+    assert tour.current_index == 0
+    for key, expected in ((Qt.Key_Right, 1), (Qt.Key_PageDown, 2), (Qt.Key_Space, 3), (Qt.Key_Left, 2),
+                          (Qt.Key_PageUp, 1), (Qt.Key_5, 4), (Qt.Key_9, 8), (Qt.Key_0, 9), (Qt.Key_1, 0),
+                          (Qt.Key_Home, 0)):
+        if key == Qt.Key_Home:
+            tour.goto(6)
+        qtbot.keyClick(window, key)
+        assert tour.current_index == expected, Qt.Key(key).name
+    speed = tour.clock.speed
+    qtbot.keyClick(window, Qt.Key_Plus)
+    assert tour.clock.speed > speed
+    qtbot.keyClick(window, Qt.Key_Minus)
+    qtbot.keyClick(window, Qt.Key_Minus)
+    assert tour.clock.speed < speed
+
+
+def test_live_keys(qtbot, stage):
+    window, _, tour = stage
+    window.show_live()
+    qtbot.keyClick(window, Qt.Key_Space)  # Space on the Live page: run
+    assert window.is_running()
+    qtbot.waitUntil(lambda: window.reports_received > 0, timeout=5000)
+    qtbot.keyClick(window, Qt.Key_Space)  # and pause
+    assert not window.is_running()
+    qtbot.waitUntil(lambda: window._grants_outstanding == 0, timeout=5000)  # the trip in flight lands
+    received = window.reports_received
+    qtbot.keyClick(window, Qt.Key_Right)  # → on the Live page: exactly one trip
+    qtbot.waitUntil(lambda: window.reports_received == received + 1, timeout=5000)
+    qtbot.wait(100)
+    assert window.reports_received == received + 1
+    assert not window.is_running()
+    window.speed_slider.setValue(150)
+    trip = window.scene.trip_duration_s  # 1.5 s on screen per trip
+    qtbot.keyClick(window, Qt.Key_Plus)  # + : faster, a shorter trip on screen
+    assert window.scene.trip_duration_s < trip
+    qtbot.keyClick(window, Qt.Key_Minus)
+    qtbot.keyClick(window, Qt.Key_Minus)
+    assert window.scene.trip_duration_s > trip
+    qtbot.keyClick(window, Qt.Key_R)  # reset the run
+    assert window.is_session_done() and window.answer_text == ""
+    qtbot.keyClick(window, Qt.Key_Left)  # ← on the Live page: back to the tour
+    assert window.is_tour_visible()
+    window.show_live()
+    qtbot.keyClick(window, Qt.Key_3)  # a number shows the tour at that section
+    assert window.is_tour_visible() and tour.current_index == 2
+
+
+def test_blank_and_fullscreen(qtbot, stage):
+    window, presenter, tour = stage
+    qtbot.keyClick(window, Qt.Key_B)
+    assert presenter.is_blank()
+    assert presenter.blank.geometry() == window.rect()
+    qtbot.keyClick(window, Qt.Key_Right)  # any key restores the picture, and only that
+    assert not presenter.is_blank()
+    assert tour.current_index == 0
+    qtbot.keyClick(window, Qt.Key_B)
+    qtbot.keyClick(window, Qt.Key_B)
+    assert not presenter.is_blank()
+    assert not window.isFullScreen()
+    qtbot.keyClick(window, Qt.Key_F)
+    qtbot.waitUntil(window.isFullScreen, timeout=2000)
+    qtbot.keyClick(window, Qt.Key_F)
+    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=2000)
+
+
+def test_no_key_is_ambiguous(stage):
+    window, _, _ = stage
+    owners: dict[str, str] = {}
+    for name, action in window.actions.items():
+        for seq in action.shortcuts():
+            assert seq.toString() not in owners, f"{seq.toString()} on {name} and {owners.get(seq.toString())}"
+            owners[seq.toString()] = name
+
+
+def test_presenter_mode_hides_controls_and_enlarges_captions(qtbot, stage):
+    window, presenter, tour = stage
+    window.show_live()
+    presenter.enter_presenter_mode()
+    assert not window.step_button.isVisibleTo(window) and not window.lang_button.isVisibleTo(window)
+    assert window.run_button.isVisibleTo(window)
+    assert window.readout.font().pixelSize() > 24
+    assert tour.caption.font().pixelSize() == PRESENTER_CAPTION_PX
+    tour.set_language("zh")  # the tour resets its fonts on a language change; presenter mode keeps them large
+    qtbot.waitUntil(lambda: tour.caption.font().pixelSize() == PRESENTER_CAPTION_PX, timeout=2000)
+    qtbot.keyClick(window, Qt.Key_Space)  # a clicker's Space does not type into the prompt
+    assert window.is_running()
+    window.pause()
