@@ -153,10 +153,15 @@ class ChapterItem(QGraphicsItem):
             if self._shard_mode == "tp":
                 n = len(self._shards)
                 strip = self._w / n
+                band = max(5.0, self._h * 0.24)
                 for i, color in enumerate(self._shards):
+                    tint = QColor(color)
+                    tint.setAlpha(70)
+                    painter.setBrush(tint)
+                    painter.drawRect(QRectF(i * strip, 0, strip, self._h))
                     painter.setBrush(color)
                     painter.drawRect(QRectF(i * strip + 1, self._h - band, strip - 2, band))
-                painter.setPen(QPen(BACKGROUND, 3))
+                painter.setPen(QPen(BACKGROUND, 4))
                 for i in range(1, n):
                     painter.drawLine(QPointF(i * strip, 0), QPointF(i * strip, self._h))
             else:
@@ -363,7 +368,7 @@ class QuestionSheetItem(QGraphicsItem):
 
 # --- the apprentice (speculative decoding) and the torn book (parallelism) -------------------------------------
 PENCIL = QColor("#8d96a3")
-PENCIL_PAPER = QColor(214, 219, 226, 70)
+PENCIL_PAPER = QColor(196, 203, 212, 215)  # grey paper: a guess in pencil
 WRONG = QColor("#ff5c5c")
 RIGHT = QColor("#5ad17a")
 BONUS = QColor("#ffc94a")
@@ -438,8 +443,7 @@ class GuessSlipItem(QGraphicsItem):
 
     def _slip(self, painter: QPainter, rect: QRectF, text: str, ink: float, color: QColor) -> None:
         """A slip that goes from pencil (ink 0) to solid (ink 1)."""
-        paper = QColor(PAPER)
-        paper.setAlphaF(0.28 + 0.72 * ink)
+        paper = QColor(PENCIL_PAPER) if ink <= 0.5 else QColor(PAPER)
         if ink > 0.5:
             painter.setPen(Qt.PenStyle.NoPen)
         else:
@@ -453,7 +457,7 @@ class GuessSlipItem(QGraphicsItem):
             painter.setBrush(band)
             painter.drawRoundedRect(QRectF(rect.left(), rect.top(), 8, rect.height()), 4, 4)
         painter.setFont(self._font)
-        pen_color = QColor(INK) if ink > 0.5 else QColor("#3a414b")
+        pen_color = QColor(INK) if ink > 0.5 else QColor("#4a5260")
         painter.setPen(pen_color)
         text_rect = rect.adjusted(14, 0, -6, 0)
         elided = QFontMetricsF(self._font).elidedText(text, Qt.TextElideMode.ElideRight, text_rect.width())
@@ -588,7 +592,7 @@ class DesksItem(QGraphicsItem):
         self._times: list[tuple[float, float, float]] = []
         self._lit: int | None = None
         self._sync = 0.0
-        self.row_h = 34.0
+        self.row_h = 40.0
         self.gap = 6.0
         self.setOpacity(0.0)
 

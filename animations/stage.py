@@ -118,8 +118,8 @@ SHELVE = (0.88, 1.00)
 # The apprentice (speculative decoding, "verify" trips): guesses in pencil, then the master's verdicts.
 APPRENTICE_IN = (0.00, 0.06)
 GUESS_WRITE = (0.03, 0.24)
-VERDICTS = (0.72, 0.90)
-BONUS_IN = (0.86, 0.96)
+VERDICTS = (0.46, 0.76)  # judged while the master reads the chapters
+BONUS_IN = (0.70, 0.80)
 APPRENTICE_POS = QPointF(566, 196)  # beside the desk, on the road side
 MAX_GUESSES = 8
 DESKS_POS = QPointF(702, 178)  # the torn book's desks, above the parked cart

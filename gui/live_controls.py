@@ -214,7 +214,9 @@ class ApprenticeControl(_Row):
         return self.slider.value()
 
     def set_value(self, k: int) -> None:
-        self.slider.setValue(max(0, min(MAX_DRAFT_K, int(k))))
+        """Move the slider to ``k`` guesses (ignored while there is no usable draft model)."""
+        if self._available:
+            self.slider.setValue(max(0, min(MAX_DRAFT_K, int(k))))
 
     def is_available(self) -> bool:
         return self._available

@@ -324,7 +324,7 @@ class MainWindow(QMainWindow):
         self.status_line.setWordWrap(False)
         self.status_line.setTextFormat(Qt.PlainText)
 
-        outer.addWidget(self.view, 5)
+        outer.addWidget(self.view, 6)
         outer.addWidget(self.readout)
         outer.addWidget(self.extra_readout)
         outer.addWidget(self.model_label)
@@ -349,9 +349,9 @@ class MainWindow(QMainWindow):
         for b, name in ((self.live_tab, "liveTab"), (self.tour_tab, "tourTab")):
             b.setObjectName(name)
             b.setCheckable(True)
-            b.setFont(self._font(20, bold=True))
-            b.setMinimumHeight(44)
-            b.setMinimumWidth(150)
+            b.setFont(self._font(19, bold=True))
+            b.setMinimumHeight(40)
+            b.setMinimumWidth(140)
             b.setFocusPolicy(Qt.TabFocus)
             self._page_group.addButton(b)
             top.addWidget(b)

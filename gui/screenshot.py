@@ -40,6 +40,28 @@ def _wait(app, predicate, timeout_s: float) -> bool:
     return True
 
 
+def _apply_extras(app, window, args) -> bool:
+    """--draft-k and --tp/--pp: set the apprentice and tear the book (waiting for the workers). False on failure."""
+    k = int(getattr(args, "draft_k", 0) or 0)
+    if k:
+        if not window.apprentice.is_available():
+            print(f"screenshot: no apprentice ({window.apprentice.reason()})", file=sys.stderr)
+            return False
+        window.set_draft_k(k)
+    tp, pp = getattr(args, "tp", None), getattr(args, "pp", None)
+    mode, n = ("tp", tp) if tp else ("pp", pp) if pp else ("tp", 1)
+    if n and n > 1:
+        window.set_sharding(mode, n)
+        if not window.tear.is_pending() and window.sharding() != (mode, n):
+            print(f"screenshot: the book cannot be torn {n} ways ({mode}); allowed: "
+                  f"{window.tear.degrees(mode)}", file=sys.stderr)
+            return False
+        if not _wait(app, lambda: not window.tear.is_pending(), 60.0) or window.sharding() != (mode, n):
+            print(f"screenshot: the workers did not start ({window.status_line.text()})", file=sys.stderr)
+            return False
+    return True
+
+
 def screenshot_main(args) -> int:
     """Save a screenshot of the window after ``args.steps`` real trips. Returns 0, or 1 with a message."""
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") and sys.platform.startswith("linux"):
@@ -74,6 +96,15 @@ def screenshot_main(args) -> int:
             return 1
         window.set_prompt(prompt)
         window.set_batch(batch)
+        if getattr(args, "draft_k", 0) and window.apprentice.is_available():
+            # a plain run of the same prompt first, so the readout can show the measured speed-up
+            if window.run_trips(steps):
+                start = window.reports_received
+                _wait(app, lambda: window.reports_received - start >= steps or window.is_session_done(), RUN_TIMEOUT_S)
+                _wait(app, lambda: False, 0.2)
+                window.reset()
+        if not _apply_extras(app, window, args):
+            return 1
         window.set_real_time(True)  # show trips as they come; the engine runs them back to back
         if not window.run_trips(steps):
             print("screenshot: could not start the run", file=sys.stderr)
@@ -93,8 +124,12 @@ def screenshot_main(args) -> int:
         if window.last_report is not None:
             window.scene.show_trip(window.last_report)
             duration = float(getattr(window.scene, "trip_duration_s", 1.0))
+            at = getattr(args, "at", None)
+            if at is None:  # a verify trip says most once the master has judged the guesses
+                at = 0.77 if window.last_report.get("phase") == "verify" else 0.55
+            at = min(0.999, max(0.0, float(at)))
             for _ in range(30):
-                window.scene.advance(duration * 0.55 / 30)
+                window.scene.advance(duration * at / 30)
         app.processEvents()
         path = Path(out)
         path.parent.mkdir(parents=True, exist_ok=True)
