@@ -61,6 +61,9 @@ def test_escape_and_close_do_not_leave_but_the_operator_chord_does(qtbot, kiosk)
     assert window.isVisible()
     qtbot.keyClick(window, Qt.Key_F)  # F in a kiosk re-places the window; it stays fullscreen
     assert window.isFullScreen()
+    qtbot.keyClick(window, Qt.Key_F12)  # the frame-time overlay stays available
+    assert window.frame_overlay.isVisible()
+    qtbot.keyClick(window, Qt.Key_F12)
     qtbot.keyClick(window, Qt.Key_Q, CHORD)
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=2000)
     assert not window.bridge.is_running()
