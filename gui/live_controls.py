@@ -200,6 +200,7 @@ class ApprenticeControl(_Row):
         self.value_label.setMinimumWidth(44)
         self.reason_label = self.label("reasonLabel")
         self.reason_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.reason_label.setWordWrap(True)  # a narrow window wraps the reason instead of cutting it off
         self.row.addWidget(self.caption)
         self.row.addWidget(self.slider, 1)
         self.row.addWidget(self.value_label)
