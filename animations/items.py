@@ -469,10 +469,12 @@ class GuessSlipItem(QGraphicsItem):
         mark_w = 30.0
         body = QRectF(0, 0, self._w - mark_w, self._h)
         if self._state == "wrong":
-            guess = QRectF(0, 0, (self._w - mark_w) * 0.5 - 3, self._h)
+            guess = QRectF(0, 0, (self._w - mark_w) * 0.55 - 3, self._h)
             self._slip(painter, guess, self._text, 0.0, self._color)
             if v > 0:  # the cross-out grows across the guess
-                painter.setPen(QPen(WRONG, 3.5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+                strike = QColor(WRONG)
+                strike.setAlpha(210)  # the crossed-out guess stays readable under the strokes
+                painter.setPen(QPen(strike, 2.5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
                 p = clamp01(v * 2)
                 painter.drawLine(QPointF(6, self._h * 0.78),
                                  QPointF(6 + (guess.width() - 12) * p, self._h * 0.78 - (self._h * 0.56) * p))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import statistics
 from collections import deque
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSlider, QWidget
 
@@ -204,7 +204,7 @@ class ApprenticeControl(_Row):
         self.row.addWidget(self.caption)
         self.row.addWidget(self.slider, 1)
         self.row.addWidget(self.value_label)
-        self.row.addWidget(self.reason_label, 1)
+        self.row.addWidget(self.reason_label, 2)
         self._error: str | None = None
         self._available = False
         self.slider.valueChanged.connect(self._on_value)
@@ -404,3 +404,17 @@ class TearControl(_Row):
         self.pp_button.setText(_tr("PP · chapters"))
         self.pp_button.setToolTip(_tr("Pipeline parallel: contiguous chapters per desk"))
         self.value_label.setText("…" if self._pending else str(self.value()))
+
+
+class RefitOnResize(QObject):
+    """Calls ``fit()`` whenever the watched widget is resized (the stage view changes size when a readout line
+    appears or a label wraps, not only when the window does)."""
+
+    def __init__(self, fit, parent: QObject):
+        super().__init__(parent)
+        self._fit = fit
+
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt override
+        if event.type() == QEvent.Resize:
+            QTimer.singleShot(0, self._fit)  # after the view has resized its viewport
+        return False

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFrame, QGrap
 
 from gui import i18n
 from gui.bridge import EngineBridge
-from gui.live_controls import ApprenticeControl, ShardMeter, SpecMeter, TearControl
+from gui.live_controls import ApprenticeControl, RefitOnResize, ShardMeter, SpecMeter, TearControl
 from gui.widgets import FrameCounter, FrameOverlay, RatePlot, TokenChips, TripPlot
 
 log = logging.getLogger(__name__)
@@ -191,6 +191,8 @@ class MainWindow(QMainWindow):
         self.view.setMinimumHeight(200)
         self._paint_counter = _PaintCounter(self.frame_counter, self)
         self.view.viewport().installEventFilter(self._paint_counter)
+        self._refit = RefitOnResize(self._fit_stage, self)
+        self.view.installEventFilter(self._refit)
         self.frame_overlay = FrameOverlay(self.frame_counter, self.view)
         self.frame_overlay.move(10, 10)
         self.frame_overlay.setFont(self._font(16))
