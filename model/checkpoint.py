@@ -109,7 +109,11 @@ def load_state(model_dir: str | Path, config: GPT2Config) -> dict[str, torch.Ten
             raise ModelLoadError(f"{path.name}: {name} has shape {list(t.shape)}, expected {list(shape)}")
         if not t.is_floating_point():
             raise ModelLoadError(f"{path.name}: {name} has dtype {t.dtype}, expected a floating-point type")
-        state[name] = t.to(torch.float32).contiguous()
+        t = t.to(torch.float32).contiguous()
+        if not torch.isfinite(t).all():  # a NaN/inf weight makes every score NaN: refuse it here, not mid-decode
+            bad = int((~torch.isfinite(t)).sum())
+            raise ModelLoadError(f"{path.name}: {name} holds {bad} NaN or infinite value(s); the checkpoint is broken")
+        state[name] = t
     return state
 
 

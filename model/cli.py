@@ -214,8 +214,8 @@ def _generate_on(args, engine, threads: int, device: str) -> int:
 
 
 def _print_summary(result: dict, reports) -> None:
-    decode = [r.wall_ms for r in reports if r.phase == "decode"]
-    prefill = [r.wall_ms for r in reports if r.phase != "decode"]
+    decode = [r.wall_ms for r in reports if r.phase in ("decode", "verify")]  # a verify pass is a decode trip
+    prefill = [r.wall_ms for r in reports if r.phase not in ("decode", "verify")]
     m = result["model"]
     lines = [f"model {m['name']}: {m['parameters']:,} parameters, {m['weight_bytes'] / 1e6:.1f} MB, "
              f"{result['threads']} threads on {result['device']}",

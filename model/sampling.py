@@ -51,7 +51,9 @@ def distribution(logits: torch.Tensor, params: SamplingParams) -> torch.Tensor:
     logits = logits.float()
     if params.greedy:
         return torch.softmax(logits, dim=-1)
-    logits = logits / params.temperature
+    # shift so the largest logit is 0 before dividing: the same distribution (softmax ignores a shift), but a
+    # tiny temperature (1e-39) cannot overflow to inf - inf = nan; it tends to greedy, as it should
+    logits = (logits - logits.max()) / params.temperature
     if 0 < params.top_k < logits.numel():
         kth = torch.topk(logits, params.top_k).values[-1]
         logits = logits.masked_fill(logits < kth, float("-inf"))

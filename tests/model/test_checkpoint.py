@@ -188,3 +188,13 @@ def test_save_then_load_is_exact(tiny, tmp_path, tokenizer_json):
         assert torch.equal(a, b), name
     raw = load_file(str(out / "model.safetensors"))
     assert tuple(raw["h.0.mlp.c_fc.weight"].shape) == (32, 128)  # HF Conv1D layout on disk: [in, out]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_weights_refused(ckpt, bad):
+    """A NaN/inf weight makes every score NaN; it used to load and then crash sampling with a traceback."""
+    def poison(t):
+        t["h.0.mlp.c_fc.weight"][0, 0] = bad
+    _edit_tensors(ckpt, poison)
+    message = _load_error(ckpt)
+    assert "h.0.mlp.c_fc.weight" in message and "NaN or infinite" in message

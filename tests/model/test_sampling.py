@@ -41,6 +41,16 @@ def test_distribution_sums_to_one(params):
         assert math.isclose(float(probs.sum()), 1.0, abs_tol=1e-5)
 
 
+@pytest.mark.parametrize("temperature", [1e-30, 1e-39, 1e-45])
+def test_tiny_temperature_tends_to_greedy_not_nan(temperature):
+    """logits / 1e-39 overflowed to inf and softmax gave nan: multinomial then raised (a CLI traceback)."""
+    for top_k, top_p in ((0, 1.0), (3, 1.0), (0, 0.5)):
+        params = SamplingParams(temperature=temperature, top_k=top_k, top_p=top_p, seed=1)
+        probs = distribution(LOGITS, params)
+        assert torch.isfinite(probs).all() and math.isclose(float(probs.sum()), 1.0, abs_tol=1e-5)
+        assert sample(LOGITS, params, make_generator(1))[0] == int(torch.argmax(LOGITS))
+
+
 def test_greedy_distribution_is_plain_softmax():
     assert torch.allclose(distribution(LOGITS, SamplingParams()), torch.softmax(LOGITS, -1))
     token, _ = sample(LOGITS, SamplingParams(), None)
