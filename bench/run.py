@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", default=None, metavar="NAMES",
                    help="comma-separated subset: transformers,floor,batch,speculative,sharding,prefix,window")
     p.add_argument("--skip-window", action="store_true", help="do not start the window")
+    p.add_argument("--update", action="store_true",
+                   help="keep the other sections of an existing report (its .json beside it) and re-measure only --only")
     return p
 
 
@@ -95,6 +97,11 @@ def bench_main(argv: list[str]) -> int:
     results["seconds"] = time.perf_counter() - t_start
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if args.update and out.with_suffix(".json").is_file():
+        previous = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+        updated = [k for k in results if k not in ("machine", "quick", "started", "seconds")]
+        results = {**previous, **{k: results[k] for k in updated},
+                   "updated": {**previous.get("updated", {}), **{k: results["started"] for k in updated}}}
     out.with_suffix(".json").write_text(json.dumps(results, indent=2, default=str) + "\n", encoding="utf-8")
     plots = _plots(results, out.parent)
     out.write_text(render_markdown(results, plots), encoding="utf-8")
@@ -146,6 +153,8 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
              f"{m['torch_threads']} intra-op threads, Python {m['python']}. "
              f"{'Quick run (reduced sizes). ' if r['quick'] else ''}Every figure is a median with min–max over the "
              "repeats; contenders alternate within each repeat. Took {:.0f} s.".format(r["seconds"]), ""]
+    if r.get("updated"):
+        lines += ["Re-measured later: " + ", ".join(f"{k} ({when})" for k, when in r["updated"].items()) + ".", ""]
     if "transformers" in r:
         lines += ["## Engine against transformers `generate()`", "",
                   "Greedy, same weights, same prompt; tokens/s.", "",

@@ -45,3 +45,17 @@ def test_markdown_reports_a_missing_sharding_module_instead_of_numbers():
     text = render_markdown(report, {})
     assert "model.parallel unavailable: boom" in text
     assert "| tp |" not in text
+
+
+@pytest.mark.timeout(240)
+def test_update_remeasures_one_section_and_keeps_the_others(tiny_model_dir, tmp_path):
+    out = tmp_path / "bench.md"
+    common = ["--quick", "--model", str(tiny_model_dir), "--out", str(out), "--threads", "1", "--skip-window"]
+    assert bench_main(common + ["--only", "batch"]) == 0
+    first = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert bench_main(common + ["--only", "prefix", "--update"]) == 0
+    merged = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert merged["batch"] == first["batch"]  # kept, not re-measured
+    assert "prefix" in merged and set(merged["updated"]) == {"prefix"}
+    text = out.read_text(encoding="utf-8")
+    assert "## Sharing a table" in text and "## Same opening" in text and "Re-measured later: prefix" in text
