@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def build_screenshot_parser() -> argparse.ArgumentParser:
@@ -41,14 +42,17 @@ def build_screenshot_parser() -> argparse.ArgumentParser:
 def screenshot_main(argv: list[str]) -> int:
     """Parse ``argv`` and run the screenshot command. Returns the exit status."""
     args = build_screenshot_parser().parse_args(argv)
+    from gui.screenshot import check_out_path, parse_size
+    try:
+        size = parse_size(args.size)
+    except ValueError as exc:
+        print(f"screenshot: {exc}", file=sys.stderr)
+        return 2
+    if (reason := check_out_path(args.out)) is not None:  # before the engine starts, not after the run
+        print(f"screenshot: {reason}", file=sys.stderr)
+        return 2
     if args.section is not None:
-        from gui.screenshot import parse_size
         from gui.tour import render_section_png
-        try:
-            size = parse_size(args.size)
-        except ValueError as exc:
-            print(f"screenshot: {exc}")
-            return 2
         code = render_section_png(args.section, args.lang, args.out, size=size, live=not args.illustrative,
                                   prompt=args.prompt)
         if code == 0:

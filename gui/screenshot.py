@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 DEFAULT_PROMPT = "Once upon a time, a little robot"
 READY_TIMEOUT_S = 90.0
 RUN_TIMEOUT_S = 120.0
+MAX_SIDE = 8192  # a bigger window needs gigabytes and Qt's painter gives up past 32767
 
 
 def parse_size(text: str | None, default: tuple[int, int] = (1920, 1080)) -> tuple[int, int]:
@@ -25,9 +26,33 @@ def parse_size(text: str | None, default: tuple[int, int] = (1920, 1080)) -> tup
     if not text:
         return default
     w, sep, h = str(text).lower().partition("x")
-    if not sep or not w.isdigit() or not h.isdigit() or int(w) < 320 or int(h) < 240:
-        raise ValueError(f"--size must look like 1920x1080 (at least 320x240), got {text!r}")
+    if (not sep or not w.isdigit() or not h.isdigit() or not 320 <= int(w) <= MAX_SIDE
+            or not 240 <= int(h) <= MAX_SIDE):
+        raise ValueError(f"--size must look like 1920x1080 (from 320x240 to {MAX_SIDE}x{MAX_SIDE}), got {text!r}")
     return int(w), int(h)
+
+
+def check_out_path(out: str) -> str | None:
+    """None if a PNG can be written to ``out`` (its folder is created), else a one-line reason.
+
+    Checked before any rendering, so a bad --out costs no engine start and gives exit status 2.
+    """
+    from PySide6.QtGui import QImageWriter
+
+    path = Path(out)
+    if path.is_dir():
+        return f"--out {out} is a folder; give a file name such as shot.png"
+    suffix = path.suffix.lower().lstrip(".")
+    formats = {bytes(f).decode().lower() for f in QImageWriter.supportedImageFormats()}
+    if suffix not in formats:
+        return f"--out {out}: cannot write a {suffix or 'suffix-less'} image; use .png (or .jpg, .bmp)"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"--out {out}: cannot create its folder ({exc.strerror or exc})"
+    if not os.access(path.parent, os.W_OK):
+        return f"--out {out}: its folder is not writable"
+    return None
 
 
 def _wait(app, predicate, timeout_s: float) -> bool:
@@ -132,7 +157,9 @@ def screenshot_main(args) -> int:
                 window.scene.advance(duration * at / 30)
         app.processEvents()
         path = Path(out)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if (reason := check_out_path(out)) is not None:
+            print(f"screenshot: {reason}", file=sys.stderr)
+            return 2
         if not window.grab().save(str(path)):
             print(f"screenshot: could not write {path}", file=sys.stderr)
             return 1

@@ -106,7 +106,11 @@ def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] 
         widget.clock.stop()
         QCoreApplication.processEvents()
         path = Path(out)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(f"screenshot: cannot create the folder of {path} ({exc.strerror or exc})", file=sys.stderr)
+            return 2
         if not widget.grab().save(str(path)):
             print(f"screenshot: could not write {path}", file=sys.stderr)
             return 1
