@@ -26,6 +26,16 @@ COMMANDS = {
 }
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:  # 0 or less used to start the window and kill the engine (torch.set_num_threads)
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
+
+
 def build_gui_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="main.py",
@@ -36,7 +46,7 @@ def build_gui_parser() -> argparse.ArgumentParser:
     p.add_argument("--draft-model", default=None, metavar="DIR", help="draft model for speculative decoding")
     p.add_argument("--lang", choices=("zh", "en"), default=None, help="interface language (default: saved, else zh)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    p.add_argument("--threads", type=int, default=None, metavar="N",
+    p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
                    help="torch threads in the engine process (default: cores - 1, at least 1)")
     p.add_argument("--kiosk", action="store_true", help="fullscreen, attract loop when idle, locked down")
     p.add_argument("--presenter", action="store_true", help="large captions, fewer controls, clicker keys")

@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=str(REPO / "docs" / "benchmarks.md"), metavar="FILE")
     p.add_argument("--model", default=None, metavar="DIR", help="target model (default: bundled)")
     p.add_argument("--draft-model", default=None, metavar="DIR", help="draft model (default: bundled)")
-    p.add_argument("--threads", type=int, default=None, metavar="N")
+    from model.cli import _positive_int
+    p.add_argument("--threads", type=_positive_int, default=None, metavar="N")
     p.add_argument("--only", default=None, metavar="NAMES",
                    help="comma-separated subset: transformers,floor,batch,speculative,sharding,prefix,window")
     p.add_argument("--skip-window", action="store_true", help="do not start the window")
@@ -51,8 +52,27 @@ def _fmt(s: dict, digits: int = 2) -> str:
     return f"{s['median']:.{digits}f} ({s['min']:.{digits}f}–{s['max']:.{digits}f})"
 
 
+SECTIONS = ("transformers", "floor", "batch", "speculative", "sharding", "prefix", "window")
+
+
 def bench_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    # bad input is refused before minutes of measuring, and never writes an empty report over a real one
+    if args.only is not None:
+        names = {n.strip() for n in args.only.split(",") if n.strip()}
+        unknown = sorted(names - set(SECTIONS))
+        if unknown or not names:
+            print(f"error: --only takes names from {','.join(SECTIONS)}; got {args.only!r}", file=sys.stderr)
+            return 2
+        args.only = ",".join(sorted(names))
+    try:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"error: --out {args.out}: cannot create its folder ({e.strerror or e})", file=sys.stderr)
+        return 2
+    if Path(args.out).is_dir():
+        print(f"error: --out {args.out} is a folder; give a file name such as benchmarks.md", file=sys.stderr)
+        return 2
     from model.cli import BUNDLED_DRAFT, BUNDLED_MODEL, setup_torch
     from model.errors import ModelLoadError
     setup_torch(args.threads, "cpu")

@@ -59,3 +59,25 @@ def test_update_remeasures_one_section_and_keeps_the_others(tiny_model_dir, tmp_
     assert "prefix" in merged and set(merged["updated"]) == {"prefix"}
     text = out.read_text(encoding="utf-8")
     assert "## Sharing a table" in text and "## Same opening" in text and "Re-measured later: prefix" in text
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--only", "nope"], "--only"),                      # used to write an empty report (over a real one) with exit 0
+    (["--only", ","], "--only"),
+    (["--out", "{tmp}/file/report.md"], "cannot create its folder"),  # was a FileNotFoundError traceback
+    (["--out", "{tmp}"], "is a folder"),
+])
+def test_bad_arguments_exit_2_and_write_nothing(tmp_path, capsys, extra, needle):
+    (tmp_path / "file").write_text("x")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert bench_main([a.replace("{tmp}", str(tmp_path)) for a in extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and "\n" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("threads", ["0", "-1", "x"])
+def test_bad_threads_is_a_usage_error(capsys, threads):
+    with pytest.raises(SystemExit) as info:  # was a RuntimeError traceback from torch.set_num_threads
+        bench_main(["--threads", threads, "--only", "floor"])
+    assert info.value.code == 2 and "--threads" in capsys.readouterr().err

@@ -29,3 +29,12 @@ def test_screenshot_absurd_size_is_exit_2(tmp_path, capsys, size):
                             "--illustrative"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("screenshot: --size") and "\n" not in err
+
+
+@pytest.mark.parametrize("threads", ["0", "-3", "many"])
+def test_window_bad_threads_is_a_usage_error(capsys, threads):
+    """--threads 0 used to open the window and then kill its engine with a RuntimeError."""
+    import main
+    with pytest.raises(SystemExit) as info:
+        main.main(["--threads", threads])
+    assert info.value.code == 2 and "--threads" in capsys.readouterr().err
