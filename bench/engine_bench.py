@@ -171,6 +171,7 @@ def sharding_sweep(model_dir: Path, degrees=(1, 2, 4), steps: int = 16) -> list[
     except ImportError as e:  # pragma: no cover - the parallel module is optional for this report
         return [{"error": f"model.parallel unavailable: {e}"}]
     model, tokenizer = load_pretrained(model_dir)
+    _engine_run(model, tokenizer, [[1, 2, 3, 4]], 4, 1)  # warm-up, so the first row is not the slow one
     rows = []
     for mode in ("tp", "pp"):
         for n in degrees:

@@ -35,7 +35,8 @@ def machine_info() -> dict:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="main.py bench", description="Benchmarks of the engine and the window.")
     p.add_argument("--quick", action="store_true", help="a reduced run (about 2 minutes)")
-    p.add_argument("--out", default=str(REPO / "docs" / "benchmarks.md"), metavar="FILE")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="the report (default: docs/benchmarks.md, or docs/benchmarks-quick.md with --quick)")
     p.add_argument("--model", default=None, metavar="DIR", help="target model (default: bundled)")
     p.add_argument("--draft-model", default=None, metavar="DIR", help="draft model (default: bundled)")
     from model.cli import _positive_int
@@ -48,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _has_transformers() -> bool:
+    import importlib.util
+    return importlib.util.find_spec("transformers") is not None
+
+
 def _fmt(s: dict, digits: int = 2) -> str:
     return f"{s['median']:.{digits}f} ({s['min']:.{digits}f}–{s['max']:.{digits}f})"
 
@@ -57,6 +63,8 @@ SECTIONS = ("transformers", "floor", "batch", "speculative", "sharding", "prefix
 
 def bench_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if args.out is None:
+        args.out = str(REPO / "docs" / ("benchmarks-quick.md" if args.quick else "benchmarks.md"))
     # bad input is refused before minutes of measuring, and never writes an empty report over a real one
     if args.only is not None:
         names = {n.strip() for n in args.only.split(",") if n.strip()}
@@ -87,7 +95,10 @@ def bench_main(argv: list[str]) -> int:
     t_start = time.perf_counter()
     try:
         tok_json = target / "tokenizer.json"
-        if want("transformers"):
+        if want("transformers") and not _has_transformers():
+            results["transformers_missing"] = ("transformers is not installed: pip install -e '.[bench]' "
+                                               "to compare against its generate()")
+        elif want("transformers"):
             results["transformers"] = eb.engine_vs_transformers(target, new_tokens=32 if q else 128,
                                                                 repeats=1 if q else 3)
             if not q:
@@ -101,7 +112,9 @@ def bench_main(argv: list[str]) -> int:
         if want("batch"):
             results["batch"] = eb.batch_sweep(target, batches=(1, 4, 16) if q else (1, 2, 4, 8, 16, 32, 64),
                                               new_tokens=8 if q else 32, repeats=1 if q else 2)
-        if want("speculative") and (draft / "config.json").is_file():
+        if want("speculative") and not (draft / "config.json").is_file():
+            results["speculative_missing"] = f"no draft model at {draft}"
+        elif want("speculative"):
             results["speculative"] = eb.speculative_sweep(target, draft, ks=(0, 2, 4) if q else range(0, 9),
                                                           new_tokens=16 if q else 64, repeats=1 if q else 2)
         if want("sharding"):
@@ -175,6 +188,10 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
              "repeats; contenders alternate within each repeat. Took {:.0f} s.".format(r["seconds"]), ""]
     if r.get("updated"):
         lines += ["Re-measured later: " + ", ".join(f"{k} ({when})" for k, when in r["updated"].items()) + ".", ""]
+    for key, title in (("transformers_missing", "Engine against transformers `generate()`"),
+                       ("speculative_missing", "The apprentice (speculative decoding)")):
+        if key in r:
+            lines += [f"## {title}", "", f"Not measured: {r[key]}.", ""]
     if "transformers" in r:
         lines += ["## Engine against transformers `generate()`", "",
                   "Greedy, same weights, same prompt; tokens/s.", "",

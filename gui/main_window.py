@@ -36,17 +36,19 @@ GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine 
 SHARDING_WATCHDOG_MS = 30_000  # workers that have not answered by then: the tearing slider goes back
 RESTART_DELAY_MS = 400
 
+# The bundled model learned from the Python documentation and standard library (assets/models/README.md),
+# so code and documentation prose come first; Chinese shows how the tokenizer cuts what it never learned.
 PRESET_PROMPTS = [
-    "Once upon a time, a little robot",
-    "The best way to learn something new is",
     "def fibonacci(n):",
-    "从前有一座山，山里有一座庙，",
-    "今天天气很好，我们去",
-    "The warehouse was full of books, and every morning",
-    "import numpy as np\n",
-    "人工智能是",
-    "My favourite thing about the museum is",
-    "In the year 2050, computers will",
+    "This module provides",
+    "import os\n\ndef read_lines(path):",
+    "The function returns",
+    "class Stack:\n    def __init__(self):",
+    "To open a file, use",
+    "for i in range(10):",
+    "The best way to learn Python is",
+    "从前有一座山，",
+    "Once upon a time, a little robot",
 ]
 
 

@@ -89,6 +89,7 @@ class Engine:
                  layer_timing: bool = False):
         self.model = model
         self.tokenizer = tokenizer
+        tokenizer.token_bytes(0)  # build the byte table now, not inside the first request's time to first token
         self.config = model.config
         param = next(model.parameters())
         self.device, self.dtype = param.device, param.dtype
