@@ -45,6 +45,8 @@ KEYS = {
     "blank": ("B",),
     "faster": ("+", "="),
     "slower": ("-", "_"),
+    "live_page": ("L",),
+    "tour_page": ("T",),
 }
 
 
@@ -108,7 +110,8 @@ class Presenter(QObject):
         w = self.window
         slots = {"next_beat": self.next_beat, "space": self.space, "prev_beat": self.prev_beat,
                  "first_section": lambda: self.jump(0), "blank": self.toggle_blank,
-                 "faster": self.faster, "slower": self.slower}
+                 "faster": self.faster, "slower": self.slower, "live_page": self.show_live,
+                 "tour_page": self._show_tour}
         for name, keys in KEYS.items():
             self._add(name, [QKeySequence(k) for k in keys], slots[name])
         for digit in range(10):
@@ -154,6 +157,12 @@ class Presenter(QObject):
             if callable(show):
                 show()
         return tour
+
+    def show_live(self) -> None:
+        """The Live page (L): the clicker's way back from the tour to the running model."""
+        show = getattr(self.window, "show_live", None)
+        if callable(show):
+            show()
 
     def next_beat(self) -> None:
         if self.tour_shown():

@@ -69,6 +69,10 @@ def test_live_keys(qtbot, stage):
     window.show_live()
     qtbot.keyClick(window, Qt.Key_3)  # a number shows the tour at that section
     assert window.is_tour_visible() and tour.current_index == 2
+    qtbot.keyClick(window, Qt.Key_L)  # L: from the tour to the Live page
+    assert not window.is_tour_visible()
+    qtbot.keyClick(window, Qt.Key_T)  # T: and back to the tour, where it was
+    assert window.is_tour_visible() and tour.current_index == 2
 
 
 def test_blank_and_fullscreen(qtbot, stage):
