@@ -218,6 +218,8 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
             raise ValueError("the teacher's vocabulary differs from the corpus tokenizer")
 
     step, elapsed, tokens_seen = 0, 0.0, 0
+    this_run = {"command": "python -m model.train " + " ".join(argv) if argv is not None else None}
+    history: list[dict] = []  # earlier runs this checkpoint came from: command, from_step, to_step
     ckpt_path = run_dir / "ckpt.pt"
     csv_path = run_dir / "loss.csv"
     if resume and ckpt_path.exists():
@@ -225,11 +227,26 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["optimizer"])
         step, elapsed, tokens_seen = ck["step"], ck["elapsed"], ck["tokens_seen"]
+        history = ck.get("history")
+        if csv_path.exists():  # drop rows logged after the checkpoint by the interrupted run
+            with csv_path.open(newline="") as f:
+                rows = list(csv.reader(f))
+            with csv_path.open("w", newline="") as f:
+                csv.writer(f).writerows([rows[0]] + [r for r in rows[1:] if int(r[0]) <= step])
+        if history is None:  # a checkpoint from before the history was kept: take the command it exported
+            old = out / "training.json"
+            cmd = json.loads(old.read_text(encoding="utf-8")).get("command") if old.exists() else None
+            history = [{"command": cmd, "from_step": 0, "to_step": step}]
         if not quiet:
             print(f"resumed at step {step}", file=sys.stderr)
     else:
         with csv_path.open("w", newline="") as f:
             csv.writer(f).writerow(["step", "tokens", "lr", "loss", "heldout_prose", "heldout_code", "elapsed_s"])
+
+    this_run["from_step"] = step
+
+    def runs_so_far() -> list[dict]:
+        return history + [dict(this_run, to_step=step)]
 
     def summary(last: dict) -> dict:
         return {
@@ -238,13 +255,15 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
             "hardware": hardware() if device == "cpu" else torch.cuda.get_device_name(),
             "torch": torch.__version__, "python": platform.python_version(),
             "parameters": model.num_parameters(), "teacher": str(teacher_dir) if teacher_dir else None,
-            "command": "python -m model.train " + " ".join(argv) if argv is not None else None,
+            "command": this_run["command"],
+            "runs": runs_so_far(),  # every command that made these weights, with the steps it ran
             "last": last,
         }
 
     def checkpoint(last: dict) -> None:
         torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step,
-                    "elapsed": elapsed, "tokens_seen": tokens_seen, "config": asdict(cfg)}, run_dir / "ckpt.tmp")
+                    "elapsed": elapsed, "tokens_seen": tokens_seen, "config": asdict(cfg),
+                    "history": runs_so_far()}, run_dir / "ckpt.tmp")
         os.replace(run_dir / "ckpt.tmp", ckpt_path)
         plot_losses(csv_path, run_dir / "loss.png", f"{config_name}: {model.num_parameters() / 1e6:.2f}M parameters")
         export(model, out, tokenizer_json, summary(last), run_dir)
