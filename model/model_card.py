@@ -239,7 +239,7 @@ def render(res: dict, manifest: dict, assets_bytes: int) -> str:
         a, b = tt.get(key), dt.get(key)
         if key == "wall_seconds":
             a, b = f"{a / 60:.1f} min", f"{b / 60:.1f} min"
-        elif isinstance(a, int):
+        elif isinstance(a, int) and key != "seed":
             a, b = f"{a:,}", f"{b:,}"
         L.append(f"| {label} | {a} | {b} |")
     for label, key in (("batch × block", None), ("peak lr", "lr"), ("warm-up steps", "warmup"),
@@ -318,12 +318,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--corpus", type=Path, default=Path("corpus"))
     p.add_argument("--models", type=Path, default=Path("assets/models"))
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--render-only", action="store_true",
+                   help="re-render README.md from the eval.json and corpus.json already in --models (no corpus)")
     a = p.parse_args(argv)
     torch.set_num_threads(a.threads)
-    shutil.copyfile(a.corpus / "manifest.json", a.models / "corpus.json")
+    if a.render_only:
+        res = json.loads((a.models / "eval.json").read_text(encoding="utf-8"))
+    else:
+        shutil.copyfile(a.corpus / "manifest.json", a.models / "corpus.json")
+        res = evaluate(a.corpus, a.models)
+        (a.models / "eval.json").write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     manifest = json.loads((a.models / "corpus.json").read_text(encoding="utf-8"))
-    res = evaluate(a.corpus, a.models)
-    (a.models / "eval.json").write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     assets = a.models.parent
     assets_bytes = sum(f.stat().st_size for f in assets.rglob("*") if f.is_file())
     (a.models / "README.md").write_text(render(res, manifest, assets_bytes), encoding="utf-8")
