@@ -310,9 +310,11 @@ class StageScene(QGraphicsScene):
         self._desks.setOpacity(1.0)
 
     # --- configuration -----------------------------------------------------------------------------------
-    def configure(self, layer_bytes: list[int], block_bytes: int, num_blocks: int, model_name: str) -> None:
+    def configure(self, layer_bytes: list[int], block_bytes: int, num_blocks: int, model_name: str,
+                  dictionary_bytes: int = 0) -> None:
         """Draw the model: one chapter per layer (width to scale by ``layer_bytes``, bytes), a KV cache of
         ``num_blocks`` pages of ``block_bytes`` bytes each, and ``model_name`` in the warehouse.
+        ``dictionary_bytes``: the weights outside the layers (embeddings, final norm), named beside the book.
 
         Drops any trip on screen or waiting (without ``trip_finished``) and shows the idle stage.
         """
@@ -321,6 +323,7 @@ class StageScene(QGraphicsScene):
         self._block_bytes = max(0, int(block_bytes))
         self._num_blocks = max(0, int(num_blocks))
         self._model_name = str(model_name)
+        self._dictionary_bytes = max(0, int(dictionary_bytes))
         self._pending.clear()
         self._timeline, self._trip, self._t, self._duration = None, None, 0.0, 0.0
         self.clear()
@@ -533,13 +536,16 @@ class StageScene(QGraphicsScene):
         """
         self._family = family
         configured = self._configured
-        self.configure(self._layer_bytes, self._block_bytes, self._num_blocks, self._model_name)
+        self.configure(self._layer_bytes, self._block_bytes, self._num_blocks, self._model_name,
+                       self._dictionary_bytes)
         self._configured = configured  # a placeholder book stays a placeholder
 
     def _retranslate(self) -> None:
         n = len(self._layer_bytes)
         self._wh_header.setText(_tr("Warehouse · GPU memory"))
         book = _tr("The book: {n} chapters · {size}").format(n=n, size=format_bytes(sum(self._layer_bytes)))
+        if self._dictionary_bytes:
+            book += _tr(" + dictionary {size}").format(size=format_bytes(self._dictionary_bytes))
         self._wh_model.setText(self._model_name)
         self._wh_sub.setText(book)
         self._wh_note.setText(_tr("A copy travels; the book stays home"))

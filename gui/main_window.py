@@ -754,8 +754,9 @@ class MainWindow(QMainWindow):
         model = info.get("model", {})
         layer_bytes = list(model.get("layer_weight_bytes", []))
         try:
+            dictionary = int(model.get("weight_bytes") or 0) - sum(layer_bytes)  # embeddings and final norm
             self.scene.configure(layer_bytes, int(info.get("kv_bytes_per_block", 0)),
-                                 int(info.get("num_blocks", 0)), str(model.get("name", "GPT-2")))
+                                 int(info.get("num_blocks", 0)), str(model.get("name", "GPT-2")), dictionary)
         except Exception:  # noqa: BLE001 - a drawing problem must not stop the words and numbers
             log.exception("stage could not be configured")
         bandwidth = float(info.get("memory_bandwidth_bytes_per_s") or 0)

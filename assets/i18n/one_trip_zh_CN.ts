@@ -20,6 +20,10 @@
         <translation>书：{n} 章，共 {size}</translation>
     </message>
     <message>
+        <source> + dictionary {size}</source>
+        <translation>，字典 {size}</translation>
+    </message>
+    <message>
         <source>Ch. {i} · {size}</source>
         <translation>第 {i} 章 · {size}</translation>
     </message>
