@@ -205,6 +205,21 @@ class EngineService:
             self.emit({"type": "idle"})
 
 
+def coalesce(first: dict, commands) -> list[dict]:
+    """``first`` and every command already waiting, in order, except set_sharding commands that a later one in
+    the same batch supersedes: starting worker processes takes seconds, so a slider dragged across 1-2-4-2
+    starts only the last arrangement instead of queueing every one of them."""
+    batch = [first]
+    while True:
+        try:
+            batch.append(commands.get_nowait())
+        except (queue.Empty, EOFError, OSError):
+            break
+    shard = [i for i, c in enumerate(batch) if isinstance(c, dict) and c.get("op") == "set_sharding"]
+    superseded = set(shard[:-1])
+    return [c for i, c in enumerate(batch) if i not in superseded]
+
+
 def engine_main(commands, events, options: dict) -> None:
     """Process entry point: load the model, then serve commands until "shutdown" or the parent dies."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s engine %(levelname)s %(message)s")
@@ -224,7 +239,8 @@ def engine_main(commands, events, options: dict) -> None:
         except (EOFError, OSError):
             break  # the parent closed the queue
         if cmd is not None:
-            service.handle(cmd)
+            for queued in coalesce(cmd, commands):
+                service.handle(queued)
             continue  # drain every waiting command before the next pass
         if service.wants_step():
             try:

@@ -271,3 +271,21 @@ def test_spawned_engine_reports_fatal_for_missing_model(options, tmp_path):
         if proc.is_alive():
             proc.kill()
             proc.join()
+
+
+def test_queued_sharding_changes_collapse_to_the_last_one():
+    import queue as queue_mod
+
+    from model.service import coalesce
+
+    waiting = queue_mod.Queue()
+    for cmd in ({"op": "set_sharding", "mode": "pp", "n": 4}, {"op": "grant", "n": 1},
+                {"op": "set_sharding", "mode": "tp", "n": 2}, {"op": "set_max_batch", "n": 3}):
+        waiting.put(cmd)
+    first = {"op": "set_sharding", "mode": "tp", "n": 4}
+    batch = coalesce(first, waiting)
+    assert batch == [{"op": "grant", "n": 1}, {"op": "set_sharding", "mode": "tp", "n": 2},
+                     {"op": "set_max_batch", "n": 3}]
+    assert waiting.empty()
+    lone = coalesce({"op": "grant", "n": 2}, waiting)
+    assert lone == [{"op": "grant", "n": 2}]
