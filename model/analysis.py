@@ -20,6 +20,8 @@ Kinds (each also a function of the same name):
     batching     static vs continuous batching on the scheduler, step by step, with block tables       §12
     speculative  the draft model guesses, the target verifies (only when a draft model is loaded)       §13
     prefix       two requests sharing a system prompt: the second reuses cached blocks                  §15
+    closing_line the source's closing line written by the model, one real decode trip per token
+                 (teacher forcing: each trip feeds the line's own previous token, not a sample)         end
     tour         all of the above for one prompt, in one dict keyed by kind
 """
 
@@ -32,6 +34,7 @@ from typing import Callable
 import torch
 
 from model.engine import Engine
+from model.engine import PassItem as _PassItem
 from model.sampling import SamplingParams
 
 # A small pool: enough for one context window of the bundled model (the engine keeps at least one window).
@@ -324,10 +327,53 @@ def prefix(engine: Engine, prompt: str, system_tokens: int | None = None) -> dic
             "saved_ms": _median(cold) - _median(warm)}
 
 
+# The source's closing line (seed, the last paragraph), written live on the tour's last page.
+CLOSING_LINE = "折腾一大圈，只为写出一句解释 KV 缓存的话。而让这句话写得出来的，正是 KV 缓存本身。"
+
+
+def closing_line(engine: Engine, prompt: str = "", text: str = CLOSING_LINE) -> dict:
+    """The model "writes" ``text`` with its KV cache: one real decode trip per token, teacher-forced.
+
+    The line's words are the source's: trip j feeds token j-1 (trip 1 feeds the end-of-text token, the
+    start of a document) at position j-1, appends its K and V to the paged KV cache and yields logits for
+    token j; the token kept is the line's own token j, not a sample (a tiny model cannot write this line on
+    its own; ``model_top`` says what it would have picked, ``hit`` whether that was the line's token).
+    Each trip is a real forward pass of one token on a fresh engine's block pool, timed like a StepReport.
+
+    Returns ``tokens``: one dict per token ``{"id", "label", "text" (printable text this token completes,
+    maybe ""), "ms" (that trip's forward time), "blocks" (KV blocks in use after it), "cached" (tokens in the
+    KV cache after it), "hit"}``, and ``total_ms``, ``trips``, ``block_size``, ``hits``.
+    """
+    from model.tokenizer import StreamDecoder
+
+    e = _engine(engine, prefix_cache=False)
+    ids = engine.tokenizer.encode(text)[: engine.config.n_positions - 1]
+    start = engine.tokenizer.eos_token_id if engine.tokenizer.eos_token_id is not None else ids[0]
+    feed = [start] + ids
+    table = e.blocks.allocate_prompt(feed[:1])
+    decoder = StreamDecoder(engine.tokenizer)
+    out = []
+    for j, tok in enumerate(ids):
+        if not e.blocks.ensure_capacity(table, j + 1):
+            break
+        item = _PassItem([feed[j]], j, table)
+        input_ids, batch, logit_index, _ = e._pack([item], e.cache)
+        logits, ms, _ = e.forward_timed(input_ids, batch, logit_index)
+        top = int(torch.argmax(logits[0, -1]))
+        out.append({"id": tok, "label": engine.tokenizer.label(tok), "text": decoder.push(tok), "ms": ms,
+                    "blocks": e.blocks_in_use, "cached": j + 1, "hit": top == tok,
+                    "model_top": engine.tokenizer.label(top)})
+    if out:
+        out[-1]["text"] += decoder.flush()
+    e.blocks.free_table(table)
+    return {"text": text, "tokens": out, "trips": len(out), "total_ms": sum(t["ms"] for t in out),
+            "block_size": e.block_size, "hits": sum(t["hit"] for t in out)}
+
+
 KINDS: dict[str, Callable] = {
     "attention": attention, "next_token": next_token, "prefill": prefill, "decode": decode,
     "kv_cache": kv_cache, "stream": stream, "reasoning": reasoning, "batching": batching,
-    "speculative": speculative, "prefix": prefix,
+    "speculative": speculative, "prefix": prefix, "closing_line": closing_line,
 }
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from PySide6.QtGui import QColor
 
 from animations.scenes.base import (
-    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SEAT_COLORS, TEXT, T, TourScene,
+    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SEAT_COLORS, TEXT, T, TourScene, fmt_ms,
 )
+from animations.timeline import Lambda
 
 
 class GameScene(TourScene):
@@ -124,29 +125,107 @@ CLOSING_LINE = ("All this, just to write one sentence explaining the KV cache. A
                 "written was the KV cache itself.")
 
 
+TRIP_S = 0.18  # seconds per written token on the page: slow enough to read along
+
+
 class QuestionsScene(TourScene):
-    """Three questions the tour has answered, and the source's closing line, cut into the live model's tokens."""
+    """Three questions the tour has answered, and the source's closing line written live by the model: one
+    real decode trip per token with its KV cache (``analysis["closing_line"]``, ``model/analysis.py``), the
+    words forced to the source's (teacher forcing); without a measurement, the line cut into tokens."""
 
     title = "Three questions"
 
     def draw(self, ctx: dict) -> None:
-        self.text(T("Now they can be answered."), 40, 76, 24, DIM)
+        self.text(T("Now they can be answered."), 40, 70, 22, DIM)
         for i, (q, a) in enumerate(QUESTIONS):
-            y = 120 + 130 * i
-            card = self.box(40, y, 1520, 116, PANEL, EDGE)
-            self.fade_in(card, 0.2 + 0.5 * i)
-            self.fade_in(self.text(f"{i + 1}. " + T(q), 64, y + 12, 26, TEXT, True, width=1470), 0.2 + 0.5 * i)
-            self.fade_in(self.text(T(a), 64, y + 60, 22, GREEN, width=1470), 0.5 + 0.5 * i)
-        y = 516
-        line = T(CLOSING_LINE)
-        self.fade_in(self.text(line, 40, y, 28, ACCENT, True, width=1520), 1.8)
+            y = 106 + 94 * i
+            card = self.box(40, y, 1520, 86, PANEL, EDGE)
+            self.fade_in(card, 0.2 + 0.4 * i)
+            self.fade_in(self.text(f"{i + 1}. " + T(q), 64, y + 10, 24, TEXT, True, width=1470), 0.2 + 0.4 * i)
+            self.fade_in(self.text(T(a), 64, y + 50, 20, GREEN, width=1470), 0.4 + 0.4 * i)
+        live = ((ctx.get("analysis") or {}).get("closing_line") or {})
+        if live.get("tokens"):
+            self._write_live(ctx, live, 1.6)
+        else:
+            self._cut_only(ctx, 1.6)
+
+    def _write_live(self, ctx: dict, live: dict, t0: float) -> None:
+        toks = live["tokens"]
+        n = len(toks)
+        y = 396.0
+        # the line, token by token: a token that only completes part of a character shows nothing yet
+        x, yy = 40.0, y
+        for j, tok in enumerate(toks):
+            if not tok.get("text"):
+                continue
+            item = self.text(tok["text"], x, yy, 34, ACCENT, True)
+            w = item.boundingRect().width()
+            if x + w > 1560:
+                x, yy = 40.0, yy + 46
+                item.setPos(x, yy)
+            x += w
+            self.fade_in(item, t0 + TRIP_S * j, t0 + TRIP_S * j + 0.15)
+        y = yy + 50
+        if ctx.get("lang") != "zh":
+            tr = self.text("“" + T(CLOSING_LINE) + "” " + T("(the source's closing line, in English)"),
+                           40, y, 20, DIM, width=1520)
+            self.fade_in(tr, t0)
+            y += tr.boundingRect().height() + 8
+        # the counter: trip j of n, that trip's measured time, the running total
+        counter = self.text("", 40, y, 22, TEXT, True)
+        cum = []
+        acc = 0.0
+        for t in toks:
+            acc += t["ms"]
+            cum.append(acc)
+        bs = int(live.get("block_size") or 16)
+
+        def show(p: float) -> None:
+            j = min(n - 1, int(p * n))
+            t = toks[j]
+            counter.setText(T("trip {j} of {n} · this trip {ms} · all trips {total} · cheat sheet: {c} tokens "
+                              "in {b} blocks of {bs}").format(j=j + 1, n=n, ms=fmt_ms(t["ms"]),
+                                                              total=fmt_ms(cum[j]), c=t["cached"],
+                                                              b=t["blocks"], bs=bs))
+        self.timeline.add(Lambda(show, rate_func=lambda a: a), t0, t0 + TRIP_S * n)
+        show(0.0)
+        self.badge("measured", 1560 - 360, y - 2, T("each trip timed here"))
+        # one bar per trip, its height the measured time (capped at three times the median)
+        y += 34
+        ms = sorted(t["ms"] for t in toks)
+        cap = max(1e-6, 3 * ms[len(ms) // 2])
+        bw = 1520.0 / n
+        for j, t in enumerate(toks):
+            h = 6 + 48 * min(1.0, t["ms"] / cap)
+            bar = self.box(40 + j * bw, y + 54 - h, max(2.0, bw - 3), h, BLUE_LIGHT if not t.get("hit") else GREEN,
+                           None, radius=2)
+            self.fade_in(bar, t0 + TRIP_S * j, t0 + TRIP_S * j + 0.12)
+        # the cheat sheet: one box per KV block, appearing on the trip that first needed it
+        y += 62
+        self.text(T("KV cache:"), 40, y + 6, 20, DIM)
+        first = {}
+        for j, t in enumerate(toks):
+            first.setdefault(t["blocks"], j)
+        for b, j in sorted(first.items()):
+            card, _ = self.chip(T("block {b}").format(b=b), 180 + (b - 1) * 150, y, PAPER, px=18, min_w=130)
+            self.pop_in(card, t0 + TRIP_S * j)
+        self.fade_in(self.text(T("Each token is one real trip of the model, with its KV cache; the words are the "
+                                 "source's, the trips are real. Green: a token the model would have picked itself."),
+                               40, y + 44, 20, DIM, width=1520),
+                     t0 + TRIP_S * n)
+
+    def _cut_only(self, ctx: dict, t0: float) -> None:
+        y = 400
+        self.fade_in(self.text(T(CLOSING_LINE), 40, y, 28, ACCENT, True, width=1520), t0)
         toks = ctx.get("closing_tokens") or []
-        x, yy = 40.0, 640.0
+        x, yy = 40.0, 540.0
         for j, tok in enumerate(toks[:40]):
             card, w = self.chip(tok["label"], x, yy, PAPER, px=18, min_w=22)
             if x + w > 1560:
                 break
-            self.pop_in(card, 2.3 + 0.05 * j)
+            self.pop_in(card, t0 + 0.5 + 0.05 * j)
             x += w + 4
         if toks:
-            self.badge("measured", 40, 604, T("cut by this model's tokenizer"))
+            self.badge("measured", 40, 504, T("cut by this model's tokenizer"))
+        self.text(T("When the engine is running, it writes this line here, one real trip per token."),
+                  40, 610, 20, DIM, width=1520)

@@ -1154,6 +1154,34 @@
         <source>◀ Back</source>
         <translation>◀ 上一段</translation>
     </message>
+    <message>
+        <source>(the source's closing line, in English)</source>
+        <translation>（原文的结尾句）</translation>
+    </message>
+    <message>
+        <source>trip {j} of {n} · this trip {ms} · all trips {total} · cheat sheet: {c} tokens in {b} blocks of {bs}</source>
+        <translation>第 {j} 趟 / 共 {n} 趟 · 这一趟 {ms} · 累计 {total} · 小抄：{c} 个字块，占 {b} 页（每页 {bs} 个）</translation>
+    </message>
+    <message>
+        <source>each trip timed here</source>
+        <translation>每一趟都在本机计时</translation>
+    </message>
+    <message>
+        <source>KV cache:</source>
+        <translation>KV 缓存：</translation>
+    </message>
+    <message>
+        <source>block {b}</source>
+        <translation>第 {b} 页</translation>
+    </message>
+    <message>
+        <source>Each token is one real trip of the model, with its KV cache; the words are the source's, the trips are real. Green: a token the model would have picked itself.</source>
+        <translation>每个字块都是模型真跑的一趟，带着 KV 缓存；字是原文的（每趟按原文填下一个字块，不抽签），趟是真的。绿色：模型自己也会挑中的字块。</translation>
+    </message>
+    <message>
+        <source>When the engine is running, it writes this line here, one real trip per token.</source>
+        <translation>引擎运行时，这句话会在这里由模型一趟一个字块地写出来。</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>

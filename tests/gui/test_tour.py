@@ -186,3 +186,24 @@ def test_render_section_png(tmp_path, qapp):
     img = QImage(str(out))
     assert (img.width(), img.height()) == (1280, 720)
     assert render_section_png(0, "zh", str(out), live=False) == 2
+
+
+def test_closing_line_is_written_trip_by_trip(qtbot, tiny_model_dir, measured, fonts):
+    """Page 18: the line appears token by token with each trip's measured time and the KV blocks in use."""
+    from PySide6.QtWidgets import QGraphicsSimpleTextItem
+    w = make_tour(qtbot, tiny_model_dir, "en", fonts, measured)
+    w.goto(17)
+    live = measured["closing_line"]
+    assert live["trips"] > 4 and all(t["ms"] > 0 for t in live["tokens"])
+    scene = w.current_scene
+
+    def counter() -> str:
+        return next(i.text() for i in scene.items()
+                    if isinstance(i, QGraphicsSimpleTextItem) and i.text().startswith("trip "))
+
+    from animations.scenes.closing import TRIP_S
+    scene.seek(1.6 + TRIP_S * 2.5)
+    assert counter().startswith(f"trip 3 of {live['trips']}")
+    w.finish_animation()
+    last = live["tokens"][-1]
+    assert counter().startswith(f"trip {live['trips']} of") and f"{last['blocks']} blocks" in counter()

@@ -75,3 +75,16 @@ def test_analyze_event_shape(engine):
     assert ev["type"] == "analysis" and ev["analysis_id"] == "a1" and len(ev["data"]["ids"]) == 5
     assert "error" in analysis.analyze(engine, {"kind": "nope"})
     assert analysis.speculative(engine, SHORT) == {"available": False}
+
+
+def test_closing_line_is_one_real_trip_per_token(engine):
+    c = analysis.closing_line(engine, "")
+    ids = engine.tokenizer.encode(analysis.CLOSING_LINE)
+    assert c["trips"] == len(ids) == len(c["tokens"]) and [t["id"] for t in c["tokens"]] == ids  # forced
+    assert all(t["ms"] > 0 for t in c["tokens"])
+    assert c["total_ms"] == pytest.approx(sum(t["ms"] for t in c["tokens"]))
+    blocks = [t["blocks"] for t in c["tokens"]]
+    assert blocks == sorted(blocks) and blocks[0] == 1 and blocks[-1] > 1  # the cheat sheet grows
+    assert all(t["blocks"] == -(-t["cached"] // c["block_size"]) for t in c["tokens"])
+    assert "".join(t["text"] for t in c["tokens"]) == analysis.CLOSING_LINE
+    assert analysis.closing_line(engine, "", text="KV")["trips"] == len(engine.tokenizer.encode("KV"))
