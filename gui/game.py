@@ -12,7 +12,8 @@ Rules (one ``press()`` = one trip of the book = one forward pass):
 * ``apprentice``: one person and the apprentice (a draft model). After reading, on each trip the apprentice
   guesses ``guesses`` = 5 tokens and the book checks them all at once: ``accepted`` of them are kept, drawn at
   random with weights ``ACCEPT_WEIGHTS`` (mostly 3 or 4 of 5: the source's “代码类常能猜中 3–4 个”, an
-  illustration, seeded), and the book adds its own next token, so the trip writes ``accepted + 1`` tokens
+  illustration, seeded) or, with ``accept_source``, asked of that callback (the tour's live draft model:
+  the number of guesses one real verify trip kept; clamped to [0, guesses]), and the book adds its own next token, so the trip writes ``accepted + 1`` tokens
   (never past the end of the sentence).
 * ``shared``: up to ``seats`` people share the table. Before each trip, if a seat is free, one new person sits
   down. On the trip every seated person writes 1 token (newcomers: their reading trip's first token). Whoever
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Callable
 
 MODES = ("alone", "apprentice", "shared")
 MS_PER_TRIP = 8.0  # the source §07: 16 GB ÷ ~2 TB/s ≈ 8 ms per trip; “耗时按每趟约 8 毫秒推算”
@@ -51,7 +53,8 @@ class GpuGame:
     """The game's state and rules (see the module docstring). ``seed`` makes the apprentice reproducible."""
 
     def __init__(self, mode: str = "alone", seed: int = 0, sentence_tokens: int = 12, seats: int = 4,
-                 guesses: int = GUESSES, ms_per_trip: float = MS_PER_TRIP):
+                 guesses: int = GUESSES, ms_per_trip: float = MS_PER_TRIP,
+                 accept_source: Callable[[int], int] | None = None):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if sentence_tokens < 1 or seats < 1 or guesses < 1:
@@ -62,6 +65,7 @@ class GpuGame:
         self.seats = seats if mode == "shared" else 1
         self.guesses = guesses
         self.ms_per_trip = ms_per_trip
+        self.accept_source = accept_source  # guesses -> accepted; None: the seeded random illustration
         self.trips = 0
         self.tokens = 0
         self.sentences_done = 0
@@ -82,9 +86,23 @@ class GpuGame:
 
     # ---- one trip ----------------------------------------------------------------------------------------
     def draw_accepted(self, guesses: int) -> int:
-        """How many of ``guesses`` guesses the book keeps (seeded, weights ``ACCEPT_WEIGHTS``, capped)."""
-        accepted = self.rng.choices(range(len(ACCEPT_WEIGHTS)), weights=ACCEPT_WEIGHTS)[0]
-        return min(accepted, guesses)
+        """How many of ``guesses`` guesses the book keeps: from ``accept_source`` when given, else drawn
+        (seeded, weights ``ACCEPT_WEIGHTS``); always within [0, guesses]."""
+        if self.accept_source is not None:
+            accepted = int(self.accept_source(guesses))
+        else:
+            accepted = self.rng.choices(range(len(ACCEPT_WEIGHTS)), weights=ACCEPT_WEIGHTS)[0]
+        return max(0, min(accepted, guesses))
+
+    def next_guesses(self) -> int:
+        """How many guesses the next press will ask the apprentice for (0: no guessing on that trip, e.g. a
+        newcomer's reading trip or another mode). Lets a caller fetch a live count before pressing."""
+        if self.mode != "apprentice":
+            return 0
+        if not self.people:
+            return 0  # a newcomer sits down and reads
+        p = self.people[0]
+        return 0 if not p.has_read else min(self.guesses, p.target - p.written)
 
     def _seat_newcomer(self) -> None:
         self.people.append(Person(self._next_number, self.sentence_tokens))

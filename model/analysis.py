@@ -20,6 +20,7 @@ Kinds (each also a function of the same name):
     batching     static vs continuous batching on the scheduler, step by step, with block tables       §12
     speculative  the draft model guesses, the target verifies (only when a draft model is loaded)       §13
     prefix       two requests sharing a system prompt: the second reuses cached blocks                  §15
+    speculative_trip  one verify trip of the draft model's k guesses over a running text (the game)     game
     closing_line the source's closing line written by the model, one real decode trip per token
                  (teacher forcing: each trip feeds the line's own previous token, not a sample)         end
     tour         all of the above for one prompt, in one dict keyed by kind
@@ -297,6 +298,34 @@ def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24) -> dict:
             "acceptance": e.acceptance_rate}
 
 
+def speculative_trip(engine: Engine, prompt: str, k: int = 5) -> dict:
+    """One real trip of speculative decoding over ``prompt`` (the game's running text): the bundled draft model
+    guesses ``k`` tokens, the target checks them all in one verify pass (greedy) and keeps the agreeing prefix
+    plus its own next token. The prompt is read first in a prefill pass that is not part of the answer.
+
+    Returns ``available`` (False without a draft model), ``proposed``, ``accepted`` (0..proposed), the
+    guesses' ``guesses`` labels, the ``written`` labels and ``text`` of the tokens the trip wrote (the first
+    token comes from the reading pass), ``draft_ms`` and ``verify_ms`` (measured)."""
+    if engine.draft is None:
+        return {"available": False}
+    k = max(1, int(k))
+    ids = _ids(engine, prompt)[-(engine.config.n_positions - k - 3):]
+    e = _engine(engine, prefix_cache=False)
+    e.set_draft(engine.draft, engine.tokenizer)
+    e.set_draft_k(k)
+    e.add_request(ids, max_new_tokens=k + 2)
+    first = e.step()  # reading the text (prefill), writes the first token
+    r = e.step()  # the trip the game counts: draft guesses, one verify pass
+    if r is None or r.phase != "verify":
+        return {"available": True, "proposed": 0, "accepted": 0, "guesses": [], "written": [], "text": "",
+                "draft_ms": 0.0, "verify_ms": 0.0}
+    toks = list(first.tokens) + list(r.tokens)
+    guesses = r.guesses[0]["labels"] if r.guesses else []
+    return {"available": True, "k": k, "proposed": r.proposed, "accepted": r.accepted, "guesses": guesses,
+            "written": [t.label for t in r.tokens], "text": "".join(t.text for t in toks),
+            "draft_ms": r.draft_ms, "verify_ms": r.verify_ms}
+
+
 def prefix(engine: Engine, prompt: str, system_tokens: int | None = None) -> dict:
     """Two requests that share a long system prompt: the second finds its blocks in the prefix cache.
 
@@ -375,6 +404,7 @@ KINDS: dict[str, Callable] = {
     "kv_cache": kv_cache, "stream": stream, "reasoning": reasoning, "batching": batching,
     "speculative": speculative, "prefix": prefix, "closing_line": closing_line,
 }
+ON_DEMAND: dict[str, Callable] = {"speculative_trip": speculative_trip}  # served by analyze, not part of "tour"
 
 
 def tour(engine: Engine, prompt: str, bandwidth: float | None = None) -> dict:
@@ -401,13 +431,13 @@ def analyze(engine: Engine, cmd: dict, bandwidth: float | None = None) -> dict:
     try:
         if kind == "tour":
             event["data"] = tour(engine, prompt, bandwidth=bandwidth)
-        elif kind in KINDS:
+        elif kind in KINDS or kind in ON_DEMAND:
             params = {k: v for k, v in cmd.items() if k not in ("op", "kind", "analysis_id", "prompt")}
             if kind == "decode":
                 params.setdefault("bandwidth", bandwidth)
-            event["data"] = KINDS[kind](engine, prompt, **params)
+            event["data"] = {**KINDS, **ON_DEMAND}[kind](engine, prompt, **params)
         else:
-            event["error"] = f"unknown analysis kind {kind!r}; known: tour, {', '.join(KINDS)}"
+            event["error"] = f"unknown analysis kind {kind!r}; known: tour, {', '.join([*KINDS, *ON_DEMAND])}"
     except Exception as exc:  # noqa: BLE001 - the engine process must keep serving
         event["error"] = f"{type(exc).__name__}: {exc}"
     event["elapsed_ms"] = (time.perf_counter_ns() - t0) / 1e6
@@ -432,4 +462,4 @@ def analyze_model_dir(model_dir: str, cmd: dict, draft_dir: str | None = None, t
     return analyze(engine, cmd, bandwidth=measure_memory_bandwidth())
 
 
-__all__ = ["analyze", "analyze_model_dir", "tour", "KINDS", *KINDS]
+__all__ = ["analyze", "analyze_model_dir", "tour", "KINDS", "ON_DEMAND", *KINDS, *ON_DEMAND]

@@ -75,3 +75,18 @@ def test_shared_table_newcomers_read_first():
 def test_bad_mode():
     with pytest.raises(ValueError):
         GpuGame("teleport")
+
+
+def test_apprentice_takes_accepted_from_an_injected_source():
+    asked, answers = [], iter([-2, 9, 4, 5])
+    g = GpuGame("apprentice", seed=0, sentence_tokens=12, accept_source=lambda k: asked.append(k) or next(answers))
+    assert g.next_guesses() == 0  # the first press reads the question: nothing to ask
+    events = []
+    while g.next_guesses() or not events:
+        events.append(g.press()[0])
+    # press 1 reads (+1); -2 is clamped to 0 kept (+1), 9 to 5 kept (+6, 8 written), then 4 guesses left: 4 (+4)
+    assert asked == [5, 5, 4] and g.sentences_done == 1
+    assert [(e["guesses"], e["accepted"], e["tokens"]) for e in events] == [(0, 0, 1), (5, 0, 1), (5, 5, 6),
+                                                                            (4, 4, 4)]
+    assert (g.trips, g.tokens) == (4, 12)
+    assert GpuGame("alone", accept_source=lambda k: 3).next_guesses() == 0

@@ -88,3 +88,29 @@ def test_closing_line_is_one_real_trip_per_token(engine):
     assert all(t["blocks"] == -(-t["cached"] // c["block_size"]) for t in c["tokens"])
     assert "".join(t["text"] for t in c["tokens"]) == analysis.CLOSING_LINE
     assert analysis.closing_line(engine, "", text="KV")["trips"] == len(engine.tokenizer.encode("KV"))
+
+
+def test_speculative_trip_for_the_game(engine):
+    import copy
+
+    from model.gpt2 import GPT2Config
+    from tests.model.conftest import lively_gpt2
+
+    assert analysis.speculative_trip(engine, SHORT) == {"available": False}
+    m = engine.model
+    drafts = {"same": copy.deepcopy(m),  # the target as its own draft: every guess is kept
+              "random": lively_gpt2(GPT2Config(vocab_size=m.config.vocab_size, n_positions=m.config.n_positions,
+                                               n_embd=16, n_layer=1, n_head=2), seed=7)}
+    try:
+        for name, draft in drafts.items():
+            engine.set_draft(draft, engine.tokenizer)
+            for k in (1, 3, 5):
+                t = analysis.speculative_trip(engine, SHORT, k=k)
+                assert t["available"] and t["proposed"] == k and 0 <= t["accepted"] <= k
+                assert len(t["written"]) == t["accepted"] + 1 and t["verify_ms"] > 0 and t["text"]
+                if name == "same":
+                    assert t["accepted"] == k
+        ev = analysis.analyze(engine, {"kind": "speculative_trip", "prompt": SHORT, "k": 4, "analysis_id": "g"})
+        assert 0 <= ev["data"]["accepted"] <= 4
+    finally:
+        engine.set_draft(None)
