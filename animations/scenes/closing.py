@@ -65,10 +65,31 @@ class GameScene(TourScene):
             self.box(x0, y, 580, 104, PANEL, EDGE)
             self.text(name, x0 + 20, y + 10, 22, DIM)
             self.text(value, x0 + 20, y + 38, 44, ACCENT if i == 2 else TEXT, True)
+        src = ctx.get("game_source") or {}
+        live = g["mode"] == "apprentice" and src.get("live")
+        if g["mode"] == "apprentice":
+            if live:
+                self.badge("measured", 70, 500, T("measured on the bundled draft model"))
+                trip = src.get("trip") or {}
+                if src.get("waiting"):
+                    self.text(T("the engine is running the trip…"), 70, 540, 20, DIM)
+                elif trip.get("guesses"):
+                    self.text(T("guessed: {g} · kept {a} · verify {ms}").format(
+                        g=" ".join(trip["guesses"]), a=trip.get("accepted", 0), ms=fmt_ms(trip.get("verify_ms"))),
+                        70, 540, 20, DIM, width=840)
+            else:
+                self.badge("illustrative", 70, 500, T("random, the source's 3–4 of 5 for code"))
+                if src.get("reason"):
+                    self.text(T("live draft model unavailable: {reason}").format(reason=src["reason"]),
+                              70, 540, 20, DIM, width=840)
         self.text(T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is a "
                     "random illustration in the spirit of “code often keeps 3–4”. A newcomer's first trip reads "
-                    "the question.").format(ms=g.get("ms_per_trip", 8.0)), 40, 612, 20, DIM, width=1100)
-        self.badge("illustrative", 1180, 640)
+                    "the question.").format(ms=g.get("ms_per_trip", 8.0)) if not live else
+                  T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is "
+                    "measured: each press is one real verify trip of the bundled draft model over the running "
+                    "text. A newcomer's first trip reads the question.").format(ms=g.get("ms_per_trip", 8.0)),
+                  40, 612, 20, DIM, width=1100)
+        self.badge("measured" if live else "illustrative", 1180, 640)
 
 
 METAPHORS = [

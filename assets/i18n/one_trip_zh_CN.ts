@@ -1182,6 +1182,58 @@
         <source>When the engine is running, it writes this line here, one real trip per token.</source>
         <translation>引擎运行时，这句话会在这里由模型一趟一个字块地写出来。</translation>
     </message>
+    <message>
+        <source>no engine is running here</source>
+        <translation>这里没有运行引擎</translation>
+    </message>
+    <message>
+        <source>the engine is still starting</source>
+        <translation>引擎还在启动</translation>
+    </message>
+    <message>
+        <source>no draft model is loaded</source>
+        <translation>没有加载小徒弟（草稿模型）</translation>
+    </message>
+    <message>
+        <source>Guesses: random</source>
+        <translation>猜中：随机</translation>
+    </message>
+    <message>
+        <source>Guesses: live draft</source>
+        <translation>猜中：真小徒弟</translation>
+    </message>
+    <message>
+        <source>Disabled: {reason}</source>
+        <translation>不可用：{reason}</translation>
+    </message>
+    <message>
+        <source>Each press asks the engine for one real verify trip of the bundled draft model</source>
+        <translation>每按一下，都让引擎用自带的小徒弟（草稿模型）真跑一趟验证</translation>
+    </message>
+    <message>
+        <source>measured on the bundled draft model</source>
+        <translation>用自带的小徒弟模型实测</translation>
+    </message>
+    <message>
+        <source>the engine is running the trip…</source>
+        <translation>引擎正在跑这一趟…</translation>
+    </message>
+    <message>
+        <source>guessed: {g} · kept {a} · verify {ms}</source>
+        <translation>猜了：{g} · 留下 {a} 个 · 验证 {ms}</translation>
+    </message>
+    <message>
+        <source>random, the source's 3–4 of 5 for code</source>
+        <translation>随机，按原文“代码类 5 个常能猜中 3–4 个”</translation>
+    </message>
+    <message>
+        <source>live draft model unavailable: {reason}</source>
+        <translation>真小徒弟用不了：{reason}</translation>
+    </message>
+    <message>
+        <source>Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is measured: each press is one real verify trip of the bundled draft model over the running text. A newcomer's first trip reads the question.</source>
+        <translation>耗时按每趟约 {ms:.0f} 毫秒推算。小徒弟猜中几个是实测的：每按一下，都是自带的小徒弟模型在当前这段文字上真跑的一趟验证。新人坐下的第一趟要先读题。</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>

@@ -53,6 +53,7 @@ QPushButton { background: #17202a; color: #eef3f8; border: 2px solid #33465b; bo
               padding: 6px 14px; min-height: 34px; }
 QPushButton:hover { border-color: #86aad3; }
 QPushButton:checked { background: #4a74a3; border-color: #ffc94a; }
+QPushButton:disabled { color: #6b7a8a; border-color: #253240; }
 QPushButton#chip { min-width: 44px; padding: 4px 8px; min-height: 30px; }
 QPushButton#chip:checked { background: #ffc94a; color: #1b1d21; border-color: #ffc94a; }
 QLineEdit { background: #17202a; color: #eef3f8; border: 2px solid #33465b; border-radius: 8px; padding: 4px 8px; }
@@ -121,6 +122,11 @@ class TourWidget(QWidget):
         self.drawn: int | None = None
         self.kv_tokens = 2000
         self.game = GpuGame(seed=7)
+        self.game_live = False  # the apprentice's guesses: False = random illustration, True = live draft model
+        self._game_text = ""  # the running text the live apprentice continues
+        self._game_wait: str | None = None  # analysis id of the live trip being measured
+        self._game_accepted = 0  # the accepted count of the last live trip (the game's accept source)
+        self._game_trip: dict | None = None  # the last live trip's data
         self.scenes = [page.scene() for page in PAGES]
         self.clock = AnimationClock(self)
         self.clock.tick.connect(self._on_tick)
@@ -197,7 +203,20 @@ class TourWidget(QWidget):
         return self.data.context(
             self.prompt, self.lang, attn_layer=self.attn_layer, attn_head=self.attn_head,
             sampling={"temperature": self.temperature, "top_p": self.top_p, "top_k": self.top_k,
-                      "drawn": self.drawn}, kv_tokens=self.kv_tokens, game=self.game.snapshot())
+                      "drawn": self.drawn}, kv_tokens=self.kv_tokens, game=self.game.snapshot(),
+            game_source={"live": self.game_live, "reason": self.live_draft_reason(), "trip": self._game_trip,
+                         "waiting": self._game_wait is not None})
+
+    def live_draft_reason(self) -> str | None:
+        """Why the game's "live draft model" switch is disabled (translated), or None when it can be used."""
+        if self.bridge is None:
+            return T("no engine is running here")
+        info = getattr(self.bridge, "info", None) or self.data.engine_info
+        if not info:
+            return T("the engine is still starting")
+        if not info.get("draft"):
+            return T("no draft model is loaded") + (f" ({info['draft_error']})" if info.get("draft_error") else "")
+        return None
 
     # ---- UI -----------------------------------------------------------------------------------------------
     def _font(self, px: int, bold: bool = False) -> QFont:
@@ -384,6 +403,14 @@ class TourWidget(QWidget):
             press = self._button(T("Press: one trip"), self._game_press)
             press.setMinimumWidth(200)
             self._button(T("Start over"), lambda: self._game_mode(self.game.mode))
+            if self.game.mode == "apprentice":
+                reason = self.live_draft_reason()
+                self._button(T("Guesses: random"), lambda: self._game_set_live(False), True, not self.game_live)
+                live = self._button(T("Guesses: live draft"), lambda: self._game_set_live(True), True,
+                                    self.game_live)
+                live.setEnabled(reason is None)
+                live.setToolTip(T("Disabled: {reason}").format(reason=reason) if reason else
+                                T("Each press asks the engine for one real verify trip of the bundled draft model"))
         self.controls_layout.addStretch(1)
 
     def _refresh(self) -> None:
@@ -423,19 +450,58 @@ class TourWidget(QWidget):
         self._refresh()
 
     def _game_mode(self, mode: str) -> None:
-        self.game = GpuGame(mode=mode, seed=7)
+        live = self.game_live and self.live_draft_reason() is None
+        self.game = GpuGame(mode=mode, seed=7, accept_source=(lambda k: self._game_accepted) if live else None)
+        self._game_text = self.prompt
+        self._game_wait = None
+        self._game_trip = None
         self._refresh()
 
+    def _game_set_live(self, on: bool) -> None:
+        """The apprentice's switch: random illustration (False) or the live draft model (True, when loaded)."""
+        self.game_live = bool(on) and self.live_draft_reason() is None
+        self._game_mode(self.game.mode)
+
     def _game_press(self) -> None:
+        """One trip. With the live draft model, a trip with guesses first asks the engine for one real verify
+        trip over the running text; the game presses when the answer arrives (``_on_game_trip``)."""
+        if self._game_wait is not None:
+            return  # the last live trip is still being measured
+        k = self.game.next_guesses()
+        if self.game.accept_source is not None and k and self.bridge is not None:
+            aid = f"game-{next(self._ids)}"
+            if self.bridge.analyze(aid, "speculative_trip", self._game_text or self.prompt, k=k):
+                self._game_wait = aid
+                return
+        self._game_after_press()
+
+    def _game_after_press(self) -> None:
         self.game.press()
+        if self.game.last and self.game.last[0].get("done"):
+            self._game_text = self.prompt  # a new person, a new question
         scene = self.current_scene
         scene.build(self.context())
         scene.finish()
+
+    def _on_game_trip(self, event: dict) -> None:
+        self._game_wait = None
+        data = event.get("data") or {}
+        if event.get("error") or not data.get("available"):
+            log.warning("game: live trip failed (%s)", event.get("error") or "no draft model")
+            self.game_live = False
+            self._game_mode(self.game.mode)  # back to the illustration, with the switch's reason shown
+            return
+        self._game_trip = data
+        self._game_accepted = int(data.get("accepted", 0))
+        self._game_text = (self._game_text or self.prompt) + str(data.get("text", ""))
+        self._game_after_press()
 
     # ---- engine -------------------------------------------------------------------------------------------
     def _on_ready(self, info: dict) -> None:
         self.data.engine_info = info
         self._request_analysis()
+        if self.pages_key() == "game":
+            self._build_controls("game")  # the live switch may have become available
 
     def _request_analysis(self) -> None:
         if self.bridge is None:
@@ -445,6 +511,9 @@ class TourWidget(QWidget):
             self._pending = aid
 
     def _on_analysis(self, event: dict) -> None:
+        if self._game_wait is not None and event.get("analysis_id") == self._game_wait:
+            self._on_game_trip(event)
+            return
         if event.get("analysis_id") != self._pending:
             return
         self._pending = None

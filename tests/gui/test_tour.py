@@ -207,3 +207,60 @@ def test_closing_line_is_written_trip_by_trip(qtbot, tiny_model_dir, measured, f
     w.finish_animation()
     last = live["tokens"][-1]
     assert counter().startswith(f"trip {live['trips']} of") and f"{last['blocks']} blocks" in counter()
+
+
+def test_game_switch_live_draft(qtbot, tiny_model_dir, fonts):
+    """The apprentice's switch: disabled with its reason without a draft; live, each guessing press waits for one
+    real verify trip's accepted count from the engine."""
+    from PySide6.QtCore import QObject, Signal
+    from PySide6.QtWidgets import QPushButton
+
+    class Bridge(QObject):
+        analysis = Signal(dict)
+        ready = Signal(dict)
+
+        def __init__(self, info):
+            super().__init__()
+            self.info, self.sent = info, []
+
+        def analyze(self, analysis_id, kind, prompt, **params):
+            self.sent.append((analysis_id, kind, prompt, params))
+            return True
+
+    from gui.tour.data import TourData
+    from gui.tour.tour import TourWidget
+
+    def buttons(w):
+        return {b.text(): b for b in w.controls.findChildren(QPushButton) if b.isVisible() or True}
+
+    no_draft = TourWidget(bridge=Bridge({"draft": None, "draft_error": "missing"}), data=TourData(tiny_model_dir),
+                          font_family=fonts)
+    qtbot.addWidget(no_draft)
+    no_draft.goto(15)
+    no_draft._game_mode("apprentice")
+    live = buttons(no_draft)["Guesses: live draft"]
+    assert not live.isEnabled() and "missing" in live.toolTip()
+    no_draft._game_set_live(True)
+    assert not no_draft.game_live and no_draft.game.accept_source is None
+
+    bridge = Bridge({"draft": {"parameters": 1}})
+    w = TourWidget(bridge=bridge, data=TourData(tiny_model_dir), font_family=fonts)
+    qtbot.addWidget(w)
+    w.goto(15)
+    w._game_mode("apprentice")
+    assert buttons(w)["Guesses: live draft"].isEnabled()
+    w._game_set_live(True)
+    w._game_press()  # the reading trip asks nothing
+    assert w.game.trips == 1 and not [s for s in bridge.sent if s[1] == "speculative_trip"]
+    w._game_press()
+    aid, kind, prompt, params = bridge.sent[-1]
+    assert kind == "speculative_trip" and params == {"k": 5} and w.game.trips == 1  # waiting for the trip
+    w._game_press()  # ignored while waiting
+    bridge.analysis.emit({"type": "analysis", "analysis_id": aid, "data": {
+        "available": True, "proposed": 5, "accepted": 2, "guesses": ["a", "b", "c", "d", "e"], "written": [],
+        "text": " more", "verify_ms": 1.5}})
+    assert w.game.trips == 2 and w.game.last[0]["accepted"] == 2 and w.game.last[0]["tokens"] == 3
+    assert w._game_text.endswith(" more")
+    w._game_press()
+    bridge.analysis.emit({"type": "analysis", "analysis_id": bridge.sent[-1][0], "data": {"available": False}})
+    assert not w.game_live and w.game.trips == 0  # no draft after all: back to the illustration
