@@ -32,7 +32,7 @@ def random_model_dir(n_embd: int, n_layer: int, n_head: int, vocab_size: int, to
     """A random-weight GPT-2 of the given shape written in HF layout to a temp dir (for speed, not text)."""
     cfg = GPT2Config(vocab_size=vocab_size, n_positions=n_positions, n_embd=n_embd, n_layer=n_layer,
                      n_head=n_head, name=f"random-{n_layer}x{n_embd}")
-    out = Path(tempfile.mkdtemp(prefix="onetrip-bench-"))
+    out = Path(tempfile.mkdtemp(prefix="onetrip-bench-")) / cfg.name  # the folder's name is the model's name
     save_pretrained(GPT2(cfg).init_weights(seed), out, tokenizer_json)
     return out
 

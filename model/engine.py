@@ -333,8 +333,11 @@ class Engine:
         self._sync()
         return logits, (time.perf_counter_ns() - t0) / 1e6, layer_ms or []
 
-    def _emit(self, seq: Sequence, token_id: int, probs: torch.Tensor, now_ns: int) -> TokenEvent:
-        """Append a sampled token to ``seq``, stream its text, and finish the request if it must stop."""
+    def _emit(self, seq: Sequence, token_id: int, top5: list[tuple[int, float]], now_ns: int) -> TokenEvent:
+        """Append a sampled token to ``seq``, stream its text, and finish the request if it must stop.
+
+        top5: the five most likely (token id, probability) of the distribution the token was drawn from.
+        """
         seq.token_ids.append(token_id)
         if seq.first_token_ns is None:
             seq.first_token_ns = now_ns
@@ -356,7 +359,7 @@ class Engine:
         label = self.tokenizer.label
         event = TokenEvent(request_id=seq.request_id, token_id=token_id, position=len(seq.token_ids) - 1,
                            text=text, label=label(token_id),
-                           top5=[(i, label(i), p) for i, p in top_k_probs(probs, 5)], finish_reason=finish)
+                           top5=[(i, label(i), p) for i, p in top5], finish_reason=finish)
         if finish is not None:
             self._finish(seq, finish)
         return event
@@ -394,6 +397,12 @@ class Engine:
         logits, forward_ms, layer_ms = self.forward_timed(input_ids, batch, logit_index)
         now = time.perf_counter_ns()
         events = []
+        last = logits[:, -1].float()  # (B, V): the logits each sequence samples from
+        # Greedy rows need no per-row work: one softmax, argmax and top-5 for the whole batch.
+        greedy_probs = torch.softmax(last, dim=-1)
+        greedy_top = torch.topk(greedy_probs, min(5, last.size(-1)))
+        greedy_ids = last.argmax(dim=-1).tolist()
+        top_ids, top_ps = greedy_top.indices.tolist(), greedy_top.values.tolist()
         for b, it in enumerate(sched.items):
             seq = it.seq
             seq.num_computed = it.start + it.count
@@ -401,9 +410,13 @@ class Engine:
                 self.blocks.register_full_blocks(seq.table, seq.token_ids, seq.num_computed)
             if it.samples and seq.status is Status.RUNNING:
                 if self.record_logits:
-                    self.logits.setdefault(seq.request_id, []).append(logits[b, -1].float().clone())
-                token, probs = sample(logits[b, -1], seq.sampling, seq.generator)
-                events.append(self._emit(seq, token, probs, now))
+                    self.logits.setdefault(seq.request_id, []).append(last[b].clone())
+                if seq.sampling.greedy:
+                    token, top5 = greedy_ids[b], list(zip(top_ids[b], top_ps[b]))
+                else:
+                    token, probs = sample(last[b], seq.sampling, seq.generator)
+                    top5 = top_k_probs(probs, 5)
+                events.append(self._emit(seq, token, top5, now))
         self._step += 1
         return StepReport(
             step=self._step, phase=phase, request_ids=[it.seq.request_id for it in sched.items],
@@ -472,7 +485,7 @@ class Engine:
             accepted += a
             bonus += int(k > 0 and a == k)
             for i, token in enumerate(emitted):
-                event = self._emit(seq, token, distribution(rows[i], seq.sampling), now)
+                event = self._emit(seq, token, top_k_probs(distribution(rows[i], seq.sampling), 5), now)
                 event.accepted_from_draft = i < a
                 events.append(event)
                 if event.finish_reason is not None:
