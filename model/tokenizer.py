@@ -169,6 +169,7 @@ class Tokenizer:
         eos = vocab.get(EOS_TEXT)
         self._eos_token_id: int | None = eos
         self._bytes: list[bytes] | None = None  # id -> bytes, built on first use
+        self._labels: dict[int, str] = {}  # id -> display label, filled as labels are asked for
         self._fingerprint: str | None = None
 
     # ---- loading ---------------------------------------------------------------------------------------------
@@ -314,12 +315,18 @@ class Tokenizer:
             ValueError: a negative id.
         """
         token_id = _as_id(token_id)
+        cached = self._labels.get(token_id)
+        if cached is not None:  # the engine labels every step's top-5: build each label once
+            return cached
         raw = self.token_bytes(token_id)
         if token_id >= self._vocab_size:
             return f"⟨id {token_id}?⟩"  # no such token in this tokenizer
         if token_id in self._special_ids:
-            return raw.decode("utf-8", errors="replace")
-        return label_bytes(raw)
+            label = raw.decode("utf-8", errors="replace")
+        else:
+            label = label_bytes(raw)
+        self._labels[token_id] = label
+        return label
 
     def fingerprint(self) -> str:
         """A SHA-256 hex digest of the vocabulary, merges and added tokens (``str``, 64 hex digits).
