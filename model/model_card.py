@@ -14,6 +14,7 @@ import argparse
 import json
 import math
 import platform
+import re
 import shutil
 import time
 from pathlib import Path
@@ -163,12 +164,16 @@ def _commands(training: dict) -> list[str]:
                                      "to_step": training["steps"]}]
     out = []
     for r in runs:
-        note = ""
+        cmd, note = r["command"], ""
         if len(runs) > 1:
-            note = f"  # ran steps {r['from_step']}–{r['to_step']}"
-            if r is not runs[-1]:
-                note += ", then stopped (interrupted)"
-        out.append(f"{r['command']}{note}")
+            note = f"  # steps {r['from_step']}–{r['to_step']}"
+            planned = re.search(r"--steps (\d+)", cmd)
+            if r is not runs[-1] and "--stop-after" not in cmd and not (planned and int(planned[1]) == r["to_step"]):
+                cmd += f" --stop-after {r['to_step']}"  # the original run was stopped here by hand
+                note += " (the original run was stopped by hand after this checkpoint)"
+            elif r is not runs[-1]:
+                note += " (finished; the next command resumes it with a longer schedule)"
+        out.append(f"{cmd}{note}")
     return out
 
 
