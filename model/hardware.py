@@ -7,7 +7,9 @@ A decode step must read every weight once, so no step can be faster than
 
 from __future__ import annotations
 
+import platform
 import time
+from pathlib import Path
 
 import torch
 
@@ -37,3 +39,14 @@ def measure_memory_bandwidth(nbytes: int = 64 * 2**20, repeats: int = 5,
 def decode_floor_ms(weight_bytes: int, bandwidth_bytes_per_s: float) -> float:
     """The fastest a decode step can be, in ms: every weight byte read once at full bandwidth."""
     return weight_bytes / bandwidth_bytes_per_s * 1e3
+
+
+def cpu_name() -> str:
+    """The processor's model name (from /proc/cpuinfo on Linux, else what ``platform`` knows)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()

@@ -37,6 +37,7 @@ import torch
 import torch.nn.functional as F
 
 from model.gpt2 import GPT2, GPT2Config
+from model.hardware import cpu_name
 
 
 @dataclass(frozen=True)
@@ -149,18 +150,6 @@ def plot_losses(csv_path: Path, png_path: Path, title: str) -> bool:
     return True
 
 
-def hardware() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return cpu
-
-
 def export(model: GPT2, out: Path, tokenizer_json: Path, summary: dict, run_dir: Path) -> None:
     """Write the HF-layout directory plus training.json, loss.csv and loss.png (small) beside it."""
     from model.checkpoint import save_pretrained
@@ -252,7 +241,7 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
         return {
             "config": config_name, "recipe": asdict(cfg), "seed": seed, "steps": step, "tokens_seen": tokens_seen,
             "wall_seconds": round(elapsed, 1), "threads": torch.get_num_threads(), "device": device,
-            "hardware": hardware() if device == "cpu" else torch.cuda.get_device_name(),
+            "hardware": cpu_name() if device == "cpu" else torch.cuda.get_device_name(),
             "torch": torch.__version__, "python": platform.python_version(),
             "parameters": model.num_parameters(), "teacher": str(teacher_dir) if teacher_dir else None,
             "command": this_run["command"],
