@@ -9,7 +9,7 @@ from collections import deque
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt, QTimer
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QWidget
 
 # Colours match the stage (animations.items): dark panels, light text.

@@ -137,7 +137,6 @@ def _generate(args) -> int:
     threads, device = setup_torch(args.threads, args.device)
     from model.checkpoint import load_pretrained
     from model.engine import Engine
-    from model.sampling import SamplingParams
 
     model_dir = Path(args.model) if args.model else BUNDLED_MODEL
     model, tokenizer = load_pretrained(model_dir, device=device)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor
 
 from animations.scenes.base import (
-    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SEAT_COLORS, TEXT, T, TourScene, fmt_ms,
+    ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, PANEL, PAPER, SEAT_COLORS, TEXT, T, TourScene, fmt_ms,
 )
 from animations.timeline import Lambda
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor
 
 from animations.scenes.base import (
-    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, RED, SEAT_COLORS, TEXT, T, TourScene,
+    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PURPLE, SEAT_COLORS, TEXT, T, TourScene,
     fmt_bytes, fmt_ms,
 )
 from animations.scenes.trips import _analysis

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QImage
 
 from animations.scenes.base import (
-    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, GREEN_LIGHT, ORANGE, PANEL, PAPER, PURPLE, RED, TEXT, T, TourScene,
+    ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, RED, TEXT, T, TourScene,
     fmt_bytes, fmt_ms, seq_color,
 )
 

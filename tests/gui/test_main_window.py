@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog
 
 from tests.gui.fake_engine import fake_tokens
