@@ -176,11 +176,21 @@ class ParallelScene(TourScene):
                 (T("Experts living apart: expert parallel"), T("mixture-of-experts models only"))]
         for i, (name, why) in enumerate(ways):
             x = 40 + i * 512
-            c = self.box(x, y, 496, 690 - y - 6, PANEL, EDGE)
+            c = self.box(x, y, 496, 644 - y - 6, PANEL, EDGE)
             self.pop_in(c, 0.8 + 0.2 * i)
             self.text(name, x + 16, y + 10, 22, ACCENT, True, width=464)
-            self._split_icon(i, x + 16, y + 50)
-            self.text(why, x + 16, y + 110, 20, DIM, width=464)
+            self._split_icon(i, x + 16, y + 70)  # below a title that may wrap to two lines
+            self.text(why, x + 16, y + 128, 20, DIM, width=464)
+        live = ctx.get("live_workers")
+        if live:
+            how = T("tensor parallel") if live["mode"] == "tp" else T("pipeline parallel")
+            self.badge("measured", 40, 652, T("{how} over {n} worker processes, median of the last {k} trips: "
+                                              "compute {c} · communication {m} · idle {b}").format(
+                how=how, n=live["n"], k=live["trips"], c=fmt_ms(live["compute_ms"]), m=fmt_ms(live["comm_ms"]),
+                b=fmt_ms(live["bubble_ms"])))
+        else:
+            self.text(T("Tear the book on the Live page (拆书) to see real worker processes measured here."), 40,
+                      652, 20, DIM)
         ds = ctx.get("deepseek") or {"params": 671e9, "active": 37e9}
         self.text(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per token").format(
             p=ds["params"] / 1e9, a=ds["active"] / 1e9), 1560, yb + 2, 20, PURPLE, align="right")

@@ -119,6 +119,22 @@
 <context>
     <name>Tour</name>
     <message>
+        <source>tensor parallel</source>
+        <translation>张量并行</translation>
+    </message>
+    <message>
+        <source>pipeline parallel</source>
+        <translation>流水线并行</translation>
+    </message>
+    <message>
+        <source>{how} over {n} worker processes, median of the last {k} trips: compute {c} · communication {m} · idle {b}</source>
+        <translation>{how}，{n} 个工作进程，最近 {k} 趟的中位数：计算 {c} · 通信 {m} · 空等 {b}</translation>
+    </message>
+    <message>
+        <source>Tear the book on the Live page (拆书) to see real worker processes measured here.</source>
+        <translation>到“现场”页拉动“拆书”，这里就会显示真实工作进程的实测时间。</translation>
+    </message>
+    <message>
         <source>({x:.1f} × the book)</source>
         <translation>（书的 {x:.1f} 倍）</translation>
     </message>

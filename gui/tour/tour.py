@@ -16,6 +16,8 @@ from __future__ import annotations
 import itertools
 import logging
 import random
+import statistics
+from collections import deque
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QPainter
@@ -127,6 +129,8 @@ class TourWidget(QWidget):
         self._game_wait: str | None = None  # analysis id of the live trip being measured
         self._game_accepted = 0  # the accepted count of the last live trip (the game's accept source)
         self._game_trip: dict | None = None  # the last live trip's data
+        self._sharding: dict = {"mode": "tp", "n": 1}  # what the Live page's tearing slider has in force
+        self._worker_steps: deque[list[dict]] = deque(maxlen=20)  # per-worker timings of recent sharded trips
         self.scenes = [page.scene() for page in PAGES]
         self.clock = AnimationClock(self)
         self.clock.tick.connect(self._on_tick)
@@ -135,6 +139,10 @@ class TourWidget(QWidget):
         if bridge is not None:
             bridge.analysis.connect(self._on_analysis)
             bridge.ready.connect(self._on_ready)
+            if hasattr(bridge, "sharding"):
+                bridge.sharding.connect(self._on_sharding)
+            if hasattr(bridge, "step"):
+                bridge.step.connect(self._on_step)
             if getattr(bridge, "info", None):
                 self._on_ready(bridge.info)
 
@@ -198,8 +206,34 @@ class TourWidget(QWidget):
         """Jump the current scene to the end of its intro (screenshots)."""
         self.current_scene.finish()
 
+    def live_workers(self) -> dict | None:
+        """Medians of the worker timings (ms) over the recent sharded trips of the Live page, or None while the
+        book is whole: {"mode", "n", "trips", "compute_ms", "comm_ms", "bubble_ms"}."""
+        n = int(self._sharding.get("n", 1) or 1)
+        steps = [w for w in self._worker_steps if len(w) == n]
+        if n < 2 or not steps:
+            return None
+        def median(key):
+            return statistics.median(x.get(key, 0.0) for w in steps for x in w)
+        return {"mode": self._sharding.get("mode", "tp"), "n": n, "trips": len(steps),
+                "compute_ms": median("compute_ms"), "comm_ms": median("comm_ms"), "bubble_ms": median("bubble_ms")}
+
+    def _on_sharding(self, event: dict) -> None:
+        self._sharding = dict(event)
+        self._worker_steps.clear()
+
+    def _on_step(self, report: dict) -> None:
+        workers = report.get("workers") or []
+        if workers:
+            self._worker_steps.append(list(workers))
+            if self.pages_key() == "parallel" and len(self._worker_steps) % 5 == 1:
+                self._rebuild(replay=False)
+
     def context(self) -> dict:
         """The dict the current scene is drawn from (see ``TourData.context``)."""
+        return {**self._context(), "live_workers": self.live_workers()}
+
+    def _context(self) -> dict:
         return self.data.context(
             self.prompt, self.lang, attn_layer=self.attn_layer, attn_head=self.attn_head,
             sampling={"temperature": self.temperature, "top_p": self.top_p, "top_k": self.top_k,

@@ -264,3 +264,48 @@ def test_game_switch_live_draft(qtbot, tiny_model_dir, fonts):
     w._game_press()
     bridge.analysis.emit({"type": "analysis", "analysis_id": bridge.sent[-1][0], "data": {"available": False}})
     assert not w.game_live and w.game.trips == 0  # no draft after all: back to the illustration
+
+
+def test_parallel_page_shows_the_live_workers_of_the_tearing_slider(qtbot, tiny_model_dir, fonts):
+    from PySide6.QtCore import QObject, Signal
+    from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsTextItem
+
+    class Bridge(QObject):
+        analysis = Signal(dict)
+        ready = Signal(dict)
+        sharding = Signal(dict)
+        step = Signal(dict)
+        info = None
+
+        def analyze(self, *args, **params):
+            return False
+
+    from gui.tour.data import TourData
+    from gui.tour.tour import TourWidget
+
+    bridge = Bridge()
+    w = TourWidget(bridge=bridge, data=TourData(tiny_model_dir), font_family=fonts)
+    qtbot.addWidget(w)
+    w.goto(13)  # §14
+    assert w.live_workers() is None  # the book is whole: the page invites the visitor to tear it
+
+    def texts():
+        return " ".join(i.text() if isinstance(i, QGraphicsSimpleTextItem) else i.toPlainText()
+                        for i in w.current_scene.items()
+                        if isinstance(i, (QGraphicsSimpleTextItem, QGraphicsTextItem)))
+
+    assert "Tear the book on the Live page" in texts()
+    bridge.sharding.emit({"mode": "pp", "n": 2})
+    for compute, comm in ((2.0, 5.0), (4.0, 7.0), (3.0, 6.0)):
+        bridge.step.emit({"workers": [{"rank": r, "compute_ms": compute + r, "comm_ms": comm, "bubble_ms": 1.0}
+                                      for r in range(2)]})
+    bridge.step.emit({"workers": []})  # a trip on one desk does not count
+    live = w.live_workers()
+    assert live["n"] == 2 and live["trips"] == 3
+    assert live["compute_ms"] == 3.5  # median of 2, 3, 3, 4, 4, 5
+    assert live["comm_ms"] == 6.0 and live["bubble_ms"] == 1.0
+    w._rebuild(replay=False)
+    assert "pipeline parallel over 2 worker processes" in texts()
+    bridge.sharding.emit({"mode": "tp", "n": 1})  # back to one desk (or a worker died)
+    assert w.live_workers() is None
+    w.close()
