@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ I18N = Path(__file__).resolve().parent.parent / "assets" / "i18n"
 
 
 def test_committed_qm_matches_the_ts(tmp_path):
-    lrelease = shutil.which("pyside6-lrelease")
+    beside = Path(sys.executable).parent / "pyside6-lrelease"  # the one of this interpreter's environment
+    lrelease = str(beside) if beside.exists() else shutil.which("pyside6-lrelease")
     if lrelease is None:
         pytest.skip("pyside6-lrelease not installed")
     fresh = tmp_path / "fresh.qm"

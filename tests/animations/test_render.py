@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -63,7 +64,8 @@ def test_every_stage_string_has_a_chinese_translation():
 @pytest.fixture
 def chinese(qapp, tmp_path):
     """The Chinese translator, compiled from the .ts with pyside6-lrelease (the real Qt path)."""
-    lrelease = shutil.which("pyside6-lrelease")
+    beside = Path(sys.executable).parent / "pyside6-lrelease"  # the one of this interpreter's environment
+    lrelease = str(beside) if beside.exists() else shutil.which("pyside6-lrelease")
     if lrelease is None:
         pytest.skip("pyside6-lrelease not installed")
     qm = tmp_path / "one_trip_zh_CN.qm"
