@@ -77,6 +77,15 @@ class TokenChips(QScrollArea):
         self.horizontalScrollBar().setValue(hi)
 
 
+def _quiet(plot: pg.PlotWidget) -> None:
+    """A plot to look at, not to fiddle with: no mouse zoom, buttons or menu; a faint horizontal grid."""
+    plot.setMinimumHeight(70)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.hideButtons()
+    plot.setMenuEnabled(False)
+    plot.showGrid(x=False, y=True, alpha=0.25)
+
+
 class TripPlot(pg.PlotWidget):
     """Measured milliseconds per trip (one point per forward pass), with the floor drawn as a line.
 
@@ -86,11 +95,7 @@ class TripPlot(pg.PlotWidget):
     def __init__(self, parent: QWidget | None = None, max_points: int = 400, font: QFont | None = None):
         super().__init__(parent, background=PLOT_BG)
         self.max_points = max_points
-        self.setMinimumHeight(70)
-        self.setMouseEnabled(x=False, y=False)
-        self.hideButtons()
-        self.setMenuEnabled(False)
-        self.showGrid(x=False, y=True, alpha=0.25)
+        _quiet(self)
         self._x: deque[int] = deque(maxlen=max_points)
         self._y: deque[float] = deque(maxlen=max_points)
         self._prefill: deque[bool] = deque(maxlen=max_points)
@@ -154,11 +159,7 @@ class RatePlot(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None, max_points: int = 400, font: QFont | None = None):
         super().__init__(parent, background=PLOT_BG)
-        self.setMinimumHeight(70)
-        self.setMouseEnabled(x=False, y=False)
-        self.hideButtons()
-        self.setMenuEnabled(False)
-        self.showGrid(x=False, y=True, alpha=0.25)
+        _quiet(self)
         self._x: deque[int] = deque(maxlen=max_points)
         self._y: deque[float] = deque(maxlen=max_points)
         self._curve = self.plot([], [], pen=pg.mkPen(RATE_COLOR, width=2), symbol="o", symbolSize=5,
