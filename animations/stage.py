@@ -551,7 +551,9 @@ class StageScene(QGraphicsScene):
         self._wh_note.setText(_tr("A copy travels; the book stays home"))
         self._fit_width(self._wh_note, WAREHOUSE.width() - 36)
         for i, (chapter, b) in enumerate(zip(self._chapters, self._layer_bytes)):
-            chapter.set_label(_tr("Ch. {i} · {size}").format(i=i + 1, size=format_bytes(b)))
+            # the placeholder book (no model yet, or none could be loaded) has no sizes to show
+            chapter.set_label(_tr("Ch. {i} · {size}").format(i=i + 1, size=format_bytes(b))
+                              if self._model_name else _tr("Ch. {i}").format(i=i + 1))
         if self._shard_n > 1:
             how = _tr("every page cut in {n} strips") if self._shard_mode == "tp" else _tr("chapters split {n} ways")
             self._desk_header.setText(_tr("{n} desks · compute · {how}").format(n=self._shard_n,
@@ -598,6 +600,10 @@ class StageScene(QGraphicsScene):
         self._fit_width(self._caption, SCENE_RECT.width() - 40)
         w = self._caption.boundingRect().width() * self._caption.scale()
         self._caption.setPos(SCENE_RECT.center().x() - w / 2, CAPTION_Y)
+
+    def show_notice(self, text: Callable[[], str]) -> None:
+        """Show ``text()`` (re-read on a language switch) as the stage's caption until the next trip."""
+        self._set_caption(text)
 
     def _update_count(self, in_use: int) -> None:
         self._cheat_count.setText(_tr("{used} of {total} pages used").format(used=in_use, total=self._num_blocks))

@@ -831,6 +831,7 @@ class MainWindow(QMainWindow):
 
     def _on_fatal(self, message: str) -> None:
         self._fatal = message
+        self.scene.show_notice(lambda: _tr("No model could be loaded, so no trips today: the reason is below."))
         self.engine_info = None
         self._running = False
         self._set_status_text(_tr("The model could not be loaded: {message}").format(message=message))

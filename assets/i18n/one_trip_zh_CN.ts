@@ -4,6 +4,10 @@
 <context>
     <name>StageScene</name>
     <message>
+        <source>Ch. {i}</source>
+        <translation>第 {i} 章</translation>
+    </message>
+    <message>
         <source>Warehouse · GPU memory</source>
         <translation>仓库 · 显存</translation>
     </message>
@@ -1253,6 +1257,10 @@
 </context>
 <context>
     <name>MainWindow</name>
+    <message>
+        <source>No model could be loaded, so no trips today: the reason is below.</source>
+        <translation>模型没能加载，今天搬不了书：原因写在下面。</translation>
+    </message>
     <message>
         <source>The engine says: {message}</source>
         <translation>引擎提示：{message}</translation>
