@@ -120,9 +120,17 @@ def test_bad_params_raise_request_error(kwargs):
 
 
 def test_extreme_but_valid_seeds():
+    import torch
+
+    draws = []
     for seed in (0, -1, 2**63, 2**64 - 1):
-        SamplingParams(temperature=1.0, seed=seed)
-        make_generator(seed)
+        assert SamplingParams(temperature=1.0, seed=seed).seed == seed
+        a, b = make_generator(seed), make_generator(seed)
+        first = torch.rand(4, generator=a)
+        assert torch.equal(first, torch.rand(4, generator=b))  # the same seed draws the same numbers
+        draws.append(tuple(first.tolist()))
+    assert draws[1] == draws[3]  # -1 and 2**64 - 1 are the same 64-bit seed
+    assert draws[0] != draws[1]
 
 
 # ---- through the engine ----------------------------------------------------------------------------------------
