@@ -276,6 +276,8 @@ class StageScene(QGraphicsScene):
         if mode == "pp":
             n = min(n, n_layer)
             if not layers or len(layers) != n:
+                # The engine's event carries the real stages; without one, split as model.parallel.split_layers
+                # does (animations/ may not import model/, so the three lines are repeated here on purpose).
                 base, extra = divmod(n_layer, n)
                 layers, start = [], 0
                 for d in range(n):
