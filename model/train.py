@@ -68,6 +68,9 @@ CONFIGS: dict[str, TrainConfig] = {
     "target": TrainConfig(n_embd=256, n_layer=4, n_head=4),
     # ~0.67M parameters (< 1/5 of the target), two layers so that it can learn to copy (induction heads).
     "draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=16, steps=1400, lr=3e-3),
+    # A further stage for "target" (--init-from assets/models/target): larger batches, a lower peak, fresh cosine.
+    "target-more": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=16, steps=1000, lr=1e-3, warmup=50,
+                               long_frac=0.1, eval_every=100, ckpt_every=100),
     # The Chinese poetry model (corpus from ``python -m model.poems``): poems are short, so a short block;
     # a 6,144-token vocabulary (one token per common character) makes the LM head about 40 % of the parameters.
     "poems": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=32, block=128, long_frac=0.04, steps=1800,
