@@ -87,7 +87,7 @@ def set_language(lang: str) -> str:
     if lang == _current and (_installed is not None or lang == "en"):
         return _current
     app = QCoreApplication.instance()
-    if _installed is not None:
+    if _installed is not None and shiboken6.isValid(_installed):
         app.removeTranslator(_installed)
         _installed = None
     cached = _loaded.get(lang)
