@@ -45,7 +45,7 @@ DEFAULT_CHORD = "Ctrl+Alt+Shift+Q"
 LANGUAGES = ("zh", "en")
 # accepted (lowest, highest) of each number; Qt timers hold at most 2**31 - 1 ms (24.8 days)
 RANGES = {"idle_seconds": (0.2, 86_400.0), "screen": (0, 63), "trip_seconds": (0.05, 3.0),
-          "section_seconds": (0.5, 3_600.0)}
+          "section_seconds": (0.1, 3_600.0)}
 
 
 def chord_problem(text: str) -> str | None:
