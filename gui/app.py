@@ -129,7 +129,11 @@ def run_app(args) -> int:
     install_qt_message_handler()
     app = create_app()
     settings = app_settings.load(args)
-    app_settings.save(app_settings.load(), only_missing=True)  # the file lists every key an operator may set
+    problem = app_settings.write_problem()
+    if problem:  # said once; the app runs on what it could read (or the defaults)
+        log.warning("settings cannot be saved (%s); running on the settings read and the defaults", problem)
+    else:
+        app_settings.write_defaults_if_new(app_settings.Settings())  # a new file lists every key an operator may set
     log.info("settings %s (from %s); log %s", settings, app_settings.settings_path(), log_file)
     window = build_window(args, app)
     kiosk = bool(_opt(args, "kiosk", False))

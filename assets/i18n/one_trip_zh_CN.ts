@@ -1430,8 +1430,16 @@
         <translation>准备好了。选一个题目，按“开始”。</translation>
     </message>
     <message>
-        <source>The engine keeps stopping; it will not be restarted. See the log.</source>
-        <translation>引擎反复停止，不再自动重启。详情见日志。</translation>
+        <source>The engine keeps stopping; trying again in {s} s. See the log.</source>
+        <translation>引擎反复停止，{s} 秒后再试。详情见日志。</translation>
+    </message>
+    <message>
+        <source>The engine is restarting; it will run when it is ready.</source>
+        <translation>引擎正在重启，准备好就开始写。</translation>
+    </message>
+    <message>
+        <source>The engine is not running.</source>
+        <translation>引擎没有在运行。</translation>
     </message>
     <message>
         <source>its tokenizer differs from the master's</source>
