@@ -75,8 +75,8 @@ CONFIGS: dict[str, TrainConfig] = {
     # a 6,144-token vocabulary (one token per common character) makes the LM head about 40 % of the parameters.
     "poems": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=32, block=128, long_frac=0.04, steps=1800,
                          eval_every=100, ckpt_every=100),
-    # Its apprentice: ~1.1M parameters (the embedding is most of it), distilled from "poems".
-    "poems-draft": TrainConfig(n_embd=128, n_layer=2, n_head=4, batch=32, block=128, long_frac=0.04, steps=700,
+    # Its apprentice: ~0.8M parameters (the embedding is most of it), distilled from "poems".
+    "poems-draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=32, block=128, long_frac=0.04, steps=400,
                                lr=3e-3, eval_every=100, ckpt_every=100),
     # For the tests: trains in seconds.
     "tiny-test": TrainConfig(n_embd=32, n_layer=1, n_head=2, n_positions=64, batch=4, block=32, long_frac=0.2,
