@@ -5,6 +5,7 @@
     python main.py screenshot --out FILE.png [...]                             the window, saved offscreen
     python main.py kv-size ... | roofline ...                                  the calculators
     python main.py bench [--quick]                                             the benchmarks
+    python main.py desktop-entry [-- ARG ...]                                  add the app to the desktop's menu
 
 This file is the composition root: it parses the command line and hands over; each command imports its own
 heavy dependencies (torch, Qt) only when it runs.
@@ -25,7 +26,22 @@ COMMANDS = {
     "roofline": "model.costs:roofline_main",
     "screenshot": "gui.cli:screenshot_main",
     "bench": "bench.run:bench_main",
+    "desktop-entry": "gui.desktop_entry:desktop_entry_main",
 }
+
+
+# commands that open Qt's platform (a window, or offscreen when there is no display)
+WINDOW_COMMANDS = ("screenshot",)
+
+
+def platform_ok() -> bool:
+    """Before any QApplication: False, after one line on stderr naming the system packages to install, if Qt's
+    platform plugin cannot load here (on Linux/X11, Qt 6.5+ needs libxcb-cursor0 and aborts without it)."""
+    from gui.platform_check import check
+    problem = check()
+    if problem:
+        print(problem, file=sys.stderr)
+    return problem is None
 
 
 def _positive_int(text: str) -> int:
@@ -105,12 +121,16 @@ def build_gui_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in COMMANDS:
+        if argv[0] in WINDOW_COMMANDS and "-h" not in argv and "--help" not in argv and not platform_ok():
+            return 2
         module, func = COMMANDS[argv[0]].split(":")
         return _run_command(lambda rest: getattr(importlib.import_module(module), func)(rest), argv[1:])
     if argv and not argv[0].startswith("-"):
         print(f"main.py: unknown command {argv[0]!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
     args = build_gui_parser().parse_args(argv)
+    if not platform_ok():
+        return 2
     from gui.app import run_app
     return int(run_app(args) or 0)
 

@@ -68,13 +68,9 @@ def font_for(family: str, px: int, bold: bool = False) -> QFont:
 
 
 def pick_family() -> str:
-    """A family with Chinese glyphs if one is installed, else the default (the window may override it)."""
-    installed = set(QFontDatabase.families())
-    for family in ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei",
-                   "WenQuanYi Micro Hei"):
-        if family in installed:
-            return family
-    return QFont().family()
+    """The app's one family, with the bundled Chinese glyphs (gui.fonts registers them; the window may override it)."""
+    from gui.fonts import register_fonts  # Qt only; the same bundled font the app uses, on any machine
+    return register_fonts()
 
 
 # --- items ---------------------------------------------------------------------------------------------------

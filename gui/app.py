@@ -14,9 +14,10 @@ import signal
 import sys
 
 from PySide6.QtCore import QCoreApplication, QSettings, Qt, QtMsgType, QTimer, qInstallMessageHandler
-from PySide6.QtGui import QFont, QGuiApplication
+from PySide6.QtGui import QFont, QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
+import assets
 from gui import i18n
 from gui.bridge import DEFAULT_TARGET, EngineBridge
 from gui.fonts import register_fonts
@@ -58,6 +59,8 @@ def create_app(argv: list[str] | None = None) -> QApplication:
         QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
         app = QApplication(argv if argv is not None else [sys.argv[0]])
     QCoreApplication.setApplicationName(APP_NAME)
+    QGuiApplication.setDesktopFileName("one-trip")  # assets/one-trip.desktop; the icon from assets/icons
+    app.setWindowIcon(QIcon(str(assets.ICONS / "one-trip.png")))
     QCoreApplication.setOrganizationName(ORG_NAME)
     from gui.settings import configure_qsettings
     configure_qsettings()  # every QSettings() reads and writes one INI file (ONE_TRIP_CONFIG_DIR for tests)

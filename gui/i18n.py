@@ -18,7 +18,9 @@ from PySide6.QtCore import QCoreApplication, QTranslator
 
 log = logging.getLogger(__name__)
 
-I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+import assets
+
+I18N_DIR = assets.I18N  # the bundled translations, wherever the package is installed
 LANGUAGES = ("en", "zh")
 _QT_LOCALE = {"zh": "zh_CN"}
 

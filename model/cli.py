@@ -21,7 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+import assets
+
+ASSETS = assets.root()  # importlib.resources: a checkout, an editable install or site-packages
 BUNDLED_MODEL = ASSETS / "models" / "target"
 BUNDLED_DRAFT = ASSETS / "models" / "draft"
 
