@@ -16,7 +16,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
+import assets
+
+MODELS_DIR = assets.MODELS
 
 # Lines of a poem end at these marks (full-width punctuation as the corpus writes it) or at a line break.
 POEM_LINE_END = re.compile(r"[，。！？；\n]")
