@@ -75,6 +75,7 @@ class Settings:
     trip_seconds: float = 1.0  # slow motion: seconds one trip of the weights takes on screen
     section_seconds: float = 8.0  # attract loop: seconds per tour section
     prompts: list[str] = field(default_factory=list)  # attract loop prompts; empty: the built-in presets
+    deck: str = "1-15, live, 16, 17, 18"  # [presenter] the talk's order for the clicker (gui.deck)
 
     def __post_init__(self) -> None:
         self.language = self.language if self.language in ("zh", "en") else "zh"
@@ -84,9 +85,11 @@ class Settings:
         self.trip_seconds = min(3.0, max(0.05, float(self.trip_seconds)))
         self.section_seconds = max(0.5, float(self.section_seconds))
         self.prompts = [p[:MAX_PROMPT_CHARS] for p in (str(p).strip() for p in self.prompts) if p]
+        from gui.deck import deck_or_default, format_deck  # a bad deck is logged and replaced by the default
+        self.deck = format_deck(deck_or_default(self.deck))
 
 
-_KEYS = {"language": "language"}  # everything else lives under [kiosk]
+_KEYS = {"language": "language", "deck": "presenter/deck"}  # everything else lives under [kiosk]
 
 
 def _key(name: str) -> str:
@@ -94,6 +97,8 @@ def _key(name: str) -> str:
 
 
 def _parse(name: str, raw, default):
+    if name == "deck" and isinstance(raw, (list, tuple)):  # QSettings splits an unquoted comma list
+        return ", ".join(str(r) for r in raw)
     if name == "prompts":
         if isinstance(raw, (list, tuple)):  # QSettings splits an unquoted comma list itself
             raw = ", ".join(str(r) for r in raw)
