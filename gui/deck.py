@@ -153,8 +153,24 @@ class Deck:
         if tour.pages_key() == "game":
             self._game_entry = (id(tour.game), tour.game.sentences_done)
 
+    def _outside(self, later: bool) -> int | None:
+        """For a tour page shown that is not in the deck: the position of the deck's first page after it
+        (``later``) or last page before it, in page order; None if there is none or the page is in the deck."""
+        shown = self.shown()
+        if shown == LIVE or shown in self.items:
+            return None
+        pages = [(it, i) for i, it in enumerate(self.items) if it != LIVE and (it > shown if later else it < shown)]
+        if not pages:
+            return None
+        return (min(pages) if later else max(pages))[1]
+
     def next(self) -> bool:
-        """The next item; False (and nothing moves) on the last one."""
+        """The next item; False (and nothing moves) on the last one. From a tour page outside the deck (a chip
+        or a digit took the speaker there): the deck's first page after it."""
+        outside = self._outside(later=True)
+        if outside is not None:
+            self.show(outside)
+            return True
         self.sync()
         if self.position + 1 >= len(self.items):
             return False
@@ -162,7 +178,12 @@ class Deck:
         return True
 
     def prev(self) -> bool:
-        """The previous item; False on the first one."""
+        """The previous item; False on the first one. From a tour page outside the deck: the deck's last page
+        before it."""
+        outside = self._outside(later=False)
+        if outside is not None:
+            self.show(outside)
+            return True
         self.sync()
         if self.position == 0:
             return False

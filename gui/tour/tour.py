@@ -59,6 +59,9 @@ CONTROL_PX = 20
 MAX_INTRO_S = 6.0  # no page's intro takes longer than this at pace 1: a longer one plays faster
 # Pages whose scene shows what the loaded model writes: they say in one line what that model is.
 MODEL_OUTPUT_PAGES = ("sampling", "decode", "streaming", "reasoning", "speculative", "game", "questions")
+# What the game's people write, one sentence each in turn (translated; see game_sentences).
+GAME_SENTENCES = ("One trip of the book writes one token.", "The cheat sheet keeps what was read.",
+                  "Sharing the table costs no extra trip.")
 TERM_COLOR = "#9fd0ff"  # underlined terms in a caption: hover for a tooltip, click or tap for the line below
 
 STYLE = """
@@ -70,7 +73,7 @@ QPushButton { background: #17202a; color: #eef3f8; border: 2px solid #33465b; bo
 QPushButton:hover { border-color: #86aad3; }
 QPushButton:checked { background: #4a74a3; border-color: #ffc94a; }
 QPushButton:disabled { color: #6b7a8a; border-color: #253240; }
-QPushButton#chip { min-width: 44px; padding: 4px 8px; min-height: 30px; }
+QPushButton#chip { min-width: 0px; padding: 4px 4px; min-height: 30px; }
 QPushButton#chip:checked { background: #ffc94a; color: #1b1d21; border-color: #ffc94a; }
 QPushButton:focus { border-color: #ffc94a; }
 QLineEdit { background: #17202a; color: #eef3f8; border: 2px solid #33465b; border-radius: 8px; padding: 4px 8px; }
@@ -133,7 +136,7 @@ class _ChipStrip(QWidget):
         out = []
         for chip, label in zip(self.chips, labels):
             fm = chip.fontMetrics()
-            out.append(max(fm.horizontalAdvance(label) + 24, fm.height() + 12))
+            out.append(max(fm.horizontalAdvance(label) + 24, fm.height() + 16))  # padding 4+4, border 2+2, air
         return out
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
@@ -212,7 +215,7 @@ class TourWidget(QWidget):
         self.draw_seed = 0
         self.drawn: int | None = None
         self.kv_tokens = 2000
-        self.game = GpuGame(seed=7)
+        self.game = GpuGame(seed=7, sentences=self.game_sentences())
         self.game_live = False  # the apprentice's guesses: False = random illustration, True = live draft model
         self._game_text = ""  # the running text the live apprentice continues
         self._game_wait: str | None = None  # analysis id of the live trip being measured
@@ -466,6 +469,7 @@ class TourWidget(QWidget):
         self.prompt_label.setText(T("Your question:"))
         self.prev_button.setText(T("◀ Back"))
         self.next_button.setText(T("Next ▶"))
+        self.game.sentences = [tuple(x) for x in self.game_sentences() if x]  # newcomers write in the new language
         self._rebuild(replay=False)
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -579,11 +583,10 @@ class TourWidget(QWidget):
         poetry = "poem" in name or "poetry" in name
         if params:
             size = T("{m:.1f} million").format(m=params / 1e6)
-            text = (T("The model writing here: a GPT-2 of {size} parameters that has read only classical Chinese "
-                      "poems: it continues in their form, and it does not answer questions.") if poetry else
-                    T("The model writing here: a GPT-2 of {size} parameters that has read only Python's "
-                      "documentation and source: it continues text in that style, so a question gets a "
-                      "documentation-like ramble, not an answer."))
+            text = (T("The model here: a GPT-2 of {size} parameters that has read only classical Chinese poems; "
+                      "it continues in their form, it does not answer.") if poetry else
+                    T("The model here: a GPT-2 of {size} parameters that has read only Python's documentation; "
+                      "it imitates that text, it does not answer."))
             return text.format(size=size)
         return T("No model is loaded here: the words on this page are an illustration.")
 
@@ -750,11 +753,30 @@ class TourWidget(QWidget):
 
     def _game_mode(self, mode: str) -> None:
         live = self.game_live and self.live_draft_reason() is None
-        self.game = GpuGame(mode=mode, seed=7, accept_source=(lambda k: self._game_accepted) if live else None)
+        self.game = GpuGame(mode=mode, seed=7, accept_source=(lambda k: self._game_accepted) if live else None,
+                            sentences=self.game_sentences())
         self._game_text = self.prompt
         self._game_wait = None
         self._game_trip = None
         self._refresh()
+
+    def game_sentences(self) -> list[list[str]]:
+        """The sentences the game's people write, as token labels in the current language: English through this
+        model's tokenizer (its real pieces, "␣" for a space), Chinese one character a token (the bundled
+        tokenizer cuts Chinese into bytes, which a board cannot show); at most 16 tokens each."""
+        out = []
+        zh = self._lang() == "zh"
+        for source in GAME_SENTENCES:
+            text = T(source)
+            if zh:
+                labels = [c for c in text if not c.isspace()]
+            else:
+                labels = [t["label"] for t in self.data.tokens(text)] if self.data.tokenizer else []
+                if not labels:
+                    words = text.split()
+                    labels = [("␣" if i else "") + w for i, w in enumerate(words)]
+            out.append(labels[:16])
+        return out
 
     def _game_set_live(self, on: bool) -> None:
         """The apprentice's switch: random illustration (False) or the live draft model (True, when loaded)."""

@@ -106,6 +106,8 @@ def test_presenter_mode_hides_controls_and_enlarges_captions(qtbot, stage):
     window, presenter, tour = stage
     window.show_live()
     presenter.enter_presenter_mode()
+    assert window.is_tour_visible() and tour.current_index == 0  # presenter mode opens on the deck's first item
+    window.show_live()
     assert not window.step_button.isVisibleTo(window) and not window.lang_button.isVisibleTo(window)
     assert window.run_button.isVisibleTo(window)
     assert window.readout.font().pixelSize() > 24
