@@ -121,6 +121,8 @@ class Deck:
         """Re-anchor ``position`` on the item shown (the nearest match to the current position; for a tour page
         not in the deck, the last item before it in page order). Returns the position."""
         shown = self.shown()
+        if shown == LIVE and (self.items[self.position] != LIVE or self._live_entry_session is None):
+            self._live_entry_session = getattr(self.window, "_session", None)  # Live reached without the deck
         if self.items[self.position] == shown:
             return self.position
         matches = [i for i, it in enumerate(self.items) if it == shown]
@@ -204,7 +206,7 @@ class Deck:
         entered = self._live_entry_session
         if session is None or not callable(getattr(w, "is_session_done", None)):
             return True
-        started_here = entered is None or session != entered
+        started_here = entered is not None and session != entered
         return started_here and w.is_session_done() and not (callable(getattr(w, "is_running", None))
                                                               and w.is_running())
 

@@ -369,3 +369,7 @@ class PaceNote(QLabel):
         self.show()
         self.raise_()
         self._timer.start(PACE_NOTE_MS)
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._timer.stop()  # hidden with its window (closed): nothing left to time
+        super().hideEvent(event)
