@@ -1824,7 +1824,7 @@
     </message>
     <message>
         <source>A two-way connection kept open between browser and server.</source>
-        <translation>浏览器和服务器之间一直开着的双向连接。</translation>
+        <translation>客户端和服务器之间一直开着的双向连接。</translation>
     </message>
     <message>
         <source>first token</source>
