@@ -17,6 +17,9 @@ operator can edit by hand::
     section_seconds=8
     prompts=Once upon a time, a little robot | 从前有一座山，山里有一座庙，
 
+    [presenter]
+    deck=1-15, live, 16, 17, 18
+
 Command-line values win for that run only (``--idle-seconds 5`` for a test does not stick); ``save()`` writes a
 whole ``Settings`` back, and ``run_app`` writes the keys that are missing so the file documents itself.
 """
