@@ -1263,12 +1263,16 @@
         <translation>{m:.1f} 百万</translation>
     </message>
     <message>
+        <source>{w:.0f} × 10,000</source>
+        <translation>{w:.0f} 万</translation>
+    </message>
+    <message>
         <source>The model here: a GPT-2 of {size} parameters that has read only classical Chinese poems; it continues in their form, it does not answer.</source>
-        <translation>这里的模型：一个 {size} 参数的 GPT-2，只读过古诗；它按诗的格式往下续写，不会回答问题。</translation>
+        <translation>这里的模型：一个 {size}参数的 GPT-2，只读过古诗；它按诗的格式往下续写，不会回答问题。</translation>
     </message>
     <message>
         <source>The model here: a GPT-2 of {size} parameters that has read only Python's documentation; it imitates that text, it does not answer.</source>
-        <translation>这里的模型：一个 {size} 参数的 GPT-2，只读过 Python 的文档；它模仿那种文字往下写，不会回答问题。</translation>
+        <translation>这里的模型：一个 {size}参数的 GPT-2，只读过 Python 的文档；它模仿那种文字往下写，不会回答问题。</translation>
     </message>
     <message>
         <source>No model is loaded here: the words on this page are an illustration.</source>

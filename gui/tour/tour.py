@@ -81,7 +81,7 @@ QLineEdit:focus { border-color: #ffc94a; }
 QLabel#termLine { color: #9fd0ff; padding: 2px 18px; }
 QLabel#modelLine { color: #aab7c4; padding: 2px 18px; }
 QTextBrowser#glossary { background: #0f1419; color: #eef3f8; border: none; padding: 8px 18px; }
-QSlider { border: 2px solid transparent; border-radius: 8px; padding: 2px 4px; }
+QSlider { border: 2px solid transparent; border-radius: 8px; padding: 0px 4px; min-height: 34px; }
 QSlider:focus { border: 2px solid #ffc94a; }
 QSlider::groove:horizontal { height: 8px; background: #33465b; border-radius: 4px; }
 QSlider::handle:horizontal { width: 26px; margin: -10px 0; background: #ffc94a; border-radius: 13px; }
@@ -517,8 +517,11 @@ class TourWidget(QWidget):
     def _set_caption(self, text: str) -> None:
         """The caption as rich text: every glossary term underlined, a link to its explanation."""
         self._caption_plain = text
-        out, pos = [], 0
+        out, pos, seen = [], 0, set()
         for start, end, term in glossary.spans(text, self._lang()):
+            if term.key in seen:
+                continue  # a term is a link once per caption
+            seen.add(term.key)
             out.append(html.escape(text[pos:start]))
             out.append(f'<a href="term:{term.key}" style="color:{TERM_COLOR}; text-decoration: underline;">'
                        f'{html.escape(text[start:end])}</a>')
@@ -530,7 +533,8 @@ class TourWidget(QWidget):
 
     def caption_terms(self) -> list[str]:
         """Keys of the glossary terms underlined in the caption shown."""
-        return [t.key for _, _, t in glossary.spans(getattr(self, "_caption_plain", ""), self._lang())]
+        return list(dict.fromkeys(t.key for _, _, t in glossary.spans(getattr(self, "_caption_plain", ""),
+                                                                        self._lang())))
 
     def _term_of(self, link: str):
         return glossary.BY_KEY.get(link.split(":", 1)[-1]) if link else None
@@ -582,7 +586,8 @@ class TourWidget(QWidget):
         name = self.data.model_dir.name.lower() if getattr(self.data, "model_dir", None) else ""
         poetry = "poem" in name or "poetry" in name
         if params:
-            size = T("{m:.1f} million").format(m=params / 1e6)
+            size = (T("{w:.0f} × 10,000").format(w=params / 1e4) if self._lang() == "zh" else
+                    T("{m:.1f} million").format(m=params / 1e6))
             text = (T("The model here: a GPT-2 of {size} parameters that has read only classical Chinese poems; "
                       "it continues in their form, it does not answer.") if poetry else
                     T("The model here: a GPT-2 of {size} parameters that has read only Python's documentation; "
