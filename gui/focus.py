@@ -5,8 +5,9 @@ Rules (issue #18):
 * A text field keeps its keys only while it is being edited. Enter or Esc in a field hands the focus back to
   the page (Esc also puts back the text it had when the focus came in; Enter keeps what was typed and the
   field's own ``returnPressed`` runs first).
-* A slider takes the arrow keys (← → ↑ ↓) only while it has the focus, which it shows with a focus ring (the
-  style sheets draw ``QSlider:focus``); otherwise the arrows stay the presenter's keys. Esc releases it too.
+* A slider takes the arrow keys (← → ↑ ↓) only while it has the focus and shows it with a focus ring (a style
+  sheet that applies to it draws ``QSlider:focus``); otherwise the arrows stay the presenter's keys. Esc
+  releases it too.
 * In presenter mode (``presenter=True``) a click anywhere outside the field being edited takes the focus out of
   that field, so the projector never shows a blinking cursor the speaker forgot.
 
@@ -41,6 +42,19 @@ def is_text_field(widget) -> bool:
     if isinstance(widget, (QTextEdit, QPlainTextEdit)):
         return not widget.isReadOnly()
     return False
+
+
+def shows_focus_ring(slider: QWidget) -> bool:
+    """True when a style sheet that applies to ``slider`` (its own, an ancestor's or the application's) draws
+    ``QSlider:focus``: only such a slider takes the arrow keys, because only then can the speaker see which
+    slider the arrows move."""
+    w = slider
+    while w is not None:
+        if "QSlider:focus" in (w.styleSheet() or ""):
+            return True
+        w = w.parentWidget()
+    app = QApplication.instance()
+    return bool(app is not None and "QSlider:focus" in (app.styleSheet() or ""))
 
 
 def hand_focus_back(widget: QWidget) -> None:
@@ -78,7 +92,7 @@ class FocusGuard(QObject):
         kind = event.type()
         if kind == QEvent.ShortcutOverride:
             if isinstance(obj, QAbstractSlider) and obj.hasFocus() and event.key() in SLIDER_KEYS \
-                    and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier):
+                    and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier) and shows_focus_ring(obj):
                 event.accept()  # the slider that shows its focus ring takes the arrow
                 return True
             if is_text_field(obj) and event.key() in (Qt.Key_Escape, Qt.Key_Return, Qt.Key_Enter):
@@ -113,4 +127,4 @@ class FocusGuard(QObject):
         return False
 
 
-__all__ = ["FocusGuard", "hand_focus_back", "is_text_field"]
+__all__ = ["FocusGuard", "hand_focus_back", "is_text_field", "shows_focus_ring"]

@@ -58,7 +58,7 @@ CAPTION_PX = 24  # at 1080p: readable from two metres (the brief asks for at lea
 CONTROL_PX = 20
 MAX_INTRO_S = 6.0  # no page's intro takes longer than this at pace 1: a longer one plays faster
 # Pages whose scene shows what the loaded model writes: they say in one line what that model is.
-MODEL_OUTPUT_PAGES = ("sampling", "decode", "streaming", "reasoning", "speculative", "game", "questions")
+MODEL_OUTPUT_PAGES = ("sampling", "decode", "streaming", "reasoning", "speculative", "questions")
 # What the game's people write, one sentence each in turn (translated; see game_sentences).
 GAME_SENTENCES = ("One trip of the book writes one token.", "The cheat sheet keeps what was read.",
                   "Sharing the table costs no extra trip.")

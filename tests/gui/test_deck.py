@@ -185,6 +185,18 @@ def test_a_focused_slider_takes_the_arrows_and_shows_it(qtbot, talk):
     assert tour.current_index == 13 and slider.value() == value
 
 
+def test_a_slider_without_a_focus_ring_leaves_the_arrows_to_the_clicker(qtbot, talk):
+    from gui.focus import shows_focus_ring
+    window, presenter, tour = talk
+    window.show_live()
+    slider = window.batch_slider
+    _focus(qtbot, slider)
+    value = slider.value()
+    presenter.deck.sync()
+    qtbot.keyClick(slider, Qt.Key_Right)
+    assert slider.value() == value or shows_focus_ring(slider)  # moves only where the ring is drawn
+
+
 def test_space_after_clicking_press_presses_again(qtbot, talk):
     window, presenter, tour = talk
     tour.goto(15)
