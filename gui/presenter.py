@@ -46,7 +46,8 @@ log = logging.getLogger(__name__)
 PACES = (0.25, 0.3, 0.35, 0.42, 0.5, 0.6, 0.7, 0.84, 1.0, 1.19, 1.41, 1.68, 2.0)  # tour animation speed, ×
 TRIP_SECONDS = (0.25, 0.3, 0.35, 0.42, 0.5, 0.6, 0.7, 0.84, 1.0, 1.19, 1.41, 1.68, 2.0, 2.38, 2.83)  # s on screen
 PACE_NOTE_MS = 1800  # how long the pace line stays on screen after the last + or −
-PRESENTER_CAPTION_PX = 36
+PRESENTER_CAPTION_PX = 36  # at 1080 px of window height; scaled with the height (presenter_caption_px)
+MIN_CAPTION_PX = 24  # the tour's own caption size: presenter mode never goes below it
 PRESENTER_READOUT_PX = 34
 PRESENTER_ANSWER_PX = 38
 # Widgets (MainWindow attribute names) a speaker with a clicker does not need.
@@ -301,6 +302,7 @@ class Presenter(QObject):
             self.deck.first()  # --presenter opens on the deck's first item (by default tour page 1)
         if tour is not None and not self._caption_filter_installed:
             tour.installEventFilter(self)  # the tour resets its fonts on a language change
+            w.installEventFilter(self)  # the caption's size follows the window's height
             self._caption_filter_installed = True
 
     def _enlarge(self) -> None:
@@ -314,15 +316,23 @@ class Presenter(QObject):
         tour = tour_of(w)
         caption = getattr(tour, "caption", None) if tour is not None else None
         if caption is not None:
+            px = presenter_caption_px(w.height())
             font = caption.font()
-            font.setPixelSize(PRESENTER_CAPTION_PX)
+            font.setPixelSize(px)
             caption.setFont(font)
-            caption.setMinimumHeight(int(PRESENTER_CAPTION_PX * 1.4 * 3 + 12))
+            caption.setMinimumHeight(int(px * 1.4 * 3 + 12))
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.LanguageChange and self.presenter_mode:
-            QTimer.singleShot(0, self._enlarge)
+        if event.type() in (QEvent.LanguageChange, QEvent.Resize) and self.presenter_mode:
+            QTimer.singleShot(0, self._enlarge)  # the tour resets its fonts on a language change; sizes follow height
         return False
+
+
+def presenter_caption_px(height: int) -> int:
+    """The tour caption's pixel size in presenter mode for a window ``height`` px tall: ``PRESENTER_CAPTION_PX``
+    at 1080 px, in proportion elsewhere, never under ``MIN_CAPTION_PX`` (so a 1280×720 projector keeps room for
+    the drawing: 24 px there)."""
+    return max(MIN_CAPTION_PX, round(PRESENTER_CAPTION_PX * max(1, int(height)) / 1080))
 
 
 def step_table(table: tuple[float, ...], value: float, direction: int) -> float:
@@ -365,7 +375,7 @@ class PaceNote(QLabel):
         self.setFont(font)
         self.setText(text)
         self.adjustSize()
-        self.move(max(0, (self.window_.width() - self.width()) // 2), max(0, self.window_.height() // 12))
+        self.move(max(0, (self.window_.width() - self.width()) // 2), max(0, self.window_.height() // 5))
         self.show()
         self.raise_()
         self._timer.start(PACE_NOTE_MS)
