@@ -136,8 +136,18 @@ class Deck:
 
     # ---- moving ----------------------------------------------------------------------------------------------
     def show(self, position: int) -> None:
-        """Show item ``position`` (clamped) of the deck."""
+        """Show item ``position`` (clamped) of the deck; a text field that had the focus gives it back to the
+        page, so the clicker's next key is not typed into it."""
         self.position = max(0, min(len(self.items) - 1, int(position)))
+        self._show_item()
+        from PySide6.QtWidgets import QApplication  # noqa: PLC0415 - parsing stays Qt-free
+
+        from gui.focus import hand_focus_back, is_text_field
+        focus = QApplication.focusWidget()
+        if focus is not None and is_text_field(focus):
+            hand_focus_back(focus)
+
+    def _show_item(self) -> None:
         item = self.items[self.position]
         if item == LIVE:
             show_live = getattr(self.window, "show_live", None)
