@@ -17,9 +17,6 @@ operator can edit by hand::
     section_seconds=8
     prompts=Once upon a time, a little robot | 从前有一座山，山里有一座庙，
 
-    [presenter]
-    deck=1-15, live, 16, 17, 18
-
 Command-line values win for that run only (``--idle-seconds 5`` for a test does not stick); ``save()`` writes a
 whole ``Settings`` back, and ``run_app`` writes the keys that are missing so the file documents itself.
 """
@@ -78,7 +75,7 @@ class Settings:
     trip_seconds: float = 1.0  # slow motion: seconds one trip of the weights takes on screen
     section_seconds: float = 8.0  # attract loop: seconds per tour section
     prompts: list[str] = field(default_factory=list)  # attract loop prompts; empty: the built-in presets
-    deck: str = "1-15, live, 16, 17, 18"  # [presenter] the talk's order for the clicker (gui.deck)
+    deck: str = "1-15, live, 16, 17, 18"  # [presenter] the talk's order; gui.deck checks it (logged fallback)
 
     def __post_init__(self) -> None:
         self.language = self.language if self.language in ("zh", "en") else "zh"
@@ -88,8 +85,6 @@ class Settings:
         self.trip_seconds = min(3.0, max(0.05, float(self.trip_seconds)))
         self.section_seconds = max(0.5, float(self.section_seconds))
         self.prompts = [p[:MAX_PROMPT_CHARS] for p in (str(p).strip() for p in self.prompts) if p]
-        from gui.deck import deck_or_default, format_deck  # a bad deck is logged and replaced by the default
-        self.deck = format_deck(deck_or_default(self.deck))
 
 
 _KEYS = {"language": "language", "deck": "presenter/deck"}  # everything else lives under [kiosk]
