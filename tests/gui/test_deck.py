@@ -157,6 +157,24 @@ def test_escape_restores_the_field_and_releases_the_focus(qtbot, talk):
     assert tour.current_index == 14
 
 
+def test_enter_in_the_live_prompt_box_hands_the_focus_back(qtbot, talk):
+    window, presenter, tour = talk
+    window.show_live()
+    edit = window.prompt_box.lineEdit()
+    _focus(qtbot, edit)
+    edit.clear()
+    qtbot.keyClicks(edit, "for i in")
+    qtbot.keyClick(edit, Qt.Key_Space)  # typed while the field is edited
+    assert edit.text() == "for i in " and not window.is_running()
+    qtbot.keyClick(edit, Qt.Key_Return)
+    qtbot.waitUntil(lambda: not edit.hasFocus(), timeout=2000)
+    assert window.prompt().startswith("for i in")  # (the combo box may complete it to its preset)
+    qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key_Space)  # the presenter's Space again: run
+    assert window.is_running()
+    window.pause()
+    qtbot.waitUntil(lambda: window._grants_outstanding == 0, timeout=5000)
+
+
 def test_a_click_elsewhere_takes_the_focus_out_of_a_field_in_presenter_mode(qtbot, talk):
     window, presenter, tour = talk
     _focus(qtbot, tour.prompt_edit)
