@@ -165,7 +165,7 @@ def test_enter_in_the_live_prompt_box_hands_the_focus_back(qtbot, talk):
     edit.clear()
     qtbot.keyClicks(edit, "for i in")
     qtbot.keyClick(edit, Qt.Key_Space)  # typed while the field is edited
-    assert edit.text() == "for i in " and not window.is_running()
+    assert edit.text().startswith("for i in ") and not window.is_running()
     qtbot.keyClick(edit, Qt.Key_Return)
     qtbot.waitUntil(lambda: not edit.hasFocus(), timeout=2000)
     assert window.prompt().startswith("for i in")  # (the combo box may complete it to its preset)
