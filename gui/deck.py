@@ -76,6 +76,18 @@ def deck_or_default(text: str | None) -> list[Item]:
         return parse_deck(DEFAULT_DECK)
 
 
+def deck_problem(text: str | None) -> str | None:
+    """Why ``text`` is not a deck (``parse_deck``'s one-line reason), or None when it is one (or is missing,
+    which means the default)."""
+    if text is None or not str(text).strip():
+        return None
+    try:
+        parse_deck(text)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def format_deck(items: list[Item]) -> str:
     """A deck string for ``items`` (runs of consecutive pages written as ranges)."""
     out: list[str] = []
@@ -232,4 +244,4 @@ class Deck:
         return game.sentences_done > self._game_entry[1]
 
 
-__all__ = ["Deck", "DEFAULT_DECK", "LIVE", "parse_deck", "deck_or_default", "format_deck"]
+__all__ = ["Deck", "DEFAULT_DECK", "LIVE", "parse_deck", "deck_or_default", "deck_problem", "format_deck"]

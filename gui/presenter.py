@@ -35,7 +35,7 @@ from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from animations.typescale import TypeScale, set_role
-from gui.deck import Deck, deck_or_default
+from gui.deck import Deck, deck_or_default, deck_problem
 from gui.focus import FocusGuard
 from gui.kiosk import ScreenKeeper, tour_of
 
@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 PACES = (0.25, 0.3, 0.35, 0.42, 0.5, 0.6, 0.7, 0.84, 1.0, 1.19, 1.41, 1.68, 2.0)  # tour animation speed, ×
 TRIP_SECONDS = (0.25, 0.3, 0.35, 0.42, 0.5, 0.6, 0.7, 0.84, 1.0, 1.19, 1.41, 1.68, 2.0, 2.38, 2.83)  # s on screen
 PACE_NOTE_MS = 1800  # how long the pace line stays on screen after the last + or −
+DECK_NOTE_MS = 8000  # how long a bad deck setting is said on screen at the start of presenter mode
 PRESENTER_CAPTION_PX = 36  # at 1080 px of window height; scaled with the height (presenter_caption_px)
 MIN_CAPTION_PX = 24  # the tour's own caption size: presenter mode never goes below it
 PRESENTER_READOUT_PX = 34
@@ -119,6 +120,7 @@ class Presenter(QObject):
         self.screens = screens or ScreenKeeper(window, screen)
         self.blank = BlankOverlay(window)
         self.deck = Deck(window, deck_or_default(deck))
+        self.deck_problem = deck_problem(deck)  # said on screen once presenter mode starts (and logged)
         self.pace_note = PaceNote(window)
         self.focus_guard = FocusGuard(self)
         self.presenter_mode = False
@@ -300,6 +302,10 @@ class Presenter(QObject):
         tour = tour_of(w)
         if self._deck_ready():
             self.deck.first()  # --presenter opens on the deck's first item (by default tour page 1)
+        if self.deck_problem:
+            self.pace_note.say(QCoreApplication.translate(
+                "Presenter", "The deck in the settings file was not understood ({why}); the default deck is used.")
+                .format(why=self.deck_problem), ms=DECK_NOTE_MS)
         if tour is not None and not self._caption_filter_installed:
             tour.installEventFilter(self)  # the tour resets its fonts on a language change
             w.installEventFilter(self)  # the caption's size follows the window's height
@@ -369,7 +375,7 @@ class PaceNote(QLabel):
         self.window_ = window
         self.hide()
 
-    def say(self, text: str) -> None:
+    def say(self, text: str, ms: int = PACE_NOTE_MS) -> None:
         font = QFont(self.font())
         font.setPixelSize(max(12, round(TypeScale(max(1, self.window_.height())).px("heading"))))
         self.setFont(font)
@@ -378,7 +384,7 @@ class PaceNote(QLabel):
         self.move(max(0, (self.window_.width() - self.width()) // 2), max(0, self.window_.height() // 5))
         self.show()
         self.raise_()
-        self._timer.start(PACE_NOTE_MS)
+        self._timer.start(ms)
 
     def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
         self._timer.stop()  # hidden with its window (closed): nothing left to time

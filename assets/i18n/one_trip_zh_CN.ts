@@ -1985,5 +1985,9 @@
         <source>one trip on screen: {s} s</source>
         <translation>屏幕上一趟：{s} 秒</translation>
     </message>
+    <message>
+        <source>The deck in the settings file was not understood ({why}); the default deck is used.</source>
+        <translation>设置文件里的演讲顺序（deck）读不懂（{why}），改用默认顺序。</translation>
+    </message>
 </context>
 </TS>

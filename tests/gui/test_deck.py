@@ -33,6 +33,15 @@ def test_bad_deck_falls_back_with_a_logged_line(caplog):
     assert deck_or_default(Settings(deck="2, 4, live").deck) == [2, 4, LIVE]
 
 
+def test_a_bad_deck_is_said_on_screen_in_presenter_mode(qtbot, make_window):
+    window = make_window(trip_s=0.02)
+    presenter = Presenter(window, deck="1-15, livee").install(presenter_mode=True)
+    assert presenter.pace_note.isVisible() and "livee" in presenter.pace_note.text()
+    assert window.is_tour_visible() and window.tour.current_index == 0  # the default deck, from page 1
+    presenter.pace_note.hide()
+    window.close()
+
+
 def test_deck_setting_round_trips_through_the_ini(tmp_path):
     from PySide6.QtCore import QSettings
 
