@@ -203,13 +203,18 @@ class Presenter(QObject):
             if tour.pages_key() == "game" and not self.deck.game_done():
                 tour.game_press()
                 return
-            self.deck.next()
+            self._deck_next()
             return
         self.deck.sync()
         if self.deck.live_done():
-            self.deck.next()
+            self._deck_next()
         else:
             self.window.step_once()
+
+    def _deck_next(self) -> None:
+        if not self.deck.next():  # the last item: say so, rather than do nothing
+            self.pace_note.say(QCoreApplication.translate(
+                "Presenter", "The end of the deck: ← goes back, Home to its start."))
 
     def space(self) -> None:
         """Space: as → on the tour; run / pause on the Live page, the next item once its answer is complete."""
@@ -221,7 +226,7 @@ class Presenter(QObject):
             return
         self.deck.sync()
         if self.deck.live_done():
-            self.deck.next()
+            self._deck_next()
         else:
             self.window.toggle_run()
 

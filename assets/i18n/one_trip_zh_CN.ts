@@ -1986,6 +1986,10 @@
         <translation>屏幕上一趟：{s} 秒</translation>
     </message>
     <message>
+        <source>The end of the deck: ← goes back, Home to its start.</source>
+        <translation>演讲到此为止：← 往回，Home 回到开头。</translation>
+    </message>
+    <message>
         <source>The deck in the settings file was not understood ({why}); the default deck is used.</source>
         <translation>设置文件里的演讲顺序（deck）读不懂（{why}），改用默认顺序。</translation>
     </message>

@@ -105,8 +105,8 @@ def test_presenter_starts_on_the_first_item_and_the_clicker_walks_the_deck(qtbot
             break
         qtbot.keyClick(window, Qt.Key_PageDown)
     assert tour.pages_key() == "metaphors" and tour.game.sentences_done >= 1
-    qtbot.keyClick(window, Qt.Key_PageDown)  # the last item: stays
-    assert tour.pages_key() == "metaphors"
+    qtbot.keyClick(window, Qt.Key_PageDown)  # the last item: stays, and says so
+    assert tour.pages_key() == "metaphors" and presenter.pace_note.isVisible() and "Home" in presenter.pace_note.text()
     qtbot.keyClick(window, Qt.Key_PageUp)
     qtbot.keyClick(window, Qt.Key_PageUp)  # back through the game to the Live page
     assert not window.is_tour_visible()
