@@ -121,6 +121,7 @@ class Presenter(QObject):
         self.blank = BlankOverlay(window)
         self.deck = Deck(window, deck_or_default(deck))
         self.deck_problem = deck_problem(deck)  # said on screen once presenter mode starts (and logged)
+        self.deck_text = str(deck or "")[:60]
         self.pace_note = PaceNote(window)
         self.focus_guard = FocusGuard(self)
         self.presenter_mode = False
@@ -309,8 +310,8 @@ class Presenter(QObject):
             self.deck.first()  # --presenter opens on the deck's first item (by default tour page 1)
         if self.deck_problem:
             self.pace_note.say(QCoreApplication.translate(
-                "Presenter", "The deck in the settings file was not understood ({why}); the default deck is used.")
-                .format(why=self.deck_problem), ms=DECK_NOTE_MS)
+                "Presenter", "Deck setting “{deck}” not understood: using the default deck (the log says why).")
+                .format(deck=self.deck_text), ms=DECK_NOTE_MS)
         if tour is not None and not self._caption_filter_installed:
             tour.installEventFilter(self)  # the tour resets its fonts on a language change
             w.installEventFilter(self)  # the caption's size follows the window's height
@@ -385,6 +386,8 @@ class PaceNote(QLabel):
         font.setPixelSize(max(12, round(TypeScale(max(1, self.window_.height())).px("heading"))))
         self.setFont(font)
         self.setText(text)
+        self.setWordWrap(True)
+        self.setMaximumWidth(max(200, int(self.window_.width() * 0.9)))
         self.adjustSize()
         self.move(max(0, (self.window_.width() - self.width()) // 2), max(0, self.window_.height() // 5))
         self.show()

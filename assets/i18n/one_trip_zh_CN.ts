@@ -1990,8 +1990,8 @@
         <translation>演讲到此为止：← 往回，Home 回到开头。</translation>
     </message>
     <message>
-        <source>The deck in the settings file was not understood ({why}); the default deck is used.</source>
-        <translation>设置文件里的演讲顺序（deck）读不懂（{why}），改用默认顺序。</translation>
+        <source>Deck setting “{deck}” not understood: using the default deck (the log says why).</source>
+        <translation>设置里的演讲顺序（deck）“{deck}”读不懂：改用默认顺序（原因见日志）。</translation>
     </message>
 </context>
 </TS>
