@@ -46,7 +46,7 @@ from animations.clock import AnimationClock
 from animations.scenes import base as scene_base
 from animations.scenes.base import T
 from gui.game import GpuGame
-from animations.typescale import set_role
+from animations.typescale import TypeScale, set_role
 from gui.tour import glossary
 from gui.tour.data import DEFAULT_PROMPTS, TourData
 from gui.tour.flow import flow_widget
@@ -54,8 +54,11 @@ from gui.tour.sections import PAGES, caption_text, chip_text, page_title
 
 log = logging.getLogger(__name__)
 
-CAPTION_PX = 24  # at 1080p: readable from two metres (the brief asks for at least 20 px)
-CONTROL_PX = 20
+CAPTION_PX = 24  # the least a caption gets: readable from two metres at 720p (the brief asks for at least 20 px)
+CONTROL_PX = 20  # the least a control's text gets
+CHIP_PX = 18  # the least a chip's number gets
+# Above those floors, sizes follow the window height (animations.typescale): caption "body", controls and chips
+# "label", so that a 4K screen gets 49 px captions and no text is under height / 60.
 MAX_INTRO_S = 6.0  # no page's intro takes longer than this at pace 1: a longer one plays faster
 # Pages whose scene shows what the loaded model writes: they say in one line what that model is.
 MODEL_OUTPUT_PAGES = ("sampling", "decode", "streaming", "reasoning", "speculative", "questions")
@@ -375,6 +378,31 @@ class TourWidget(QWidget):
     def _font(self, px: int, bold: bool = False) -> QFont:
         return scene_base.font(px, bold)
 
+    def _type_height(self) -> int:
+        """The height the type scale follows: the window's (the tour's own when it is not in one yet)."""
+        top = self.window()
+        return max(1, top.height() if top is not None else self.height())
+
+    def _px(self, role: str) -> int:
+        """Pixel size of the tour's ``role`` ("caption", "control", "chip") at the current window height: the
+        type scale's "body" / "label", never under the tour's floors (``CAPTION_PX``, ``CONTROL_PX``,
+        ``CHIP_PX``)."""
+        scale = TypeScale(self._type_height())
+        if role == "caption":
+            return max(CAPTION_PX, round(scale.px("body")))
+        return max(CHIP_PX if role == "chip" else CONTROL_PX, round(scale.px("label")))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if getattr(self, "_sizes_at", None) is not None and \
+                (self._px("caption"), self._px("control")) != self._sizes_for(self._sizes_at):
+            self._apply_fonts()  # the window grew or shrank past a type-scale step
+            self._build_controls(self.pages_key())
+
+    def _sizes_for(self, height: int) -> tuple[int, int]:
+        scale = TypeScale(height)
+        return (max(CAPTION_PX, round(scale.px("body"))), max(CONTROL_PX, round(scale.px("label"))))
+
     def _build_ui(self) -> None:
         outer = QVBoxLayout(self)
         outer.setContentsMargins(8, 6, 8, 6)
@@ -387,7 +415,7 @@ class TourWidget(QWidget):
             b = QPushButton()
             b.setObjectName("chip")
             b.setCheckable(True)
-            b.setFont(self._font(18))
+            b.setFont(self._font(self._px("chip")))
             b.setFocusPolicy(Qt.NoFocus)
             b.clicked.connect(lambda _=False, i=i: self.goto(i))
             self._chip_group.addButton(b, i)
@@ -409,8 +437,8 @@ class TourWidget(QWidget):
         self.caption = QLabel()
         self.caption.setObjectName("caption")
         self.caption.setWordWrap(True)
-        self.caption.setFont(self._font(CAPTION_PX))
-        self.caption.setMinimumHeight(int(CAPTION_PX * 1.5 * 3 + 12))
+        self.caption.setFont(self._font(self._px("caption")))
+        self.caption.setMinimumHeight(int(self._px("caption") * 1.5 * 3 + 12))
         self.caption.setAlignment(Qt.AlignLeft | Qt.AlignVCenter)
         self.caption.setTextFormat(Qt.RichText)
         self.caption.setTextInteractionFlags(Qt.LinksAccessibleByMouse)
@@ -422,24 +450,24 @@ class TourWidget(QWidget):
         self.term_line = QLabel()  # a tapped term's one-line explanation
         self.term_line.setObjectName("termLine")
         self.term_line.setWordWrap(True)
-        self.term_line.setFont(self._font(CONTROL_PX))
+        self.term_line.setFont(self._font(self._px("control")))
         self.term_line.hide()
         set_role(self.term_line, "caption")
         outer.addWidget(self.term_line)
         self.model_line = QLabel()  # what the model writing on this page is, in one line
         self.model_line.setObjectName("modelLine")
         self.model_line.setWordWrap(True)
-        self.model_line.setFont(self._font(CONTROL_PX))
+        self.model_line.setFont(self._font(self._px("control")))
         set_role(self.model_line, "legend")
         outer.addWidget(self.model_line)
         self.controls, self.controls_layout = flow_widget(8)
         outer.addWidget(self.controls)
         bottom = QHBoxLayout()
         self.prompt_label = QLabel()
-        self.prompt_label.setFont(self._font(CONTROL_PX))
+        self.prompt_label.setFont(self._font(self._px("control")))
         bottom.addWidget(self.prompt_label)
         self.prompt_edit = QLineEdit(self.prompt)
-        self.prompt_edit.setFont(self._font(CONTROL_PX))
+        self.prompt_edit.setFont(self._font(self._px("control")))
         self.prompt_edit.setMaxLength(400)
         self.prompt_edit.setMinimumWidth(160)
         self.prompt_edit.returnPressed.connect(self._ask_own_question)
@@ -447,19 +475,24 @@ class TourWidget(QWidget):
         self.prev_button = QPushButton()
         self.next_button = QPushButton()
         for b, slot in ((self.prev_button, self.prev), (self.next_button, self.next)):
-            b.setFont(self._font(CONTROL_PX, True))
+            b.setFont(self._font(self._px("control"), True))
             b.clicked.connect(slot)
             bottom.addWidget(b)
         outer.addLayout(bottom)
+        self._sizes_at = self._type_height()
 
     def _apply_fonts(self) -> None:
+        self._sizes_at = self._type_height()
         for chip in self.chips:
-            chip.setFont(self._font(18))
-        self.caption.setFont(self._font(CAPTION_PX))
+            chip.setFont(self._font(self._px("chip")))
+        self.chip_strip.updateGeometry()
+        self.chip_strip._layout()
+        self.caption.setFont(self._font(self._px("caption")))
+        self.caption.setMinimumHeight(int(self._px("caption") * 1.5 * 3 + 12))
         for w in (self.prompt_label, self.prompt_edit, self.term_line, self.model_line):
-            w.setFont(self._font(CONTROL_PX))
+            w.setFont(self._font(self._px("control")))
         for b in (self.prev_button, self.next_button):
-            b.setFont(self._font(CONTROL_PX, True))
+            b.setFont(self._font(self._px("control"), True))
 
     def retranslate(self) -> None:
         """Re-apply every string in the current language."""
@@ -615,7 +648,7 @@ class TourWidget(QWidget):
     def show_glossary(self, on: bool) -> None:
         """Page 17: the list of every term (on) or the metaphor table (off)."""
         if on:
-            self.glossary_view.setFont(self._font(CONTROL_PX))
+            self.glossary_view.setFont(self._font(self._px("control")))
             self.glossary_view.setHtml(self.glossary_html())
             self.stage_stack.setCurrentWidget(self.glossary_view)
         else:
@@ -659,7 +692,7 @@ class TourWidget(QWidget):
 
     def _button(self, text: str, slot, checkable: bool = False, checked: bool = False) -> QPushButton:
         b = QPushButton(text)
-        b.setFont(self._font(CONTROL_PX, True))
+        b.setFont(self._font(self._px("control"), True))
         b.setCheckable(checkable)
         b.setChecked(checked)
         b.clicked.connect(slot)
@@ -668,12 +701,12 @@ class TourWidget(QWidget):
 
     def _slider(self, label: str, lo: int, hi: int, value: int, slot) -> QSlider:
         lab = QLabel(label)
-        lab.setFont(self._font(CONTROL_PX))
+        lab.setFont(self._font(self._px("control")))
         self.controls_layout.addWidget(lab)
         s = QSlider(Qt.Horizontal)
         s.setRange(lo, hi)
         s.setValue(value)
-        s.setMinimumWidth(160)
+        s.setMinimumWidth(8 * self._px("control"))  # 160 px at 720p, wider with the type
         s.setFocusPolicy(Qt.StrongFocus)  # arrows move it only while it has the focus (and shows its ring)
         s.valueChanged.connect(slot)
         self.controls_layout.addWidget(s)

@@ -209,3 +209,22 @@ def test_the_game_keeps_its_words(qtbot, tiny_model_dir, fonts):
         w.game_press()
     snap = w.context()["game"]
     assert snap["finished"][-1]["words"] == sentence and not snap["people"]  # the writer left, the words stay
+
+
+def test_tour_text_follows_the_window_height(qtbot, tiny_model_dir, fonts):
+    """At 4K no text of the tour's own widgets is under height / 60 (36 px); at 720p they keep their floors."""
+    from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton
+    from gui.tour.tour import CAPTION_PX, CONTROL_PX
+    w = make_tour(qtbot, tiny_model_dir, "en", fonts)
+    w.goto(5)
+    w.resize(3840, 2160)
+    QApplication.processEvents()
+    w.goto(5)
+    QApplication.processEvents()
+    texts = [x for cls in (QLabel, QLineEdit, QPushButton) for x in w.findChildren(cls) if x.isVisible()]
+    assert len(texts) > 20
+    small = [(type(x).__name__, x.font().pixelSize()) for x in texts if x.font().pixelSize() < 2160 / 60]
+    assert not small, small
+    w.resize(1280, 720)
+    QApplication.processEvents()
+    assert w.caption.font().pixelSize() == CAPTION_PX and w.prompt_edit.font().pixelSize() == CONTROL_PX
