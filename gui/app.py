@@ -147,7 +147,8 @@ def run_app(args) -> int:
     from gui.kiosk import KioskController
     from gui.presenter import Presenter
     controller = KioskController(window, settings).install() if kiosk else None
-    Presenter(window, screens=controller.screens if controller else None, screen=settings.screen).install(
+    Presenter(window, screens=controller.screens if controller else None, screen=settings.screen,
+              deck=settings.deck).install(
         presenter_mode=bool(_opt(args, "presenter", False)))
     if controller is not None:
         controller.show()

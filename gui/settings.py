@@ -104,6 +104,7 @@ class Settings:
     trip_seconds: float = 1.0  # slow motion: seconds one trip of the weights takes on screen
     section_seconds: float = 8.0  # attract loop: seconds per tour section
     prompts: list[str] = field(default_factory=list)  # attract loop prompts; empty: the built-in presets
+    deck: str = "1-15, live, 16, 17, 18"  # [presenter] the talk's order; gui.deck checks it (logged fallback)
 
     def __post_init__(self) -> None:
         defaults = {f.name: f.default for f in fields(self) if f.name != "prompts"}
@@ -143,7 +144,7 @@ class Settings:
         self.prompts = [p[:MAX_PROMPT_CHARS] for p in (str(p).strip() for p in self.prompts) if p]
 
 
-_KEYS = {"language": "language"}  # everything else lives under [kiosk]
+_KEYS = {"language": "language", "deck": "presenter/deck"}  # everything else lives under [kiosk]
 
 
 def _key(name: str) -> str:
@@ -151,6 +152,8 @@ def _key(name: str) -> str:
 
 
 def _parse(name: str, raw, default):
+    if name == "deck" and isinstance(raw, (list, tuple)):  # QSettings splits an unquoted comma list
+        return ", ".join(str(r) for r in raw)
     if name == "prompts":
         if isinstance(raw, (list, tuple)):  # QSettings splits an unquoted comma list itself
             raw = ", ".join(str(r) for r in raw)
