@@ -314,6 +314,7 @@ class StageScene(QGraphicsScene):
         self._lit = None
         self._blocks_before = 0
         self._trip_seats = None
+        self._seats_drawn = None
         self._draw_seats(self._gui_seats if self._gui_seats is not None else list(self._seat_of.values()))
         for item in self.items():
             item.setVisible(self._configured) if item.parentItem() is None else None
@@ -548,7 +549,12 @@ class StageScene(QGraphicsScene):
         # the table: seats (derived from the report unless the window sends them) and the apprentice
         if self._gui_seats is None and self._trip_seats is not None:
             before, after = self._trip_seats
-            tl.add(Lambda(lambda p: self._draw_seats(after if p > 0 else before), linear), *at(SEATS_AT))
+            def seats(p: float) -> None:
+                want = after if p > 0 else before
+                if self._seats_drawn is not want:  # redraw only when the table changes
+                    self._draw_seats(want)
+                    self._seats_drawn = want
+            tl.add(Lambda(seats, linear), *at(SEATS_AT))
         rid, rows = guess_rows(trip)
         self._apprentice.hide()
         if rows:

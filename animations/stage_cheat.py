@@ -107,6 +107,10 @@ class CheatSheet:
 
     def set_in_use(self, in_use: int, fresh_from: int, shared: int, rescale: bool = False) -> None:
         """Draw ``in_use`` blocks (the real count); ``rescale`` refits the grid to them (between trips)."""
+        key = (max(0, int(in_use)), fresh_from, shared)
+        if not rescale and key == getattr(self, "_key", None):
+            return
+        self._key = key
         self.in_use = max(0, int(in_use))
         if rescale or self.in_use > self.capacity:
             self.capacity = self.capacity_for(self.in_use)

@@ -201,6 +201,10 @@ class Desks:
             row["state"].setBrush(color)
             row["surface"].setOpacity(1.0 if holds or layer is None else 0.45)
 
+    def busy(self, d: int) -> bool:
+        """True while desk ``d`` reads a chapter (it holds the lit one)."""
+        return self.rows[d]["lit"] is not None
+
     def set_sync(self, layer: int | None, p: float) -> None:
         """TP: the note passed between the desks after chapter ``layer`` (p 0 … 1 of its passing); else hidden."""
         if self.mode != "tp" or self.n < 2 or layer is None or not 0 < p < 1:

@@ -29,6 +29,7 @@ CHEAT = QRectF(16, 576, 500, 212)
 LEGEND = QRectF(532, 576, 544, 212)
 TABLE = QRectF(1092, 64, 492, 724)  # the seats (and the apprentice on verify trips)
 PAD = 14.0
+_ELIDE_KEY = 0x0E18  # QGraphicsItem.data() key: what set_elided last set
 
 
 def tr(text: str) -> str:
@@ -93,6 +94,10 @@ def add_text(scene: QGraphicsScene, font: QFont, role: str, color: QColor = TEXT
 def set_elided(item: QGraphicsSimpleTextItem, text: str, width: float,
                mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight) -> None:
     """Set ``text`` on ``item``, elided with "…" to fit ``width`` scene units in the item's font."""
+    key = (text, round(width, 2), item.font().key(), mode.value)
+    if item.data(_ELIDE_KEY) == key:  # unchanged: frames cost nothing
+        return
+    item.setData(_ELIDE_KEY, key)
     fm = QFontMetricsF(item.font())
     item.setText(fm.elidedText(text, mode, max(1.0, width)) if fm.horizontalAdvance(text) > width else text)
 
