@@ -24,7 +24,6 @@ translation system (context "StageScene"; Chinese in ``assets/i18n/one_trip_zh_C
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from collections import deque
 from typing import Callable
 
@@ -32,36 +31,33 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSimpleTextItem
 
-from animations.easing import linear
 from animations.items import BACKGROUND, REQUEST_COLORS, TEXT, TEXT_DIM, pick_family
-from animations.stage_apprentice import Apprentice, guess_rows, judge
+from animations.stage_apprentice import Apprentice
 from animations.stage_cheat import CheatSheet
 from animations.stage_desks import Desks
 from animations.stage_legend import Legend
 from animations.stage_seats import SeatText, Seats
-from animations.stage_style import (CAPTION, MAX_SEATS, SCENE_RECT, TABLE, StageType, add_text, fit_for_view,
+from animations.stage_style import (CAPTION, MAX_SEATS, SCENE_RECT, StageType, add_text, fit_for_view,
                                     format_bytes, set_elided, tr)
+from animations.stage_trip import TripTimeline
 from animations.stage_warehouse import Warehouse
-from animations.timeline import Fade, Lambda, Timeline
+from animations.timeline import Timeline
 
 _tr = tr
 
-# Phases of a trip, as fractions of its duration.
-LOAD = (0.00, 0.16)
-ROLL_OUT = (0.16, 0.28)
-COMPUTE = (0.28, 0.76)
-SEATS_AT = (0.74, 0.76)
-ROLL_BACK = (0.78, 0.90)
-UNLOAD = (0.90, 1.00)
-APPRENTICE_IN = (0.00, 0.06)
-GUESS_WRITE = (0.03, 0.24)
-VERDICTS = (0.46, 0.76)
-BONUS_IN = (0.70, 0.80)
+
+def as_seat(x, index: int) -> SeatText:
+    """A ``SeatText`` from a ``SeatText`` or a plain dict (see ``StageScene.show_requests``)."""
+    if isinstance(x, SeatText):
+        return x
+    answer = str(x.get("answer") or "")
+    state = str(x.get("state") or ("done" if x.get("done") else "writing" if answer else "reading"))
+    return SeatText(int(x.get("seat", index)), x.get("request_id", index), str(x.get("prompt") or ""), answer, state)
 
 FRAME_S = 1.0 / 60.0  # a real-time trip lasts at least one frame
 
 
-class StageScene(QGraphicsScene):
+class StageScene(TripTimeline, QGraphicsScene):
     """Warehouse, carts and desks, cheat sheet, table of seats, apprentice and legend; one trip per
     ``show_trip``. Stage time moves only through ``advance(dt_s)``; ``trip_finished`` is emitted once per trip
     shown, when its timeline ends. Trips that arrive while one is animating wait in ``pending`` (at most
@@ -267,9 +263,11 @@ class StageScene(QGraphicsScene):
         self._shard_layers = [(int(a), int(b)) for a, b in layers]
         self._rebuild_keep_trip()
 
-    def show_requests(self, seats: list[SeatText]) -> None:
-        """Show exactly these seats at the table (up to MAX_SEATS, by ``seat``) until the next call."""
-        self._gui_seats = sorted(seats, key=lambda s: s.seat)[:MAX_SEATS]
+    def show_requests(self, seats: list) -> None:
+        """Show exactly these seats at the table (up to MAX_SEATS, by ``seat``) until the next call (``reset``
+        goes back to seats derived from the reports). Each entry is a ``SeatText`` or a dict with "request_id",
+        "prompt", "answer" and either "state" or "done" (bool); "seat" defaults to the entry's index."""
+        self._gui_seats = sorted((as_seat(x, i) for i, x in enumerate(seats)), key=lambda s: s.seat)[:MAX_SEATS]
         self._draw_seats(self._gui_seats)
 
     def set_measure_note(self, text: str) -> None:
@@ -419,172 +417,6 @@ class StageScene(QGraphicsScene):
         self._trip_seats = self._seats_after(trip) if self._gui_seats is None else None
         self._timeline = self._build_timeline(trip, self._duration, self._blocks_before)
         self._timeline.seek(0.0)
-
-    def _layer_shares(self, trip: dict) -> list[float]:
-        """Cumulative ends (0 … 1) of each layer's share of the compute window, from ``layer_ms``."""
-        n = len(self._warehouse.bars)
-        raw = trip.get("layer_ms") or []
-        ms = []
-        if len(raw) == n:
-            for v in raw:
-                try:
-                    f = float(v)
-                except (TypeError, ValueError):
-                    f = 0.0
-                ms.append(f if math.isfinite(f) and f > 0 else 0.0)
-        if not ms or sum(ms) <= 0:
-            ms = [1.0] * n
-        total, acc, ends = sum(ms), 0.0, []
-        for v in ms:
-            acc += v
-            ends.append(acc / total)
-        ends[-1] = 1.0
-        return ends
-
-    def _caption_for(self, trip: dict) -> Callable[[], str]:
-        phase = trip.get("phase", "decode")
-        tokens_in = int(trip.get("tokens_in", 0) or 0)
-        batch = int(trip.get("batch", 0) or len(trip.get("request_ids") or []) or 1)
-        if phase == "prefill":
-            return lambda: tr("Reading the question: {n} tokens in one trip").format(n=tokens_in)
-        if phase == "mixed":
-            return lambda: tr("Reading and writing in one trip: {n} tokens in").format(n=tokens_in)
-        if phase == "verify":
-            return lambda: tr("Checking the apprentice's guesses: {n} tokens in one trip").format(n=tokens_in)
-        if batch > 1:
-            return lambda: tr("Sharing a table: {n} requests, one trip, a token each").format(n=batch)
-        if self._shard_n > 1:
-            n = self._shard_n
-            if self._shard_mode == "tp":
-                return lambda: tr("Torn book: {n} desks each read a strip of every chapter, then pass notes").format(n=n)
-            return lambda: tr("Torn book: {n} desks each read their own chapters; the others wait").format(n=n)
-        return lambda: tr("Writing: one trip, one token")
-
-    def _seats_after(self, trip: dict) -> tuple[list[SeatText], list[SeatText]]:
-        """Seats before and after this trip's tokens, derived from the reports (when the window sends none).
-        A request joins at the lowest free seat; one missing from a trip is "done" for a trip, then leaves."""
-        before = {k: s for k, s in self._seat_of.items() if s.state != "done"}
-        ids = [str(r) for r in trip.get("request_ids") or []]
-        texts: dict[str, str] = {}
-        for tok in trip.get("tokens") or []:
-            rid = str(tok.get("request_id", ""))
-            texts[rid] = texts.get(rid, "") + str(tok.get("text") if tok.get("text") is not None else tok.get("label", ""))
-        phase = trip.get("phase", "decode")
-        after: dict[str, SeatText] = {}
-        used = {s.seat for s in before.values()}  # a request that finished keeps its seat for one trip
-        for rid in ids:
-            old = before.get(rid)
-            if old is None:
-                seat = next(i for i in range(len(used) + 1) if i not in used)
-                used.add(seat)
-                old = SeatText(seat, rid, "", "", "reading")
-            state = "writing" if rid in texts else ("reading" if phase in ("prefill", "mixed") else old.state)
-            after[rid] = SeatText(old.seat, rid, old.prompt, old.answer + texts.get(rid, ""), state)
-        for rid, old in before.items():
-            if rid not in after and ids:
-                after[rid] = SeatText(old.seat, rid, old.prompt, old.answer, "done")
-        entering = dict(before)
-        for rid, s in after.items():
-            if rid not in entering:
-                entering[rid] = SeatText(s.seat, rid, s.prompt, "", "reading")
-        self._seat_of = {k: v for k, v in after.items() if v.seat < MAX_SEATS}
-        return (sorted(entering.values(), key=lambda s: s.seat)[:MAX_SEATS],
-                sorted(self._seat_of.values(), key=lambda s: s.seat))
-
-    def _build_timeline(self, trip: dict, d: float, blocks_before: int) -> Timeline:
-        tl = Timeline()
-        self._set_caption(self._caption_for(trip))
-        desks, wh, n_desks = self._desks, self._warehouse, self._desks.n
-
-        def at(window: tuple[float, float]) -> tuple[float, float]:
-            return window[0] * d, window[1] * d
-
-        def load(p: float) -> None:
-            rows = ([-1] if wh.dictionary_bytes else []) + list(range(len(wh.bars)))
-            k = int(p * len(rows)) if 0 < p < 1 else None
-            wh.set_copying(rows[k] if k is not None else None)
-            for i in range(n_desks):
-                desks.set_loaded(i, p)
-
-        def roll(a: float, b: float) -> Callable[[float], None]:
-            return lambda p: [desks.set_cart_progress(i, a + (b - a) * p) for i in range(n_desks)]
-
-        tl.add(Lambda(load, linear), *at(LOAD))
-        tl.add(Lambda(roll(0.0, 1.0)), *at(ROLL_OUT))
-
-        ends = self._layer_shares(trip)
-        workers = sorted(trip.get("workers") or [], key=lambda w: int(w.get("rank", 0)))
-        if workers and n_desks > 1:
-            desks.set_times(workers)
-            self._update_note()
-        elif n_desks == 1 and trip.get("forward_ms") is not None:
-            desks.set_times([{"compute_ms": trip.get("forward_ms")}])
-        comm = sum(float(w.get("comm_ms") or 0) for w in workers)
-        work = sum(float(w.get("compute_ms") or 0) for w in workers)
-        sync_share = min(0.6, max(0.15, comm / (comm + work))) if comm + work > 0 else 0.25
-
-        def light(p: float) -> None:
-            lit = None if p <= 0.0 or p >= 1.0 else min(bisect_right(ends, p), len(ends) - 1)
-            if lit != self._lit:
-                self._lit = lit
-                desks.set_lit(lit)
-            if lit is not None and desks.mode == "tp" and n_desks > 1:
-                start = ends[lit - 1] if lit > 0 else 0.0
-                f = (p - start) / max(1e-9, ends[lit] - start)
-                desks.set_sync(lit, (f - (1 - sync_share)) / sync_share)  # the note, in the chapter's last part
-            else:
-                desks.set_sync(None, 0.0)
-
-        tl.add(Lambda(light, linear), *at(COMPUTE))
-
-        old = blocks_before
-        new = max(0, int(trip.get("blocks_in_use", old) or 0))
-        hits = int(trip.get("prefix_hit_tokens") or 0)
-        shared = math.ceil(hits / self._cheat.block_tokens) if hits else 0
-        if shared:
-            self._legend.set_marks(self._shard_mode, self._shard_n, True)
-        tl.add(Lambda(lambda p: self._cheat.set_in_use(round(old + (new - old) * p), min(old, new),
-                                                       shared if p > 0 else 0), linear), *at(COMPUTE))
-
-        # the table: seats (derived from the report unless the window sends them) and the apprentice
-        if self._gui_seats is None and self._trip_seats is not None:
-            before, after = self._trip_seats
-            def seats(p: float) -> None:
-                want = after if p > 0 else before
-                if self._seats_drawn is not want:  # redraw only when the table changes
-                    self._draw_seats(want)
-                    self._seats_drawn = want
-            tl.add(Lambda(seats, linear), *at(SEATS_AT))
-        rid, rows = guess_rows(trip)
-        self._apprentice.hide()
-        if rows:
-            self._add_guesses(tl, trip, rid, rows, at)
-        else:
-            self._seats.set_area(TABLE)
-
-        tl.add(Lambda(roll(1.0, 0.0)), *at(ROLL_BACK))
-        tl.add(Lambda(lambda p: [desks.set_loaded(i, 1.0 - p) for i in range(n_desks)], linear), *at(UNLOAD))
-        return tl
-
-    def _add_guesses(self, tl: Timeline, trip: dict, rid: str, rows, at) -> None:
-        ap = self._apprentice
-        top = ap.layout(trip, rows, self._color_for(rid))
-        area = TABLE.adjusted(0, 0, 0, 0)
-        area.setBottom(top)
-        self._seats.set_area(area)
-        for item in (ap.figure, ap.title, ap.count, ap.verdict):
-            tl.add(Fade(item, 0.0, 1.0), *at(APPRENTICE_IN))
-        tl.add(Lambda(ap.figure.set_writing, linear), *at(GUESS_WRITE))
-        writes, verdicts = [], []
-        for g, (state, text, fix) in zip(ap.guesses, rows):
-            if state == "bonus":
-                tl.add(Fade(g, 0.0, 1.0), *at(BONUS_IN))
-                continue
-            writes.append(Fade(g, 0.0, 1.0, linear))
-            verdicts.append(Lambda(judge(g, state, text, fix), linear))
-        tl.add_lagged(writes, *at(GUESS_WRITE), lag_ratio=0.6)
-        if verdicts:
-            tl.add_lagged(verdicts, *at(VERDICTS), lag_ratio=0.5)
 
 
 __all__ = ["StageScene", "SeatText", "format_bytes", "SCENE_RECT", "MAX_SEATS", "REQUEST_COLORS"]

@@ -7,7 +7,7 @@ The words under the figure say how many guesses were kept, and why fewer than gu
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsScene
 
@@ -139,4 +139,4 @@ def judge(g: GuessSlipItem, state: str, text: str, fix: str):
     return fn
 
 
-__all__ = ["Apprentice", "guess_rows", "judge", "MAX_GUESSES", "QPointF"]
+__all__ = ["Apprentice", "guess_rows", "judge", "MAX_GUESSES"]

@@ -340,3 +340,12 @@ def test_no_two_texts_overlap(stage):
         for i, (a, ra) in enumerate(rects):
             for b, rb in rects[i + 1:]:
                 assert not ra.intersects(rb), f"{a!r} overlaps {b!r} at step {k}"
+
+
+def test_the_window_may_send_seats_as_plain_dicts(stage):
+    stage.show_requests([{"request_id": "m", "prompt": "hello there", "answer": "hi", "done": False},
+                         {"request_id": "n", "prompt": "bye", "answer": "", "done": False},
+                         {"request_id": "o", "prompt": "x", "answer": "all done", "done": True}])
+    assert [(rid, ans) for rid, _, ans in stage.seat_texts()] == [("m", "hi"), ("n", ""), ("o", "all done")]
+    states = [s.state for s in stage._gui_seats]
+    assert states == ["writing", "reading", "done"]
