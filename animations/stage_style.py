@@ -1,6 +1,6 @@
 """What every part of the Live stage shares: the scene's regions, its type sizes, and a text-item helper.
 
-The stage is designed in one fixed logical size, ``SCENE_RECT`` (1600 × 800 scene units); the view fits it with
+The stage is designed in one fixed logical size, ``SCENE_RECT`` (1600 × 700 scene units); the view fits it with
 ``fitInView``. Font sizes are *scene units* chosen from the window's type scale (animations/typescale.py) and
 the view's fit factor, so that after the view scales the scene no text is smaller than ``window height / 60``
 px. Every text item is a ``QGraphicsSimpleTextItem`` tagged with its role (``set_role``), and is placed from
@@ -18,16 +18,16 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, 
 from animations.items import PANEL, PANEL_EDGE, TEXT
 from animations.typescale import TypeScale, set_role
 
-SCENE_RECT = QRectF(0, 0, 1600, 800)
+SCENE_RECT = QRectF(0, 0, 1600, 700)
 MAX_SEATS = 16
 
 # Regions (scene units). Each part owns one region; nothing is drawn across another part's region.
-CAPTION = QRectF(16, 4, 1568, 56)
-WAREHOUSE = QRectF(16, 64, 380, 500)
-DESKS = QRectF(412, 64, 664, 500)  # the road (carts at the warehouse door) and the desks
-CHEAT = QRectF(16, 576, 500, 212)
-LEGEND = QRectF(532, 576, 544, 212)
-TABLE = QRectF(1092, 64, 492, 724)  # the seats (and the apprentice on verify trips)
+CAPTION = QRectF(16, 4, 1568, 54)
+WAREHOUSE = QRectF(16, 62, 380, 418)
+DESKS = QRectF(412, 62, 664, 418)  # the road (carts at the warehouse door) and the desks
+CHEAT = QRectF(16, 492, 500, 200)
+LEGEND = QRectF(532, 492, 544, 200)
+TABLE = QRectF(1092, 62, 492, 630)  # the seats (and the apprentice on verify trips)
 PAD = 14.0
 _ELIDE_KEY = 0x0E18  # QGraphicsItem.data() key: what set_elided last set
 
@@ -109,7 +109,8 @@ def line_height(font: QFont) -> float:
 
 def tail_lines(font: QFont, text: str, width: float, lines: int) -> list[str]:
     """The end of ``text`` broken into at most ``lines`` lines that each fit ``width``; a leading "…" marks text
-    cut at the front (the most recent tokens stay). Breaks anywhere (works for Chinese and English alike)."""
+    cut at the front (the most recent tokens stay). Breaks at a space when the line has one, else anywhere
+    (Chinese has no spaces: it breaks between any two characters)."""
     fm = QFontMetricsF(font)
     text = text.replace("\n", " ")
     out: list[str] = []
@@ -120,6 +121,10 @@ def tail_lines(font: QFont, text: str, width: float, lines: int) -> list[str]:
             start -= 1
         if start == end:  # one glyph wider than the line: show it anyway
             start = end - 1
+        elif start > 0 and text[start - 1] != " ":  # mid-word: break at the line's first space, if it has one
+            space = text.find(" ", start, end)
+            if 0 <= space < end - 1:
+                start = space + 1
         out.insert(0, text[start:end])
         end = start
     if end > 0 and out:

@@ -24,11 +24,11 @@ STAGE_SOURCES = sorted((ROOT / "animations").glob("stage*.py")) + [ROOT / "anima
 
 
 def render(scene: StageScene, name: str, out: Path | None) -> QImage:
-    img = QImage(1600, 800, QImage.Format.Format_ARGB32)
+    img = QImage(1600, 700, QImage.Format.Format_ARGB32)
     img.fill(QColor("black"))
     painter = QPainter(img)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    scene.render(painter, QRectF(0, 0, 1600, 800), scene.sceneRect())
+    scene.render(painter, QRectF(0, 0, 1600, 700), scene.sceneRect())
     painter.end()
     if out is not None:
         img.save(str(out / f"{name}.png"))

@@ -307,7 +307,7 @@ def test_a_slot_may_queue_the_next_trip_from_trip_finished(stage):
 
 
 def test_scene_rect_is_fixed_and_every_text_has_a_role(stage):
-    rect = QRectF(0, 0, 1600, 800)
+    rect = QRectF(0, 0, 1600, 700)
     assert stage.sceneRect() == rect
     stage.show_requests(four_seats())
     stage.show_trip(trip(batch=16, request_ids=[f"x{i}" for i in range(16)]))
@@ -323,7 +323,7 @@ def test_view_size_sets_fonts_so_no_text_is_under_a_sixtieth_of_the_window(stage
     for window_w, window_h in ((1280, 720), (1920, 1080)):
         view_w, view_h = 0.8 * window_w, 0.6 * window_h
         stage.set_view(view_w, view_h, window_h)
-        fit = min(view_w / 1600, view_h / 800)
+        fit = min(view_w / 1600, view_h / 700)
         for t in stage.text_items():
             assert t.font().pixelSize() * t.scale() * fit >= window_h / 60 - 0.01, t.text()
 
