@@ -314,8 +314,10 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._trip_seats = None
         self._seats_drawn = None
         self._draw_seats(self._gui_seats if self._gui_seats is not None else list(self._seat_of.values()))
-        for item in self.items():
-            item.setVisible(self._configured) if item.parentItem() is None else None
+        if not self._configured:  # only the words "loading the model…": no zero-sized figures
+            for item in self.items():
+                if item.parentItem() is None:
+                    item.setVisible(False)
         self._placeholder.setVisible(not self._configured)
         self._caption.setVisible(True)
         if not self._configured:

@@ -29,6 +29,7 @@ CHEAT = QRectF(16, 492, 500, 200)
 LEGEND = QRectF(532, 492, 544, 200)
 TABLE = QRectF(1092, 62, 492, 630)  # the seats (and the apprentice on verify trips)
 PAD = 14.0
+NO_LINE_START = "，。、：；！？）」』》,.:;!?)"
 _ELIDE_KEY = 0x0E18  # QGraphicsItem.data() key: what set_elided last set
 
 
@@ -113,6 +114,7 @@ def tail_lines(font: QFont, text: str, width: float, lines: int) -> list[str]:
     (Chinese has no spaces: it breaks between any two characters)."""
     fm = QFontMetricsF(font)
     text = text.replace("\n", " ")
+    cjk = any("\u3000" <= ch <= "\u9fff" for ch in text)
     out: list[str] = []
     end = len(text)
     while end > 0 and len(out) < lines:
@@ -121,7 +123,7 @@ def tail_lines(font: QFont, text: str, width: float, lines: int) -> list[str]:
             start -= 1
         if start == end:  # one glyph wider than the line: show it anyway
             start = end - 1
-        elif start > 0 and text[start - 1] != " ":  # mid-word: break at the line's first space, if it has one
+        elif start > 0 and text[start - 1] != " " and not cjk:  # mid-word: break at the first space
             space = text.find(" ", start, end)
             if 0 <= space < end - 1:
                 start = space + 1
@@ -165,11 +167,14 @@ def wrap_lines(font: QFont, text: str, width: float, max_lines: int) -> list[str
     out: list[str] = []
     start = 0
     text = " ".join(text.split())
+    cjk = any("\u3000" <= ch <= "\u9fff" for ch in text)
     while start < len(text) and len(out) < max_lines:
         end = start
         while end < len(text) and fm.horizontalAdvance(text[start:end + 1]) <= width:
             end += 1
-        if end < len(text):
+        if cjk and end < len(text) and text[end] in NO_LINE_START and end - 1 > start:
+            end -= 1  # a Chinese line never starts with a comma or a full stop: take a character down with it
+        if end < len(text) and not cjk:  # Latin text breaks at spaces; Chinese between any two characters
             space = text.rfind(" ", start, end + 1)
             if space > start:
                 end = space

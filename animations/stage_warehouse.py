@@ -5,6 +5,8 @@ animations/stage_desks.py), so every bar here is visible at every moment of ever
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
@@ -83,7 +85,7 @@ class Warehouse:
         rows = n + (1 if self.dictionary_bytes else 0)
         gap = 4.0
         h = max(4.0, min(label_h * 1.8, (bottom - top - gap * (rows - 1)) / max(1, rows)))
-        show_labels = h >= label_h - 2
+        stride = max(1, math.ceil((label_h + 2) / (h + gap)))  # label every stride-th bar: labels never overlap
         biggest = max([*self.layer_bytes, self.dictionary_bytes, 1])
         y = top + 4
         entries = [(self.dictionary_bar, self.dictionary_label, self.dictionary_bytes,
@@ -99,7 +101,7 @@ class Warehouse:
             bar.setRect(QRectF(left, y, bw, h))
             set_elided(label, text, w - 8)
             fm_w = label.boundingRect().width()
-            label.setVisible(show_labels or k in (0, len(entries) - 1))
+            label.setVisible(k % stride == 0)
             lh = label.boundingRect().height()
             # inside the bar when it is wide enough, else just right of it, else over its right part
             if bw >= fm_w + 12:

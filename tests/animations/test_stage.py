@@ -349,3 +349,19 @@ def test_the_window_may_send_seats_as_plain_dicts(stage):
     assert [(rid, ans) for rid, _, ans in stage.seat_texts()] == [("m", "hi"), ("n", ""), ("o", "all done")]
     states = [s.state for s in stage._gui_seats]
     assert states == ["writing", "reading", "done"]
+
+
+@pytest.mark.parametrize("mode,n", [("pp", 4), ("tp", 4)])
+def test_no_two_texts_overlap_with_12_chapters_and_4_desks(qapp, mode, n):
+    scene = StageScene()
+    scene.configure([7_087_872] * 12, 36_864, 2000, "GPT-2 124M", 412_700_000)
+    scene.set_sharding(mode, n)
+    scene.show_requests([SeatText(i, i, "a prompt of several words", "an answer " * 5, "writing") for i in range(16)])
+    scene.show_trip(trip(layer_ms=[1] * 12, workers=[{"rank": r, "compute_ms": 3.0, "comm_ms": 5.0, "bubble_ms": 9.0}
+                                                     for r in range(n)]))
+    for k in range(5):
+        run(scene, 0.2)
+        rects = [(t.text(), t.sceneBoundingRect().adjusted(1, 1, -1, -1)) for t in scene.text_items()]
+        for i, (a, ra) in enumerate(rects):
+            for b, rb in rects[i + 1:]:
+                assert not ra.intersects(rb), f"{a!r} overlaps {b!r} at step {k}"
