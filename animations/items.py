@@ -161,6 +161,14 @@ class GuessSlipItem(QGraphicsItem):
         self._verdict = 0.0
         self.update()
 
+    def audit_texts(self) -> list[dict]:
+        """The painted words, for the layout audit (gui/layout_audit.py): text, item-local rect, font px, role."""
+        if not self._text and not self._fix:
+            return []
+        text = self._text + (f" → {self._fix}" if self._state == "wrong" and self._fix else "")
+        return [{"text": text, "rect": QRectF(0, 0, self._w, self._h), "font_px": float(self._font.pixelSize()),
+                 "clipped": False, "role": "apprentice"}]
+
     def set_verdict(self, v: float) -> None:
         v = clamp01(v)
         if abs(v - self._verdict) > 1e-3 or (v in (0.0, 1.0) and v != self._verdict):

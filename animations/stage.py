@@ -90,6 +90,9 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._gui_seats: list[SeatText] | None = None
         self._seat_of: dict[str, SeatText] = {}  # seats derived from the reports (when the window sends none)
         self._measure_note = ""
+        self._spec_trips: list[tuple[int, int]] = []  # (guesses, tokens written) per recent verify trip
+        self._spec_note: tuple[float, int] | None = None
+        self._spec_seen: dict | None = None
         self._lit: int | None = None
         self._configured = False
         self._args = ([0] * 4, 0, 0, "", 0, 16)
@@ -327,7 +330,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._set_caption(self._caption_fn)
 
     def _update_note(self) -> None:
-        note = self._measure_note or self._desks.measure_note()
+        note = self._measure_note or self._desks.measure_note() or self._spec_note_text()
         self._legend.set_note(note)
 
     def _set_caption(self, fn: Callable[[], str]) -> None:
@@ -398,6 +401,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._timeline, self._trip, self._t, self._duration = None, None, 0.0, 0.0
         self._gui_seats = None
         self._seat_of.clear()
+        self._spec_trips, self._spec_note, self._spec_seen = [], None, None
         self._colors.clear()
         self._caption_fn = lambda: tr("The book rests in the warehouse. Every token costs one trip.")
         self._build()

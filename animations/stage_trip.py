@@ -172,6 +172,7 @@ class TripTimeline:
         rid, rows = guess_rows(trip)
         self._apprentice.hide()
         if rows:
+            self._count_guesses(trip, rid, rows)
             self._add_guesses(tl, trip, rid, rows, at)
         else:
             self._seats.set_area(TABLE)
@@ -199,3 +200,28 @@ class TripTimeline:
         tl.add_lagged(writes, *at(GUESS_WRITE), lag_ratio=0.6)
         if verdicts:
             tl.add_lagged(verdicts, *at(VERDICTS), lag_ratio=0.5)
+
+    def _count_guesses(self, trip: dict, rid: str, rows) -> None:
+        """Keep the measured tokens per verify trip of the guessing seat; when fewer than the lesson's k + 1,
+        the legend says why (once per trip, not per frame; ``_build_timeline`` may run again on a relayout)."""
+        if self._spec_seen is trip:
+            return
+        self._spec_seen = trip
+        k = sum(1 for state, _, _ in rows if state != "bonus")
+        written = sum(1 for t in trip.get("tokens") or [] if str(t.get("request_id", "")) == rid)
+        self._spec_trips.append((k, written))
+        self._spec_trips = self._spec_trips[-20:]  # the recent trips: the rate moves with the text
+        ks = {k for k, _ in self._spec_trips}
+        per_trip = sum(w for _, w in self._spec_trips) / len(self._spec_trips)
+        if len(ks) == 1 and per_trip < k + 1 - 0.05:
+            self._spec_note = (per_trip, k + 1)
+        else:
+            self._spec_note = None
+        self._update_note()
+
+    def _spec_note_text(self) -> str:
+        if not self._spec_note:
+            return ""
+        per_trip, best = self._spec_note
+        return tr("Measured: {x} tokens per trip, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
+            x=f"{per_trip:.2f}", best=best)

@@ -299,6 +299,10 @@
         <source>Dictionary · {size}</source>
         <translation>字典 · {size}</translation>
     </message>
+    <message>
+        <source>Measured: {x} tokens per trip, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
+        <translation>实测：每趟 {x} 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
+    </message>
 </context>
 <context>
     <name>Tour</name>

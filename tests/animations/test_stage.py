@@ -365,3 +365,13 @@ def test_no_two_texts_overlap_with_12_chapters_and_4_desks(qapp, mode, n):
         for i, (a, ra) in enumerate(rects):
             for b, rb in rects[i + 1:]:
                 assert not ra.intersects(rb), f"{a!r} overlaps {b!r} at step {k}"
+
+
+def test_fewer_tokens_per_verify_trip_than_the_lesson_says_why(stage):
+    tokens = [{"request_id": "r1", "label": "a", "accepted_from_draft": True}, {"request_id": "r1", "label": "X"}]
+    v = trip(phase="verify", tokens=tokens, tokens_in=5, proposed=4, accepted=1, draft_ms=2.0,
+             guesses=[{"request_id": "r1", "labels": ["a", "b", "c", "d"]}])
+    stage.show_trip(v)
+    run(stage, 1.01)
+    note = stage._legend.note.text().replace("\n", " ")
+    assert "2.00" in note and "5" in note  # measured 2 tokens per trip, not k + 1 = 5, and why
