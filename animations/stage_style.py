@@ -113,7 +113,7 @@ def tail_lines(font: QFont, text: str, width: float, lines: int) -> list[str]:
     cut at the front (the most recent tokens stay). Breaks at a space when the line has one, else anywhere
     (Chinese has no spaces: it breaks between any two characters)."""
     fm = QFontMetricsF(font)
-    text = text.replace("\n", " ")
+    text = " ".join(text.split()) + (" " if text[-1:].isspace() else "")  # one line: runs of blanks become one
     cjk = any("\u3000" <= ch <= "\u9fff" for ch in text)
     out: list[str] = []
     end = len(text)
