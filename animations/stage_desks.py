@@ -132,8 +132,10 @@ class Desks:
             floor = y0 + row_h - 2
             row["rail"].setLine(self.rest_x, floor, self.park_x + CART_W, floor)
             row["surface"].setRect(QRectF(self.park_x - 8, y0, DESKS.right() - PAD - self.park_x + 8, row_h))
-            lines = [row["name"], row["state"], row["times"]] if row_h >= 3 * lh + 4 else [row["name"], row["state"]]
-            row["times"].setVisible(len(lines) == 3)
+            fits = max(1, min(3, int((row_h - 4) // lh)))  # as many lines as the row holds (at least the name)
+            lines = [row["name"], row["state"], row["times"]][:fits]
+            for item in (row["name"], row["state"], row["times"]):
+                item.setVisible(item in lines)
             for k, item in enumerate(lines):
                 item.setPos(text_x, y0 + 4 + k * lh)
             # the cart: label on top, bars for the share, bed and wheels at the floor

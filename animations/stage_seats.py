@@ -95,11 +95,14 @@ class Seats:
         top = max(self.area.top(), self.header.y() + self.header.boundingRect().height() + 6)
         bottom = self.area.bottom() - PAD * 0.6
         cols = 1 if n <= 8 else 2
-        rows = max(1, math.ceil(n / cols))
         gap = 8.0
         lh = line_height(self.font)
+        fit_rows = max(1, int((bottom - top + gap) // (lh + 6 + gap)))  # a card is at least one line tall
+        n = min(n, fit_rows * cols)  # the rest wait off the table's picture (the header still counts them)
+        rows = max(1, math.ceil(n / cols))
         card_h = min(5 * lh + 12, (bottom - top - gap * (rows - 1)) / rows)
         card_w = (w_all - gap * (cols - 1)) / cols
+        self.visible_count = n
         for k, c in enumerate(self.cards):
             if k >= n:
                 c["card"].setVisible(False)
@@ -141,4 +144,4 @@ class Seats:
         """(request_id, prompt text shown, answer text shown) per visible seat, in seat order."""
         return [(str(s.request_id), c["prompt"].text() if c["prompt"].isVisible() else "",
                  c["answer"].text() if c["answer"].isVisible() else "")
-                for s, c in zip(self.seats, self.cards)]
+                for s, c in zip(self.seats, self.cards) if c["card"].isVisible()]

@@ -83,9 +83,11 @@ class Warehouse:
 
         label_h = line_height(self.note.font())
         rows = n + (1 if self.dictionary_bytes else 0)
-        gap = 4.0
-        h = max(4.0, min(label_h * 1.8, (bottom - top - gap * (rows - 1)) / max(1, rows)))
+        avail = max(rows, bottom - top - 4)
+        gap = 4.0 if avail >= rows * 8 else 0.5
+        h = max(0.5, min(label_h * 1.8, (avail - gap * (rows - 1)) / max(1, rows)))
         stride = max(1, math.ceil((label_h + 2) / (h + gap)))  # label every stride-th bar: labels never overlap
+        room_for_labels = bottom - top >= label_h
         biggest = max([*self.layer_bytes, self.dictionary_bytes, 1])
         y = top + 4
         entries = [(self.dictionary_bar, self.dictionary_label, self.dictionary_bytes,
@@ -101,16 +103,25 @@ class Warehouse:
             bar.setRect(QRectF(left, y, bw, h))
             set_elided(label, text, w - 8)
             fm_w = label.boundingRect().width()
-            label.setVisible(k % stride == 0)
+            label.setVisible(k % stride == 0 and room_for_labels)
             lh = label.boundingRect().height()
+            ly = min(max(y + (h - lh) / 2, top), bottom - lh)  # centred on its bar, never over the words around
             # inside the bar when it is wide enough, else just right of it, else over its right part
             if bw >= fm_w + 12:
-                label.setPos(left + 6, y + (h - lh) / 2)
+                label.setPos(left + 6, ly)
             elif bw + 8 + fm_w <= w:
-                label.setPos(left + bw + 8, y + (h - lh) / 2)
+                label.setPos(left + bw + 8, ly)
             else:
-                label.setPos(left + w - fm_w, y + (h - lh) / 2)
+                label.setPos(left + w - fm_w, ly)
             y += h + gap
+        placed = []  # a label that would touch an earlier one stays hidden (a squeezed book keeps its bars)
+        for label in [self.dictionary_label, *self.labels]:
+            if label.isVisible():
+                r = label.sceneBoundingRect()
+                if any(r.intersects(p) for p in placed):
+                    label.setVisible(False)
+                else:
+                    placed.append(r)
 
     # --- during a trip ----------------------------------------------------------------------------------------------
     def set_copying(self, i: int | None) -> None:

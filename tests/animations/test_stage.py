@@ -375,3 +375,23 @@ def test_fewer_tokens_per_verify_trip_than_the_lesson_says_why(stage):
     run(stage, 1.01)
     note = stage._legend.note.text().replace("\n", " ")
     assert "2.00" in note and "5" in note  # measured 2 tokens per trip, not k + 1 = 5, and why
+
+
+@pytest.mark.parametrize("view", [(400, 200, 1080), (1024, 448, 720), (1536, 672, 1080)])
+def test_no_overlap_at_any_font_size_even_with_the_apprentice_and_16_seats(qapp, view):
+    scene = StageScene()
+    scene.configure([7_087_872] * 12, 36_864, 2000, "GPT-2 124M", 412_700_000)
+    scene.set_sharding("pp", 4)
+    scene.set_view(*view)
+    scene.show_requests([SeatText(i, i, "a prompt", "an answer " * 5, "writing") for i in range(16)])
+    tokens = [{"request_id": "r1", "label": "a", "accepted_from_draft": True}, {"request_id": "r1", "label": "X"}]
+    scene.show_trip(trip(phase="verify", tokens=tokens, proposed=3, accepted=1, layer_ms=[1] * 12,
+                         guesses=[{"request_id": "r1", "labels": ["a", "b", "c"]}],
+                         workers=[{"rank": r, "compute_ms": 1.0, "bubble_ms": 2.0} for r in range(4)]))
+    for k in range(5):
+        run(scene, 0.2)
+        rects = [(t.text(), t.sceneBoundingRect().adjusted(1, 1, -1, -1)) for t in scene.text_items()]
+        for i, (a, ra) in enumerate(rects):
+            for b, rb in rects[i + 1:]:
+                assert not ra.intersects(rb), f"{a!r} overlaps {b!r} at step {k}"
+    assert all(len(answer) > 1 or not answer for _, _, answer in scene.seat_texts())
