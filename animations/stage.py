@@ -90,6 +90,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._gui_seats: list[SeatText] | None = None
         self._seat_of: dict[str, SeatText] = {}  # seats derived from the reports (when the window sends none)
         self._measure_note = ""
+        self._shared_pages = self._shared_before = 0  # cheat-sheet pages shared by two seats (prefix hits)
         self._spec_trips: list[tuple[int, int]] = []  # (guesses, tokens written) per recent verify trip
         self._spec_note: tuple[float, int] | None = None
         self._spec_seen: dict | None = None
@@ -220,6 +221,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._pending.clear()
         self._timeline, self._trip, self._t, self._duration = None, None, 0.0, 0.0
         self._configured = True
+        self._shared_pages = self._shared_before = 0
         self._build()
 
     def set_view(self, view_width_px: float, view_height_px: float, window_height_px: float,
@@ -286,9 +288,11 @@ class StageScene(TripTimeline, QGraphicsScene):
     def _rebuild_keep_trip(self) -> None:
         trip, t, duration = self._trip, self._t, self._duration
         blocks, before, seats = self._cheat.in_use, self._blocks_before, self._trip_seats
+        shared = self._shared_pages if trip is None else self._shared_before
         self._build()
         self._trip_seats = seats
-        self._cheat.set_in_use(blocks, blocks, 0, rescale=True)
+        self._shared_before = self._shared_pages = shared
+        self._cheat.set_in_use(blocks, blocks, min(shared, blocks), rescale=True)
         if trip is not None:
             self._trip, self._duration, self._t, self._blocks_before = trip, duration, t, before
             self._timeline = self._build_timeline(trip, duration, before)
@@ -310,7 +314,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._warehouse.layout()
         self._desks.layout()
         self._cheat.layout()
-        self._legend.set_marks(self._shard_mode, self._shard_n, False)
+        self._legend.set_marks(self._shard_mode, self._shard_n, self._shared_pages > 0)
         self._update_note()
         self._lit = None
         self._blocks_before = 0
@@ -402,6 +406,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._gui_seats = None
         self._seat_of.clear()
         self._spec_trips, self._spec_note, self._spec_seen = [], None, None
+        self._shared_pages = self._shared_before = 0
         self._colors.clear()
         self._caption_fn = lambda: tr("The book rests in the warehouse. Every token costs one trip.")
         self._build()
@@ -420,6 +425,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._duration = self._trip_seconds(trip)
         self._t = 0.0
         self._blocks_before = self._cheat.in_use
+        self._shared_before = self._shared_pages
         self._trip_seats = self._seats_after(trip) if self._gui_seats is None else None
         self._timeline = self._build_timeline(trip, self._duration, self._blocks_before)
         self._timeline.seek(0.0)

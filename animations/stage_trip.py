@@ -154,11 +154,15 @@ class TripTimeline:
         old = blocks_before
         new = max(0, int(trip.get("blocks_in_use", old) or 0))
         hits = int(trip.get("prefix_hit_tokens") or 0)
-        shared = math.ceil(hits / self._cheat.block_tokens) if hits else 0
+        # pages of an opening another seat already wrote (prefix-cache hits) stay shared while blocks stay in use
+        before_shared = self._shared_before
+        shared = min(new, math.ceil(hits / self._cheat.block_tokens) if hits else before_shared)
+        self._shared_pages = shared
         if shared:
             self._legend.set_marks(self._shard_mode, self._shard_n, True)
         tl.add(Lambda(lambda p: self._cheat.set_in_use(round(old + (new - old) * p), min(old, new),
-                                                       shared if p > 0 else 0), linear), *at(COMPUTE))
+                                                       shared if p > 0 else min(before_shared, old)), linear),
+               *at(COMPUTE))
 
         # the table: seats (derived from the report unless the window sends them) and the apprentice
         if self._gui_seats is None and self._trip_seats is not None:

@@ -224,6 +224,13 @@ def test_prefix_hits_are_drawn_as_shared_pages(stage):
     run(stage, 0.9)
     assert stage.cheat_sheet.grid.shared == 2  # 32 tokens / 16 per page
     assert any("share" in w.text() for w in stage._legend.texts())
+    run(stage, 0.2)
+    stage.show_trip(trip(blocks_in_use=7))  # the seats that share the opening write on: still shared
+    run(stage, 1.01)
+    assert stage.cheat_sheet.grid.shared == 2
+    stage.show_trip(trip(blocks_in_use=1))  # requests finished: at most the pages still in use
+    run(stage, 1.01)
+    assert stage.cheat_sheet.grid.shared == 1
 
 
 def four_seats():
