@@ -90,6 +90,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._gui_seats: list[SeatText] | None = None
         self._seat_of: dict[str, SeatText] = {}  # seats derived from the reports (when the window sends none)
         self._measure_note = ""
+        self._notice_fn: Callable[[], str] | None = None
         self._shared_pages = self._shared_before = 0  # cheat-sheet pages shared by two seats (prefix hits)
         self._spec_trips: list[tuple[int, int]] = []  # (guesses, tokens written) per recent verify trip
         self._spec_note: tuple[float, int] | None = None
@@ -281,8 +282,12 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._update_note()
 
     def show_notice(self, text: Callable[[], str]) -> None:
-        """Show ``text()`` (re-read on a language switch) as the stage's caption until the next trip."""
+        """Show ``text()`` (re-read on a language switch) as the stage's caption until the next trip (before
+        ``configure``: in place of "loading the model…")."""
         self._set_caption(text)
+        if not self._configured:
+            self._notice_fn = text
+            self._place_placeholder()
 
     # --- building ------------------------------------------------------------------------------------------
     def _rebuild_keep_trip(self) -> None:
@@ -326,12 +331,17 @@ class StageScene(TripTimeline, QGraphicsScene):
                 if item.parentItem() is None:
                     item.setVisible(False)
         self._placeholder.setVisible(not self._configured)
-        self._caption.setVisible(True)
         if not self._configured:
-            set_elided(self._placeholder, tr("loading the model…"), SCENE_RECT.width() - 80)
-            r = self._placeholder.boundingRect()
-            self._placeholder.setPos(SCENE_RECT.center().x() - r.width() / 2, SCENE_RECT.center().y() - r.height() / 2)
+            self._place_placeholder()
+        self._caption.setVisible(True)
         self._set_caption(self._caption_fn)
+
+    def _place_placeholder(self) -> None:
+        """Before a model: "loading the model…", or the notice the window showed (e.g. why none could load)."""
+        text = self._notice_fn() if self._notice_fn is not None else tr("loading the model…")
+        set_elided(self._placeholder, text, SCENE_RECT.width() - 80)
+        r = self._placeholder.boundingRect()
+        self._placeholder.setPos(SCENE_RECT.center().x() - r.width() / 2, SCENE_RECT.center().y() - r.height() / 2)
 
     def _update_note(self) -> None:
         note = self._measure_note or self._desks.measure_note() or self._spec_note_text()

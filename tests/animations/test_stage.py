@@ -402,3 +402,10 @@ def test_no_overlap_at_any_font_size_even_with_the_apprentice_and_16_seats(qapp,
             for b, rb in rects[i + 1:]:
                 assert not ra.intersects(rb), f"{a!r} overlaps {b!r} at step {k}"
     assert all(len(answer) > 1 or not answer for _, _, answer in scene.seat_texts())
+
+
+def test_a_notice_before_any_model_replaces_loading(qapp):
+    scene = StageScene()
+    scene.show_notice(lambda: "No model could be loaded")
+    texts = [t.text() for t in scene.text_items()]
+    assert "No model could be loaded" in texts and not any("loading the model" in t for t in texts)
