@@ -129,11 +129,14 @@ def tail_lines(font: QFont, text: str, width: float, lines: int) -> list[str]:
                 start = space + 1
         out.insert(0, text[start:end])
         end = start
-    if end > 0 and out:
-        first = out[0]
-        while first and fm.horizontalAdvance("…" + first) > width:
-            first = first[1:]
-        out[0] = "…" + first
+    cut = end > 0
+    # the tail found from the end is wrapped again from its start, so only the last line is short
+    tail = ("…" if cut else "") + text[end:].lstrip(" " if cut else "")
+    for _ in range(len(tail)):
+        again = wrap_lines(font, tail, width, lines + 1)
+        if len(again) <= lines:
+            return again
+        tail = "…" + tail[2:] if tail.startswith("…") else "…" + tail[1:]
     return out
 
 
