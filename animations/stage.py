@@ -230,7 +230,9 @@ class StageScene(TripTimeline, QGraphicsScene):
         """Pick font sizes for a view of that size (px) in a window that tall, so that after ``fitInView`` no
         text is under window_height / 60 px. Keeps the trip on screen."""
         new = StageType(float(window_height_px), fit_for_view(view_width_px, view_height_px), bool(presenter))
-        if new != self._type:
+        sizes = [round(t.units(style) + 0.49) for t in (new, self._type) for style in ("small", "label", "body",
+                                                                                      "heading")]
+        if sizes[:4] != sizes[4:]:  # a resize that changes no font size costs nothing
             self._type = new
             self._rebuild_keep_trip()
 
