@@ -392,6 +392,8 @@ class StageScene(TripTimeline, QGraphicsScene):
     def advance(self, dt_s: float) -> None:
         """Move stage time forward by ``dt_s`` seconds (the clock's tick); the only way stage time moves.
         At most one trip ends per call, so even real-time trips shorter than a frame are each seen."""
+        if dt_s > 0:
+            self._seats.tick(dt_s)
         if self._timeline is None:
             if not self._pending:
                 return

@@ -20,6 +20,7 @@ from animations.stage_style import (MAX_SEATS, PAD, TABLE, StageType, add_panel,
 
 CARD = QColor("#1f2b38")
 STATES = ("reading", "writing", "done", "waiting")
+JOIN_S = 0.5  # a new request's card fades in over this much stage time
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class Seats:
         self.area = QRectF(TABLE)
         self.seats: list[SeatText] = []
         self.colors: list[QColor] = []
+        self.ages: dict[str, float] = {}  # seconds of stage time since a request took its seat (it fades in)
 
     def texts(self):
         out = [self.header]
@@ -86,6 +88,10 @@ class Seats:
     def show(self, seats: list[SeatText], colors: list[QColor]) -> None:
         """Draw ``seats`` (at most MAX_SEATS, in seat order) with one colour each."""
         self.seats, self.colors = list(seats)[:MAX_SEATS], list(colors)
+        ids = {str(s.request_id) for s in self.seats}
+        self.ages = {rid: age for rid, age in self.ages.items() if rid in ids}
+        for rid in ids:
+            self.ages.setdefault(rid, 0.0)
         n = len(self.seats)
         w_all = TABLE.width() - 2 * PAD
         taken = sum(1 for s in self.seats if s.state != "waiting")
@@ -113,7 +119,7 @@ class Seats:
             c["card"].setVisible(True)
             c["card"].setRect(QRectF(0, 0, card_w, card_h))
             c["card"].setPos(x, y)
-            c["card"].setOpacity(0.55 if seat.state in ("done", "waiting") else 1.0)
+            c["card"].setOpacity(self._opacity(seat))
             c["band"].setRect(QRectF(0, 0, 8, card_h))
             c["band"].setBrush(color)
             inner = card_w - 22
@@ -139,6 +145,19 @@ class Seats:
             c["answer"].setText("\n".join(tail))
             c["answer"].setPos(16, answer_top)
             c["answer"].setVisible(answer_lines >= 1 and bool(tail))
+
+    def _opacity(self, seat: SeatText) -> float:
+        base = 0.55 if seat.state in ("done", "waiting") else 1.0
+        return base * min(1.0, self.ages.get(str(seat.request_id), JOIN_S) / JOIN_S)
+
+    def tick(self, dt_s: float) -> None:
+        """Stage time passes: a request that just took its seat fades in over ``JOIN_S`` seconds."""
+        for k, seat in enumerate(self.seats):
+            rid = str(seat.request_id)
+            age = self.ages.get(rid, JOIN_S)
+            if age < JOIN_S:
+                self.ages[rid] = age + dt_s
+                self.cards[k]["card"].setOpacity(self._opacity(seat))
 
     def shown(self) -> list[tuple[str, str, str]]:
         """(request_id, prompt text shown, answer text shown) per visible seat, in seat order."""

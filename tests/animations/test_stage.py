@@ -244,6 +244,7 @@ def test_at_batch_4_each_of_4_seats_shows_its_own_request(stage):
     assert [rid for rid, _, _ in shown] == ["r0", "r1", "r2", "r3"]
     for i, (_, prompt, answer) in enumerate(shown):
         assert f"prompt number {i}" in prompt and answer == f"answer of {i}"
+    run(stage, 0.6)  # the new seats have faded in
     seat_items = [t for t in stage.text_items() if t.data(0x0E17) == "seat"]
     states = {t.text() for t in seat_items}
     assert {"writing", "reading the question", "done", "waiting for a seat"} <= states
@@ -409,3 +410,17 @@ def test_a_notice_before_any_model_replaces_loading(qapp):
     scene.show_notice(lambda: "No model could be loaded")
     texts = [t.text() for t in scene.text_items()]
     assert "No model could be loaded" in texts and not any("loading the model" in t for t in texts)
+
+
+def test_a_request_that_joins_fades_in_and_one_that_leaves_is_gone(stage):
+    stage.show_requests(four_seats()[:1])
+    run(stage, 1.0)
+    first = stage._seats.cards[0]["card"]
+    assert first.opacity() == 1.0
+    stage.show_requests(four_seats()[:2])  # r1 joins (continuous batching)
+    joined = stage._seats.cards[1]["card"]
+    assert joined.opacity() < 0.1 and first.opacity() == 1.0
+    run(stage, 1.0)
+    assert joined.opacity() > 0.5  # "reading": full colour once seated
+    stage.show_requests(four_seats()[1:2])  # r0 left
+    assert [rid for rid, _, _ in stage.seat_texts()] == ["r1"]
