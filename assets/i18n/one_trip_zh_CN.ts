@@ -119,6 +119,190 @@
         <source>free</source>
         <translation>白送</translation>
     </message>
+    <message>
+        <source>loading the model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <source>Torn book: {n} desks each read their own chapters; the others wait</source>
+        <translation>拆书：{n} 张桌子各读自己的几章，其余的等着</translation>
+    </message>
+    <message>
+        <source>Torn book: {n} desks each read a strip of every chapter, then pass notes</source>
+        <translation>拆书：{n} 张桌子各读每一章的一条，再互传纸条</translation>
+    </message>
+    <message>
+        <source>Apprentice (draft model)</source>
+        <translation>小徒弟（草稿模型）</translation>
+    </message>
+    <message>
+        <source>all right: the master adds one more</source>
+        <translation>全对：师傅再多写一个</translation>
+    </message>
+    <message>
+        <source>a wrong guess throws away the rest</source>
+        <translation>猜错一个，后面的全作废</translation>
+    </message>
+    <message>
+        <source>{k} guesses in {ms} ms · {a} kept</source>
+        <translation>猜了 {k} 个，用时 {ms} 毫秒 · 留下 {a} 个</translation>
+    </message>
+    <message>
+        <source>one page = {size} · {t} tokens</source>
+        <translation>一页 = {size} · {t} 个词元</translation>
+    </message>
+    <message>
+        <source>{n} pages in use = {size} · room for {total}</source>
+        <translation>已用 {n} 页 = {size} · 共 {total} 页</translation>
+    </message>
+    <message>
+        <source>{n} pages in use</source>
+        <translation>已用 {n} 页</translation>
+    </message>
+    <message>
+        <source>The desk · compute</source>
+        <translation>书桌 · 计算</translation>
+    </message>
+    <message>
+        <source>passing notes</source>
+        <translation>正在互传纸条</translation>
+    </message>
+    <message>
+        <source>{n} desks · {how}</source>
+        <translation>{n} 张桌子 · {how}</translation>
+    </message>
+    <message>
+        <source>every chapter</source>
+        <translation>每一章</translation>
+    </message>
+    <message>
+        <source>Measured: notes take {m} ms, the work {c} ms: on this CPU tearing a tiny book costs more than it saves</source>
+        <translation>实测：传纸条 {m} 毫秒，干活 {c} 毫秒：在这台 CPU 上拆一本小书，省下的不如花掉的多</translation>
+    </message>
+    <message>
+        <source>Measured: each desk waits {b} ms: with one trip at a time the desks take turns, not work together</source>
+        <translation>实测：每张桌子等 {b} 毫秒：一次只跑一趟，桌子只能轮流干，不能同时干</translation>
+    </message>
+    <message>
+        <source>tensor parallel: every chapter cut in {n} strips</source>
+        <translation>张量并行：每章切成 {n} 条</translation>
+    </message>
+    <message>
+        <source>pipeline parallel: chapters split {n} ways</source>
+        <translation>流水线并行：各章分成 {n} 份</translation>
+    </message>
+    <message>
+        <source>copy · {size}</source>
+        <translation>副本 · {size}</translation>
+    </message>
+    <message>
+        <source>waiting for another desk</source>
+        <translation>在等别的桌子</translation>
+    </message>
+    <message>
+        <source>chapters {a}–{b}</source>
+        <translation>第 {a}–{b} 章</translation>
+    </message>
+    <message>
+        <source>Desk {i} · {span}</source>
+        <translation>第 {i} 张桌子 · {span}</translation>
+    </message>
+    <message>
+        <source>1/{n} of every chapter</source>
+        <translation>每章的 1/{n}</translation>
+    </message>
+    <message>
+        <source>works {c} ms this trip</source>
+        <translation>这一趟干活 {c} 毫秒</translation>
+    </message>
+    <message>
+        <source>reading chapter {i}</source>
+        <translation>正在读第 {i} 章</translation>
+    </message>
+    <message>
+        <source>works {c} · waits {b} ms</source>
+        <translation>干活 {c} · 等待 {b} 毫秒</translation>
+    </message>
+    <message>
+        <source>works {c} · notes {m} ms</source>
+        <translation>干活 {c} · 传纸条 {m} 毫秒</translation>
+    </message>
+    <message>
+        <source>chapters and dictionary, to scale by bytes</source>
+        <translation>各章和字典，按字节数画比例</translation>
+    </message>
+    <message>
+        <source>lit: the chapter being read now</source>
+        <translation>亮起：正在读的那一章</translation>
+    </message>
+    <message>
+        <source>a cheat-sheet page in use</source>
+        <translation>小抄上已用的一页</translation>
+    </message>
+    <message>
+        <source>gold edge: a page two seats share</source>
+        <translation>金边：两个座位共用的一页</translation>
+    </message>
+    <message>
+        <source>a note passed between desks (all-reduce)</source>
+        <translation>桌子之间传的纸条（all-reduce）</translation>
+    </message>
+    <message>
+        <source>a dimmed desk is waiting (pipeline bubble)</source>
+        <translation>变暗的桌子在等（流水线气泡）</translation>
+    </message>
+    <message>
+        <source>The table · empty</source>
+        <translation>饭桌 · 空着</translation>
+    </message>
+    <message>
+        <source>reading the question</source>
+        <translation>正在读题</translation>
+    </message>
+    <message>
+        <source>writing</source>
+        <translation>正在写</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>写完了</translation>
+    </message>
+    <message>
+        <source>waiting for a seat</source>
+        <translation>在等座位</translation>
+    </message>
+    <message>
+        <source>reading</source>
+        <translation>读题</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>等座</translation>
+    </message>
+    <message>
+        <source>The table · seats taken: {n}</source>
+        <translation>饭桌 · 已坐 {n} 人</translation>
+    </message>
+    <message>
+        <source>Whole book: {size}</source>
+        <translation>整本书：{size}</translation>
+    </message>
+    <message>
+        <source>The book: {n} chapters</source>
+        <translation>这本书：{n} 章</translation>
+    </message>
+    <message>
+        <source>The book stays home; a copy travels</source>
+        <translation>书留在仓库，搬走的是副本</translation>
+    </message>
+    <message>
+        <source>Dictionary · {size}</source>
+        <translation>字典 · {size}</translation>
+    </message>
+    <message>
+        <source>Measured: {x} tokens per trip, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
+        <translation>实测：每趟 {x} 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
+    </message>
 </context>
 <context>
     <name>Tour</name>
