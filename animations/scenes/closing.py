@@ -21,7 +21,7 @@ class GameScene(TourScene):
         modes = {"alone": T("Alone: one token per press"),
                  "apprentice": T("With the apprentice: it guesses 5, the book checks them in the same trip"),
                  "shared": T("Sharing the table: everyone seated writes on the same trip")}
-        self.text(modes[g["mode"]], 40, 80, 24, ACCENT, True)
+        self.text(modes[g["mode"]], 40, 80, "body", ACCENT, True)
         # the table
         self.box(40, 130, 900, 470, PANEL, EDGE)
         last = {e["person"]: e for e in g.get("last", [])}
@@ -33,12 +33,12 @@ class GameScene(TourScene):
                               "has_read": True})
         shown.sort(key=lambda p: p["number"])
         if not shown:
-            self.text(T("Press to carry the book: the first trip reads the question."), 70, 160, 24, TEXT, width=840)
+            self.text(T("Press to carry the book: the first trip reads the question."), 70, 160, "body", TEXT, width=840)
         for i, p in enumerate(shown[:4]):
             y = 160 + 104 * i
             color = SEAT_COLORS[(p["number"] - 1) % len(SEAT_COLORS)]
             self.box(70, y, 64, 64, color, None, radius=32)
-            self.text(str(p["number"]), 102, y + 16, 26, QColor("#0f1419"), True, align="center")
+            self.text(str(p["number"]), 102, y + 16, "body", QColor("#0f1419"), True, align="center")
             target = max(1, p["target"])
             cw = 640.0 / target
             for j in range(target):
@@ -54,7 +54,7 @@ class GameScene(TourScene):
                     msg = "+{n}".format(n=ev["tokens"])
                 if ev["done"]:
                     msg += " · " + T("done")
-                self.pop_in(self.text(msg, 160, y + 62, 20, ACCENT), 0.0, 0.3)
+                self.pop_in(self.text(msg, 160, y + 62, "small", ACCENT), 0.0, 0.3)
         # counters
         x0 = 980.0
         counters = [(T("trips"), f"{g['trips']}"), (T("tokens"), f"{g['tokens']}"),
@@ -63,8 +63,8 @@ class GameScene(TourScene):
         for i, (name, value) in enumerate(counters):
             y = 130 + 118 * i
             self.box(x0, y, 580, 104, PANEL, EDGE)
-            self.text(name, x0 + 20, y + 10, 22, DIM)
-            self.text(value, x0 + 20, y + 38, 44, ACCENT if i == 2 else TEXT, True)
+            self.text(name, x0 + 20, y + 10, "label", DIM)
+            self.text(value, x0 + 20, y + 38, "heading", ACCENT if i == 2 else TEXT, True)
         src = ctx.get("game_source") or {}
         live = g["mode"] == "apprentice" and src.get("live")
         if g["mode"] == "apprentice":
@@ -72,23 +72,23 @@ class GameScene(TourScene):
                 self.badge("measured", 70, 500, T("measured on the bundled draft model"))
                 trip = src.get("trip") or {}
                 if src.get("waiting"):
-                    self.text(T("the engine is running the trip…"), 70, 540, 20, DIM)
+                    self.text(T("the engine is running the trip…"), 70, 540, "small", DIM)
                 elif trip.get("guesses"):
                     self.text(T("guessed: {g} · kept {a} · verify {ms}").format(
                         g=" ".join(trip["guesses"]), a=trip.get("accepted", 0), ms=fmt_ms(trip.get("verify_ms"))),
-                        70, 540, 20, DIM, width=840)
+                        70, 540, "small", DIM, width=840)
             else:
                 self.badge("illustrative", 70, 500, T("random, the source's 3–4 of 5 for code"))
                 if src.get("reason"):
                     self.text(T("live draft model unavailable: {reason}").format(reason=src["reason"]),
-                              70, 540, 20, DIM, width=840)
+                              70, 540, "small", DIM, width=840)
         self.text(T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is a "
                     "random illustration in the spirit of “code often keeps 3–4”. A newcomer's first trip reads "
                     "the question.").format(ms=g.get("ms_per_trip", 8.0)) if not live else
                   T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is "
                     "measured: each press is one real verify trip of the bundled draft model over the running "
                     "text. A newcomer's first trip reads the question.").format(ms=g.get("ms_per_trip", 8.0)),
-                  40, 612, 20, DIM, width=1100)
+                  40, 612, "small", DIM, width=1100)
         self.badge("measured" if live else "illustrative", 1180, 640)
 
 
@@ -119,17 +119,17 @@ class MetaphorScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         y0 = 80.0
-        self.text(T("metaphor"), 60, y0, 20, DIM, True)
-        self.text(T("formal term"), 520, y0, 20, DIM, True)
-        self.text(T("section"), 1500, y0, 20, DIM, True, align="right")
+        self.text(T("metaphor"), 60, y0, "small", DIM, True)
+        self.text(T("formal term"), 520, y0, "small", DIM, True)
+        self.text(T("section"), 1500, y0, "small", DIM, True, align="right")
         row_h = 36.0
         for i, (metaphor, term, section) in enumerate(METAPHORS):
             y = y0 + 34 + i * row_h
             if i % 2 == 0:
                 self.box(40, y - 2, 1520, row_h, QColor("#151d26"), None, radius=4, z=0)
-            a = self.text(T(metaphor), 60, y + 2, 22, ACCENT, True)
-            b = self.text(T(term), 520, y + 2, 22, TEXT)
-            c = self.text(f"§{section}", 1500, y + 2, 22, BLUE_LIGHT, True, align="right")
+            a = self.text(T(metaphor), 60, y + 2, "label", ACCENT, True)
+            b = self.text(T(term), 520, y + 2, "label", TEXT)
+            c = self.text(f"§{section}", 1500, y + 2, "label", BLUE_LIGHT, True, align="right")
             for item in (a, b, c):
                 self.fade_in(item, 0.1 + 0.06 * i)
 
@@ -157,13 +157,13 @@ class QuestionsScene(TourScene):
     title = "Three questions"
 
     def draw(self, ctx: dict) -> None:
-        self.text(T("Now they can be answered."), 40, 70, 22, DIM)
+        self.text(T("Now they can be answered."), 40, 70, "label", DIM)
         for i, (q, a) in enumerate(QUESTIONS):
             y = 106 + 94 * i
             card = self.box(40, y, 1520, 86, PANEL, EDGE)
             self.fade_in(card, 0.2 + 0.4 * i)
-            self.fade_in(self.text(f"{i + 1}. " + T(q), 64, y + 10, 24, TEXT, True, width=1470), 0.2 + 0.4 * i)
-            self.fade_in(self.text(T(a), 64, y + 50, 20, GREEN, width=1470), 0.4 + 0.4 * i)
+            self.fade_in(self.text(f"{i + 1}. " + T(q), 64, y + 10, "body", TEXT, True, width=1470), 0.2 + 0.4 * i)
+            self.fade_in(self.text(T(a), 64, y + 50, "small", GREEN, width=1470), 0.4 + 0.4 * i)
         live = ((ctx.get("analysis") or {}).get("closing_line") or {})
         if live.get("tokens"):
             self._write_live(ctx, live, 1.6)
@@ -179,7 +179,7 @@ class QuestionsScene(TourScene):
         for j, tok in enumerate(toks):
             if not tok.get("text"):
                 continue
-            item = self.text(tok["text"], x, yy, 34, ACCENT, True)
+            item = self.text(tok["text"], x, yy, "number", ACCENT, True)
             w = item.boundingRect().width()
             if x + w > 1560:
                 x, yy = 40.0, yy + 46
@@ -189,11 +189,11 @@ class QuestionsScene(TourScene):
         y = yy + 50
         if ctx.get("lang") != "zh":
             tr = self.text("“" + T(CLOSING_LINE) + "” " + T("(the source's closing line, in English)"),
-                           40, y, 20, DIM, width=1520)
+                           40, y, "small", DIM, width=1520)
             self.fade_in(tr, t0)
             y += tr.boundingRect().height() + 8
         # the counter: trip j of n, that trip's measured time, the running total
-        counter = self.text("", 40, y, 22, TEXT, True)
+        counter = self.text("", 40, y, "label", TEXT, True)
         cum = []
         acc = 0.0
         for t in toks:
@@ -223,25 +223,25 @@ class QuestionsScene(TourScene):
             self.fade_in(bar, t0 + TRIP_S * j, t0 + TRIP_S * j + 0.12)
         # the cheat sheet: one box per KV block, appearing on the trip that first needed it
         y += 62
-        self.text(T("KV cache:"), 40, y + 6, 20, DIM)
+        self.text(T("KV cache:"), 40, y + 6, "small", DIM)
         first = {}
         for j, t in enumerate(toks):
             first.setdefault(t["blocks"], j)
         for b, j in sorted(first.items()):
-            card, _ = self.chip(T("block {b}").format(b=b), 180 + (b - 1) * 150, y, PAPER, px=18, min_w=130)
+            card, _ = self.chip(T("block {b}").format(b=b), 180 + (b - 1) * 150, y, PAPER, style="small", min_w=130)
             self.pop_in(card, t0 + TRIP_S * j)
         self.fade_in(self.text(T("Each token is one real trip of the model, with its KV cache; the words are the "
                                  "source's, the trips are real. Green: a token the model would have picked itself."),
-                               40, y + 44, 20, DIM, width=1520),
+                               40, y + 44, "small", DIM, width=1520),
                      t0 + TRIP_S * n)
 
     def _cut_only(self, ctx: dict, t0: float) -> None:
         y = 400
-        self.fade_in(self.text(T(CLOSING_LINE), 40, y, 28, ACCENT, True, width=1520), t0)
+        self.fade_in(self.text(T(CLOSING_LINE), 40, y, "number", ACCENT, True, width=1520), t0)
         toks = ctx.get("closing_tokens") or []
         x, yy = 40.0, 540.0
         for j, tok in enumerate(toks[:40]):
-            card, w = self.chip(tok["label"], x, yy, PAPER, px=18, min_w=22)
+            card, w = self.chip(tok["label"], x, yy, PAPER, style="small", min_w=22)
             if x + w > 1560:
                 break
             self.pop_in(card, t0 + 0.5 + 0.05 * j)
@@ -249,4 +249,4 @@ class QuestionsScene(TourScene):
         if toks:
             self.badge("measured", 40, 504, T("cut by this model's tokenizer"))
         self.text(T("When the engine is running, it writes this line here, one real trip per token."),
-                  40, 610, 20, DIM, width=1520)
+                  40, 610, "small", DIM, width=1520)

@@ -143,64 +143,64 @@
         <translation>（书的 {x:.1f} 倍）</translation>
     </message>
     <message>
-        <source>1 · The request</source>
-        <translation>01 请求</translation>
+        <source>The request</source>
+        <translation>请求</translation>
     </message>
     <message>
-        <source>10 · Sending it back (streaming)</source>
-        <translation>10 送回（流式）</translation>
+        <source>Sending it back (streaming)</source>
+        <translation>送回（流式）</translation>
     </message>
     <message>
-        <source>11 · Reasoning models</source>
-        <translation>11 推理模型</translation>
+        <source>Reasoning models</source>
+        <translation>推理模型</translation>
     </message>
     <message>
-        <source>12 · Sharing the table (batching)</source>
-        <translation>12 拼桌（批处理）</translation>
+        <source>Sharing the table (batching)</source>
+        <translation>拼桌（批处理）</translation>
     </message>
     <message>
-        <source>13 · Running ahead (speculative decoding)</source>
-        <translation>13 抢跑（投机解码）</translation>
+        <source>Running ahead (speculative decoding)</source>
+        <translation>抢跑（投机解码）</translation>
     </message>
     <message>
-        <source>14 · Splitting the book (parallelism)</source>
-        <translation>14 拆书（并行）</translation>
+        <source>Splitting the book (parallelism)</source>
+        <translation>拆书（并行）</translation>
     </message>
     <message>
-        <source>15 · The same opening (prefix caching)</source>
-        <translation>15 同样的开头（前缀缓存）</translation>
+        <source>The same opening (prefix caching)</source>
+        <translation>同样的开头（前缀缓存）</translation>
     </message>
     <message>
-        <source>2 · Cut into tokens</source>
-        <translation>02 分词</translation>
+        <source>Cut into tokens</source>
+        <translation>分词</translation>
     </message>
     <message>
         <source>20–80 tokens/s</source>
         <translation>20–80 token/秒</translation>
     </message>
     <message>
-        <source>3 · Look up the dictionary</source>
-        <translation>03 查字典（嵌入）</translation>
+        <source>Look up the dictionary</source>
+        <translation>查字典（嵌入）</translation>
     </message>
     <message>
-        <source>4 · The book and its chapters</source>
-        <translation>04 书和章</translation>
+        <source>The book and its chapters</source>
+        <translation>书和章</translation>
     </message>
     <message>
-        <source>5 · Reading the question (prefill)</source>
-        <translation>05 读题（预填充）</translation>
+        <source>Reading the question (prefill)</source>
+        <translation>读题（预填充）</translation>
     </message>
     <message>
-        <source>6 · Drawing lots (sampling)</source>
-        <translation>06 抽签（采样）</translation>
+        <source>Drawing lots (sampling)</source>
+        <translation>抽签（采样）</translation>
     </message>
     <message>
-        <source>7 · Writing (decode)</source>
-        <translation>07 写字（解码）</translation>
+        <source>Writing (decode)</source>
+        <translation>写字（解码）</translation>
     </message>
     <message>
-        <source>8 · The cheat sheet (KV cache)</source>
-        <translation>08 小抄（KV 缓存）</translation>
+        <source>The cheat sheet (KV cache)</source>
+        <translation>小抄（KV 缓存）</translation>
     </message>
     <message>
         <source>8-token question, 6 steps after the first token: without, step i recomputes 8 + i rows, Σ(8+i) for i = 1…6 = 69; with, one new row per step = 6.</source>
@@ -211,8 +211,8 @@
         <translation>80.3 亿个参数 × 2 字节</translation>
     </message>
     <message>
-        <source>9 · How big is the cheat sheet</source>
-        <translation>09 小抄有多大</translation>
+        <source>How big is the cheat sheet</source>
+        <translation>小抄有多大</translation>
     </message>
     <message>
         <source>A 10,000-token system prompt that is not cached makes a long pause.</source>

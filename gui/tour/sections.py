@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from animations.scenes import closing, memory, opening, serving, trips
 from animations.scenes.base import T
+from animations.scenes.base import page_title as _page_title
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,8 @@ def chip_text(page: Page) -> str:
 
 
 def page_title(page: Page) -> str:
-    """The page's full title (the scene's title), translated: the chip's tooltip."""
-    return T(page.scene.title)
+    """The page's full title as the scene shows it ("01 · The request"), translated: the chip's tooltip."""
+    return _page_title(page.scene.title, page.scene.number)
 
 
 def caption_text(page: Page) -> str:
