@@ -372,7 +372,7 @@ class TourScene(QGraphicsScene):
             t.setDefaultTextColor(color.lighter(130))
             t.setTextWidth(max_w - 2 * pad)
             t.setPlainText(words)
-            tw = t.document().idealWidth()
+            tw = t.boundingRect().width()
         else:
             t = one
             t.setBrush(color.lighter(130))
@@ -386,6 +386,25 @@ class TourScene(QGraphicsScene):
         t.setParentItem(card)
         t.setPos(pad, pad * 0.25)
         set_role(t, "pill")
+        return card
+
+    def tag(self, s: str, x: float, y: float, style: str = "label", fill: QColor | None = PANEL,
+            edge: QColor | None = EDGE, color: QColor = TEXT, bold: bool = False, align: str = "left",
+            role: str = "label", pad: float | None = None, min_w: float = 0.0, radius: float = 10,
+            width: float | None = None) -> QGraphicsPathItem:
+        """A box sized from its measured text ``s`` (one line, or wrapped in ``width``), the text its child;
+        ``align`` "center"/"right" makes x the box's centre/right edge. Its size: ``boundingRect()``."""
+        pad = px("small") * 0.6 if pad is None else pad
+        t = self.text(s, 0, 0, style, color, bold, width=width, role=role, align="left" if width is None else "center")
+        r = t.boundingRect()
+        w, h = max(min_w, r.width() + 2 * pad), r.height() + pad
+        if align == "center":
+            x -= w / 2
+        elif align == "right":
+            x -= w
+        card = self.box(x, y, w, h, fill, edge, radius=radius, z=3)
+        t.setParentItem(card)
+        t.setPos((w - r.width()) / 2, pad / 2)
         return card
 
     def image(self, img: QImage, x: float, y: float, w: float, h: float) -> QGraphicsPixmapItem:

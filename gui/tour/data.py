@@ -33,6 +33,30 @@ def _piece_kind(raw: bytes) -> str | None:
     return "whole" if any(ord(c) > 127 for c in text) else None
 
 
+def group_pieces(tokens: list[dict], raw: list[bytes]) -> None:
+    """Mark runs of tokens whose bytes only together make whole characters (UTF-8 split over tokens): each token
+    of a run gets ``"group"`` (the run's index) and the run's last token ``"group_text"`` (the characters the run
+    decodes to). A run that never becomes valid UTF-8 (cut off at the end) gets no ``group_text``."""
+    buf, start, gid = b"", None, 0
+    for k, (tok, b) in enumerate(zip(tokens, raw)):
+        if start is None:
+            try:
+                b.decode("utf-8")
+                continue
+            except UnicodeDecodeError:
+                buf, start = b, k
+        else:
+            buf += b
+        try:
+            text = buf.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        for j in range(start, k + 1):
+            tokens[j]["group"] = gid
+        tokens[k]["group_text"] = text.strip()
+        gid, buf, start = gid + 1, b"", None
+
+
 class TourData:
     """Live facts about the bundled (or given) model for the tour's scenes.
 
@@ -93,8 +117,10 @@ class TourData:
         if self.tokenizer is None:
             return []
         ids = self.tokenizer.encode(text)
-        return [{"id": i, "label": self.tokenizer.label(i), "piece": _piece_kind(self.tokenizer.token_bytes(i))}
-                for i in ids]
+        out = [{"id": i, "label": self.tokenizer.label(i), "piece": _piece_kind(self.tokenizer.token_bytes(i))}
+               for i in ids]
+        group_pieces(out, [self.tokenizer.token_bytes(i) for i in ids])
+        return out
 
     def embed_rows(self, ids: list[int]):
         """The rows of ``wte`` for ``ids`` (numpy float32, tokens × d_model) or None."""
