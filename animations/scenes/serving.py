@@ -37,12 +37,19 @@ class BatchingScene(TourScene):
         for mode in ("static", "continuous"):
             modes[mode] = [p["rows"] for p in b[mode]["passes"]] if b else _ILLUSTRATIVE[mode]
         longest = max(len(v) for v in modes.values())
-        cw = min(56.0, 1180.0 / max(1, longest))
+        readouts = {}
+        for mode in modes:
+            ms = b[mode]["total_ms"] if b else None
+            readouts[mode] = T("{n} trips").format(n=len(modes[mode])) + (f" · {fmt_ms(ms)}" if ms else "")
+        ro_w = max(self.measure(r, "body", True).width() for r in readouts.values()) + 24
+        cw = min(56.0, (1520 - ro_w) / max(1, longest))
         names = {"static": T("Static batch: everyone waits for the longest"),
                  "continuous": T("Continuous batch: a free seat is taken at once")}
+        cell_h = self.measure("A14", "label", True).height() + 8
+        y = self.top
         for m, mode in enumerate(("static", "continuous")):
-            y0 = 84 + m * 160
-            self.text(names[mode], 40, y0, "label", TEXT, True)
+            head = self.text(names[mode], 40, y, "body", TEXT, True, role="heading")
+            y0 = head.sceneBoundingRect().bottom() + 4
             seats: dict[str, int] = {}
             for i, rows in enumerate(modes[mode]):
                 present = {row[0] for row in rows}
@@ -54,44 +61,65 @@ class BatchingScene(TourScene):
                     seat = min(seats[rid], 1)
                     color = REQ_COLORS.get(rid, BLUE)
                     fill = QColor(color) if phase == "decode" else QColor(color.red(), color.green(), color.blue(), 110)
-                    cell = self.box(40 + i * cw, y0 + 36 + seat * 46, cw - 4, 40, fill, color, radius=4, width=2)
+                    cell = self.box(40 + i * cw, y0 + seat * (cell_h + 4), cw - 4, cell_h, fill, color, radius=4,
+                                    width=2)
                     label = rid if phase == "decode" else f"{rid}{fed}"
-                    if cw > 30 or phase == "prefill":
-                        t = self.text(label, (cw - 4) / 2, 8, "small", QColor("#0f1419"),
-                                      True, align="center")
+                    if self.measure(label, "label", True).width() <= cw - 6:
+                        t = self.text(label, (cw - 4) / 2, 4, "label", QColor("#0f1419"), True, align="center",
+                                      role="cell")
                         t.setParentItem(cell)
                     self.fade_in(cell, 0.2 + 0.05 * i + m * 0.2, 0.35 + 0.05 * i + m * 0.2)
-            total = len(modes[mode])
-            ms = b[mode]["total_ms"] if b else None
-            self.text(T("{n} trips").format(n=total) + (f" · {fmt_ms(ms)}" if ms else ""), 1250, y0 + 54, "body",
-                      ACCENT, True)
-        self.text(T("Each column is one trip; two seats. Pale cells read a question (prefill): C's long question is "
-                    "read in chunks of {k} tokens beside other people's writing (chunked prefill).").format(
-                    k=b["step_tokens"] if b else 32), 40, 406, "small", DIM, width=1500)
-        self.badge("measured" if b else "illustrative", 40, 462,
-                   T("this engine's scheduler, 4 requests") if b else None)
+            self.text(readouts[mode], 1560, y0 + cell_h / 2, "body", ACCENT, True, align="right", role="readout")
+            y = y0 + 2 * (cell_h + 4) + 8
+        _, y = self.para(T("Each column is one trip; two seats. Pale cells read a question (prefill): C's long "
+                           "question is read in chunks of {k} tokens beside other people's writing (chunked "
+                           "prefill).").format(k=b["step_tokens"] if b else 32), 40, y, 1520, "label", DIM,
+                         role="legend")
+        pill = self.badge("measured" if b else "illustrative", 40, y + 4,
+                          T("this engine's scheduler, 4 requests") if b else None)
+        y = pill.sceneBoundingRect().bottom() + 6
+        if b and b["continuous"]["total_ms"] > b["static"]["total_ms"]:
+            _, y = self.para(T("Measured here, continuous batching took fewer trips but more time ({c} against "
+                               "{s}): on two CPU cores a trip's time grows with the tokens it carries, so fuller "
+                               "trips save less than on a GPU, where a trip costs about the same however full it "
+                               "is.").format(c=fmt_ms(b["continuous"]["total_ms"]), s=fmt_ms(b["static"]["total_ms"])),
+                             40, y, 1520, "label", ACCENT, role="caption")
         # block table
-        self.box(40, 510, 700, 170, PANEL, EDGE)
-        self.text(T("Block table (PagedAttention): each request's pages of the cheat sheet"), 60, 518, "small", TEXT,
-                  width=660)
+        py = y + 10
+        if py > 700 - 140:
+            py = 700 - 140
+        ph = 700 - 8 - py
+        self.box(40, py, 700, ph, PANEL, EDGE)
+        _, ty = self.para(T("Block table (PagedAttention): each request's pages of the cheat sheet"), 60, py + 8, 660,
+                          "label", TEXT, True, role="heading")
         tables = (b or {}).get("block_tables") or {"A": [0, 1], "C": [2, 3, 4]}
-        for i, (rid, blocks) in enumerate(list(tables.items())[:2]):
-            y = 576 + 48 * i
-            self.text(rid, 60, y + 4, "label", REQ_COLORS.get(rid, BLUE), True)
+        bh = self.measure("0", "label").height() + 6
+        for i, (rid, blocks) in enumerate(list(tables.items())[:3]):
+            yy = ty + 6 + (bh + 6) * i
+            if yy + bh > py + ph - 4:
+                break
+            self.text(rid, 60, yy + 3, "label", REQ_COLORS.get(rid, BLUE), True, role="label")
             for j, blk in enumerate(blocks[:10]):
-                c = self.box(100 + j * 62, y, 56, 36, PANEL, REQ_COLORS.get(rid, BLUE), radius=4)
-                self.text(str(blk), 28, 5, "small", TEXT, align="center").setParentItem(c)
+                c = self.box(100 + j * 62, yy, 56, bh, PANEL, REQ_COLORS.get(rid, BLUE), radius=4)
+                self.text(str(blk), 28, 3, "label", TEXT, align="center", role="cell").setParentItem(c)
         # disaggregation
         x0 = 780.0
-        self.box(x0, 510, 780, 170, PANEL, EDGE)
-        self.text(T("Prefill/decode disaggregation"), x0 + 20, 518, "small", TEXT, True)
-        g1 = self.box(x0 + 30, 570, 220, 80, QColor(224, 138, 30, 60), ORANGE)
-        self.text(T("GPUs that read"), 110, 24, "small", TEXT, align="center").setParentItem(g1)
-        g2 = self.box(x0 + 520, 570, 220, 80, QColor(74, 116, 163, 90), BLUE_LIGHT)
-        self.text(T("GPUs that write"), 110, 24, "small", TEXT, align="center").setParentItem(g2)
-        self.arrow(x0 + 260, 610, x0 + 510, 610, ACCENT, 3)
-        self.text(T("KV cache over NVLink / RDMA"), x0 + 385, 576, "small", ACCENT, align="center")
-        self.badge("illustrative", x0 + 520, 518)
+        self.box(x0, py, 780, ph, PANEL, EDGE)
+        head = self.text(T("Prefill/decode disaggregation"), x0 + 20, py + 8, "label", TEXT, True, role="heading")
+        self.badge("illustrative", x0 + 760, py + 8, align="right")
+        gy = head.sceneBoundingRect().bottom() + 8
+        g1 = self.tag(T("GPUs that read"), x0 + 30, gy, "label", QColor(224, 138, 30, 60), ORANGE, role="label",
+                      pad=14, min_w=200)
+        g2 = self.tag(T("GPUs that write"), x0 + 750, gy, "label", QColor(74, 116, 163, 90), BLUE_LIGHT,
+                      align="right", role="label", pad=14, min_w=200)
+        r1, r2 = g1.sceneBoundingRect(), g2.sceneBoundingRect()
+        self.arrow(r1.right() + 8, r1.center().y(), r2.left() - 8, r1.center().y(), ACCENT, 3)
+        gap = r2.left() - r1.right() - 24
+        _, y = self.para(T("KV cache over NVLink / RDMA"), (r1.right() + r2.left()) / 2 - gap / 2,
+                         max(r1.bottom(), r2.bottom()) + 4, gap, "label", ACCENT, role="label", align="center")
+        self.para(T("Reading a question is compute-bound, writing is memory-bound: each gets GPUs of its own, and "
+                    "the cheat sheet is handed over between them."), x0 + 20, y + 6, 740, "small", DIM,
+                  role="caption")
 
 
 class SpeculativeScene(TourScene):
