@@ -123,7 +123,8 @@ class BatchingScene(TourScene):
 
 
 class SpeculativeScene(TourScene):
-    """§13: the apprentice (draft model) guesses, the book (target) checks all guesses in one trip."""
+    """§13: the apprentice (draft model) guesses, the book (target) checks all guesses in one trip; the trips
+    saved, measured; a measured acceptance below the source's figure is said so, with the reason."""
 
     title = "Running ahead (speculative decoding)"
     number = 13
@@ -136,95 +137,181 @@ class SpeculativeScene(TourScene):
         else:
             passes = [(["for", "␣i", "␣in", "␣range", "(", "10"], 4, 5), (["10", "):", "↵", "␣␣␣", "␣print"], 4, 5),
                       (["(", "i", ")", "↵"], 3, 5)]
-        self.text(T("The apprentice guesses, the book checks every guess in one trip:"), 40, 84, "body", TEXT)
+        top = self.top
+        lw = 1000.0
+        _, y = self.para(T("The apprentice guesses, the book checks every guess in one trip:"), 40, top, lw, "body",
+                         TEXT, role="caption")
+        y += 8
         t = 0.3
+        trip_w = max(self.measure(T("trip {i}").format(i=len(passes)), "label").width(), 40) + 14
+        reserve = 190.0 if live else 90.0  # room kept below the rows for the legend, headline and pills
         for r, (labels, accepted, proposed) in enumerate(passes):
-            y = 134 + 76 * r
-            self.text(T("trip {i}").format(i=r + 1), 40, y + 10, "small", DIM)
-            x = 130.0
+            if y + 50 > 700 - reserve:
+                break
+            self.text(T("trip {i}").format(i=r + 1), 40, y + 6, "label", DIM, role="axis")
+            x = 40 + trip_w
+            row_bottom = y
             for j, lab in enumerate(labels):
-                if j < accepted:
-                    fill, fg = GREEN, QColor("#0f1419")
-                else:
-                    fill, fg = ACCENT, QColor("#0f1419")  # the book's own token
-                card, w = self.chip(lab, x, y, fill, fg, style="body")
+                fill = GREEN if j < accepted else ACCENT  # kept guess, or the book's own token
+                card, w = self.chip(lab, x, y, fill, QColor("#0f1419"), style="label")
                 self.pop_in(card, t)
                 t += 0.1
                 x += w + 6
+                row_bottom = card.sceneBoundingRect().bottom()
             rejected = max(0, proposed - accepted)
             note = T("{a} of {k} guesses kept").format(a=accepted, k=proposed) + (
                 "" if not rejected else " · " + T("{r} thrown away").format(r=rejected))
-            self.text(note, x + 16, y + 10, "small", DIM)
-        y = 134 + 76 * len(passes) + 10
-        self.box(40, y, 24, 24, GREEN, None, radius=4)
-        self.text(T("the apprentice's guess, kept"), 74, y, "small", TEXT)
-        self.box(420, y, 24, 24, ACCENT, None, radius=4)
-        self.text(T("the book's own token (free with the check)"), 454, y, "small", TEXT)
+            nw = self.measure(note, "small").width()
+            if x + 16 + nw <= 40 + lw:
+                self.text(note, x + 16, y + 6, "small", DIM, role="label")
+            else:
+                item = self.text(note, 40 + trip_w, row_bottom + 2, "small", DIM, role="label")
+                row_bottom = item.sceneBoundingRect().bottom()
+            y = row_bottom + 10
+        sw = self.measure("Ag", "small").height()
+        self.box(40, y + 2, sw - 4, sw - 4, GREEN, None, radius=4)
+        k1 = self.text(T("the apprentice's guess, kept"), 40 + sw + 4, y, "small", TEXT, role="legend")
+        x2 = k1.sceneBoundingRect().right() + 30
+        self.box(x2, y + 2, sw - 4, sw - 4, ACCENT, None, radius=4)
+        k2 = self.text(T("the book's own token (free with the check)"), x2 + sw + 4, y, "small", TEXT, role="legend")
+        y = k2.sceneBoundingRect().bottom() + 10
         if live:
-            self.text(T("{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either "
-                        "way").format(n=s["tokens"], t=s["trips"], p=s["plain_trips"]), 40, y + 50, "body", ACCENT, True)
-            self.badge("measured", 40, y + 92, T("the live draft and target models"))
+            _, y = self.para(T("{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either "
+                               "way").format(n=s["tokens"], t=s["trips"], p=s["plain_trips"]), 40, y, lw, "label",
+                             ACCENT, True, role="readout")
+            y = self.badge("measured", 40, y + 4, T("the live draft and target models"), max_w=lw
+                           ).sceneBoundingRect().bottom()
+            rate = float(s.get("acceptance") or 0.0)
+            if rate < 0.6:
+                self.para(T("Measured here the apprentice kept {pct:.0f}% of its guesses, fewer than the source's 3–4 "
+                            "of 5: both models here are tiny and briefly trained, so they agree less often than a "
+                            "good draft agrees with a big model, and this text is not code.").format(pct=100 * rate),
+                          40, y + 6, lw, "small", DIM, role="caption")
         else:
-            self.badge("illustrative", 40, y + 50, T("no draft model loaded; in the spirit of the source's picture"))
-        self.box(1080, 84, 480, 420, PANEL, EDGE)
-        self.text(T("In production: EAGLE-3, a light guessing head trained on the big model's hidden states; "
-                    "DeepSeek-V3 and GLM-style MoE models build in multi-token prediction (MTP). Open-ended "
-                    "writing gains less than code."), 1100, 100, "label", TEXT, width=440)
-        self.badge("source", 1100, 460)
+            self.badge("illustrative", 40, y, T("no draft model loaded; in the spirit of the source's picture"),
+                       max_w=lw)
+        # the right box: trips with and without the apprentice, then production
+        rx, rw = 1080.0, 480.0
+        y = top + 10
+        if live:
+            _, y = self.para(T("Trips for the same {n} tokens").format(n=s["tokens"]), rx + 20, y, rw - 40, "label",
+                             TEXT, True, role="heading")
+            most = max(s["plain_trips"], s["trips"], 1)
+            for i, (name, n, color) in enumerate(((T("without: {n} trips").format(n=s["plain_trips"]),
+                                                   s["plain_trips"], ORANGE),
+                                                  (T("with the apprentice: {n} trips").format(n=s["trips"]),
+                                                   s["trips"], GREEN))):
+                lab = self.text(name, rx + 20, y + 6, "label", color, role="legend")
+                y = lab.sceneBoundingRect().bottom() + 2
+                bar = self.box(rx + 20, y, max(3.0, (rw - 40) * n / most), 22, color, None, radius=4)
+                self.fade_in(bar, 0.6 + 0.3 * i)
+                y += 28
+            y = self.badge("measured", rx + 20, y + 2).sceneBoundingRect().bottom() + 14
+        _, y = self.para(T("In production: EAGLE-3, a light guessing head trained on the big model's hidden states; "
+                           "DeepSeek-V3 and GLM-style MoE models build in multi-token prediction (MTP). Open-ended "
+                           "writing gains less than code."), rx + 20, y, rw - 40, "label", TEXT, role="caption")
+        y = self.badge("source", rx + 20, y + 8).sceneBoundingRect().bottom()
+        self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)
 
 
 class ParallelScene(TourScene):
-    """§14: weights against one GPU's memory; FP8 and 4-bit; pipeline, tensor and expert parallel."""
+    """§14: weights against one GPU's memory, every figure in decimal GB (10⁹ bytes); FP8 and 4-bit; pipeline,
+    tensor and expert parallel. The GPU lines stand at the memory ``model/costs.py`` gives each card in bytes,
+    labelled with the card's product name ("H200 141GB") and that size in the bars' unit."""
 
-    title = "Splitting the book (parallelism)"
+    title = "Tearing the book (parallelism)"
     number = 14
 
     def draw(self, ctx: dict) -> None:
         rows = ctx.get("weights_table") or []
         gpus = ctx.get("gpu_table") or []
-        x0, scale = 380.0, 1050.0 / 200e9  # px per byte: 200 GB across
+        top = self.top
+        name_w = max([self.measure(T(r["name"]), "label").width() for r in rows] + [100.0]) + 16
+        x0 = 40 + name_w
+        value_w = max([self.measure(fmt_bytes(r["bytes"]), "label", True).width() for r in rows] + [60.0]) + 14
+        most = max([r["bytes"] for r in rows] + [g["bytes"] for g in gpus] + [1.0]) * 1.02
+        scale = (1560 - x0 - value_w) / most  # scene units per byte
+        smallest = min((g["bytes"] for g in gpus), default=80e9)
+        # the GPU labels first, on as many rows as they need, then the bars below them
+        lh = self.measure("Ag", "small").height()
+        placed: list = []
+        y_lab = top
+        labels = []
         for g in gpus:
             gx = x0 + g["bytes"] * scale
-            self.line(gx, 84, gx, 110 + 52 * len(rows), DIM, 2, dash=True)
-            self.text(f"{g['name']} {g['nominal']:g} GB", gx, 84, "small", DIM, align="center")
+            item = self.text(f"{g['name']} “{g['nominal']:g}GB” = {fmt_bytes(g['bytes'])}", gx, y_lab, "small", DIM,
+                             align="right" if gx > 1200 else "center", role="axis")
+            while any(item.sceneBoundingRect().adjusted(-6, 0, 6, 0).intersects(o) for o in placed):
+                item.setPos(item.pos().x(), item.pos().y() + lh + 2)
+            placed.append(item.sceneBoundingRect())
+            labels.append((gx, item))
+        y = max([r.bottom() for r in placed] + [top]) + 8
+        y_bars = y
+        texts = []
+        bh = self.measure("Ag", "label", True).height() + 6
         for i, r in enumerate(rows):
-            y = 116 + 52 * i
-            self.text(T(r["name"]), x0 - 16, y + 4, "label", TEXT, align="right")
-            w = min(1100.0, r["bytes"] * scale)
-            bar = self.box(x0, y, max(3.0, w), 36, ORANGE if r["bytes"] > 80 * 2**30 else GREEN, None, radius=4)
+            texts.append(self.text(T(r["name"]), x0 - 12, y + 3, "label", TEXT, align="right", role="axis"))
+            w = r["bytes"] * scale
+            fits = r["bytes"] <= smallest
+            bar = self.box(x0, y, max(3.0, w), bh, GREEN if fits else ORANGE, None, radius=4)
             self.fade_in(bar, 0.2 + 0.2 * i)
-            self.text(fmt_bytes(r["bytes"]), x0 + w + 10, y + 4, "label", TEXT, True)
-        yb = 116 + 52 * len(rows) + 4
-        self.badge("formula", 40, yb, T("parameters × bytes per parameter; GPU sizes from the datasheets"))
-        self.text(T("FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet."), 40,
-                  yb + 36, "label", TEXT)
-        # three ways to split
-        y = yb + 86
+            texts.append(self.text(fmt_bytes(r["bytes"]), x0 + w + 8, y + 3, "label", TEXT, True, role="readout"))
+            y += bh + 10
+        # each GPU's dashed line, broken where a value label sits on it
+        for gx, item in labels:
+            segs = [(item.sceneBoundingRect().bottom() + 2, y)]
+            for t in texts:
+                rr = t.sceneBoundingRect()
+                if rr.left() - 4 <= gx <= rr.right() + 4:
+                    new = []
+                    for a0, a1 in segs:
+                        if rr.bottom() < a0 or rr.top() > a1:
+                            new.append((a0, a1))
+                        else:
+                            new += [(a0, rr.top() - 3), (rr.bottom() + 3, a1)]
+                    segs = [(a0, a1) for a0, a1 in new if a1 - a0 > 2]
+            for a0, a1 in segs:
+                self.line(gx, a0, gx, a1, DIM, 2, dash=True)
+        del y_bars
+        first = gpus[0]["name"] if gpus else "H100"
+        _, y = self.para(T("All in decimal GB (10⁹ bytes). Dashed: the memory each card reports. Green: fits one "
+                           "{gpu} with the weights alone; orange: needs a bigger card or several.").format(gpu=first),
+                         40, y, 1520, "small", DIM, role="legend")
+        pill = self.badge("formula", 40, y + 4, T("parameters × bytes per parameter; GPU sizes from the datasheets"))
+        _, y = self.para(T("FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet."),
+                         pill.sceneBoundingRect().right() + 16, y + 2, 1560 - pill.sceneBoundingRect().right() - 16,
+                         "small", TEXT, role="caption")
+        y = max(y, pill.sceneBoundingRect().bottom()) + 10
+        # three ways to tear it
         ways = [(T("By chapters: pipeline parallel"), T("no syncing inside a layer, but it needs many requests "
                                                         "to keep every GPU busy")),
                 (T("Every page torn apart: tensor parallel"), T("every layer syncs; worth it only with fast links "
                                                                  "such as NVLink")),
                 (T("Experts living apart: expert parallel"), T("mixture-of-experts models only"))]
+        live = ctx.get("live_workers")
+        ds = ctx.get("deepseek") or {"params": 671e9, "active": 37e9}
+        foot = (T("{how} over {n} worker processes, median of the last {k} trips: compute {c} · communication {m} · "
+                  "idle {b}").format(how=T("tensor parallel") if live["mode"] == "tp" else T("pipeline parallel"),
+                                     n=live["n"], k=live["trips"], c=fmt_ms(live["compute_ms"]),
+                                     m=fmt_ms(live["comm_ms"]), b=fmt_ms(live["bubble_ms"]))
+                if live else T("Use “tearing the book” on the Live page to see real worker processes measured here."))
+        foot_h = self.measure("Ag", "small", True).height() + 14
+        card_bottom = 700 - 8 - foot_h
         for i, (name, why) in enumerate(ways):
             x = 40 + i * 512
-            c = self.box(x, y, 496, 644 - y - 6, PANEL, EDGE)
+            _, ny = self.para(name, x + 16, y + 8, 464, "label", ACCENT, True, role="heading")
+            self._split_icon(i, x + 16, ny + 6)
+            _, wy = self.para(why, x + 16, ny + 60, 464, "label", DIM, role="caption")
+            if i == 2:
+                _, wy = self.para(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per token"
+                                    ).format(p=ds["params"] / 1e9, a=ds["active"] / 1e9), x + 16, wy + 4, 464,
+                                  "label", PURPLE, role="caption")
+            c = self.box(x, y, 496, max(card_bottom, wy + 8) - y, PANEL, EDGE, z=0)
             self.pop_in(c, 0.8 + 0.2 * i)
-            self.text(name, x + 16, y + 10, "label", ACCENT, True, width=464)
-            self._split_icon(i, x + 16, y + 70)  # below a title that may wrap to two lines
-            self.text(why, x + 16, y + 128, "small", DIM, width=464)
-        live = ctx.get("live_workers")
         if live:
-            how = T("tensor parallel") if live["mode"] == "tp" else T("pipeline parallel")
-            self.badge("measured", 40, 652, T("{how} over {n} worker processes, median of the last {k} trips: "
-                                              "compute {c} · communication {m} · idle {b}").format(
-                how=how, n=live["n"], k=live["trips"], c=fmt_ms(live["compute_ms"]), m=fmt_ms(live["comm_ms"]),
-                b=fmt_ms(live["bubble_ms"])))
+            self.badge("measured", 40, card_bottom + 6, foot, max_w=1520)
         else:
-            self.text(T("Tear the book on the Live page (拆书) to see real worker processes measured here."), 40,
-                      652, "small", DIM)
-        ds = ctx.get("deepseek") or {"params": 671e9, "active": 37e9}
-        self.text(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per token").format(
-            p=ds["params"] / 1e9, a=ds["active"] / 1e9), 1560, yb + 2, "small", PURPLE, align="right")
+            self.text(foot, 40, card_bottom + 6, "small", DIM, role="caption")
 
     def _split_icon(self, kind: int, x: float, y: float) -> None:
         gpu_colors = (BLUE_LIGHT, GREEN)
@@ -254,50 +341,71 @@ class PrefixScene(TourScene):
         q = p["question_tokens"] if p else 8
         sys_blocks = -(-n_sys // bs)
         q_blocks = -(-(n_sys + q) // bs) - hit // bs
-        self.text(T("Two requests, the same {n}-token system prompt ({b} blocks of {s} tokens)").format(
-            n=n_sys, b=sys_blocks, s=bs), 40, 84, "body", TEXT)
-        w = min(52.0, 860.0 / (sys_blocks + q_blocks + 1))
+        top = self.top
+        lw = 960.0
+        _, y = self.para(T("Two requests, the same {n}-token system prompt ({b} blocks of {s} tokens)").format(
+            n=n_sys, b=sys_blocks, s=bs), 40, top, lw, "body", TEXT, role="caption")
+        name_w = max(self.measure(T("first"), "label", True).width(), self.measure(T("second"), "label", True).width())
+        bx = 40 + name_w + 16
+        w = min(52.0, (40 + lw - bx) / (sys_blocks + q_blocks + 1))
+        bh = self.measure("Ag", "label").height() + 10
+        y += 10
         for r in range(2):
-            y = 140 + 80 * r
-            self.text(T("first") if r == 0 else T("second"), 40, y + 6, "label", TEXT, True)
+            self.text(T("first") if r == 0 else T("second"), 40, y + 5, "label", TEXT, True, role="axis")
             total = sys_blocks + (q_blocks if r else -(-(n_sys + 8) // bs) - sys_blocks)
             for j in range(total):
                 reused = r == 1 and j < hit // bs
-                fill = GREEN if reused else ORANGE
-                c = self.box(160 + j * w, y, w - 6, 44, fill, None, radius=4)
+                c = self.box(bx + j * w, y, w - 6, bh, GREEN if reused else ORANGE, None, radius=4)
                 self.fade_in(c, 0.2 + r * 0.8 + 0.03 * j)
-        self.box(160, 310, 26, 26, GREEN, None, radius=4)
-        self.text(T("found in the cache: no work"), 196, 310, "small", TEXT)
-        self.box(560, 310, 26, 26, ORANGE, None, radius=4)
-        self.text(T("computed"), 596, 310, "small", TEXT)
+            y += bh + 12
+        sw = self.measure("Ag", "label").height()
+        self.box(40, y + 3, sw - 6, sw - 6, GREEN, None, radius=4)
+        k1 = self.text(T("found in the cache: no work"), 40 + sw + 2, y, "label", TEXT, role="legend")
+        x2 = k1.sceneBoundingRect().right() + 30
+        self.box(x2, y + 3, sw - 6, sw - 6, ORANGE, None, radius=4)
+        self.text(T("computed"), x2 + sw + 2, y, "label", TEXT, role="legend")
+        y += sw + 20
         if p:
-            top = max(p["cold_ms"], p["warm_ms"], 0.1)
-            for i, (name, ms, color) in enumerate(((T("second request, cold"), p["cold_ms"], ORANGE),
-                                                   (T("second request, after the first"), p["warm_ms"], GREEN))):
-                y = 370 + 56 * i
-                self.text(name, 40, y + 4, "label", TEXT)
-                bar = self.box(420, y, max(3.0, 500 * ms / top), 38, color, None, radius=4)
+            top_ms = max(p["cold_ms"], p["warm_ms"], 0.1)
+            names = ((T("second request, cold"), p["cold_ms"], ORANGE),
+                     (T("second request, after the first"), p["warm_ms"], GREEN))
+            nw = max(self.measure(n, "label").width() for n, _, _ in names) + 16
+            vw = max(self.measure(fmt_ms(ms), "label", True).width() for _, ms, _ in names) + 12
+            full = lw - nw - vw
+            for i, (name, ms, color) in enumerate(names):
+                self.text(name, 40, y, "label", TEXT, role="axis")
+                bar = self.box(40 + nw, y + 2, max(3.0, full * ms / top_ms), bh - 4, color, None, radius=4)
                 self.fade_in(bar, 1.4 + 0.3 * i)
-                self.text(fmt_ms(ms), 430 + 500 * ms / top, y + 4, "label", TEXT, True)
-            self.text(T("time saved on reading the question: {ms}").format(ms=fmt_ms(p["saved_ms"])), 40, 490, "body",
-                      ACCENT, True)
-            self.badge("measured", 40, 534, T("this engine's prefix cache, median of 3"))
+                self.text(fmt_ms(ms), 40 + nw + full * ms / top_ms + 8, y, "label", TEXT, True, role="readout")
+                y += bh + 8
+            _, y = self.para(T("time saved on reading the question: {ms}").format(ms=fmt_ms(p["saved_ms"])), 40,
+                             y + 6, lw, "body", ACCENT, True, role="readout")
+            self.badge("measured", 40, y + 6, T("this engine's prefix cache, median of 3"), max_w=lw)
         else:
-            self.badge("illustrative", 40, 380)
+            self.badge("illustrative", 40, y)
         # routing
-        x0 = 1040.0
-        self.box(x0, 84, 520, 600, PANEL, EDGE)
-        self.text(T("Routing: the cache helps only on the server that holds it"), x0 + 20, 94, "label", TEXT, True,
-                  width=480)
-        router = self.box(x0 + 190, 180, 140, 60, PANEL, ACCENT)
-        self.text(T("router"), 70, 14, "label", TEXT, align="center").setParentItem(router)
+        x0, rw = 1040.0, 520.0
+        _, y = self.para(T("Routing: the cache helps only on the server that holds it"), x0 + 20, top + 10, rw - 40,
+                         "label", TEXT, True, role="heading")
+        router = self.tag(T("router"), x0 + rw / 2, y + 14, "label", PANEL, ACCENT, align="center", role="label",
+                          pad=16, min_w=140)
+        rr = router.sceneBoundingRect()
+        sy = rr.bottom() + 130
+        hit_lab = None
         for i in range(3):
-            sx = x0 + 30 + i * 165
-            srv = self.box(sx, 400, 140, 110, PANEL, BLUE_LIGHT)
-            self.text(T("server {i}").format(i=i + 1), 70, 12, "small", TEXT, align="center").setParentItem(srv)
+            sx = x0 + 20 + i * (rw - 40) / 3
+            sw_ = (rw - 40) / 3 - 14
+            srv = self.tag(T("server {i}").format(i=i + 1), sx, sy, "small", PANEL, BLUE_LIGHT, role="label",
+                           pad=12, min_w=sw_)
+            sr = srv.sceneBoundingRect()
             if i == 1:
-                self.box(sx + 40, 450, 60, 40, GREEN, None, radius=4)
-            self.arrow(x0 + 260, 244, sx + 70, 394, GREEN if i == 1 else DIM, 3 if i == 1 else 2)
-        self.text(T("hit"), x0 + 262, 320, "label", GREEN, True)
-        self.text(T("miss: computed again"), x0 + 30, 540, "small", DIM, width=480)
-        self.badge("illustrative", x0 + 20, 640, T("machines and assignments"))
+                self.box(sr.center().x() - 30, sr.bottom() + 8, 60, 30, GREEN, None, radius=4)
+                hit_lab = self.text(T("its cache holds the opening"), sr.center().x(), sr.bottom() + 44, "small",
+                                    GREEN, align="center", role="legend")
+            self.arrow(rr.center().x(), rr.bottom() + 4, sr.center().x(), sr.top() - 4, GREEN if i == 1 else DIM,
+                       3 if i == 1 else 2)
+        self.text(T("hit"), rr.center().x() + 10, rr.bottom() + 40, "label", GREEN, True, role="label")
+        y = hit_lab.sceneBoundingRect().bottom() + 14
+        _, y = self.para(T("miss: computed again"), x0 + 20, y, rw - 40, "small", DIM, role="caption")
+        y = self.badge("illustrative", x0 + 20, y + 8, T("machines and assignments")).sceneBoundingRect().bottom()
+        self.box(x0, top, rw, y + 14 - top, PANEL, EDGE, z=0)
