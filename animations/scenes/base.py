@@ -83,11 +83,14 @@ def set_font_family(family: str | None, lang: str = "zh") -> None:
     _families = families_for(family, lang)
 
 
-def font(px: float, bold: bool = False) -> QFont:
-    """The tour's font at ``px`` pixels (scene units)."""
+def font(px: float, bold: bool = False, cjk: bool = False) -> QFont:
+    """The tour's font at ``px`` pixels (scene units); ``cjk`` puts the Chinese family first whatever the
+    language (Chinese text with Latin letters in it: one family, one baseline)."""
     f = QFont()
     if _families:
-        f.setFamilies(_families)
+        fams = ([x for x in _families if x != LATIN_FAMILY] + [x for x in _families if x == LATIN_FAMILY]
+                if cjk else _families)
+        f.setFamilies(fams)
     f.setPixelSize(max(1, int(round(px))))
     f.setBold(bold)
     return f
@@ -225,7 +228,8 @@ class TourScene(QGraphicsScene):
 
     # ---- helpers ----------------------------------------------------------------------------------------
     def text(self, s: str, x: float, y: float, style: str = "body", color: QColor = TEXT, bold: bool = False,
-             width: float | None = None, align: str = "left", z: float = 5, role: str = "label") -> QGraphicsItem:
+             width: float | None = None, align: str = "left", z: float = 5, role: str = "label",
+             cjk: bool = False) -> QGraphicsItem:
         """A text item at (x, y) (top-left; ``align`` "center"/"right" makes x the centre/right edge), its size the
         type-scale ``style`` (``px``), tagged with ``role`` (``set_role``) for the layout audit.
 
@@ -236,7 +240,7 @@ class TourScene(QGraphicsScene):
         if width is not None:
             item = QGraphicsTextItem()
             item.setDefaultTextColor(color)
-            item.setFont(font(size, bold))
+            item.setFont(font(size, bold, cjk))
             item.document().setDocumentMargin(0)
             item.setTextWidth(width)
             item.setPlainText(s)
@@ -249,7 +253,7 @@ class TourScene(QGraphicsScene):
         else:
             item = QGraphicsSimpleTextItem(s)
             item.setBrush(color)
-            item.setFont(font(size, bold))
+            item.setFont(font(size, bold, cjk))
             w = item.boundingRect().width()
             item.setPos(x - (w / 2 if align == "center" else (w if align == "right" else 0)), y)
         item.setZValue(z)
