@@ -224,7 +224,7 @@ class TourScene(QGraphicsScene):
     @property
     def top(self) -> float:
         """The y below the title where a page's content starts."""
-        return 14 + self.measure("Ag", "heading", True).height() + 12
+        return 14 + self.lh("heading", True) + 12
 
     # ---- helpers ----------------------------------------------------------------------------------------
     def text(self, s: str, x: float, y: float, style: str = "body", color: QColor = TEXT, bold: bool = False,
@@ -273,6 +273,11 @@ class TourScene(QGraphicsScene):
         probe = QGraphicsSimpleTextItem(s)
         probe.setFont(font(px(style), bold))
         return probe.boundingRect()
+
+    @classmethod
+    def lh(cls, style: str = "body", bold: bool = False) -> float:
+        """The height of one line in ``style`` with Latin and Chinese in it (the taller of the two fonts)."""
+        return cls.measure("Ag什", style, bold).height()
 
     def fit_style(self, s: str, width: float, styles: tuple[str, ...] = ("body", "label", "small"),
                   bold: bool = False) -> str:

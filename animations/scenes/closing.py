@@ -57,7 +57,7 @@ class GameScene(TourScene):
         rules = {"alone": T("Alone: one token per press"),
                  "apprentice": T("With the apprentice: it guesses 5, the book checks them in the same trip"),
                  "shared": T("Sharing the table: everyone seated writes on the same trip")}
-        _, y = self.para(rules[g["mode"]], 40, top + self.measure("Ag", "label").height() + 22, bw, "label", ACCENT,
+        _, y = self.para(rules[g["mode"]], 40, top + self.lh("label") + 22, bw, "label", ACCENT,
                          True, role="caption")
         # the table: one row per person, the sentence word by word
         board_top = y + 8
@@ -69,7 +69,7 @@ class GameScene(TourScene):
                 people.append({"number": num, "written": target_n, "target": target_n, "has_read": True})
         people.sort(key=lambda p: p["number"])
         words = game_words(ctx, target_n)
-        word_h = self.measure("Ag", "label").height() + 8
+        word_h = self.lh("label") + 8
         y = board_top + 12
         if not people:
             _, y = self.para(T("Press to carry the book: the first trip reads the question."), 60, y, bw - 40, "body",
@@ -132,8 +132,24 @@ class GameScene(TourScene):
                 self.box(60 + i * cw, cy + unit * (most - 1), cw - 3, unit - 2, EDGE, None, radius=1)
         y = cy + unit * most + 10
         self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
-        # the three ways, for one sentence of the same length
+        # the three ways, for one sentence of the same length (when the table leaves room for them)
         y += 10
+        ways_h = self.lh("small", True) + 3 * (max(unit * 3.6, self.lh("small")) + 6) + self.lh("small", True) + 8
+        if y + ways_h + self.lh("label") + 30 > 696:
+            ways_h = 0.0
+        if ways_h:
+            y = self._three_ways(y, target_n, bw, unit)
+        # how to press
+        press = self.tag(T("Press: one trip"), 40, y + 8, "label", ACCENT, ACCENT, QColor("#0f1419"), bold=True,
+                         role="label", pad=12)
+        self.para(T("the “Press: one trip” button below, or → / PageDown / Space"),
+                  press.sceneBoundingRect().right() + 14, y + 12, bw - press.boundingRect().width() - 14, "label",
+                  ACCENT, role="caption")
+        self._counters(ctx, g, bw)
+
+    def _three_ways(self, y: float, target_n: int, bw: float, unit: float) -> float:
+        """Alone, with the apprentice, sharing the table: the trips one sentence each takes, as columns of
+        tokens (the game's rules, with 4 tokens a trip). Returns the y below."""
         _, y = self.para(T("The three ways, for one {n}-word sentence each:").format(n=target_n), 40, y, bw,
                          "small", TEXT, True, role="heading")
         k = max(1, target_n - 1)
@@ -150,16 +166,12 @@ class GameScene(TourScene):
                              ACCENT if c > 1 else BLUE_LIGHT, None, radius=1)
             self.text(what.format(t=len(cols), n=sum(cols)), 40 + name_w + len(cols) * 16 + 12, y + 2, "small",
                       TEXT, role="readout")
-            y += max(unit * 3.6, self.measure("Ag", "small").height()) + 6
+            y += max(unit * 3.6, self.lh("small")) + 6
         pill = self.badge("illustrative", 40 + bw, y - 4, T("the rules of the game, 4 tokens a trip"), align="right")
-        # how to press
-        py = pill.sceneBoundingRect().bottom() + 6
-        press = self.tag(T("Press: one trip"), 40, py, "label", ACCENT, ACCENT, QColor("#0f1419"), bold=True,
-                         role="label", pad=12)
-        self.para(T("the “Press: one trip” button below, or → / PageDown / Space"),
-                  press.sceneBoundingRect().right() + 14, py + 4, bw - press.boundingRect().width() - 14, "label",
-                  ACCENT, role="caption")
-        # counters
+        return pill.sceneBoundingRect().bottom() - 2
+
+    def _counters(self, ctx: dict, g: dict, bw: float) -> None:
+        top = self.top
         x0, cwid = bw + 80, 1560 - bw - 80
         counters = [(T("trips"), f"{g['trips']}"), (T("tokens"), f"{g['tokens']}"),
                     (T("tokens per trip"), f"{g['tokens_per_trip']:.2f}"),
@@ -231,7 +243,7 @@ class MetaphorScene(TourScene):
     def draw(self, ctx: dict) -> None:
         top = self.top
         for style in ("label", "small"):
-            lh = self.measure("Ag", style).height()
+            lh = self.lh(style)
             m_w = max(self.measure(T(m), style, True).width() for m, _, _ in METAPHORS) + 30
             s_w = self.measure("§15", style, True).width() + 20
             t_w = 1520 - 40 - m_w - s_w
@@ -242,7 +254,7 @@ class MetaphorScene(TourScene):
         self.text(T("metaphor"), 60, y, "small", DIM, True, role="heading")
         self.text(T("formal term"), 60 + m_w, y, "small", DIM, True, role="heading")
         self.text(T("section"), 1540, y, "small", DIM, True, align="right", role="heading")
-        y += self.measure("Ag", "small", True).height() + 6
+        y += self.lh("small", True) + 6
         for i, ((metaphor, term, section), rh) in enumerate(zip(METAPHORS, rows_h)):
             if i % 2 == 0:
                 self.box(40, y - 2, 1520, rh, QColor("#151d26"), None, radius=4, z=0)
@@ -361,7 +373,7 @@ class QuestionsScene(TourScene):
             self.pop_in(card, t0 + TRIP_S * j)
             x += w + 8
         pill = self.badge("measured", 1560, y + 2, T("each trip timed here"), align="right")
-        y = max(pill.sceneBoundingRect().bottom(), y + self.measure("Ag", "small").height() + 8) + 6
+        y = max(pill.sceneBoundingRect().bottom(), y + self.lh("small") + 8) + 6
         self.fade_in(self.text(T("Each token is one real trip of the model, with its KV cache; the words are the "
                                  "source's, the trips are real. Green: a token the model would have picked itself."),
                                40, y, "small", DIM, width=1520, role="caption"), t0 + TRIP_S * n)

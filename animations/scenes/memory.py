@@ -48,7 +48,7 @@ class KVSizeScene(TourScene):
             w = max(3.0, unit * fracs[i])
             f = self.text(f"{T(r['name'])}: {r['formula']}", 40, y, "small", DIM, role="legend")
             y = f.sceneBoundingRect().bottom() + 2
-            vh = self.measure("Ag", "label", True).height()
+            vh = self.lh("label", True)
             b = self.box(40, y + 2, w, vh - 4, colors[i % len(colors)], None, radius=4)
             self.call(lambda p, b=b: b.setScale(1.0) or b.setOpacity(min(1.0, p * 1.5)), 0.4 + 0.3 * i,
                       0.8 + 0.3 * i)
@@ -93,8 +93,8 @@ class StreamingScene(TourScene):
         head = self.text(T("What travels back, frame by frame"), 60, top + 10, "label", DIM, role="heading")
         y = head.sceneBoundingRect().bottom() + 8
         last = max([t for _, t in toks] + [1.0])
-        lh = self.measure("Ag", "small").height() + 4
-        pill_h = self.measure("Ag", "small", True).height() + 30
+        lh = self.lh("small") + 4
+        pill_h = self.lh("small", True) + 30
         room = int((700 - 20 - pill_h - y) // lh)
         for i, (text, t) in enumerate(toks[:max(1, min(12, room))]):
             frame = sse_frame(text)
@@ -197,7 +197,7 @@ class ReasoningScene(TourScene):
             y += bh + 10
         _, y = self.para(T("Every decode trip is billed, seen or not: the source's 200-token answer may be billed "
                            "for thousands of decode steps."), 40, y + 8, 1200, "body", TEXT, role="caption")
-        self.badge("source", 1560, y - self.measure("Ag", "body").height(), align="right")
+        self.badge("source", 1560, y - self.lh("body"), align="right")
         # the time line
         ty = y + 36
         self.line(40, ty, 1560, ty, DIM, 3)
@@ -208,7 +208,7 @@ class ReasoningScene(TourScene):
             marks.append((ttft, T("first token (hidden): {ms}").format(ms=fmt_ms(ttft)), ORANGE))
         if first_vis is not None:  # None when the model stopped before its visible answer
             marks.append((first_vis, T("first visible token: {ms}").format(ms=fmt_ms(first_vis)), GREEN))
-        lh = self.measure("Ag", "body", True).height()
+        lh = self.lh("body", True)
         placed = []
         for i, (tm, name, color) in enumerate(marks):
             xx = 40 + 1500 * tm / span

@@ -45,16 +45,19 @@ class RequestScene(TourScene):
         shown = prompt if len(prompt) <= 36 else prompt[:35] + "…"
         lines = ["POST https://api.example.com/v1/chat/completions"] + request_json(shown).splitlines()
         top, pad = self.top, 18.0
-        lh = self.measure("Ag", "body").height()
-        widest = max(self.measure(ln, "body").width() for ln in lines)
+        for code_style in ("body", "label", "small"):  # the largest that leaves room for the pill below
+            if top + 2 * pad + sum(self.measure(ln, code_style).height() for ln in lines) + 50 <= 696:
+                break
+        widest = max(self.measure(ln, code_style).width() for ln in lines)
         pw = widest + 2 * pad
-        panel = self.box(40, top, pw, lh * len(lines) + 2 * pad, PANEL, EDGE)
+        panel = self.box(40, top, pw, sum(self.measure(ln, code_style).height() for ln in lines) + 2 * pad, PANEL,
+                         EDGE)
         y = top + pad
         for i, ln in enumerate(lines):
             color = ACCENT if ln.startswith("POST") else (GREEN if '"user"' in ln or shown in ln and i > 1 else TEXT)
-            item = self.text(ln, 40 + pad, y, "body", color, role="code")
+            item = self.text(ln, 40 + pad, y, code_style, color, role="code")
             self.fade_in(item, 0.15 + 0.12 * i)
-            y += lh
+            y += item.boundingRect().height()
         self.badge("source", 40, panel.sceneBoundingRect().bottom() + 10, T("the source's example, with your question"),
                    max_w=pw)
         # the envelope travels from the visitor to the server
@@ -156,7 +159,7 @@ class TokenizeScene(TourScene):
         y2 = y + 6
         rows = [(T("one model"), "[9906, 1917]", "source"), (T("another model"), "[15496, 995]", "source"),
                 (T("this model"), str(ctx.get("hello_ids", [])), "measured")]
-        lh = self.measure("Ag", "label").height() + 10
+        lh = self.lh("label") + 10
         ph = 14 + lh * (len(rows) + 1) + 6
         self.box(40, y2, 930, ph, PANEL, EDGE)
         self.text(T("The same sentence gets other numbers in another model:"), 60, y2 + 10, "label", DIM,
@@ -198,7 +201,7 @@ class EmbeddingScene(TourScene):
         d = int(cfg.get("n_embd") or 0)
         v = int(cfg.get("vocab_size") or 0)
         top = self.top
-        lh = self.measure("Ag", "label").height()
+        lh = self.lh("label")
         hy, hh_max = top + 6, 420.0
         toks = (ctx.get("tokens") or [])[: max(1, min(24, int(hh_max // (lh + 2))))]
         n = max(1, len(toks))

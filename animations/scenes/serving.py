@@ -168,7 +168,7 @@ class SpeculativeScene(TourScene):
                 item = self.text(note, 40 + trip_w, row_bottom + 2, "small", DIM, role="label")
                 row_bottom = item.sceneBoundingRect().bottom()
             y = row_bottom + 10
-        sw = self.measure("Ag", "small").height()
+        sw = self.lh("small")
         self.box(40, y + 2, sw - 4, sw - 4, GREEN, None, radius=4)
         k1 = self.text(T("the apprentice's guess, kept"), 40 + sw + 4, y, "small", TEXT, role="legend")
         x2 = k1.sceneBoundingRect().right() + 30
@@ -233,7 +233,7 @@ class ParallelScene(TourScene):
         scale = (1560 - x0 - value_w) / most  # scene units per byte
         smallest = min((g["bytes"] for g in gpus), default=80e9)
         # the GPU labels first, on as many rows as they need, then the bars below them
-        lh = self.measure("Ag", "small").height()
+        lh = self.lh("small")
         placed: list = []
         y_lab = top
         labels = []
@@ -248,7 +248,7 @@ class ParallelScene(TourScene):
         y = max([r.bottom() for r in placed] + [top]) + 8
         y_bars = y
         texts = []
-        bh = self.measure("Ag", "label", True).height() + 6
+        bh = self.lh("label", True) + 6
         for i, r in enumerate(rows):
             texts.append(self.text(T(r["name"]), x0 - 12, y + 3, "label", TEXT, align="right", role="axis"))
             w = r["bytes"] * scale
@@ -295,7 +295,7 @@ class ParallelScene(TourScene):
                                      n=live["n"], k=live["trips"], c=fmt_ms(live["compute_ms"]),
                                      m=fmt_ms(live["comm_ms"]), b=fmt_ms(live["bubble_ms"]))
                 if live else T("Use “tearing the book” on the Live page to see real worker processes measured here."))
-        foot_h = self.measure("Ag", "small", True).height() + 14
+        foot_h = self.lh("small", True) + 14
         card_bottom = 700 - 8 - foot_h
         for i, (name, why) in enumerate(ways):
             x = 40 + i * 512
@@ -348,7 +348,7 @@ class PrefixScene(TourScene):
         name_w = max(self.measure(T("first"), "label", True).width(), self.measure(T("second"), "label", True).width())
         bx = 40 + name_w + 16
         w = min(52.0, (40 + lw - bx) / (sys_blocks + q_blocks + 1))
-        bh = self.measure("Ag", "label").height() + 10
+        bh = self.lh("label") + 10
         y += 10
         for r in range(2):
             self.text(T("first") if r == 0 else T("second"), 40, y + 5, "label", TEXT, True, role="axis")
@@ -358,7 +358,7 @@ class PrefixScene(TourScene):
                 c = self.box(bx + j * w, y, w - 6, bh, GREEN if reused else ORANGE, None, radius=4)
                 self.fade_in(c, 0.2 + r * 0.8 + 0.03 * j)
             y += bh + 12
-        sw = self.measure("Ag", "label").height()
+        sw = self.lh("label")
         self.box(40, y + 3, sw - 6, sw - 6, GREEN, None, radius=4)
         k1 = self.text(T("found in the cache: no work"), 40 + sw + 2, y, "label", TEXT, role="legend")
         x2 = k1.sceneBoundingRect().right() + 30

@@ -42,7 +42,7 @@ class PrefillScene(TourScene):
             w = [[(1.0 / (q + 1) if k <= q else 0.0) for k in range(n)] for q in range(n)]
             kind, note = "illustrative", T("even attention, not the model's")
         top = self.top
-        lh = self.measure("Ag", "small").height()
+        lh = self.lh("small")
         n_all = len(w)
         longest = max([self.measure(lab, "small").width() for lab in labels[:n_all]] + [10.0])
         # rows of the map are at least one line of text tall; the tail of a long question is left out
@@ -192,7 +192,7 @@ class SamplingScene(TourScene):
         x0 = 40 + lab_w
         pct_w = self.measure("100.0%", "body").width() + 14
         full = 40 + left_w - x0 - pct_w
-        bh = self.measure("Ag", "body").height()
+        bh = self.lh("body")
         y += 10
         for r, i in enumerate(order):
             p = probs[i]
@@ -226,7 +226,7 @@ class SamplingScene(TourScene):
                          role="heading")
         temps = (0.5, 1.0, 2.0)
         col_w = (rw - 40) / 3
-        chart_h = max(40.0, 700 - 24 - y - 2 * self.measure("Ag", "small").height() - 20)
+        chart_h = max(40.0, 700 - 24 - y - 2 * self.lh("small") - 20)
         first5 = order[:5]
         for c, temp in enumerate(temps):
             pr = reshape(dict(ctx, sampling={"temperature": temp, "top_k": 0, "top_p": 1.0}))
@@ -239,7 +239,7 @@ class SamplingScene(TourScene):
                 self.fade_in(bar, 1.0 + 0.2 * c)
             self.text(f"{temp:g}", cx + (col_w - 24) / 2, y + 14 + chart_h, "small", DIM,
                       align="center", role="axis")
-        y += 14 + chart_h + self.measure("Ag", "small").height()
+        y += 14 + chart_h + self.lh("small")
         self.box(rx, panel_top, rw, y + 12 - panel_top, PANEL, EDGE, z=0)
 
 
@@ -338,7 +338,7 @@ class KVCacheScene(TourScene):
         left_w = 1010.0
         cell, gap = 15.0, 3.0
         step_w = max(self.measure(T("step {i}").format(i=S), "small").width() for _ in (0,)) + 12
-        row_h = max(28.0, self.measure("Ag", "small").height() + 4)
+        row_h = max(28.0, self.lh("small") + 4)
         bottoms = []
         for col, (title, cached) in enumerate(((T("Without the cheat sheet"), False), (T("With the cheat sheet"), True))):
             x0 = 40.0 + col * 520
