@@ -1,6 +1,6 @@
 """The layout audit of a tour scene: every visible text, its rect, size and role, and what is wrong with it.
 
-A scene passes when no two visible texts overlap, no text is clipped (outside the scene, or outside the card it
+A scene passes when no two visible texts overlap, no text or panel is clipped (outside the scene, or text outside the card it
 sits on), no text is empty and no font is smaller than the minimum (``TypeScale.minimum`` of the window, i.e.
 ``height / 60`` window px, once the scene is fitted to its view: pass ``view_scale``, window px per scene unit).
 Call it on the scene's end state (``finish()``). No torch; the same facts ``screenshot --layout-json`` lists.
@@ -48,17 +48,29 @@ def _text_of(item: QGraphicsItem) -> str | None:
     return None
 
 
+def _parents(items: list[QGraphicsItem]) -> dict[int, QGraphicsItem]:
+    """id(child) -> parent, from ``childItems()``: PySide6 6.x can delete a top-level item whose ``parentItem()``
+    was asked from a wrapper ``scene.items()`` made (the audit must never change the scene)."""
+    out = {}
+    for item in items:
+        for child in item.childItems():
+            out[id(child)] = item
+    return out
+
+
 def texts(scene: QGraphicsScene) -> list[TextBox]:
     """Every visible text item of ``scene`` (in its current state)."""
     area = scene.sceneRect().adjusted(-TOLERANCE, -TOLERANCE, TOLERANCE, TOLERANCE)
     out = []
-    for item in scene.items():
+    items = scene.items()
+    parents = _parents(items)
+    for item in items:
         s = _text_of(item)
         if s is None or not _visible(item):
             continue
         rect = item.sceneBoundingRect()
         clipped = not area.contains(rect)
-        parent = item.parentItem()
+        parent = parents.get(id(item))
         if parent is not None and not isinstance(parent, (QGraphicsSimpleTextItem, QGraphicsTextItem)):
             holder = parent.sceneBoundingRect().adjusted(-TOLERANCE, -TOLERANCE, TOLERANCE, TOLERANCE)
             clipped = clipped or not holder.contains(rect)
@@ -90,6 +102,14 @@ def problems(scene: QGraphicsScene, view_scale: float = 1.0, min_px: float = 0.0
             r = a.rect.intersected(b.rect)
             if r.width() > TOLERANCE and r.height() > TOLERANCE:
                 bad.append(f"overlap: {a.role} {a.text[:30]!r} × {b.role} {b.text[:30]!r}")
+    area = scene.sceneRect().adjusted(-2, -2, 2, 2)
+    items = scene.items()
+    parents = _parents(items)
+    for item in items:  # panels, bars and cards must stay inside the scene too (the view shows no more)
+        if _text_of(item) is None and _visible(item) and id(item) not in parents:
+            if not area.contains(item.sceneBoundingRect()):
+                r = item.sceneBoundingRect()
+                bad.append(f"clipped shape {type(item).__name__} at {tuple(round(v) for v in r.getRect())}")
     for line in _lines(scene):
         for b in boxes:
             if _crosses(line, b.rect.adjusted(2, 2, -2, -2)):

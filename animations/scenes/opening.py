@@ -104,54 +104,24 @@ class TokenizeScene(TourScene):
         y = self.top
         hint = self.text(T("Your question, cut by this model's tokenizer:"), 40, y, "label", DIM, role="caption")
         y += hint.boundingRect().height() + 8
-        x, t = 40.0, 0.2
-        style = "number" if len(toks) <= 16 else "body"
-        char_h = self.measure("什", "body").height()
-        row_h = None
-        rows, shown = 0, 0
-        placed: dict[int, list] = {}
-        for i, tok in enumerate(toks):
-            piece = tok.get("piece")  # "whole", "split" or None (plain ASCII)
-            fill = PAPER if piece != "split" else QColor("#f6d7b0")
-            card, w = self.chip(tok["label"], x, y, fill, style=style, sub=str(tok["id"]), dash=piece == "split",
-                                edge=ORANGE if piece == "split" else None)
-            row_h = row_h or card.boundingRect().height() + char_h + 18
-            if x + w > 1560:
-                if rows == 2:
-                    self.removeItem(card)
-                    break
-                x, y, rows = 40.0, y + row_h, rows + 1
-                card.setPos(x, y)
-            if "group" in tok:
-                placed.setdefault(tok["group"], []).append(card)
-                if tok.get("group_text"):
-                    cards = placed[tok["group"]]
-                    r0, r1 = cards[0].sceneBoundingRect(), cards[-1].sceneBoundingRect()
-                    if abs(r0.top() - r1.top()) < 1:  # the bracket only when the pieces share a row
-                        by = r0.bottom() + 6
-                        br = self.line(r0.left() + 4, by, r1.right() - 4, by, ORANGE, 3)
-                        ch = self.text(tok["group_text"], (r0.left() + r1.right()) / 2, by + 4, "body", ORANGE,
-                                       True, align="center", role="label")
-                        self.fade_in(br, t)
-                        self.fade_in(ch, t)
-            self.pop_in(card, t)
-            t += 0.08
-            x += w + 8
-            shown += 1
-        if shown < len(toks):
-            self.text(T("… {n} more").format(n=len(toks) - shown), x, y + 10, "label", DIM, role="label")
-        y += (row_h or 60) + 4
+        y, t = self._chips(toks, y, 0.2, "number" if len(toks) <= 16 else "body", max_rows=3)
+        sample = ctx.get("zh_sample_tokens") or []
+        show_sample = sample and not any(tk.get("piece") for tk in toks)  # a question with no Chinese in it
+        if show_sample:
+            hint2 = self.text(T("Chinese, cut by the same tokenizer:"), 40, y, "label", DIM, role="caption")
+            y, t = self._chips(sample, hint2.sceneBoundingRect().bottom() + 8, t, "body", max_rows=1)
         n = len(toks)
         summary = self.text(T("{n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)"
                               ).format(n=n), 40, y, "label", TEXT, width=1000, role="caption")
         self.fade_in(summary, t)
         self.badge("measured", 1560, y, T("this model's tokenizer, live"), align="right", max_w=500)
         y += summary.boundingRect().height() + 10
-        if any(tk.get("piece") == "split" for tk in toks):
+        if any(tk.get("piece") == "split" for tk in toks + (sample if show_sample else [])):
+            why_style = "label" if y + 3 * self.lh("label") + 170 <= 696 else "small"
             why, y = self.para(T("Why are common characters split? This model's tokenizer learned from English "
                                  "code and documentation, so it cut few Chinese characters whole; a tokenizer "
                                  "trained on Chinese (the Chinese poetry model) keeps each common character as one "
-                                 "piece. This page cuts with whichever model is loaded."), 40, y, 1520, "label",
+                                 "piece. This page cuts with whichever model is loaded."), 40, y, 1520, why_style,
                                ACCENT, role="caption")
             self.fade_in(why, t + 0.3)
             y += 10
@@ -187,6 +157,48 @@ class TokenizeScene(TourScene):
             bar = self.box(vx + 20, yy + lab.boundingRect().height() + 2, max(3.0, full * v / 128_256), 12, color,
                            None, radius=4)
             self.fade_in(bar, t + 0.5 + 0.3 * i)
+
+    def _chips(self, toks: list[dict], y: float, t: float, style: str, max_rows: int) -> tuple[float, float]:
+        """Token chips with their ids from (40, y), wrapping at the scene's edge for at most ``max_rows`` rows;
+        a bracket under the byte pieces of one character names it. Returns (the y below, the next start time)."""
+        x = 40.0
+        char_h = self.lh("body")
+        row_h = None
+        rows, shown = 1, 0
+        placed: dict[int, list] = {}
+        for tok in toks:
+            piece = tok.get("piece")  # "whole", "split" or None (plain ASCII)
+            fill = PAPER if piece != "split" else QColor("#f6d7b0")
+            card, w = self.chip(tok["label"], x, y, fill, style=style, sub=str(tok["id"]), dash=piece == "split",
+                                edge=ORANGE if piece == "split" else None)
+            row_h = row_h or card.boundingRect().height() + (char_h + 14 if any("group" in k for k in toks) else 10)
+            if x + w > 1560:
+                if rows == max_rows:
+                    self.removeItem(card)
+                    break
+                x, y, rows = 40.0, y + row_h, rows + 1
+                card.setPos(x, y)
+            if "group" in tok:
+                placed.setdefault(tok["group"], []).append(card)
+                if tok.get("group_text"):
+                    cards = placed[tok["group"]]
+                    r0, r1 = cards[0].sceneBoundingRect(), cards[-1].sceneBoundingRect()
+                    if abs(r0.top() - r1.top()) < 1:  # the bracket only when the pieces share a row
+                        by = r0.bottom() + 6
+                        br = self.line(r0.left() + 4, by, r1.right() - 4, by, ORANGE, 3)
+                        ch = self.text(tok["group_text"], (r0.left() + r1.right()) / 2, by + 4, "body", ORANGE,
+                                       True, align="center", role="label")
+                        self.fade_in(br, t)
+                        self.fade_in(ch, t)
+            self.pop_in(card, t)
+            t += 0.08
+            x += w + 8
+            shown += 1
+        if shown < len(toks):
+            more = self.text(T("… {n} more").format(n=len(toks) - shown), x, y + 10, "label", DIM, role="label")
+            if more.sceneBoundingRect().right() > 1560:
+                more.setPos(1560 - more.boundingRect().width(), y + row_h - char_h)
+        return y + (row_h or 60) + 4, t
 
 
 class EmbeddingScene(TourScene):

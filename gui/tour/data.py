@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BUNDLED_MODEL = ROOT / "assets" / "models" / "target"
+ZH_SAMPLE = "什么是批处理？"  # page 2 cuts this when the question has no Chinese: 什, 批 and ？ split on GPT-2's BPE
 DEFAULT_PROMPTS = {"en": "Explain the KV cache in one sentence.", "zh": "用一句话解释 KV 缓存。"}
 
 
@@ -156,6 +157,7 @@ class TourData:
         from animations.scenes.base import T
         from animations.scenes.closing import CLOSING_LINE
         ctx["closing_tokens"] = self.tokens(T(CLOSING_LINE))
+        ctx["zh_sample_tokens"] = self.tokens(ZH_SAMPLE)
         ctx.update(extra)
         return ctx
 
