@@ -1382,6 +1382,10 @@
         <source>Every trip carries the book once and writes one more word .</source>
         <translation>每搬一趟书，就写一个字。</translation>
     </message>
+    <message>
+        <source>Chinese, cut by the same tokenizer:</source>
+        <translation>中文，用同一个分词器来切：</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
