@@ -177,13 +177,19 @@ class GameScene(TourScene):
                     (T("tokens per trip"), f"{g['tokens_per_trip']:.2f}"),
                     (T("accounted time"), f"{g['accounted_ms']:.0f} ms")]
         y = top
-        for i, (name, value) in enumerate(counters):
-            n_item = self.text(name, x0 + 16, y + 6, "label", DIM, role="card")
-            v_item = self.text(value, x0 + 16, n_item.sceneBoundingRect().bottom(), "number",
-                               ACCENT if i == 2 else TEXT, True, role="readout")
-            bottom = v_item.sceneBoundingRect().bottom() + 6
-            self.box(x0, y, cwid, bottom - y, PANEL, EDGE, z=0)
-            y = bottom + 8
+        half = (cwid - 8) / 2
+        for r in range(2):  # two rows of two counters
+            bottoms = []
+            for c in range(2):
+                i = 2 * r + c
+                name, value = counters[i]
+                cx = x0 + c * (half + 8)
+                _, ny = self.para(name, cx + 12, y + 6, half - 24, "label", DIM, role="card")
+                v_item = self.text(value, cx + 12, ny, "number", ACCENT if i == 2 else TEXT, True, role="readout")
+                bottoms.append(v_item.sceneBoundingRect().bottom() + 6)
+            for c in range(2):
+                self.box(x0 + c * (half + 8), y, half, max(bottoms) - y, PANEL, EDGE, z=0)
+            y = max(bottoms) + 8
         src = ctx.get("game_source") or {}
         live = g["mode"] == "apprentice" and src.get("live")
         if g["mode"] == "apprentice":
@@ -211,7 +217,8 @@ class GameScene(TourScene):
                   "measured: each press is one real verify trip of the bundled draft model over the running "
                   "text. A newcomer's first trip reads the question.")).format(ms=g.get("ms_per_trip", 8.0))
         _, y = self.para(note, x0, y + 8, cwid, "small", DIM, role="caption")
-        self.badge("measured" if live else "illustrative", x0, y + 6)
+        if g["mode"] != "apprentice":  # the apprentice's own pill already says which it is
+            self.badge("illustrative", x0, y + 6)
 
 
 METAPHORS = [

@@ -11,6 +11,21 @@ PROMPT = "The quick brown fox 每按一下 什么批？"
 SIZES = [(1280, 720), (1920, 1080)]
 
 
+def _press(w, mode: str, n: int) -> None:
+    w._game_mode(mode)
+    for _ in range(n):
+        w._game_press()
+
+
+# the states of a page that draw differently: (name, how to get there from the previous state)
+STATES = {
+    "sampling": [("", None), (" drawn", lambda w: w._draw()), (" greedy", lambda w: w._set_sampling(temperature=0.0))],
+    "kv_size": [(" 2,000", lambda w: w._set_kv_tokens(2000)), (" 100,000", lambda w: w._set_kv_tokens(100_000))],
+    "game": [(" new", lambda w: _press(w, "alone", 0)), (" alone", lambda w: _press(w, "alone", 14)),
+             (" apprentice", lambda w: _press(w, "apprentice", 6)), (" shared", lambda w: _press(w, "shared", 14))],
+}
+
+
 @pytest.fixture(scope="module")
 def measured(tiny_model_dir):
     from model import analysis
@@ -47,16 +62,15 @@ def audit_every_page(qtbot, data, lang, family, sizes) -> list[str]:
             QCoreApplication.processEvents()
             for i in range(w.section_count):
                 w.goto(i)
-                if w.pages_key() == "game":  # the fullest board: four people sharing the table
-                    w._game_mode("shared")
-                    for _ in range(14):
-                        w._game_press()
-                w.finish_animation()
-                QCoreApplication.processEvents()
-                scale = w.view.transform().m11()
-                height = w.window().height()
-                for problem in audit.problems(w.current_scene, scale, height / 60):
-                    bad.append(f"page {i + 1} {lang} {size[0]}x{size[1]}: {problem}")
+                for state, change in STATES.get(w.pages_key(), [("", None)]):
+                    if change is not None:
+                        change(w)
+                    w.finish_animation()
+                    QCoreApplication.processEvents()
+                    scale = w.view.transform().m11()
+                    height = w.window().height()
+                    for problem in audit.problems(w.current_scene, scale, height / 60):
+                        bad.append(f"page {i + 1}{state} {lang} {size[0]}x{size[1]}: {problem}")
     finally:
         i18n.set_language("en")
     return bad
