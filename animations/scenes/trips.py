@@ -296,6 +296,11 @@ class DecodeScene(TourScene):
             _, y = self.para(T("each bar: one trip, one new token · median {ms}").format(ms=fmt_ms(d["decode_ms"])),
                              rx + 20, y, rw - 40, "label", TEXT, role="caption")
             y = self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom()
+            if floor and d["decode_ms"] > 2 * floor:
+                _, y = self.para(T("Here a trip takes {x:.0f}× the floor: a book this small is read in no time, and "
+                                   "the trip's time goes to running each layer's small steps on a CPU; a big model "
+                                   "on a GPU comes much closer to its floor.").format(x=d["decode_ms"] / floor),
+                                 rx + 20, y + 8, rw - 40, "label", DIM, role="caption")
             if floor and d["decode_ms"] < floor:
                 _, y = self.para(T("Faster than the memory floor: this small book fits in the processor's cache, "
                                    "so a trip does not go all the way to main memory."), rx + 20, y + 8, rw - 40,
@@ -312,7 +317,7 @@ class DecodeScene(TourScene):
         y = cap.sceneBoundingRect().bottom() + 8
         x = 40.0
         for i, lab in enumerate(labels[:12]):
-            card, w = self.chip(lab, x, y, PAPER, style="body", sub=T("trip {i}").format(i=i + 1), min_w=60)
+            card, w = self.chip(lab, x, y, PAPER, style="number", sub=T("trip {i}").format(i=i + 1), min_w=60)
             if x + w > 740 or card.sceneBoundingRect().bottom() > 696:
                 self.removeItem(card)
                 break
