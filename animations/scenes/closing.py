@@ -249,13 +249,13 @@ class MetaphorScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         top = self.top
-        for style in ("label", "small"):
-            lh = self.lh(style)
+        for style in ("body", "label", "small"):
             m_w = max(self.measure(T(m), style, True).width() for m, _, _ in METAPHORS) + 30
             s_w = self.measure("§15", style, True).width() + 20
             t_w = 1520 - 40 - m_w - s_w
-            rows_h = [max(lh, self._height(T(term), style, t_w)) + 8 for _, term, _ in METAPHORS]
-            if top + lh + 10 + sum(rows_h) <= 696:
+            rows_h = [max(self.measure(T(m), style, True).height(), self._height(T(term), style, t_w)) + 2
+                      for m, term, _ in METAPHORS]
+            if top + self.lh("small", True) + 6 + sum(rows_h) <= 696:
                 break
         y = top
         self.text(T("metaphor"), 60, y, "small", DIM, True, role="heading")
