@@ -42,9 +42,11 @@ class RequestScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         prompt = ctx.get("prompt", "")
-        shown = prompt if len(prompt) <= 36 else prompt[:35] + "…"
-        lines = ["POST https://api.example.com/v1/chat/completions"] + request_json(shown).splitlines()
         top, pad = self.top, 18.0
+        shown = prompt
+        while len(shown) > 8 and self.measure(f'      "content": "{shown}"', "label").width() > 760:
+            shown = shown[: max(8, len(shown) - 4)].rstrip("…") + "…"  # the JSON panel keeps room for the parts
+        lines = ["POST https://api.example.com/v1/chat/completions"] + request_json(shown).splitlines()
         for code_style in ("body", "label", "small"):  # the largest that leaves room for the pill below
             if top + 2 * pad + sum(self.measure(ln, code_style).height() for ln in lines) + 50 <= 696:
                 break
@@ -76,20 +78,32 @@ class RequestScene(TourScene):
         self.fade_in(env, t0 - 0.2, t0)
         for item in (you, server):
             self.pop_in(item, 0.1)
-        # the request's parts, named
-        y = ey + 40 + 16
-        head = self.text(T("What the request says"), x0, y, "body", TEXT, True, role="heading")
-        y += head.boundingRect().height() + 8
-        key_w = max(self.measure(k, "body", True).width() for k, _ in REQUEST_PARTS) + 16
+        # the request's parts, named: the largest layout that fits below the envelope
+        for style, stacked in (("body", False), ("label", False), ("label", True), ("small", True)):
+            made = self._parts(x0, ey + 56, col_w, style, stacked, t0)
+            if max(i.sceneBoundingRect().bottom() for i in made) <= 696:
+                break
+            for item in made:
+                self.removeItem(item)
+
+    def _parts(self, x0: float, y: float, col_w: float, style: str, stacked: bool, t0: float) -> list:
+        """The request's parts, key then meaning (beside it, or ``stacked`` below it). Returns the items made."""
+        made = [self.text(T("What the request says"), x0, y, style, TEXT, True, role="heading")]
+        y = made[0].sceneBoundingRect().bottom() + 8
+        key_w = 0.0 if stacked else max(self.measure(k, style, True).width() for k, _ in REQUEST_PARTS) + 16
         for i, (key, what) in enumerate(REQUEST_PARTS):
-            k = self.text(key, x0, y, "body", ACCENT if i == 0 else (GREEN if i == 4 else TEXT), True, role="code")
-            d, y2 = self.para(T(what), x0 + key_w, y, col_w - key_w, "body", DIM, role="legend")
+            k = self.text(key, x0, y, style, ACCENT if i == 0 else (GREEN if i == 4 else TEXT), True, role="code")
+            ky = k.sceneBoundingRect().bottom() if stacked else y
+            d, y2 = self.para(T(what), x0 + key_w + (12 if stacked else 0), ky, col_w - key_w - (12 if stacked else 0),
+                              style, DIM, role="legend")
             self.fade_in(k, t0 + 0.3 + 0.15 * i)
             self.fade_in(d, t0 + 0.3 + 0.15 * i)
-            y = max(y2, y + k.boundingRect().height()) + 8
-        note, _ = self.para(T("ChatGPT, Claude and Cursor send much the same request."), x0, y + 8, col_w, "body",
+            made += [k, d]
+            y = max(y2, k.sceneBoundingRect().bottom()) + (4 if stacked else 8)
+        note, _ = self.para(T("ChatGPT, Claude and Cursor send much the same request."), x0, y + 8, col_w, style,
                             TEXT, role="caption")
         self.fade_in(note, t0 + 1.2)
+        return made + [note]
 
 
 class TokenizeScene(TourScene):
@@ -104,7 +118,7 @@ class TokenizeScene(TourScene):
         y = self.top
         hint = self.text(T("Your question, cut by this model's tokenizer:"), 40, y, "label", DIM, role="caption")
         y += hint.boundingRect().height() + 8
-        y, t = self._chips(toks, y, 0.2, "number" if len(toks) <= 16 else "body", max_rows=3)
+        y, t = self._chips(toks, y, 0.2, "number" if len(toks) <= 16 else "body", max_rows=2)
         sample = ctx.get("zh_sample_tokens") or []
         show_sample = sample and not any(tk.get("piece") for tk in toks)  # a question with no Chinese in it
         if show_sample:
@@ -131,6 +145,8 @@ class TokenizeScene(TourScene):
                 (T("this model"), str(ctx.get("hello_ids", [])), "measured")]
         lh = self.lh("label") + 10
         ph = 14 + lh * (len(rows) + 1) + 6
+        if y2 + ph > 696:  # a long question takes the room: the comparison panels are left out
+            return
         self.box(40, y2, 930, ph, PANEL, EDGE)
         self.text(T("The same sentence gets other numbers in another model:"), 60, y2 + 10, "label", DIM,
                   role="heading")
@@ -159,13 +175,16 @@ class TokenizeScene(TourScene):
             self.fade_in(bar, t + 0.5 + 0.3 * i)
 
     def _chips(self, toks: list[dict], y: float, t: float, style: str, max_rows: int) -> tuple[float, float]:
-        """Token chips with their ids from (40, y), wrapping at the scene's edge for at most ``max_rows`` rows;
-        a bracket under the byte pieces of one character names it. Returns (the y below, the next start time)."""
+        """Token chips with their ids from (40, y), wrapping at the scene's edge for at most ``max_rows`` rows
+        ("… n more" ends the last one); a bracket under the byte pieces of one character names it. Returns
+        (the y below, the next start time)."""
         x = 40.0
         char_h = self.lh("body")
         row_h = None
-        rows, shown = 1, 0
+        rows = 1
         placed: dict[int, list] = {}
+        row_cards: list[tuple] = []  # (card, its x, the bracket items under it) on the current row
+        shown = 0
         for tok in toks:
             piece = tok.get("piece")  # "whole", "split" or None (plain ASCII)
             fill = PAPER if piece != "split" else QColor("#f6d7b0")
@@ -178,6 +197,8 @@ class TokenizeScene(TourScene):
                     break
                 x, y, rows = 40.0, y + row_h, rows + 1
                 card.setPos(x, y)
+                row_cards = []
+            extras = []
             if "group" in tok:
                 placed.setdefault(tok["group"], []).append(card)
                 if tok.get("group_text"):
@@ -190,16 +211,24 @@ class TokenizeScene(TourScene):
                                        True, align="center", role="label")
                         self.fade_in(br, t)
                         self.fade_in(ch, t)
+                        extras = [br, ch]
+            row_cards.append((card, x, extras))
             self.pop_in(card, t)
             t += 0.08
             x += w + 8
             shown += 1
         if shown < len(toks):
-            more = self.text(T("… {n} more").format(n=len(toks) - shown), x, y + 10, "label", DIM, role="label")
-            if more.sceneBoundingRect().right() > 1560:
-                more.setPos(1560 - more.boundingRect().width(), y + row_h - char_h)
+            more = self.text("…", x, y + 10, "label", DIM, role="label")
+            while True:
+                more.setText(T("… {n} more").format(n=len(toks) - shown))
+                if x + more.boundingRect().width() <= 1560 or not row_cards:
+                    break
+                card, x, extras = row_cards.pop()  # make room: the last chip of the row gives way
+                for item in [card] + extras:
+                    self.removeItem(item)
+                shown -= 1
+            more.setPos(x, y + 10)
         return y + (row_h or 60) + 4, t
-
 
 class EmbeddingScene(TourScene):
     """§3: each token id picks one row of the embedding matrix; the rows, real, as a heat map."""

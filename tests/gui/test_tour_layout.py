@@ -43,7 +43,7 @@ def fonts(qapp):
     return register_fonts()
 
 
-def audit_every_page(qtbot, data, lang, family, sizes) -> list[str]:
+def audit_every_page(qtbot, data, lang, family, sizes, prompt: str = PROMPT) -> list[str]:
     from PySide6.QtCore import QCoreApplication
 
     from animations.scenes import audit
@@ -55,7 +55,7 @@ def audit_every_page(qtbot, data, lang, family, sizes) -> list[str]:
     try:
         w = TourWidget(data=data, lang=lang, font_family=family)
         qtbot.addWidget(w)
-        w.set_prompt(PROMPT)
+        w.set_prompt(prompt)
         w.show()
         for size in sizes:
             w.resize(*size)
@@ -94,6 +94,24 @@ def test_bundled_model_pages_pass_the_layout_audit(qtbot, fonts, lang):
     if data.tokenizer is None:
         pytest.skip(f"bundled model not readable: {data.error}")
     bad = audit_every_page(qtbot, data, lang, fonts, SIZES[:1])
+    assert not bad, "\n".join(bad[:20])
+
+
+LONG = {"en": "Please explain, step by step and with a small worked example in Python, how the key-value cache of "
+                "a transformer decoder saves work during generation, and why its size grows with the context!!",
+         "zh": "请一步一步地解释：在大语言模型生成文字的时候，键值缓存到底省下了哪些计算？为什么它的大小会随着上下文长度"
+               "一起增长？能不能举一个很小的例子，用几行代码演示一下整个过程，再说说显存不够时怎么办？"}
+
+
+@pytest.mark.parametrize("lang,prompt", [("en", LONG["en"]), ("zh", LONG["zh"]), ("en", LONG["zh"])])
+def test_a_long_question_still_fits_every_page(qtbot, fonts, lang, prompt):
+    """A visitor's 200-character question (the kiosk's limit): pages that show it shorten or wrap it."""
+    from gui.tour.data import TourData
+
+    data = TourData()
+    if data.tokenizer is None:
+        pytest.skip(f"bundled model not readable: {data.error}")
+    bad = audit_every_page(qtbot, data, lang, fonts, SIZES[:1], prompt=prompt)
     assert not bad, "\n".join(bad[:20])
 
 
