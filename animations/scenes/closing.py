@@ -20,6 +20,11 @@ def game_words(ctx: dict, n: int) -> list[str]:
     return [words[i % len(words)] for i in range(n)] if words else ["…"] * n
 
 
+def shown_word(label: str) -> str:
+    """A token label as the board writes it: the space mark dropped (the blocks already stand apart)."""
+    return label.replace("␣", "").strip() or label
+
+
 class GameScene(TourScene):
     """The game's board, drawn from ``ctx["game"]`` (``GpuGame.snapshot()``, ``gui/game.py``): the three modes,
     each person's sentence word by word (a newcomer's first trip reads the question), the trips so far as
@@ -64,9 +69,13 @@ class GameScene(TourScene):
         last = {e["person"]: e for e in g.get("last", [])}
         people = list(g.get("people", []))
         target_n = int(g.get("sentence_tokens", 12))
+        finished = {f["person"]: f for f in g.get("finished", [])}  # kept by games that know their words
         for num, ev in last.items():  # people who just finished still show on this trip
             if ev.get("done") and all(p["number"] != num for p in people):
-                people.append({"number": num, "written": target_n, "target": target_n, "has_read": True})
+                f = finished.get(num, {})
+                n = int(f.get("target") or len(f.get("words") or []) or target_n)
+                people.append({"number": num, "written": n, "target": n, "has_read": True,
+                               "words": list(f.get("words") or [])})
         people.sort(key=lambda p: p["number"])
         words = game_words(ctx, target_n)
         word_h = self.lh("label") + 8
@@ -84,14 +93,19 @@ class GameScene(TourScene):
             # the question: read on the newcomer's first trip (prefill)
             q = self.tag(T("question"), x, y, "label", ORANGE if p["has_read"] else PANEL, ORANGE,
                          QColor("#0f1419") if p["has_read"] else DIM, role="token", pad=8)
-            x = q.sceneBoundingRect().right() + 10
+            x = x_start = q.sceneBoundingRect().right() + 10
             fresh = ev["tokens"] if ev else 0
             for j in range(p["target"]):
                 written = j < p["written"]
                 new = written and j >= p["written"] - fresh
                 fill = color if written else None
-                card = self.tag(words[j] if written else "·", x, y, "label", fill, ACCENT if new else EDGE,
+                own = p.get("words") or []
+                word = shown_word(own[j]) if j < len(own) else words[j % len(words)]
+                card = self.tag(word if written else "·", x, y, "label", fill, ACCENT if new else EDGE,
                                 QColor("#0f1419") if written else DIM, bold=new, role="token", pad=7, radius=5)
+                if card.sceneBoundingRect().right() > 40 + bw - 10 and x > x_start:  # a long sentence wraps
+                    x, y = x_start, y + word_h + 4
+                    card.setPos(x, y)
                 if new:
                     self.pop_in(card, 0.05 * (j - p["written"] + fresh), 0.3 + 0.05 * (j - p["written"] + fresh))
                 x = card.sceneBoundingRect().right() + 4
@@ -112,7 +126,9 @@ class GameScene(TourScene):
         # finished sentences, kept
         done = int(g.get("sentences_done", 0))
         if done:
-            sent = (" " if ctx.get("lang") != "zh" else "").join(words)
+            kept = (g.get("finished") or [{}])[-1].get("words") or []
+            sent = ("".join(w.replace("␣", " ") for w in kept).strip() if kept else
+                    (" " if ctx.get("lang") != "zh" else "").join(words))
             _, y = self.para(T("{n} sentences finished: “{s}”").format(n=done, s=sent), 60, y + 2, bw - 40, "small",
                              GREEN, role="caption")
         # the trips so far: one column per trip, as tall as the tokens it wrote
