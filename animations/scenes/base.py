@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from animations.easing import ease_out_back, smooth
 from animations.timeline import Animation, Fade, Lambda, Timeline, lerp_point
-from animations.typescale import TypeScale, role_of, set_role
+from animations.typescale import TypeScale, set_role
 
 SCENE_W, SCENE_H = 1600.0, 700.0
 

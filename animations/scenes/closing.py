@@ -78,7 +78,20 @@ class GameScene(TourScene):
                                "words": list(f.get("words") or [])})
         people.sort(key=lambda p: p["number"])
         words = game_words(ctx, target_n)
-        word_h = self.lh("label") + 8
+
+        def row_words(p: dict) -> list[str]:
+            own = p.get("words") or []
+            return [shown_word(own[j]) if j < len(own) else words[j % len(words)] for j in range(p["target"])]
+
+        # the largest style in which every sentence fits one row of the board
+        for ws in ("label", "small"):
+            pad_w = 2 * 7 + 4  # the block's padding (tag pad=7) and the gap
+            lead = 60 + self.lh(ws) + 8 + 10 + self.measure(T("question"), ws).width() + 16 + 10
+            widest = max([sum(self.measure(w, ws, True).width() + pad_w for w in row_words(p)) for p in people[:4]]
+                         + [0.0])
+            if lead + widest <= 40 + bw - 10:
+                break
+        word_h = self.lh(ws) + 8
         y = board_top + 12
         if not people:
             _, y = self.para(T("Press to carry the book: the first trip reads the question."), 60, y, bw - 40, "body",
@@ -87,11 +100,11 @@ class GameScene(TourScene):
             color = SEAT_COLORS[(p["number"] - 1) % len(SEAT_COLORS)]
             ev = last.get(p["number"])
             seat = self.box(60, y, word_h, word_h, color, None, radius=word_h / 2)
-            self.text(str(p["number"]), word_h / 2, 4, "label", QColor("#0f1419"), True, align="center",
+            self.text(str(p["number"]), word_h / 2, 4, ws, QColor("#0f1419"), True, align="center",
                       role="seat").setParentItem(seat)
             x = 60 + word_h + 10
             # the question: read on the newcomer's first trip (prefill)
-            q = self.tag(T("question"), x, y, "label", ORANGE if p["has_read"] else PANEL, ORANGE,
+            q = self.tag(T("question"), x, y, ws, ORANGE if p["has_read"] else PANEL, ORANGE,
                          QColor("#0f1419") if p["has_read"] else DIM, role="token", pad=8)
             x = x_start = q.sceneBoundingRect().right() + 10
             fresh = ev["tokens"] if ev else 0
@@ -101,7 +114,7 @@ class GameScene(TourScene):
                 fill = color if written else None
                 own = p.get("words") or []
                 word = shown_word(own[j]) if j < len(own) else words[j % len(words)]
-                card = self.tag(word if written else "·", x, y, "label", fill, ACCENT if new else EDGE,
+                card = self.tag(word if written else "·", x, y, ws, fill, ACCENT if new else EDGE,
                                 QColor("#0f1419") if written else DIM, bold=new, role="token", pad=7, radius=5)
                 if card.sceneBoundingRect().right() > 40 + bw - 10 and x > x_start:  # a long sentence wraps
                     x, y = x_start, y + word_h + 4

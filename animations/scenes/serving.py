@@ -246,7 +246,6 @@ class ParallelScene(TourScene):
             placed.append(item.sceneBoundingRect())
             labels.append((gx, item))
         y = max([r.bottom() for r in placed] + [top]) + 8
-        y_bars = y
         texts = []
         bh = self.lh("label", True) + 6
         for i, r in enumerate(rows):
@@ -272,7 +271,6 @@ class ParallelScene(TourScene):
                     segs = [(a0, a1) for a0, a1 in new if a1 - a0 > 2]
             for a0, a1 in segs:
                 self.line(gx, a0, gx, a1, DIM, 2, dash=True)
-        del y_bars
         first = gpus[0]["name"] if gpus else "H100"
         _, y = self.para(T("All in decimal GB (10⁹ bytes). Dashed: the memory each card reports. Green: fits one "
                            "{gpu} with the weights alone; orange: needs a bigger card or several.").format(gpu=first),
