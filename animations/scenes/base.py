@@ -13,6 +13,8 @@ text) or ``illustrative`` (a picture, not a measurement). No torch here.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import (
@@ -38,9 +40,26 @@ VIEW_FRACTION = 0.625
 SCENE_TYPE = TypeScale(SCENE_H / VIEW_FRACTION)
 
 
+_factor = 1.0  # > 1 while building a scene whose view is smaller than VIEW_FRACTION of its window
+
+
 def px(style: str) -> float:
     """Font size in scene units of a type-scale style (small, label, body, number, heading, title)."""
-    return SCENE_TYPE.px(style)
+    return SCENE_TYPE.px(style) * _factor
+
+
+def fit_factor(view) -> float:
+    """How much larger than the default the scene's text must be so that, fitted into ``view`` (a shown
+    ``QGraphicsView`` showing a SCENE_W × SCENE_H scene), the small style is still height / 60 of the view's
+    window. 1.0 when the view is at least VIEW_FRACTION of its window's height (or not shown yet)."""
+    if view is None or not view.isVisible():
+        return 1.0
+    vp = view.viewport().size()
+    scale = min(vp.width() / SCENE_W, vp.height() / SCENE_H)
+    window_h = view.window().height()
+    if scale <= 0 or window_h <= 0:
+        return 1.0
+    return max(1.0, TypeScale(window_h).minimum / (scale * SCENE_TYPE.px("small")))
 
 BG = QColor("#0f1419")
 PANEL = QColor("#17202a")
@@ -91,7 +110,7 @@ def font(px: float, bold: bool = False, cjk: bool = False) -> QFont:
         fams = ([x for x in _families if x != LATIN_FAMILY] + [x for x in _families if x == LATIN_FAMILY]
                 if cjk else _families)
         f.setFamilies(fams)
-    f.setPixelSize(max(1, int(round(px))))
+    f.setPixelSize(max(1, math.ceil(px - 0.01)))  # rounded up: never under the floor
     f.setBold(bold)
     return f
 
@@ -173,6 +192,7 @@ class TourScene(QGraphicsScene):
         self.timeline = Timeline()
         self.t = 0.0
         self.ctx: dict = {}
+        self.factor = 1.0  # text size factor the scene was built with (see fit_factor)
 
     # ---- time -------------------------------------------------------------------------------------------
     @property
@@ -204,15 +224,29 @@ class TourScene(QGraphicsScene):
 
     # ---- building ---------------------------------------------------------------------------------------
     def build(self, ctx: dict) -> None:
-        """Clear and draw the scene for ``ctx``, then show its first frame."""
+        """Clear and draw the scene for ``ctx``, then show its first frame. Text sizes follow the view the
+        scene is shown in, when it is (``fit_factor``): call ``needs_rebuild(view)`` after the view's size
+        settles (a resize, a new controls row) and build again when it says so."""
+        global _factor
         self.clear()
         self.timeline = Timeline()
         self.ctx = ctx
         self.t = 0.0
-        if self.title:
-            self.text(self.title_text(), 40, 14, "heading", TEXT, bold=True, role="title")
-        self.draw(ctx)
+        views = self.views()
+        self.factor = fit_factor(views[0] if views else None)
+        _factor = self.factor
+        try:
+            if self.title:
+                self.text(self.title_text(), 40, 14, "heading", TEXT, bold=True, role="title")
+            self.draw(ctx)
+        finally:
+            _factor = 1.0
         self.seek(0.0)
+
+    def needs_rebuild(self, view) -> bool:
+        """True when the text of this scene, fitted into ``view``, would need another size than it was built
+        with (more than 2 % off): the caller builds again (and seeks back to its time)."""
+        return abs(fit_factor(view) - getattr(self, "factor", 1.0)) > 0.02 * getattr(self, "factor", 1.0)
 
     def draw(self, ctx: dict) -> None:
         raise NotImplementedError
@@ -320,7 +354,6 @@ class TourScene(QGraphicsScene):
 
     def arrow(self, x1, y1, x2, y2, color: QColor = DIM, width: float = 3, z: float = 2) -> QGraphicsPathItem:
         """A line with a head at (x2, y2)."""
-        import math
         path = QPainterPath(QPointF(x1, y1))
         path.lineTo(x2, y2)
         ang = math.atan2(y2 - y1, x2 - x1)

@@ -125,11 +125,12 @@ class TokenizeScene(TourScene):
             hint2 = self.text(T("Chinese, cut by the same tokenizer:"), 40, y, "label", DIM, role="caption")
             y, t = self._chips(sample, hint2.sceneBoundingRect().bottom() + 8, t, "body", max_rows=1)
         n = len(toks)
+        pill = self.badge("measured", 1560, y, T("this model's tokenizer, live"), align="right", max_w=500)
         summary = self.text(T("{n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)"
-                              ).format(n=n), 40, y, "label", TEXT, width=1000, role="caption")
+                              ).format(n=n), 40, y, "label", TEXT, width=pill.sceneBoundingRect().left() - 60,
+                            role="caption")
         self.fade_in(summary, t)
-        self.badge("measured", 1560, y, T("this model's tokenizer, live"), align="right", max_w=500)
-        y += summary.boundingRect().height() + 10
+        y = max(summary.sceneBoundingRect().bottom(), pill.sceneBoundingRect().bottom()) + 10
         if any(tk.get("piece") == "split" for tk in toks + (sample if show_sample else [])):
             why_style = "label" if y + 3 * self.lh("label") + 170 <= 696 else "small"
             why, y = self.para(T("Why are common characters split? This model's tokenizer learned from English "

@@ -188,19 +188,24 @@ class SamplingScene(TourScene):
         left_w = 1000.0
         _, y = self.para(T("After “{tail}”, the next token could be:").format(tail=tail), 40, top, left_w, "body",
                          TEXT, role="caption")
-        lab_w = max([self.measure(labels[i], "body").width() for i in order] + [40.0]) + 16
+        # the bars' style: the largest that leaves room for the drawn token and the pill below them
+        room = 700 - 12 - 10 - y - self.lh("number", True) - self.lh("small", True) - 20
+        for bs in ("body", "label", "small"):
+            if len(order) * (self.lh(bs) + 8) <= room:
+                break
+        lab_w = max([self.measure(labels[i], bs).width() for i in order] + [40.0]) + 16
         x0 = 40 + lab_w
-        pct_w = self.measure("100.0%", "body").width() + 14
+        pct_w = self.measure("100.0%", bs).width() + 14
         full = 40 + left_w - x0 - pct_w
-        bh = self.lh("body")
+        bh = self.lh(bs)
         y += 10
         for r, i in enumerate(order):
             p = probs[i]
             color = ACCENT if drawn == i else (BLUE_LIGHT if p > 0 else QColor("#3a4652"))
-            self.text(labels[i], x0 - 16, y, "body", TEXT if p > 0 else DIM, align="right", role="axis")
+            self.text(labels[i], x0 - 16, y, bs, TEXT if p > 0 else DIM, align="right", role="axis")
             bar = self.box(x0, y + 2, max(3.0, full * p), bh - 4, color, None, radius=5)
             self.pop_in(bar, 0.2 + 0.1 * r)
-            self.text(f"{100 * p:.1f}%" if p > 0 else T("cut"), x0 + max(3.0, full * p) + 12, y, "body",
+            self.text(f"{100 * p:.1f}%" if p > 0 else T("cut"), x0 + max(3.0, full * p) + 12, y, bs,
                       TEXT if p > 0 else DIM, role="readout")
             y += bh + 8
         if drawn is not None and 0 <= drawn < len(labels):
@@ -222,6 +227,9 @@ class SamplingScene(TourScene):
                              "the fewest tokens whose odds add up to p. Reasoning models often use a lower "
                              "temperature."), rx + 20, panel_top + 14, rw - 40, "label", TEXT, role="caption")
         self.fade_in(why, 0.8)
+        if y + 14 + 2 * self.lh("label", True) + self.lh("small") + 60 > 700 - 24:  # no room for the chart
+            self.box(rx, panel_top, rw, y + 12 - panel_top, PANEL, EDGE, z=0)
+            return
         _, y = self.para(T("The same odds at three temperatures:"), rx + 20, y + 14, rw - 40, "label", ACCENT, True,
                          role="heading")
         temps = (0.5, 1.0, 2.0)

@@ -67,6 +67,13 @@ def audit_every_page(qtbot, data, lang, family, sizes, prompt: str = PROMPT) -> 
                         change(w)
                     w.finish_animation()
                     QCoreApplication.processEvents()
+                    scene = w.current_scene
+                    for _ in range(3):  # the view's size settles after the build: build again until it fits
+                        if not scene.needs_rebuild(w.view):
+                            break
+                        scene.build(w.context())
+                        scene.finish()
+                        QCoreApplication.processEvents()
                     scale = w.view.transform().m11()
                     height = w.window().height()
                     for problem in audit.problems(w.current_scene, scale, height / 60):
