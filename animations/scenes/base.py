@@ -40,6 +40,7 @@ VIEW_FRACTION = 0.625
 SCENE_TYPE = TypeScale(SCENE_H / VIEW_FRACTION)
 
 
+MAX_FACTOR = 1.5
 _factor = 1.0  # > 1 while building a scene whose view is smaller than VIEW_FRACTION of its window
 
 
@@ -59,7 +60,8 @@ def fit_factor(view) -> float:
     window_h = view.window().height()
     if scale <= 0 or window_h <= 0:
         return 1.0
-    return max(1.0, TypeScale(window_h).minimum / (scale * SCENE_TYPE.px("small")))
+    # at most MAX_FACTOR: a view squeezed to a sliver (mid-layout, a tiny window) must not blow the text up
+    return min(MAX_FACTOR, max(1.0, TypeScale(window_h).minimum / (scale * SCENE_TYPE.px("small"))))
 
 BG = QColor("#0f1419")
 PANEL = QColor("#17202a")

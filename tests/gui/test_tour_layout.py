@@ -146,3 +146,36 @@ def test_a_missing_translation_never_blanks_a_label(qapp):
         assert T(source) == source
     finally:
         i18n.set_language("en")
+
+
+def test_scene_text_grows_when_its_view_is_small(qtbot, fonts):
+    """A view under VIEW_FRACTION of its window gets larger scene text (so the floor holds once fitted); a view
+    that is big enough, or not shown, gets the default; a sliver is capped."""
+    from PySide6.QtWidgets import QGraphicsView, QVBoxLayout, QWidget
+
+    from animations.scenes import base
+    from animations.scenes.opening import RequestScene
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    view = QGraphicsView(window)
+    QVBoxLayout(window).addWidget(view)
+    scene = RequestScene()
+    view.setScene(scene)
+    assert base.fit_factor(view) == 1.0  # not shown yet
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitUntil(lambda: view.viewport().height() > 600)
+    assert base.fit_factor(view) == 1.0
+    view.setFixedHeight(300)  # the rest of the window taken by other things
+    qtbot.waitUntil(lambda: view.viewport().height() <= 300)
+    factor = base.fit_factor(view)
+    scale = min(view.viewport().width() / base.SCENE_W, view.viewport().height() / base.SCENE_H)
+    expected = (720 / 60) / (scale * base.SCENE_TYPE.px("small"))
+    assert factor == pytest.approx(min(base.MAX_FACTOR, expected), rel=1e-3)
+    assert factor > 1.0
+    scene.build({"prompt": "x"})
+    assert scene.factor == factor and not scene.needs_rebuild(view)
+    view.setFixedHeight(700)
+    qtbot.waitUntil(lambda: view.viewport().height() > 600)
+    assert scene.needs_rebuild(view)
