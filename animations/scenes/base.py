@@ -235,7 +235,8 @@ class TourScene(QGraphicsScene):
         self.ctx = ctx
         self.t = 0.0
         views = self.views()
-        self.factor = fit_factor(views[0] if views else None)
+        needed = fit_factor(views[0] if views else None)
+        self.factor = 1.0 if needed <= 1.0 else min(MAX_FACTOR, needed * 1.02)  # 2 %: room for a settling view
         _factor = self.factor
         try:
             if self.title:
@@ -246,9 +247,10 @@ class TourScene(QGraphicsScene):
         self.seek(0.0)
 
     def needs_rebuild(self, view) -> bool:
-        """True when the text of this scene, fitted into ``view``, would need another size than it was built
-        with (more than 2 % off): the caller builds again (and seeks back to its time)."""
-        return abs(fit_factor(view) - getattr(self, "factor", 1.0)) > 0.02 * getattr(self, "factor", 1.0)
+        """True when the text of this scene, fitted into ``view``, would fall under the floor, or is more than 6 %
+        larger than it needs to be: the caller builds again (and seeks back to its time)."""
+        needed, built = fit_factor(view), self.factor
+        return needed > built + 1e-6 or (built > 1.0 and built > max(1.0, needed) * 1.06)
 
     def draw(self, ctx: dict) -> None:
         raise NotImplementedError

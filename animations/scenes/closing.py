@@ -89,7 +89,8 @@ class GameScene(TourScene):
             lead = 60 + self.lh(ws) + 8 + 10 + self.measure(T("question"), ws).width() + 16 + 10
             widest = max([sum(self.measure(w, ws, True).width() + pad_w for w in row_words(p)) for p in people[:4]]
                          + [0.0])
-            if lead + widest <= 40 + bw - 10:
+            rows_h = len(people[:4]) * (self.lh(ws) + 8 + 4 + self.lh("small") + 10)
+            if lead + widest <= 40 + bw - 10 and board_top + 12 + rows_h + self.lh("label", True) + 40 <= 696:
                 break
         word_h = self.lh(ws) + 8
         y = board_top + 12
@@ -144,14 +145,22 @@ class GameScene(TourScene):
                     (" " if ctx.get("lang") != "zh" else "").join(words))
             _, y = self.para(T("{n} sentences finished: “{s}”").format(n=done, s=sent), 60, y + 2, bw - 40, "small",
                              GREEN, role="caption")
-        # the trips so far: one column per trip, as tall as the tokens it wrote
+        # the trips so far: one column per trip, as tall as the tokens it wrote (when there is room for it and
+        # the press line below)
         hist = self._history[-40:]
         unit = 9.0  # one token = one square
-        y += 6
-        head = self.text(T("your trips so far: one column per trip, one square per token"), 60, y, "small", DIM,
-                         role="axis")
-        cy = head.sceneBoundingRect().bottom() + 4
         most = max([h or 0 for h in hist] + [1])
+        press_h = self.lh("label", True) + 24
+        if y + 6 + self.lh("small") + 4 + unit * most + 10 + 8 + press_h > 696:
+            hist, most = [], 0
+        y += 6
+        if not hist:
+            self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
+            head = None
+        else:
+            head = self.text(T("your trips so far: one column per trip, one square per token"), 60, y, "small", DIM,
+                             role="axis")
+        cy = head.sceneBoundingRect().bottom() + 4 if head is not None else y
         cw = min(22.0, (bw - 60) / 40)
         for i, h in enumerate(hist):
             for k in range(h or 0):
@@ -159,8 +168,9 @@ class GameScene(TourScene):
                          ACCENT if h > 1 else BLUE_LIGHT, None, radius=1)
             if not h:
                 self.box(60 + i * cw, cy + unit * (most - 1), cw - 3, unit - 2, EDGE, None, radius=1)
-        y = cy + unit * most + 10
-        self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
+        if head is not None:
+            y = cy + unit * most + 10
+            self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
         # the three ways, for one sentence of the same length (when the table leaves room for them)
         y += 10
         ways_h = self.lh("small", True) + 3 * (max(unit * 3.6, self.lh("small")) + 6) + self.lh("small", True) + 8
