@@ -13,6 +13,8 @@ text) or ``illustrative`` (a picture, not a measurement). No torch here.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import (
@@ -27,8 +29,39 @@ from PySide6.QtWidgets import (
 
 from animations.easing import ease_out_back, smooth
 from animations.timeline import Animation, Fade, Lambda, Timeline, lerp_point
+from animations.typescale import TypeScale, set_role
 
 SCENE_W, SCENE_H = 1600.0, 700.0
+
+# The tour fits its scene into a view that takes at least this fraction of the window's height (1280×720:
+# 0.67, 1920×1080: 0.78, measured on TourWidget). Text sizes in scene units are the type scale of a window
+# SCENE_H / VIEW_FRACTION tall, so that once fitted no text is under height / 60 window px.
+VIEW_FRACTION = 0.625
+SCENE_TYPE = TypeScale(SCENE_H / VIEW_FRACTION)
+
+
+MAX_FACTOR = 1.5
+_factor = 1.0  # > 1 while building a scene whose view is smaller than VIEW_FRACTION of its window
+
+
+def px(style: str) -> float:
+    """Font size in scene units of a type-scale style (small, label, body, number, heading, title)."""
+    return SCENE_TYPE.px(style) * _factor
+
+
+def fit_factor(view) -> float:
+    """How much larger than the default the scene's text must be so that, fitted into ``view`` (a shown
+    ``QGraphicsView`` showing a SCENE_W × SCENE_H scene), the small style is still height / 60 of the view's
+    window. 1.0 when the view is at least VIEW_FRACTION of its window's height (or not shown yet)."""
+    if view is None or not view.isVisible():
+        return 1.0
+    vp = view.viewport().size()
+    scale = min(vp.width() / SCENE_W, vp.height() / SCENE_H)
+    window_h = view.window().height()
+    if scale <= 0 or window_h <= 0:
+        return 1.0
+    # at most MAX_FACTOR: a view squeezed to a sliver (mid-layout, a tiny window) must not blow the text up
+    return min(MAX_FACTOR, max(1.0, TypeScale(window_h).minimum / (scale * SCENE_TYPE.px("small"))))
 
 BG = QColor("#0f1419")
 PANEL = QColor("#17202a")
@@ -71,12 +104,15 @@ def set_font_family(family: str | None, lang: str = "zh") -> None:
     _families = families_for(family, lang)
 
 
-def font(px: float, bold: bool = False) -> QFont:
-    """The tour's font at ``px`` pixels (scene units)."""
+def font(px: float, bold: bool = False, cjk: bool = False) -> QFont:
+    """The tour's font at ``px`` pixels (scene units); ``cjk`` puts the Chinese family first whatever the
+    language (Chinese text with Latin letters in it: one family, one baseline)."""
     f = QFont()
     if _families:
-        f.setFamilies(_families)
-    f.setPixelSize(max(1, int(round(px))))
+        fams = ([x for x in _families if x != LATIN_FAMILY] + [x for x in _families if x == LATIN_FAMILY]
+                if cjk else _families)
+        f.setFamilies(fams)
+    f.setPixelSize(max(1, math.ceil(px - 0.01)))  # rounded up: never under the floor
     f.setBold(bold)
     return f
 
@@ -88,7 +124,8 @@ def T(text: str) -> str:
     """``text`` (English source) in the current language (Qt translation context ``"Tour"``)."""
     if RECORD is not None:
         RECORD.add(text)
-    return QCoreApplication.translate("Tour", text)
+    out = QCoreApplication.translate("Tour", text)
+    return out if out else text  # a missing translation must never blank a label
 
 
 def badge_text(kind: str) -> str:
@@ -134,6 +171,11 @@ class Appear(Animation):
         self.interpolate(progress)
 
 
+def page_title(title: str, number: int | None) -> str:
+    """``title`` translated, with the section number in front as "01 · …" when there is one."""
+    return (f"{number:02d} · " if number else "") + T(title)
+
+
 class TourScene(QGraphicsScene):
     """Base of the tour's scenes. Subclasses set ``title`` (English source) and implement ``draw(ctx)``.
 
@@ -142,6 +184,7 @@ class TourScene(QGraphicsScene):
     """
 
     title = ""
+    number: int | None = None  # the source's section number (1–15), shown as "01 · title"
     loop_s: float | None = None
 
     def __init__(self, parent=None):
@@ -151,6 +194,7 @@ class TourScene(QGraphicsScene):
         self.timeline = Timeline()
         self.t = 0.0
         self.ctx: dict = {}
+        self.factor = 1.0  # text size factor the scene was built with (see fit_factor)
 
     # ---- time -------------------------------------------------------------------------------------------
     @property
@@ -182,34 +226,63 @@ class TourScene(QGraphicsScene):
 
     # ---- building ---------------------------------------------------------------------------------------
     def build(self, ctx: dict) -> None:
-        """Clear and draw the scene for ``ctx``, then show its first frame."""
+        """Clear and draw the scene for ``ctx``, then show its first frame. Text sizes follow the view the
+        scene is shown in, when it is (``fit_factor``): call ``needs_rebuild(view)`` after the view's size
+        settles (a resize, a new controls row) and build again when it says so."""
+        global _factor
         self.clear()
         self.timeline = Timeline()
         self.ctx = ctx
         self.t = 0.0
-        if self.title:
-            self.text(T(self.title), 40, 18, 34, TEXT, bold=True)
-        self.draw(ctx)
+        views = self.views()
+        needed = fit_factor(views[0] if views else None)
+        self.factor = 1.0 if needed <= 1.0 else min(MAX_FACTOR, needed * 1.02)  # 2 %: room for a settling view
+        _factor = self.factor
+        try:
+            if self.title:
+                self.text(self.title_text(), 40, 14, "heading", TEXT, bold=True, role="title")
+            self.draw(ctx)
+        finally:
+            _factor = 1.0
         self.seek(0.0)
+
+    def needs_rebuild(self, view) -> bool:
+        """True when the text of this scene, fitted into ``view``, would fall under the floor, or is more than 6 %
+        larger than it needs to be: the caller builds again (and seeks back to its time)."""
+        needed, built = fit_factor(view), self.factor
+        return needed > built + 1e-6 or (built > 1.0 and built > max(1.0, needed) * 1.06)
 
     def draw(self, ctx: dict) -> None:
         raise NotImplementedError
 
-    # ---- helpers ----------------------------------------------------------------------------------------
-    def text(self, s: str, x: float, y: float, px: float = 22, color: QColor = TEXT, bold: bool = False,
-             width: float | None = None, align: str = "left", z: float = 5) -> QGraphicsItem:
-        """A text item at (x, y) (top-left; ``align`` "center"/"right" makes x the centre/right edge).
+    def title_text(self) -> str:
+        """The page's title as shown: "01 · The request" (a two-digit number for the source's sections)."""
+        return page_title(self.title, self.number)
 
-        With ``width`` the text wraps inside that width (a rich-text item); otherwise it is one line.
+    @property
+    def top(self) -> float:
+        """The y below the title where a page's content starts."""
+        return 14 + self.lh("heading", True) + 12
+
+    # ---- helpers ----------------------------------------------------------------------------------------
+    def text(self, s: str, x: float, y: float, style: str = "body", color: QColor = TEXT, bold: bool = False,
+             width: float | None = None, align: str = "left", z: float = 5, role: str = "label",
+             cjk: bool = False) -> QGraphicsItem:
+        """A text item at (x, y) (top-left; ``align`` "center"/"right" makes x the centre/right edge), its size the
+        type-scale ``style`` (``px``), tagged with ``role`` (``set_role``) for the layout audit.
+
+        With ``width`` the text wraps inside that width (a rich-text item) and grows downwards: read its height
+        from ``boundingRect()``; otherwise it is one line.
         """
+        size = px(style)
         if width is not None:
             item = QGraphicsTextItem()
             item.setDefaultTextColor(color)
-            item.setFont(font(px, bold))
+            item.setFont(font(size, bold, cjk))
+            item.document().setDocumentMargin(0)
             item.setTextWidth(width)
             item.setPlainText(s)
             doc = item.document()
-            doc.setDocumentMargin(0)
             if align != "left":
                 opt = doc.defaultTextOption()
                 opt.setAlignment(Qt.AlignHCenter if align == "center" else Qt.AlignRight)
@@ -218,12 +291,39 @@ class TourScene(QGraphicsScene):
         else:
             item = QGraphicsSimpleTextItem(s)
             item.setBrush(color)
-            item.setFont(font(px, bold))
+            item.setFont(font(size, bold, cjk))
             w = item.boundingRect().width()
             item.setPos(x - (w / 2 if align == "center" else (w if align == "right" else 0)), y)
         item.setZValue(z)
+        set_role(item, role)
         self.addItem(item)
         return item
+
+    def para(self, s: str, x: float, y: float, width: float, style: str = "body", color: QColor = TEXT,
+             bold: bool = False, role: str = "caption", align: str = "left") -> tuple[QGraphicsItem, float]:
+        """Wrapped text in ``width``; returns (item, the y just below it)."""
+        item = self.text(s, x, y, style, color, bold, width=width, role=role, align=align)
+        return item, y + item.boundingRect().height()
+
+    @staticmethod
+    def measure(s: str, style: str = "body", bold: bool = False) -> QRectF:
+        """The bounding rect of ``s`` on one line in ``style`` (scene units)."""
+        probe = QGraphicsSimpleTextItem(s)
+        probe.setFont(font(px(style), bold))
+        return probe.boundingRect()
+
+    @classmethod
+    def lh(cls, style: str = "body", bold: bool = False) -> float:
+        """The height of one line in ``style`` with Latin and Chinese in it (the taller of the two fonts)."""
+        return cls.measure("Ag什", style, bold).height()
+
+    def fit_style(self, s: str, width: float, styles: tuple[str, ...] = ("body", "label", "small"),
+                  bold: bool = False) -> str:
+        """The largest of ``styles`` in which ``s`` fits ``width`` on one line (the last one otherwise)."""
+        for st in styles:
+            if self.measure(s, st, bold).width() <= width:
+                return st
+        return styles[-1]
 
     def box(self, x: float, y: float, w: float, h: float, fill: QColor | None = PANEL, edge: QColor | None = EDGE,
             radius: float = 10, width: float = 2, z: float = 1, dash: bool = False) -> QGraphicsPathItem:
@@ -258,7 +358,6 @@ class TourScene(QGraphicsScene):
 
     def arrow(self, x1, y1, x2, y2, color: QColor = DIM, width: float = 3, z: float = 2) -> QGraphicsPathItem:
         """A line with a head at (x2, y2)."""
-        import math
         path = QPainterPath(QPointF(x1, y1))
         path.lineTo(x2, y2)
         ang = math.atan2(y2 - y1, x2 - x1)
@@ -273,38 +372,85 @@ class TourScene(QGraphicsScene):
         self.addItem(item)
         return item
 
-    def chip(self, label: str, x: float, y: float, fill: QColor = PAPER, fg: QColor = INK, px: float = 24,
-             sub: str | None = None, min_w: float = 36, dash: bool = False, edge: QColor | None = None
-             ) -> tuple[QGraphicsPathItem, float]:
-        """A token chip: ``label`` on a card, ``sub`` (the id) small below it. Returns (card, its width)."""
-        probe = QGraphicsSimpleTextItem(label)
-        probe.setFont(font(px))
-        w = max(min_w, probe.boundingRect().width() + 18)
-        h = px * 1.6 + (px * 0.9 if sub is not None else 0)
-        card = self.box(x, y, w, h, fill, edge if edge is not None else fill.darker(130), radius=8, z=3, dash=dash)
-        t = QGraphicsSimpleTextItem(label, card)
-        t.setFont(font(px))
+    def chip(self, label: str, x: float, y: float, fill: QColor = PAPER, fg: QColor = INK, style: str = "body",
+             sub: str | None = None, min_w: float = 36, dash: bool = False, edge: QColor | None = None,
+             role: str = "token") -> tuple[QGraphicsPathItem, float]:
+        """A token chip: ``label`` on a card, ``sub`` (the id) in the small style below it; the card is sized
+        from the measured text. Returns (card, its width); the card's height is ``boundingRect().height()``."""
+        t = QGraphicsSimpleTextItem(label)
+        t.setFont(font(px(style)))
         t.setBrush(fg)
-        t.setPos((w - t.boundingRect().width()) / 2, px * 0.25)
+        set_role(t, role)
+        tr = t.boundingRect()
+        s_item = None
         if sub is not None:
-            s = QGraphicsSimpleTextItem(sub, card)
-            s.setFont(font(px * 0.62))
-            s.setBrush(fg.lighter(250) if fg.lightness() < 80 else fg.darker(150))
-            s.setPos((w - s.boundingRect().width()) / 2, px * 1.55)
+            s_item = QGraphicsSimpleTextItem(sub)
+            s_item.setFont(font(px("small")))
+            s_item.setBrush(fg.lighter(250) if fg.lightness() < 80 else fg.darker(150))
+            set_role(s_item, "token id")
+        sr = s_item.boundingRect() if s_item is not None else QRectF()
+        pad = px("small") * 0.45
+        w = max(min_w, tr.width() + 2 * pad, sr.width() + 2 * pad)
+        h = tr.height() + sr.height() + pad
+        card = self.box(x, y, w, h, fill, edge if edge is not None else fill.darker(130), radius=8, z=3, dash=dash)
+        t.setParentItem(card)
+        t.setPos((w - tr.width()) / 2, pad / 2)
+        if s_item is not None:
+            s_item.setParentItem(card)
+            s_item.setPos((w - sr.width()) / 2, pad / 2 + tr.height())
         return card, w
 
-    def badge(self, kind: str, x: float, y: float, note: str | None = None) -> QGraphicsPathItem:
-        """An honesty badge (``measured``, ``formula``, ``source``, ``illustrative``) with an optional note."""
+    def badge(self, kind: str, x: float, y: float, note: str | None = None, max_w: float | None = None,
+              align: str = "left") -> QGraphicsPathItem:
+        """An honesty badge (``measured``, ``formula``, ``source``, ``illustrative``) with an optional note, a pill
+        sized from its measured text; with ``max_w`` a long note wraps and the pill grows downwards.
+        ``align="right"`` makes x the pill's right edge. Its size: ``boundingRect()``."""
         words = badge_text(kind) + (f" · {note}" if note else "")
         color = BADGE_COLORS[kind]
-        probe = QGraphicsSimpleTextItem(words)
-        probe.setFont(font(17, True))
-        w = probe.boundingRect().width() + 20
-        card = self.box(x, y, w, 28, QColor(color.red(), color.green(), color.blue(), 40), color, radius=14, z=4)
-        t = QGraphicsSimpleTextItem(words, card)
-        t.setFont(font(17, True))
-        t.setBrush(color.lighter(130))
-        t.setPos(10, 3)
+        pad = px("small") * 0.6
+        f = font(px("small"), True)
+        one = QGraphicsSimpleTextItem(words)
+        one.setFont(f)
+        if max_w is not None and one.boundingRect().width() + 2 * pad > max_w:
+            t = QGraphicsTextItem()
+            t.document().setDocumentMargin(0)
+            t.setFont(f)
+            t.setDefaultTextColor(color.lighter(130))
+            t.setTextWidth(max_w - 2 * pad)
+            t.setPlainText(words)
+            tw = t.boundingRect().width()
+        else:
+            t = one
+            t.setBrush(color.lighter(130))
+            tw = t.boundingRect().width()
+        th = t.boundingRect().height()
+        w, h = tw + 2 * pad, th + pad * 0.5
+        if align == "right":
+            x -= w
+        card = self.box(x, y, w, h, QColor(color.red(), color.green(), color.blue(), 40), color,
+                        radius=min(14.0, h / 2), z=4)
+        t.setParentItem(card)
+        t.setPos(pad, pad * 0.25)
+        set_role(t, "pill")
+        return card
+
+    def tag(self, s: str, x: float, y: float, style: str = "label", fill: QColor | None = PANEL,
+            edge: QColor | None = EDGE, color: QColor = TEXT, bold: bool = False, align: str = "left",
+            role: str = "label", pad: float | None = None, min_w: float = 0.0, radius: float = 10,
+            width: float | None = None) -> QGraphicsPathItem:
+        """A box sized from its measured text ``s`` (one line, or wrapped in ``width``), the text its child;
+        ``align`` "center"/"right" makes x the box's centre/right edge. Its size: ``boundingRect()``."""
+        pad = px("small") * 0.6 if pad is None else pad
+        t = self.text(s, 0, 0, style, color, bold, width=width, role=role, align="left" if width is None else "center")
+        r = t.boundingRect()
+        w, h = max(min_w, r.width() + 2 * pad), r.height() + pad
+        if align == "center":
+            x -= w / 2
+        elif align == "right":
+            x -= w
+        card = self.box(x, y, w, h, fill, edge, radius=radius, z=3)
+        t.setParentItem(card)
+        t.setPos((w - r.width()) / 2, pad / 2)
         return card
 
     def image(self, img: QImage, x: float, y: float, w: float, h: float) -> QGraphicsPixmapItem:

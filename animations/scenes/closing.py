@@ -5,46 +5,125 @@ from __future__ import annotations
 from PySide6.QtGui import QColor
 
 from animations.scenes.base import (
-    ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, PANEL, PAPER, SEAT_COLORS, TEXT, T, TourScene, fmt_ms,
+    ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, SEAT_COLORS, TEXT, T, TourScene, fmt_ms,
 )
 from animations.timeline import Lambda
 
 
+GAME_SENTENCE = "Every trip carries the book once and writes one more word ."  # 12 words; zh: one per character
+
+
+def game_words(ctx: dict, n: int) -> list[str]:
+    """The ``n`` words each player's sentence is made of, in the tour's language (Chinese: one per character)."""
+    text = T(GAME_SENTENCE)
+    words = [c for c in text if not c.isspace()] if ctx.get("lang") == "zh" else text.split()
+    return [words[i % len(words)] for i in range(n)] if words else ["…"] * n
+
+
+def shown_word(label: str) -> str:
+    """A token label as the board writes it: the space mark dropped (the blocks already stand apart)."""
+    return label.replace("␣", "").strip() or label
+
+
 class GameScene(TourScene):
-    """The game's table and counters, drawn from ``ctx["game"]`` (``GpuGame.snapshot()``, ``gui/game.py``)."""
+    """The game's board, drawn from ``ctx["game"]`` (``GpuGame.snapshot()``, ``gui/game.py``): the three modes,
+    each person's sentence word by word (a newcomer's first trip reads the question), the trips so far as
+    columns of the tokens each wrote, the sentences finished, the counters, and how to press."""
 
     title = "Be the GPU"
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._history: list[int | None] = []  # tokens written on each trip of the game shown
+
+    def _track(self, g: dict) -> None:
+        trips = int(g.get("trips", 0))
+        if trips < len(self._history):
+            self._history = []
+        if trips == len(self._history) + 1:
+            self._history.append(sum(e.get("tokens", 0) for e in g.get("last", [])))
+        while len(self._history) < trips:
+            self._history.insert(0, None)  # trips made while the board was not shown
 
     def draw(self, ctx: dict) -> None:
         g = ctx.get("game") or {"mode": "alone", "trips": 0, "tokens": 0, "tokens_per_trip": 0.0,
                                 "accounted_ms": 0.0, "people": [], "last": [], "seats": 1, "ms_per_trip": 8.0}
-        modes = {"alone": T("Alone: one token per press"),
+        self._track(g)
+        top = self.top
+        bw = 1000.0  # the board's width
+        # the three modes; the one being played lit
+        modes = [("alone", T("Alone")), ("apprentice", T("With the apprentice")), ("shared", T("Sharing the table"))]
+        x = 40.0
+        for key, name in modes:
+            on = key == g["mode"]
+            tag = self.tag(name, x, top, "label", ACCENT if on else PANEL, ACCENT if on else EDGE,
+                           QColor("#0f1419") if on else DIM, bold=on, role="label", pad=12)
+            x = tag.sceneBoundingRect().right() + 10
+        rules = {"alone": T("Alone: one token per press"),
                  "apprentice": T("With the apprentice: it guesses 5, the book checks them in the same trip"),
                  "shared": T("Sharing the table: everyone seated writes on the same trip")}
-        self.text(modes[g["mode"]], 40, 80, 24, ACCENT, True)
-        # the table
-        self.box(40, 130, 900, 470, PANEL, EDGE)
+        _, y = self.para(rules[g["mode"]], 40, top + self.lh("label") + 22, bw, "label", ACCENT,
+                         True, role="caption")
+        # the table: one row per person, the sentence word by word
+        board_top = y + 8
         last = {e["person"]: e for e in g.get("last", [])}
-        people = g.get("people", [])
-        shown = list(people)
+        people = list(g.get("people", []))
+        target_n = int(g.get("sentence_tokens", 12))
+        finished = {f["person"]: f for f in g.get("finished", [])}  # kept by games that know their words
         for num, ev in last.items():  # people who just finished still show on this trip
-            if ev.get("done") and all(p["number"] != num for p in shown):
-                shown.append({"number": num, "written": g["sentence_tokens"], "target": g["sentence_tokens"],
-                              "has_read": True})
-        shown.sort(key=lambda p: p["number"])
-        if not shown:
-            self.text(T("Press to carry the book: the first trip reads the question."), 70, 160, 24, TEXT, width=840)
-        for i, p in enumerate(shown[:4]):
-            y = 160 + 104 * i
+            if ev.get("done") and all(p["number"] != num for p in people):
+                f = finished.get(num, {})
+                n = int(f.get("target") or len(f.get("words") or []) or target_n)
+                people.append({"number": num, "written": n, "target": n, "has_read": True,
+                               "words": list(f.get("words") or [])})
+        people.sort(key=lambda p: p["number"])
+        words = game_words(ctx, target_n)
+
+        def row_words(p: dict) -> list[str]:
+            own = p.get("words") or []
+            return [shown_word(own[j]) if j < len(own) else words[j % len(words)] for j in range(p["target"])]
+
+        # the largest style in which every sentence fits one row of the board
+        for ws in ("label", "small"):
+            pad_w = 2 * 7 + 4  # the block's padding (tag pad=7) and the gap
+            lead = 60 + self.lh(ws) + 8 + 10 + self.measure(T("question"), ws).width() + 16 + 10
+            widest = max([sum(self.measure(w, ws, True).width() + pad_w for w in row_words(p)) for p in people[:4]]
+                         + [0.0])
+            rows_h = len(people[:4]) * (self.lh(ws) + 8 + 4 + self.lh("small") + 10)
+            if lead + widest <= 40 + bw - 10 and board_top + 12 + rows_h + self.lh("label", True) + 40 <= 696:
+                break
+        word_h = self.lh(ws) + 8
+        y = board_top + 12
+        if not people:
+            _, y = self.para(T("Press to carry the book: the first trip reads the question."), 60, y, bw - 40, "body",
+                             TEXT, role="caption")
+        for p in people[:4]:
             color = SEAT_COLORS[(p["number"] - 1) % len(SEAT_COLORS)]
-            self.box(70, y, 64, 64, color, None, radius=32)
-            self.text(str(p["number"]), 102, y + 16, 26, QColor("#0f1419"), True, align="center")
-            target = max(1, p["target"])
-            cw = 640.0 / target
-            for j in range(target):
-                fill = color if j < p["written"] else None
-                self.box(160 + j * cw, y + 10, cw - 4, 44, fill, EDGE if fill is None else None, radius=4)
             ev = last.get(p["number"])
+            seat = self.box(60, y, word_h, word_h, color, None, radius=word_h / 2)
+            self.text(str(p["number"]), word_h / 2, 4, ws, QColor("#0f1419"), True, align="center",
+                      role="seat").setParentItem(seat)
+            x = 60 + word_h + 10
+            # the question: read on the newcomer's first trip (prefill)
+            q = self.tag(T("question"), x, y, ws, ORANGE if p["has_read"] else PANEL, ORANGE,
+                         QColor("#0f1419") if p["has_read"] else DIM, role="token", pad=8)
+            x = x_start = q.sceneBoundingRect().right() + 10
+            fresh = ev["tokens"] if ev else 0
+            for j in range(p["target"]):
+                written = j < p["written"]
+                new = written and j >= p["written"] - fresh
+                fill = color if written else None
+                own = p.get("words") or []
+                word = shown_word(own[j]) if j < len(own) else words[j % len(words)]
+                card = self.tag(word if written else "·", x, y, ws, fill, ACCENT if new else EDGE,
+                                QColor("#0f1419") if written else DIM, bold=new, role="token", pad=7, radius=5)
+                if card.sceneBoundingRect().right() > 40 + bw - 10 and x > x_start:  # a long sentence wraps
+                    x, y = x_start, y + word_h + 4
+                    card.setPos(x, y)
+                if new:
+                    self.pop_in(card, 0.05 * (j - p["written"] + fresh), 0.3 + 0.05 * (j - p["written"] + fresh))
+                x = card.sceneBoundingRect().right() + 4
+            y += word_h + 4
             if ev:
                 if ev["read"]:
                     msg = T("read the question (+1)")
@@ -54,42 +133,131 @@ class GameScene(TourScene):
                     msg = "+{n}".format(n=ev["tokens"])
                 if ev["done"]:
                     msg += " · " + T("done")
-                self.pop_in(self.text(msg, 160, y + 62, 20, ACCENT), 0.0, 0.3)
-        # counters
-        x0 = 980.0
+                m = self.text(msg, 60 + word_h + 10, y, "small", ACCENT, role="label")
+                self.pop_in(m, 0.0, 0.3)
+                y = m.sceneBoundingRect().bottom()
+            y += 10
+        # finished sentences, kept
+        done = int(g.get("sentences_done", 0))
+        if done:
+            kept = (g.get("finished") or [{}])[-1].get("words") or []
+            sent = ("".join(w.replace("␣", " ") for w in kept).strip() if kept else
+                    (" " if ctx.get("lang") != "zh" else "").join(words))
+            _, y = self.para(T("{n} sentences finished: “{s}”").format(n=done, s=sent), 60, y + 2, bw - 40, "small",
+                             GREEN, role="caption")
+        # the trips so far: one column per trip, as tall as the tokens it wrote (when there is room for it and
+        # the press line below)
+        hist = self._history[-40:]
+        unit = 9.0  # one token = one square
+        most = max([h or 0 for h in hist] + [1])
+        press_h = self.lh("label", True) + 24
+        if y + 6 + self.lh("small") + 4 + unit * most + 10 + 8 + press_h > 696:
+            hist, most = [], 0
+        y += 6
+        if not hist:
+            self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
+            head = None
+        else:
+            head = self.text(T("your trips so far: one column per trip, one square per token"), 60, y, "small", DIM,
+                             role="axis")
+        cy = head.sceneBoundingRect().bottom() + 4 if head is not None else y
+        cw = min(22.0, (bw - 60) / 40)
+        for i, h in enumerate(hist):
+            for k in range(h or 0):
+                self.box(60 + i * cw, cy + unit * (most - 1 - k), cw - 3, unit - 2,
+                         ACCENT if h > 1 else BLUE_LIGHT, None, radius=1)
+            if not h:
+                self.box(60 + i * cw, cy + unit * (most - 1), cw - 3, unit - 2, EDGE, None, radius=1)
+        if head is not None:
+            y = cy + unit * most + 10
+            self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
+        # the three ways, for one sentence of the same length (when the table leaves room for them)
+        y += 10
+        ways_h = self.lh("small", True) + 3 * (max(unit * 3.6, self.lh("small")) + 6) + self.lh("small", True) + 8
+        if y + ways_h + self.lh("label") + 30 > 696:
+            ways_h = 0.0
+        if ways_h:
+            y = self._three_ways(y, target_n, bw, unit)
+        # how to press
+        press = self.tag(T("Press: one trip"), 40, y + 8, "label", ACCENT, ACCENT, QColor("#0f1419"), bold=True,
+                         role="label", pad=12)
+        self.para(T("the “Press: one trip” button below, or → / PageDown / Space"),
+                  press.sceneBoundingRect().right() + 14, y + 12, bw - press.boundingRect().width() - 14, "label",
+                  ACCENT, role="caption")
+        self._counters(ctx, g, bw)
+
+    def _three_ways(self, y: float, target_n: int, bw: float, unit: float) -> float:
+        """Alone, with the apprentice, sharing the table: the trips one sentence each takes, as columns of
+        tokens (the game's rules, with 4 tokens a trip). Returns the y below."""
+        _, y = self.para(T("The three ways, for one {n}-word sentence each:").format(n=target_n), 40, y, bw,
+                         "small", TEXT, True, role="heading")
+        k = max(1, target_n - 1)
+        ways = [(T("Alone"), [1] * target_n, T("{t} trips for {n} words")),
+                (T("With the apprentice"), [1] + [min(4, k - 4 * i) for i in range(-(-k // 4))],
+                 T("{t} trips for {n} words")),
+                (T("Sharing the table"), [4] * target_n, T("{t} trips for {n} words"))]
+        name_w = max(self.measure(n, "small").width() for n, _, _ in ways) + 14
+        for name, cols, what in ways:
+            self.text(name, 40, y + 2, "small", DIM, role="axis")
+            for i, c in enumerate(cols):
+                for q in range(c):
+                    self.box(40 + name_w + i * 16, y + 2 + unit * (3 - q) * 0.9, 13, unit * 0.9 - 2,
+                             ACCENT if c > 1 else BLUE_LIGHT, None, radius=1)
+            self.text(what.format(t=len(cols), n=sum(cols)), 40 + name_w + len(cols) * 16 + 12, y + 2, "small",
+                      TEXT, role="readout")
+            y += max(unit * 3.6, self.lh("small")) + 6
+        pill = self.badge("illustrative", 40 + bw, y - 4, T("the rules of the game, 4 tokens a trip"), align="right")
+        return pill.sceneBoundingRect().bottom() - 2
+
+    def _counters(self, ctx: dict, g: dict, bw: float) -> None:
+        top = self.top
+        x0, cwid = bw + 80, 1560 - bw - 80
         counters = [(T("trips"), f"{g['trips']}"), (T("tokens"), f"{g['tokens']}"),
                     (T("tokens per trip"), f"{g['tokens_per_trip']:.2f}"),
                     (T("accounted time"), f"{g['accounted_ms']:.0f} ms")]
-        for i, (name, value) in enumerate(counters):
-            y = 130 + 118 * i
-            self.box(x0, y, 580, 104, PANEL, EDGE)
-            self.text(name, x0 + 20, y + 10, 22, DIM)
-            self.text(value, x0 + 20, y + 38, 44, ACCENT if i == 2 else TEXT, True)
+        y = top
+        half = (cwid - 8) / 2
+        for r in range(2):  # two rows of two counters
+            bottoms = []
+            for c in range(2):
+                i = 2 * r + c
+                name, value = counters[i]
+                cx = x0 + c * (half + 8)
+                _, ny = self.para(name, cx + 12, y + 6, half - 24, "label", DIM, role="card")
+                v_item = self.text(value, cx + 12, ny, "number", ACCENT if i == 2 else TEXT, True, role="readout")
+                bottoms.append(v_item.sceneBoundingRect().bottom() + 6)
+            for c in range(2):
+                self.box(x0 + c * (half + 8), y, half, max(bottoms) - y, PANEL, EDGE, z=0)
+            y = max(bottoms) + 8
         src = ctx.get("game_source") or {}
         live = g["mode"] == "apprentice" and src.get("live")
         if g["mode"] == "apprentice":
             if live:
-                self.badge("measured", 70, 500, T("measured on the bundled draft model"))
+                y = self.badge("measured", x0, y + 4, T("measured on the bundled draft model"), max_w=cwid
+                               ).sceneBoundingRect().bottom()
                 trip = src.get("trip") or {}
                 if src.get("waiting"):
-                    self.text(T("the engine is running the trip…"), 70, 540, 20, DIM)
+                    _, y = self.para(T("the engine is running the trip…"), x0, y + 4, cwid, "small", DIM,
+                                     role="caption")
                 elif trip.get("guesses"):
-                    self.text(T("guessed: {g} · kept {a} · verify {ms}").format(
+                    _, y = self.para(T("guessed: {g} · kept {a} · verify {ms}").format(
                         g=" ".join(trip["guesses"]), a=trip.get("accepted", 0), ms=fmt_ms(trip.get("verify_ms"))),
-                        70, 540, 20, DIM, width=840)
+                        x0, y + 4, cwid, "small", DIM, role="caption")
             else:
-                self.badge("illustrative", 70, 500, T("random, the source's 3–4 of 5 for code"))
+                y = self.badge("illustrative", x0, y + 4, T("random, the source's 3–4 of 5 for code"), max_w=cwid
+                               ).sceneBoundingRect().bottom()
                 if src.get("reason"):
-                    self.text(T("live draft model unavailable: {reason}").format(reason=src["reason"]),
-                              70, 540, 20, DIM, width=840)
-        self.text(T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is a "
-                    "random illustration in the spirit of “code often keeps 3–4”. A newcomer's first trip reads "
-                    "the question.").format(ms=g.get("ms_per_trip", 8.0)) if not live else
-                  T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is "
-                    "measured: each press is one real verify trip of the bundled draft model over the running "
-                    "text. A newcomer's first trip reads the question.").format(ms=g.get("ms_per_trip", 8.0)),
-                  40, 612, 20, DIM, width=1100)
-        self.badge("measured" if live else "illustrative", 1180, 640)
+                    _, y = self.para(T("live draft model unavailable: {reason}").format(reason=src["reason"]),
+                                     x0, y + 4, cwid, "small", DIM, role="caption")
+        note = (T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is a "
+                  "random illustration in the spirit of “code often keeps 3–4”. A newcomer's first trip reads "
+                  "the question.") if not live else
+                T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is "
+                  "measured: each press is one real verify trip of the bundled draft model over the running "
+                  "text. A newcomer's first trip reads the question.")).format(ms=g.get("ms_per_trip", 8.0))
+        _, y = self.para(note, x0, y + 8, cwid, "small", DIM, role="caption")
+        if g["mode"] != "apprentice":  # the apprentice's own pill already says which it is
+            self.badge("illustrative", x0, y + 6)
 
 
 METAPHORS = [
@@ -107,31 +275,47 @@ METAPHORS = [
     ("thinking nobody sees", "reasoning tokens", 11),
     ("sharing the table", "batching: static, continuous, PagedAttention, chunked prefill, disaggregation", 12),
     ("the apprentice", "speculative decoding: draft model, verify, acceptance", 13),
-    ("splitting the book", "pipeline, tensor and expert parallelism", 14),
+    ("tearing the book", "pipeline, tensor and expert parallelism", 14),
     ("the same opening", "prefix caching (APC, RadixAttention), routing", 15),
 ]
 
 
 class MetaphorScene(TourScene):
-    """The metaphor table: every metaphor, its formal term, and the section that explains it."""
+    """The metaphor table: every metaphor, its formal term, and the section that explains it; columns sized from
+    the measured text, rows grow when a term wraps."""
 
     title = "Metaphors and their formal names"
 
     def draw(self, ctx: dict) -> None:
-        y0 = 80.0
-        self.text(T("metaphor"), 60, y0, 20, DIM, True)
-        self.text(T("formal term"), 520, y0, 20, DIM, True)
-        self.text(T("section"), 1500, y0, 20, DIM, True, align="right")
-        row_h = 36.0
-        for i, (metaphor, term, section) in enumerate(METAPHORS):
-            y = y0 + 34 + i * row_h
+        top = self.top
+        for style in ("body", "label", "small"):
+            m_w = max(self.measure(T(m), style, True).width() for m, _, _ in METAPHORS) + 30
+            s_w = self.measure("§15", style, True).width() + 20
+            t_w = 1520 - 40 - m_w - s_w
+            rows_h = [max(self.measure(T(m), style, True).height(), self._height(T(term), style, t_w)) + 2
+                      for m, term, _ in METAPHORS]
+            if top + self.lh("small", True) + 6 + sum(rows_h) <= 696:
+                break
+        y = top
+        self.text(T("metaphor"), 60, y, "small", DIM, True, role="heading")
+        self.text(T("formal term"), 60 + m_w, y, "small", DIM, True, role="heading")
+        self.text(T("section"), 1540, y, "small", DIM, True, align="right", role="heading")
+        y += self.lh("small", True) + 6
+        for i, ((metaphor, term, section), rh) in enumerate(zip(METAPHORS, rows_h)):
             if i % 2 == 0:
-                self.box(40, y - 2, 1520, row_h, QColor("#151d26"), None, radius=4, z=0)
-            a = self.text(T(metaphor), 60, y + 2, 22, ACCENT, True)
-            b = self.text(T(term), 520, y + 2, 22, TEXT)
-            c = self.text(f"§{section}", 1500, y + 2, 22, BLUE_LIGHT, True, align="right")
+                self.box(40, y - 2, 1520, rh, QColor("#151d26"), None, radius=4, z=0)
+            a = self.text(T(metaphor), 60, y + 2, style, ACCENT, True, role="label")
+            b = self.text(T(term), 60 + m_w, y + 2, style, TEXT, width=t_w, role="label")
+            c = self.text(f"§{section}", 1540, y + 2, style, BLUE_LIGHT, True, align="right", role="label")
             for item in (a, b, c):
                 self.fade_in(item, 0.1 + 0.06 * i)
+            y += rh
+
+    def _height(self, s: str, style: str, width: float) -> float:
+        probe = self.text(s, 0, 0, style, TEXT, width=width)
+        h = probe.boundingRect().height()
+        self.removeItem(probe)
+        return h
 
 
 QUESTIONS = [
@@ -152,101 +336,111 @@ TRIP_S = 0.18  # seconds per written token on the page: slow enough to read alon
 class QuestionsScene(TourScene):
     """Three questions the tour has answered, and the source's closing line written live by the model: one
     real decode trip per token with its KV cache (``analysis["closing_line"]``, ``model/analysis.py``), the
-    words forced to the source's (teacher forcing); without a measurement, the line cut into tokens."""
+    words forced to the source's (teacher forcing); without a measurement, the line cut into tokens. The
+    line grows in one text item, so every character sits on one baseline; in English the translation leads and
+    the source's own (Chinese) words are what the model writes."""
 
     title = "Three questions"
 
     def draw(self, ctx: dict) -> None:
-        self.text(T("Now they can be answered."), 40, 70, 22, DIM)
+        top = self.top
+        intro = self.text(T("Now they can be answered."), 40, top, "label", DIM, role="caption")
+        y = intro.sceneBoundingRect().bottom() + 6
         for i, (q, a) in enumerate(QUESTIONS):
-            y = 106 + 94 * i
-            card = self.box(40, y, 1520, 86, PANEL, EDGE)
-            self.fade_in(card, 0.2 + 0.4 * i)
-            self.fade_in(self.text(f"{i + 1}. " + T(q), 64, y + 10, 24, TEXT, True, width=1470), 0.2 + 0.4 * i)
-            self.fade_in(self.text(T(a), 64, y + 50, 20, GREEN, width=1470), 0.4 + 0.4 * i)
+            qi, qy = self.para(f"{i + 1}. " + T(q), 64, y + 8, 1470, "body", TEXT, True, role="card")
+            ai, ay = self.para(T(a), 64, qy + 2, 1470, "label", GREEN, role="card")
+            card = self.box(40, y, 1520, ay + 8 - y, PANEL, EDGE, z=0)
+            for item in (card, qi, ai):
+                self.fade_in(item, 0.2 + 0.4 * i)
+            y = ay + 16
         live = ((ctx.get("analysis") or {}).get("closing_line") or {})
         if live.get("tokens"):
-            self._write_live(ctx, live, 1.6)
+            self._write_live(ctx, live, 1.6, y)
         else:
-            self._cut_only(ctx, 1.6)
+            self._cut_only(ctx, 1.6, y)
 
-    def _write_live(self, ctx: dict, live: dict, t0: float) -> None:
+    def _write_live(self, ctx: dict, live: dict, t0: float, y: float) -> None:
         toks = live["tokens"]
         n = len(toks)
-        y = 396.0
-        # the line, token by token: a token that only completes part of a character shows nothing yet
-        x, yy = 40.0, y
-        for j, tok in enumerate(toks):
-            if not tok.get("text"):
-                continue
-            item = self.text(tok["text"], x, yy, 34, ACCENT, True)
-            w = item.boundingRect().width()
-            if x + w > 1560:
-                x, yy = 40.0, yy + 46
-                item.setPos(x, yy)
-            x += w
-            self.fade_in(item, t0 + TRIP_S * j, t0 + TRIP_S * j + 0.15)
-        y = yy + 50
         if ctx.get("lang") != "zh":
-            tr = self.text("“" + T(CLOSING_LINE) + "” " + T("(the source's closing line, in English)"),
-                           40, y, 20, DIM, width=1520)
-            self.fade_in(tr, t0)
-            y += tr.boundingRect().height() + 8
+            _, y = self.para("“" + T(CLOSING_LINE) + "”", 40, y, 1520, "body", ACCENT, True, role="quote")
+            lab = self.text(T("The model writes the source's own words, one trip per token:"), 40, y + 4, "small",
+                            DIM, role="caption")
+            y = lab.sceneBoundingRect().bottom() + 2
+        # the line, growing token by token in one item (a token that only completes part of a character adds
+        # nothing yet)
+        texts = []
+        acc = ""
+        for tok in toks:
+            acc += tok.get("text") or ""
+            texts.append(acc)
+        line = self.text(texts[-1], 40, y, "body" if ctx.get("lang") != "zh" else "number", TEXT if
+                         ctx.get("lang") != "zh" else ACCENT, True, width=1520, role="quote", cjk=True)
+        y = line.sceneBoundingRect().bottom() + 6
         # the counter: trip j of n, that trip's measured time, the running total
-        counter = self.text("", 40, y, 22, TEXT, True)
-        cum = []
-        acc = 0.0
+        cum, total = [], 0.0
         for t in toks:
-            acc += t["ms"]
-            cum.append(acc)
+            total += t["ms"]
+            cum.append(total)
         bs = int(live.get("block_size") or 16)
+
+        def counter_text(j: int) -> str:
+            t = toks[j]
+            return T("trip {j} of {n} · this trip {ms} · all trips {total} · cheat sheet: {c} tokens in {b} blocks "
+                     "of {bs}").format(j=j + 1, n=n, ms=fmt_ms(t["ms"]), total=fmt_ms(cum[j]), c=t["cached"],
+                                       b=t["blocks"], bs=bs)
+
+        counter = self.text(counter_text(n - 1), 40, y, "small", TEXT, True, width=1520, role="readout")
 
         def show(p: float) -> None:
             j = min(n - 1, int(p * n))
-            t = toks[j]
-            counter.setText(T("trip {j} of {n} · this trip {ms} · all trips {total} · cheat sheet: {c} tokens "
-                              "in {b} blocks of {bs}").format(j=j + 1, n=n, ms=fmt_ms(t["ms"]),
-                                                              total=fmt_ms(cum[j]), c=t["cached"],
-                                                              b=t["blocks"], bs=bs))
+            line.setPlainText(texts[j])
+            counter.setPlainText(counter_text(j))
         self.timeline.add(Lambda(show, rate_func=lambda a: a), t0, t0 + TRIP_S * n)
-        show(0.0)
-        self.badge("measured", 1560 - 360, y - 2, T("each trip timed here"))
+        y = counter.sceneBoundingRect().bottom() + 6
         # one bar per trip, its height the measured time (capped at three times the median)
-        y += 34
         ms = sorted(t["ms"] for t in toks)
         cap = max(1e-6, 3 * ms[len(ms) // 2])
         bw = 1520.0 / n
         for j, t in enumerate(toks):
-            h = 6 + 48 * min(1.0, t["ms"] / cap)
-            bar = self.box(40 + j * bw, y + 54 - h, max(2.0, bw - 3), h, BLUE_LIGHT if not t.get("hit") else GREEN,
+            h = 6 + 34 * min(1.0, t["ms"] / cap)
+            bar = self.box(40 + j * bw, y + 40 - h, max(2.0, bw - 3), h, BLUE_LIGHT if not t.get("hit") else GREEN,
                            None, radius=2)
             self.fade_in(bar, t0 + TRIP_S * j, t0 + TRIP_S * j + 0.12)
+        y += 46
         # the cheat sheet: one box per KV block, appearing on the trip that first needed it
-        y += 62
-        self.text(T("KV cache:"), 40, y + 6, 20, DIM)
+        kv = self.text(T("KV cache:"), 40, y + 4, "small", DIM, role="legend")
         first = {}
         for j, t in enumerate(toks):
             first.setdefault(t["blocks"], j)
+        x = kv.sceneBoundingRect().right() + 12
         for b, j in sorted(first.items()):
-            card, _ = self.chip(T("block {b}").format(b=b), 180 + (b - 1) * 150, y, PAPER, px=18, min_w=130)
+            card, w = self.chip(T("block {b}").format(b=b), x, y, PAPER, style="small", min_w=90)
             self.pop_in(card, t0 + TRIP_S * j)
+            x += w + 8
+        pill = self.badge("measured", 1560, y + 2, T("each trip timed here"), align="right")
+        y = max(pill.sceneBoundingRect().bottom(), y + self.lh("small") + 8) + 6
         self.fade_in(self.text(T("Each token is one real trip of the model, with its KV cache; the words are the "
                                  "source's, the trips are real. Green: a token the model would have picked itself."),
-                               40, y + 44, 20, DIM, width=1520),
-                     t0 + TRIP_S * n)
+                               40, y, "small", DIM, width=1520, role="caption"), t0 + TRIP_S * n)
 
-    def _cut_only(self, ctx: dict, t0: float) -> None:
-        y = 400
-        self.fade_in(self.text(T(CLOSING_LINE), 40, y, 28, ACCENT, True, width=1520), t0)
+    def _cut_only(self, ctx: dict, t0: float, y: float) -> None:
+        item, y = self.para(T(CLOSING_LINE), 40, y, 1520, "body", ACCENT, True, role="quote")
+        self.fade_in(item, t0)
         toks = ctx.get("closing_tokens") or []
-        x, yy = 40.0, 540.0
+        if toks:
+            pill = self.badge("measured", 40, y + 6, T("cut by this model's tokenizer"))
+            y = pill.sceneBoundingRect().bottom() + 6
+        x = 40.0
         for j, tok in enumerate(toks[:40]):
-            card, w = self.chip(tok["label"], x, yy, PAPER, px=18, min_w=22)
+            card, w = self.chip(tok["label"], x, y, PAPER, style="small", min_w=22)
             if x + w > 1560:
+                self.removeItem(card)
                 break
             self.pop_in(card, t0 + 0.5 + 0.05 * j)
             x += w + 4
+            yb = card.sceneBoundingRect().bottom()
         if toks:
-            self.badge("measured", 40, 504, T("cut by this model's tokenizer"))
+            y = yb
         self.text(T("When the engine is running, it writes this line here, one real trip per token."),
-                  40, 610, 20, DIM, width=1520)
+                  40, y + 8, "small", DIM, width=1520, role="caption")

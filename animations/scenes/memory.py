@@ -7,54 +7,66 @@ import json
 from PySide6.QtGui import QColor
 
 from animations.scenes.base import (
-    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, RED, TEXT, T, TourScene, fmt_bytes,
+    ACCENT, badge_text, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, RED, TEXT, T, TourScene, fmt_bytes,
     fmt_ms,
 )
 from animations.scenes.trips import _analysis
 
 
 class KVSizeScene(TourScene):
-    """§9: the KV-cache formula for several models, drawn to scale against the 16 GB book."""
+    """§9: the KV-cache formula for several models, drawn to scale against the 16 GB book (decimal GB, 10⁹ bytes,
+    for every figure on the page)."""
 
-    title = "9 · How big is the cheat sheet"
+    title = "How big is the cheat sheet"
+    number = 9
 
     def draw(self, ctx: dict) -> None:
         n = int(ctx.get("kv_tokens") or 2000)
         rows = (ctx.get("kv_table") or {}).get(n, [])
         book = float(ctx.get("llama_bytes") or 16_060_522_496)
-        self.text(T("KV cache = 2 × layers × KV heads × head dim × length × batch × bytes"), 40, 80, 28, ACCENT,
-                  True)
-        self.badge("source", 40, 124, T("formula of the source, §09"))
-        x0, full = 40.0, 1200.0
-        y = 170.0
-        bar = self.box(x0, y + 34, full, 30, BLUE, None, radius=4)
-        self.text(T("the book: Llama 3 8B weights, FP16, {size}").format(size=fmt_bytes(book)), x0, y, 22, TEXT)
+        top = self.top
+        pill = self.badge("source", 1560, top, T("formula of the source, §09"), align="right")
+        _, y = self.para(T("KV cache = 2 × layers × KV heads × head dim × length × batch × bytes"), 40, top,
+                         pill.sceneBoundingRect().left() - 60, "body", ACCENT, True, role="heading")
+        y += 14
+        fracs = [r["bytes"] / book for r in rows]
+        biggest = max(fracs + [1.0])
+        labels = [fmt_bytes(r["bytes"]) + ("  " + T("({x:.1f} × the book)").format(x=f) if f > 1 else "")
+                  for r, f in zip(rows, fracs)]
+        pills = [self.measure(badge_text(r.get("kind", "formula")), "small", True).width() + 30 for r in rows]
+        value_w = max([self.measure(lab, "label", True).width() for lab in labels] + [80.0])
+        full = 1520 - value_w - 20 - max(pills + [0.0]) - 20
+        unit = full / biggest  # the book is 1 unit wide; every bar to the same scale
+        book_lab = self.text(T("the book: Llama 3 8B weights, FP16, {size}").format(size=fmt_bytes(book)), 40, y,
+                             "label", TEXT, role="legend")
+        y = book_lab.sceneBoundingRect().bottom() + 4
+        bar = self.box(40, y, unit, 24, BLUE, None, radius=4)
         self.fade_in(bar, 0.1)
-        y += 84
+        y += 24 + 12
         colors = [GREEN, RED, PURPLE, BLUE_LIGHT, ACCENT]
         for i, r in enumerate(rows):
-            frac = r["bytes"] / book
-            w = min(full, max(3.0, full * frac))
-            self.text(f"{T(r['name'])}: {r['formula']}", x0, y, 20, DIM)
-            b = self.box(x0, y + 28, w, 26, colors[i % len(colors)], None, radius=4)
+            w = max(3.0, unit * fracs[i])
+            f = self.text(f"{T(r['name'])}: {r['formula']}", 40, y, "small", DIM, role="legend")
+            y = f.sceneBoundingRect().bottom() + 2
+            vh = self.lh("label", True)
+            b = self.box(40, y + 2, w, vh - 4, colors[i % len(colors)], None, radius=4)
             self.call(lambda p, b=b: b.setScale(1.0) or b.setOpacity(min(1.0, p * 1.5)), 0.4 + 0.3 * i,
                       0.8 + 0.3 * i)
-            label = fmt_bytes(r["bytes"])
-            if frac > 1:
-                label += "  " + T("({x:.1f} × the book)").format(x=frac)
-            self.text(label, x0 + w + 14, y + 26, 24, TEXT, True)
-            self.badge(r.get("kind", "formula"), 1300, y + 26)
-            y += 68
-        self.text(T("{n:,} tokens, one sequence; bars to scale against the book").format(n=n), x0, y + 4, 22, DIM)
+            self.text(labels[i], 40 + w + 12, y, "label", TEXT, True, role="readout")
+            self.badge(r.get("kind", "formula"), 1560, y, align="right")
+            y += vh + 10
+        _, y = self.para(T("{n:,} tokens, one sequence; bars to scale against the book; GB = 10⁹ bytes").format(n=n),
+                         40, y, 1520, "label", DIM, role="caption")
         live = ctx.get("live_kv")
         if live:
             txt = T("This model: formula {f} per token; its engine allocates {m} per token").format(
                 f=fmt_bytes(live["formula_per_token"]), m=fmt_bytes(live["engine_per_token"])) \
                 if live.get("engine_per_token") else T("This model: formula {f} per token (engine not running)").format(
                 f=fmt_bytes(live["formula_per_token"]))
-            self.text(txt, x0, y + 40, 22, TEXT)
+            item = self.text(txt, 40, y + 8, "label", TEXT, role="caption")
             if live.get("engine_per_token"):
-                self.badge("measured", x0 + 1000, y + 42, T("from the allocated cache tensors"))
+                self.badge("measured", item.sceneBoundingRect().right() + 14, y + 8,
+                           T("from the allocated cache tensors"))
 
 
 def sse_frame(text: str) -> str:
@@ -65,7 +77,8 @@ def sse_frame(text: str) -> str:
 class StreamingScene(TourScene):
     """§10: each token leaves as an SSE frame the moment it exists; TTFT and inter-token latency measured."""
 
-    title = "10 · Sending it back (streaming)"
+    title = "Sending it back (streaming)"
+    number = 10
 
     def draw(self, ctx: dict) -> None:
         st = _analysis(ctx, "stream")
@@ -75,43 +88,62 @@ class StreamingScene(TourScene):
         else:
             toks = [(w, 10.0 + 8 * i) for i, w in enumerate(["One", " trip", ",", " one", " token", "."])]
             kind = "illustrative"
-        self.box(40, 84, 940, 600, PANEL, EDGE)
-        self.text(T("What travels back, frame by frame"), 60, 94, 22, DIM)
+        top = self.top
+        lw = 940.0
+        head = self.text(T("What travels back, frame by frame"), 60, top + 10, "label", DIM, role="heading")
+        y = head.sceneBoundingRect().bottom() + 8
         last = max([t for _, t in toks] + [1.0])
-        for i, (text, t) in enumerate(toks[:12]):
-            y = 134 + 38 * i
-            line = self.text(f"+{t:6.1f} ms   {sse_frame(text)}", 60, y, 21, GREEN if i == 0 else TEXT)
+        lh = self.lh("small") + 4
+        pill_h = self.lh("small", True) + 30
+        room = int((700 - 20 - pill_h - y) // lh)
+        for i, (text, t) in enumerate(toks[:max(1, min(12, room))]):
+            frame = sse_frame(text)
+            line = self.text(f"+{t:6.1f} ms   {frame}", 60, y, "small", GREEN if i == 0 else TEXT, role="code")
+            while line.boundingRect().width() > lw - 40 and len(frame) > 10:
+                frame = frame[:-4] + "…"
+                line.setText(f"+{t:6.1f} ms   {frame}")
             self.fade_in(line, 0.3 + 2.5 * t / last, 0.45 + 2.5 * t / last)
-        self.badge(kind, 60, 650, T("times since the request arrived, this computer") if st else None)
-        x0 = 1010.0
+            y += lh
+        y = self.badge(kind, 60, y + 8, T("times since the request arrived, this computer") if st else None,
+                       max_w=lw - 40).sceneBoundingRect().bottom()
+        self.box(40, top, lw, y + 12 - top, PANEL, EDGE, z=0)
+        x0, cw = 1010.0, 550.0
         cards = []
         if st:
             cards = [(T("time to first token"), fmt_ms(st["ttft_ms"]), "measured"),
                      (T("between tokens (mean)"), fmt_ms(st["mean_itl_ms"]), "measured"),
                      (T("tokens per second"), f"{st['tokens_per_s']:.0f}" if st.get("tokens_per_s") else "—", "measured")]
         cards.append((T("in production, typically"), T("20–80 tokens/s"), "source"))
+        y = top
         for i, (name, value, k) in enumerate(cards):
-            y = 84 + 120 * i
-            c = self.box(x0, y, 550, 106, PANEL, EDGE)
+            n_item = self.text(name, x0 + 20, y + 8, "label", DIM, role="card")
+            v_item = self.text(value, x0 + 20, n_item.sceneBoundingRect().bottom() + 2, "number", ACCENT, True,
+                               role="readout")
+            vr = v_item.sceneBoundingRect()
+            pill = self.badge(k, x0 + cw - 16, vr.bottom() - pill_h + 30 - 4, align="right")
+            if pill.sceneBoundingRect().left() < vr.right() + 12:  # no room beside the figure: below it
+                pill.setPos(x0 + 20, vr.bottom() + 4)
+            bottom = max(vr.bottom(), pill.sceneBoundingRect().bottom()) + 8
+            c = self.box(x0, y, cw, bottom - y, PANEL, EDGE, z=0)
             self.pop_in(c, 0.2 + 0.2 * i)
-            self.text(name, x0 + 20, y + 10, 22, DIM)
-            self.text(value, x0 + 20, y + 42, 40, ACCENT, True)
-            self.badge(k, x0 + 330, y + 60)
-        y = 84 + 120 * len(cards)
+            y = bottom + 10
         if st:
-            self.text(T("Behind a {n}-token system prompt that is not cached, the first token takes {ms} instead "
-                        "of {short}.").format(n=st["long_prompt_tokens"], ms=fmt_ms(st["long_ttft_ms"]),
-                                              short=fmt_ms(st["ttft_ms"])), x0, y, 22, TEXT, width=550)
-            self.badge("measured", x0, y + 90)
+            _, y = self.para(T("Behind a {n}-token system prompt that is not cached, the first token takes {ms} "
+                               "instead of {short}.").format(n=st["long_prompt_tokens"], ms=fmt_ms(st["long_ttft_ms"]),
+                                                             short=fmt_ms(st["ttft_ms"])), x0, y, cw, "label", TEXT,
+                             role="caption")
+            self.badge("measured", x0, y + 6)
         else:
-            self.text(T("A 10,000-token system prompt that is not cached makes a long pause."), x0, y, 22, TEXT,
-                      width=550)
+            self.para(T("A 10,000-token system prompt that is not cached makes a long pause."), x0, y, cw, "label",
+                      TEXT, role="caption")
 
 
 class ReasoningScene(TourScene):
-    """§11: hidden thinking tokens before the visible answer; first token vs first visible token, measured."""
+    """§11: hidden thinking tokens before the visible answer; the trips each takes; first token vs first visible
+    token, measured."""
 
-    title = "11 · Reasoning models"
+    title = "Reasoning models"
+    number = 11
 
     def draw(self, ctx: dict) -> None:
         r = _analysis(ctx, "reasoning")
@@ -121,28 +153,53 @@ class ReasoningScene(TourScene):
         else:
             hidden, visible = ["…"] * 24, ["One", "␣trip", ",", "␣one", "␣token", "."]
             ttft, first_vis = None, None
-        self.text(T("The model writes {n} tokens nobody sees (its “thinking”), then the answer:").format(
-            n=len(hidden)), 40, 84, 24, TEXT)
-        x, y = 40.0, 130.0
+        if isinstance(hidden, int):  # counts only
+            hidden = ["…"] * hidden
+        if isinstance(visible, int):
+            visible = ["…"] * visible
+        top = self.top
+        _, y = self.para(T("The model writes {n} tokens nobody sees (its “thinking”), then the answer:").format(
+            n=len(hidden)), 40, top, 1520, "body", TEXT, role="caption")
+        x, y = 40.0, y + 8
         t = 0.3
+        row_h = None
         for lab in hidden:
-            card, w = self.chip(lab, x, y, QColor("#2a3440"), DIM, px=22)
+            card, w = self.chip(lab, x, y, QColor("#2a3440"), DIM, style="body")
+            row_h = row_h or card.boundingRect().height() + 6
             if x + w > 1560:
-                x, y = 40.0, y + 52
+                x, y = 40.0, y + row_h
                 card.setPos(x, y)
             self.pop_in(card, t)
             t += 0.06
             x += w + 6
-        x, y = 40.0, y + 72
-        self.text(T("visible answer:"), 40, y, 22, DIM)
-        y += 34
+        y += (row_h or 40) + 6
+        vis = self.text(T("visible answer:"), 40, y + 8, "body", DIM, role="legend")
+        x = vis.sceneBoundingRect().right() + 14
         for lab in visible:
-            card, w = self.chip(lab, x, y, PAPER, px=26)
+            card, w = self.chip(lab, x, y - 4, PAPER, style="number")
             self.pop_in(card, t)
             t += 0.12
             x += w + 8
+            y_vis = card.sceneBoundingRect().bottom()
+        y = max(y_vis if visible else y, vis.sceneBoundingRect().bottom()) + 30
+        # the trips each part costs: what is billed
+        nh, nv = len(hidden), len(visible)
+        lab_w = max(self.measure(T("thinking: {n} trips").format(n=nh), "body").width(),
+                    self.measure(T("answer: {n} trips").format(n=nv), "body").width()) + 16
+        full = 1520 - lab_w
+        unit = full / max(1, nh + nv)
+        for i, (name, count, color) in enumerate(((T("thinking: {n} trips").format(n=nh), nh, DIM),
+                                                  (T("answer: {n} trips").format(n=nv), nv, GREEN))):
+            lab = self.text(name, 40, y, "body", color, role="legend")
+            bh = lab.boundingRect().height()
+            bar = self.box(40 + lab_w, y + 4, max(3.0, unit * count), bh - 8, color, None, radius=3)
+            self.fade_in(bar, t + 0.2 * i)
+            y += bh + 10
+        _, y = self.para(T("Every decode trip is billed, seen or not: the source's 200-token answer may be billed "
+                           "for thousands of decode steps."), 40, y + 8, 1200, "body", TEXT, role="caption")
+        self.badge("source", 1560, y - self.lh("body"), align="right")
         # the time line
-        ty = 470.0
+        ty = y + 36
         self.line(40, ty, 1560, ty, DIM, 3)
         end = first_vis or ttft or 1.0
         span = end * 1.1
@@ -151,13 +208,17 @@ class ReasoningScene(TourScene):
             marks.append((ttft, T("first token (hidden): {ms}").format(ms=fmt_ms(ttft)), ORANGE))
         if first_vis is not None:  # None when the model stopped before its visible answer
             marks.append((first_vis, T("first visible token: {ms}").format(ms=fmt_ms(first_vis)), GREEN))
+        lh = self.lh("body", True)
+        placed = []
         for i, (tm, name, color) in enumerate(marks):
             xx = 40 + 1500 * tm / span
-            self.line(xx, ty - 16, xx, ty + 16, color, 4)
-            self.fade_in(self.text(name, xx, ty + 24 + 34 * (i % 2), 22, color, True,
-                                   align="left" if xx < 1100 else "right"), t + 0.2 * i)
-        self.badge("measured" if r else "illustrative", 40, 600,
+            self.line(xx, ty - 12, xx, ty + 12, color, 4)
+            item = self.text(name, xx, ty + 16, "body", color, True, align="left" if xx < 1100 else "right",
+                             role="axis")
+            while any(item.sceneBoundingRect().intersects(o) for o in placed):
+                item.setPos(item.pos().x(), item.pos().y() + lh + 2)
+            placed.append(item.sceneBoundingRect())
+            self.fade_in(item, t + 0.2 * i)
+        yb = max(o.bottom() for o in placed) + 8
+        self.badge("measured" if r else "illustrative", 40, yb,
                    T("this model; the hidden tokens are its first {n}").format(n=len(hidden)) if r else None)
-        self.text(T("The source: a 200-token answer may be billed for thousands of decode steps."), 40, 640, 22,
-                  TEXT)
-        self.badge("source", 900, 642)

@@ -25,111 +25,232 @@ def request_json(prompt: str) -> str:
     return json.dumps(body, ensure_ascii=False, indent=2)
 
 
-class RequestScene(TourScene):
-    """§1: the visitor's question leaves as an HTTPS POST with a JSON body."""
+REQUEST_PARTS = [
+    ("POST …/chat/completions", "where it goes: the server's chat address, over HTTPS"),
+    ("\"model\"", "which book to carry: the weights that will write the answer"),
+    ("\"stream\": true", "send each word as soon as it is written"),
+    ("\"system\"", "instructions that come before your question"),
+    ("\"user\"", "your question, word for word"),
+]
 
-    title = "1 · The request"
+
+class RequestScene(TourScene):
+    """§1: the visitor's question leaves as an HTTPS POST with a JSON body; its parts, named."""
+
+    title = "The request"
+    number = 1
 
     def draw(self, ctx: dict) -> None:
         prompt = ctx.get("prompt", "")
-        shown = prompt if len(prompt) <= 60 else prompt[:57] + "…"
+        top, pad = self.top, 18.0
+        shown = prompt
+        while len(shown) > 8 and self.measure(f'      "content": "{shown}"', "label").width() > 760:
+            shown = shown[: max(8, len(shown) - 4)].rstrip("…") + "…"  # the JSON panel keeps room for the parts
         lines = ["POST https://api.example.com/v1/chat/completions"] + request_json(shown).splitlines()
-        self.box(40, 90, 980, 560, PANEL, EDGE)
-        y = 110
+        for code_style in ("body", "label", "small"):  # the largest that leaves room for the pill below
+            if top + 2 * pad + sum(self.measure(ln, code_style).height() for ln in lines) + 50 <= 696:
+                break
+        widest = max(self.measure(ln, code_style).width() for ln in lines)
+        pw = widest + 2 * pad
+        panel = self.box(40, top, pw, sum(self.measure(ln, code_style).height() for ln in lines) + 2 * pad, PANEL,
+                         EDGE)
+        y = top + pad
         for i, ln in enumerate(lines):
             color = ACCENT if ln.startswith("POST") else (GREEN if '"user"' in ln or shown in ln and i > 1 else TEXT)
-            item = self.text(ln, 64, y, 24, color)
+            item = self.text(ln, 40 + pad, y, code_style, color, role="code")
             self.fade_in(item, 0.15 + 0.12 * i)
-            y += 36
+            y += item.boundingRect().height()
+        self.badge("source", 40, panel.sceneBoundingRect().bottom() + 10, T("the source's example, with your question"),
+                   max_w=pw)
         # the envelope travels from the visitor to the server
-        you = self.box(1080, 100, 200, 100, PANEL, BLUE_LIGHT)
-        self.text(T("You"), 1180, 130, 30, TEXT, True, align="center")
-        server = self.box(1320, 330, 240, 110, PANEL, ACCENT)
-        self.text(T("Server · GPU"), 1440, 365, 28, TEXT, True, align="center")
-        self.arrow(1190, 210, 1420, 320, DIM, 3)
-        env = self.box(0, 0, 90, 60, PAPER, QColor("#c9c0ad"), radius=4, z=6)
-        self.line(0, 0, 45, 32, QColor("#8a826f"), 2).setParentItem(env)
-        self.line(90, 0, 45, 32, QColor("#8a826f"), 2).setParentItem(env)
+        x0 = 40 + pw + 50
+        col_w = 1560 - x0
+        you = self.tag(T("You"), x0, top, "body", PANEL, BLUE_LIGHT, bold=True, role="label", pad=20, min_w=120)
+        server = self.tag(T("Server · GPU"), 1560, top, "body", PANEL, ACCENT, bold=True, align="right", pad=20)
+        yr, sr = you.sceneBoundingRect(), server.sceneBoundingRect()
+        self.arrow(yr.right() + 10, yr.center().y(), sr.left() - 10, sr.center().y(), DIM, 3)
+        env = self.box(0, 0, 60, 40, PAPER, QColor("#c9c0ad"), radius=4, z=6)
+        self.line(0, 0, 30, 22, QColor("#8a826f"), 2).setParentItem(env)
+        self.line(60, 0, 30, 22, QColor("#8a826f"), 2).setParentItem(env)
         t0 = 0.15 + 0.12 * len(lines)
-        self.move(env, QPointF(1150, 190), QPointF(1395, 270), t0, t0 + 1.2)
+        ey = max(yr.bottom(), sr.bottom()) + 8
+        self.move(env, QPointF(yr.center().x() - 30, ey), QPointF(sr.center().x() - 30, ey), t0, t0 + 1.2)
         self.fade_in(env, t0 - 0.2, t0)
         for item in (you, server):
             self.pop_in(item, 0.1)
-        note = self.text(T("“stream”: true means: send each word as soon as it is written. ChatGPT, Claude and "
-                           "Cursor send much the same request."), 1080, 470, 22, DIM, width=480)
-        self.fade_in(note, t0 + 0.6)
-        self.badge("source", 40, 662, T("the source's example, with your question"))
+        # the request's parts, named: the largest layout that fits below the envelope
+        for style, stacked in (("body", False), ("label", False), ("label", True), ("small", True)):
+            made = self._parts(x0, ey + 56, col_w, style, stacked, t0)
+            if max(i.sceneBoundingRect().bottom() for i in made) <= 696:
+                break
+            for item in made:
+                self.removeItem(item)
+
+    def _parts(self, x0: float, y: float, col_w: float, style: str, stacked: bool, t0: float) -> list:
+        """The request's parts, key then meaning (beside it, or ``stacked`` below it). Returns the items made."""
+        made = [self.text(T("What the request says"), x0, y, style, TEXT, True, role="heading")]
+        y = made[0].sceneBoundingRect().bottom() + 8
+        key_w = 0.0 if stacked else max(self.measure(k, style, True).width() for k, _ in REQUEST_PARTS) + 16
+        for i, (key, what) in enumerate(REQUEST_PARTS):
+            k = self.text(key, x0, y, style, ACCENT if i == 0 else (GREEN if i == 4 else TEXT), True, role="code")
+            ky = k.sceneBoundingRect().bottom() if stacked else y
+            d, y2 = self.para(T(what), x0 + key_w + (12 if stacked else 0), ky, col_w - key_w - (12 if stacked else 0),
+                              style, DIM, role="legend")
+            self.fade_in(k, t0 + 0.3 + 0.15 * i)
+            self.fade_in(d, t0 + 0.3 + 0.15 * i)
+            made += [k, d]
+            y = max(y2, k.sceneBoundingRect().bottom()) + (4 if stacked else 8)
+        note, _ = self.para(T("ChatGPT, Claude and Cursor send much the same request."), x0, y + 8, col_w, style,
+                            TEXT, role="caption")
+        self.fade_in(note, t0 + 1.2)
+        return made + [note]
 
 
 class TokenizeScene(TourScene):
-    """§2: the live tokenizer cuts the question into numbered pieces; Chinese whole or split into byte pieces."""
+    """§2: the live tokenizer cuts the question into numbered pieces; Chinese whole or split into byte pieces;
+    a bracket under the pieces of one character names it."""
 
-    title = "2 · Cut into tokens"
+    title = "Cut into tokens"
+    number = 2
 
     def draw(self, ctx: dict) -> None:
         toks = ctx.get("tokens") or []
-        self.text(T("Your question, cut by this model's tokenizer:"), 40, 82, 22, DIM)
-        x, y, t = 40.0, 120.0, 0.2
-        row_h = 84
-        for i, tok in enumerate(toks[:48]):
+        y = self.top
+        hint = self.text(T("Your question, cut by this model's tokenizer:"), 40, y, "label", DIM, role="caption")
+        y += hint.boundingRect().height() + 8
+        y, t = self._chips(toks, y, 0.2, "number" if len(toks) <= 16 else "body", max_rows=2)
+        sample = ctx.get("zh_sample_tokens") or []
+        show_sample = sample and not any(tk.get("piece") for tk in toks)  # a question with no Chinese in it
+        if show_sample:
+            hint2 = self.text(T("Chinese, cut by the same tokenizer:"), 40, y, "label", DIM, role="caption")
+            y, t = self._chips(sample, hint2.sceneBoundingRect().bottom() + 8, t, "body", max_rows=1)
+        n = len(toks)
+        pill = self.badge("measured", 1560, y, T("this model's tokenizer, live"), align="right", max_w=500)
+        summary = self.text(T("{n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)"
+                              ).format(n=n), 40, y, "label", TEXT, width=pill.sceneBoundingRect().left() - 60,
+                            role="caption")
+        self.fade_in(summary, t)
+        y = max(summary.sceneBoundingRect().bottom(), pill.sceneBoundingRect().bottom()) + 10
+        if any(tk.get("piece") == "split" for tk in toks + (sample if show_sample else [])):
+            why_style = "label" if y + 3 * self.lh("label") + 170 <= 696 else "small"
+            why, y = self.para(T("Why are common characters split? This model's tokenizer learned from English "
+                                 "code and documentation, so it cut few Chinese characters whole; a tokenizer "
+                                 "trained on Chinese (the Chinese poetry model) keeps each common character as one "
+                                 "piece. This page cuts with whichever model is loaded."), 40, y, 1520, why_style,
+                               ACCENT, role="caption")
+            self.fade_in(why, t + 0.3)
+            y += 10
+        # the same sentence, other models, other numbers
+        y2 = y + 6
+        rows = [(T("one model"), "[9906, 1917]", "source"), (T("another model"), "[15496, 995]", "source"),
+                (T("this model"), str(ctx.get("hello_ids", [])), "measured")]
+        lh = self.lh("label") + 10
+        ph = 14 + lh * (len(rows) + 1) + 6
+        if y2 + ph > 696:  # a long question takes the room: the comparison panels are left out
+            return
+        self.box(40, y2, 930, ph, PANEL, EDGE)
+        self.text(T("The same sentence gets other numbers in another model:"), 60, y2 + 10, "label", DIM,
+                  role="heading")
+        for i, (who, ids, kind) in enumerate(rows):
+            yy = y2 + 10 + lh * (i + 1)
+            pill = self.badge(kind, 950, yy, align="right")
+            room = pill.sceneBoundingRect().left() - 12 - 60
+            line = f"\"Hello world\"  {who}:  {ids}"
+            while self.measure(line, "label").width() > room and len(ids) > 4:
+                ids = ids[:-3].rstrip(", ") + "…]"
+                line = f"\"Hello world\"  {who}:  {ids}"
+            item = self.text(line, 60, yy, "label", TEXT, role="label")
+            self.fade_in(item, t + 0.3 + 0.3 * i)
+        # vocabulary sizes, to scale
+        vx = 1010
+        self.box(vx, y2, 550, ph, PANEL, EDGE)
+        self.text(T("Vocabulary size, to scale"), vx + 20, y2 + 10, "label", DIM, role="heading")
+        live_v = int(ctx.get("vocab_size") or 0)
+        full = 500.0
+        bars = [("Llama 3", 128_256, PURPLE), (T("this model"), live_v, GREEN)]
+        for i, (name, v, color) in enumerate(bars):
+            yy = y2 + 10 + lh * (1 + 1.4 * i)
+            lab = self.text(f"{name}: {v:,}", vx + 20, yy, "label", TEXT, role="label")
+            bar = self.box(vx + 20, yy + lab.boundingRect().height() + 2, max(3.0, full * v / 128_256), 12, color,
+                           None, radius=4)
+            self.fade_in(bar, t + 0.5 + 0.3 * i)
+
+    def _chips(self, toks: list[dict], y: float, t: float, style: str, max_rows: int) -> tuple[float, float]:
+        """Token chips with their ids from (40, y), wrapping at the scene's edge for at most ``max_rows`` rows
+        ("… n more" ends the last one); a bracket under the byte pieces of one character names it. Returns
+        (the y below, the next start time)."""
+        x = 40.0
+        char_h = self.lh("body")
+        row_h = None
+        rows = 1
+        placed: dict[int, list] = {}
+        row_cards: list[tuple] = []  # (card, its x, the bracket items under it) on the current row
+        shown = 0
+        for tok in toks:
             piece = tok.get("piece")  # "whole", "split" or None (plain ASCII)
             fill = PAPER if piece != "split" else QColor("#f6d7b0")
-            card, w = self.chip(tok["label"], x, y, fill, px=26, sub=str(tok["id"]), dash=piece == "split",
+            card, w = self.chip(tok["label"], x, y, fill, style=style, sub=str(tok["id"]), dash=piece == "split",
                                 edge=ORANGE if piece == "split" else None)
+            row_h = row_h or card.boundingRect().height() + (char_h + 14 if any("group" in k for k in toks) else 10)
             if x + w > 1560:
-                x, y = 40.0, y + row_h
+                if rows == max_rows:
+                    self.removeItem(card)
+                    break
+                x, y, rows = 40.0, y + row_h, rows + 1
                 card.setPos(x, y)
+                row_cards = []
+            extras = []
+            if "group" in tok:
+                placed.setdefault(tok["group"], []).append(card)
+                if tok.get("group_text"):
+                    cards = placed[tok["group"]]
+                    r0, r1 = cards[0].sceneBoundingRect(), cards[-1].sceneBoundingRect()
+                    if abs(r0.top() - r1.top()) < 1:  # the bracket only when the pieces share a row
+                        by = r0.bottom() + 6
+                        br = self.line(r0.left() + 4, by, r1.right() - 4, by, ORANGE, 3)
+                        ch = self.text(tok["group_text"], (r0.left() + r1.right()) / 2, by + 4, "body", ORANGE,
+                                       True, align="center", role="label")
+                        self.fade_in(br, t)
+                        self.fade_in(ch, t)
+                        extras = [br, ch]
+            row_cards.append((card, x, extras))
             self.pop_in(card, t)
             t += 0.08
             x += w + 8
-        if len(toks) > 48:
-            self.text(T("… {n} more").format(n=len(toks) - 48), x, y + 20, 22, DIM)
-        y += row_h + 6
-        n = len(toks)
-        summary = T("{n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)").format(n=n)
-        self.fade_in(self.text(summary, 40, y, 22, TEXT), t)
-        self.badge("measured", 40, y + 36, T("this model's tokenizer, live"))
-        # the same sentence, other models, other numbers
-        y2 = min(y + 86, 430)
-        self.box(40, y2, 930, 230, PANEL, EDGE)
-        self.text(T("The same sentence gets other numbers in another model:"), 60, y2 + 14, 22, DIM)
-        rows = [(T("one model"), "[9906, 1917]", "source"), (T("another model"), "[15496, 995]", "source"),
-                (T("this model"), str(ctx.get("hello_ids", [])), "measured")]
-        for i, (who, ids, kind) in enumerate(rows):
-            yy = y2 + 56 + 52 * i
-            if len(ids) > 34:
-                ids = ids[:32] + "…]"
-            item = self.text(f"\"Hello world\"  {who}:  {ids}", 60, yy, 24, TEXT)
-            self.fade_in(item, t + 0.3 + 0.3 * i)
-            self.badge(kind, 780, yy + 2)
-        # vocabulary sizes, to scale
-        vx = 1010
-        self.box(vx, y2, 550, 230, PANEL, EDGE)
-        self.text(T("Vocabulary size, to scale"), vx + 20, y2 + 14, 22, DIM)
-        live_v = int(ctx.get("vocab_size") or 0)
-        full = 500.0
-        bars = [("Llama 3", 128_256, PURPLE, "source"), (T("this model"), live_v, GREEN, "measured")]
-        for i, (name, v, color, kind) in enumerate(bars):
-            yy = y2 + 60 + 80 * i
-            bar = self.box(vx + 20, yy + 32, max(3.0, full * v / 128_256), 24, color, None, radius=4)
-            self.text(f"{name}: {v:,}", vx + 20, yy, 22, TEXT)
-            self.fade_in(bar, t + 0.5 + 0.3 * i)
-
+            shown += 1
+        if shown < len(toks):
+            more = self.text("…", x, y + 10, "label", DIM, role="label")
+            while True:
+                more.setText(T("… {n} more").format(n=len(toks) - shown))
+                if x + more.boundingRect().width() <= 1560 or not row_cards:
+                    break
+                card, x, extras = row_cards.pop()  # make room: the last chip of the row gives way
+                for item in [card] + extras:
+                    self.removeItem(item)
+                shown -= 1
+            more.setPos(x, y + 10)
+        return y + (row_h or 60) + 4, t
 
 class EmbeddingScene(TourScene):
     """§3: each token id picks one row of the embedding matrix; the rows, real, as a heat map."""
 
-    title = "3 · Look up the dictionary"
+    title = "Look up the dictionary"
+    number = 3
 
     def draw(self, ctx: dict) -> None:
-        toks = (ctx.get("tokens") or [])[:24]
         rows = ctx.get("embed")
         cfg = ctx.get("config") or {}
         d = int(cfg.get("n_embd") or 0)
         v = int(cfg.get("vocab_size") or 0)
-        hx, hy, hw = 230.0, 110.0, 860.0
+        top = self.top
+        lh = self.lh("label")
+        hy, hh_max = top + 6, 420.0
+        toks = (ctx.get("tokens") or [])[: max(1, min(24, int(hh_max // (lh + 2))))]
         n = max(1, len(toks))
-        hh = min(440.0, 38.0 * n)
+        row_h = max(lh + 2, min(44.0, hh_max / n))
+        hh = row_h * n
+        label_w = max([self.measure(f"{t['label']}  {t['id']}", "label").width() for t in toks] + [60.0])
+        hx, hw = 40 + label_w + 16, 860.0 - max(0.0, label_w - 170)
         if rows is not None and len(rows):
             arr = np.asarray(rows[: len(toks)], dtype=np.float32)
             scale = float(np.percentile(np.abs(arr), 98)) or 1.0
@@ -147,84 +268,108 @@ class EmbeddingScene(TourScene):
                     red, green, blue = heat_color(float(rng.normal(0, 0.4)))
                     img.setPixel(c, r, QColor(red, green, blue).rgb())
             kind, note = "illustrative", T("model not loaded")
-        row_h = hh / n
         for i, tok in enumerate(toks):
-            label = self.text(f"{tok['label']}  {tok['id']}", hx - 16, hy + i * row_h + row_h / 2 - 13, 22,
-                              TEXT, align="right")
+            label = self.text(f"{tok['label']}  {tok['id']}", hx - 12, hy + i * row_h + (row_h - lh) / 2, "label",
+                              TEXT, align="right", role="axis")
             self.fade_in(label, 0.2 + 0.1 * i)
-        pix = self.image(img, hx, hy, hw, hh)
+        self.image(img, hx, hy, hw, hh)
         # reveal the rows top to bottom: one lookup per token
         cover = self.box(hx, hy, hw, hh, QColor("#0f1419"), None, radius=0, z=3)
         self.call(lambda p: (cover.setPos(hx, hy + hh * p), cover.setScale(1.0),
                              cover.setOpacity(1.0 if p < 1 else 0.0)), 0.2, 0.2 + 0.1 * n + 0.6)
-        del pix
-        self.text(T("{n} tokens × {d} numbers").format(n=len(toks), d=d), hx, hy + hh + 12, 22, DIM)
-        self.badge(kind, hx, hy + hh + 48, note)
+        cap = self.text(T("{n} tokens × {d} numbers").format(n=len(toks), d=d), hx, hy + hh + 10, "label", DIM,
+                        role="caption")
+        self.badge(kind, hx, cap.sceneBoundingRect().bottom() + 8, note, max_w=hw)
         # the dictionary's shape, this model against Llama 3 8B, to scale by area
-        bx, by = 1140.0, 110.0
-        self.text(T("The dictionary (embedding matrix), to scale by area"), bx, by - 6, 22, DIM, width=430)
-        big_w, big_h = 400.0, 400.0 * 4096 / 128_256 * 8  # Llama 3 8B: 128,256 × 4,096 (drawn 1:8 wide)
+        bx = hx + hw + 40
+        bw_max = 1560 - bx
+        head, y = self.para(T("The dictionary (embedding matrix), to scale by area"), bx, top, bw_max, "label", DIM,
+                            role="heading")
+        big_w = min(400.0, bw_max)
+        big_h = big_w * 4096 / 128_256 * 8  # Llama 3 8B: 128,256 × 4,096 (drawn 1:8 wide)
         big_area = 128_256 * 4_096
-        big = self.box(bx, by + 70, big_w, big_h, QColor(180, 142, 224, 50), PURPLE, radius=2)
+        y += 10
+        big = self.box(bx, y, big_w, big_h, QColor(180, 142, 224, 50), PURPLE, radius=2)
         self.pop_in(big, 0.6)
-        self.text(T("Llama 3 8B: 128,256 rows × 4,096"), bx, by + 80 + big_h, 22, TEXT)
-        self.badge("source", bx, by + 114 + big_h)
         if v and d:
             side = (v * d / big_area) ** 0.5
-            sw, sh = big_w * side, big_h * side
-            small = self.box(bx, by + 70, max(2.0, sw), max(2.0, sh), GREEN, GREEN, radius=1, z=3)
+            small = self.box(bx, y, max(2.0, big_w * side), max(2.0, big_h * side), GREEN, GREEN, radius=1, z=3)
             self.pop_in(small, 1.0)
-            self.text(T("this model: {v:,} rows × {d}").format(v=v, d=d), bx, by + 170 + big_h, 22, TEXT)
-            self.badge("measured", bx, by + 204 + big_h, T("green square, top left"))
+        y += big_h + 10
+        _, y = self.para(T("Llama 3 8B: 128,256 rows × 4,096"), bx, y, bw_max, "label", TEXT, role="legend")
+        y = self.badge("source", bx, y + 4).sceneBoundingRect().bottom() + 12
+        if v and d:
+            _, y = self.para(T("this model: {v:,} rows × {d}").format(v=v, d=d), bx, y, bw_max, "label", TEXT,
+                             role="legend")
+            self.badge("measured", bx, y + 4, T("green square, top left"), max_w=bw_max)
 
 
 class BookScene(TourScene):
-    """§4: the weights are a book, one chapter per layer; one trip carries a copy from the warehouse to the desk."""
+    """§4: the weights are a book, one chapter per layer, always in the warehouse; one trip carries a copy of
+    every chapter to the desk."""
 
-    title = "4 · The book and its chapters"
+    title = "The book and its chapters"
+    number = 4
     loop_s = 6.0
 
     def draw(self, ctx: dict) -> None:
         layer_bytes = list(ctx.get("layer_bytes") or [])
         total = int(ctx.get("total_bytes") or sum(layer_bytes))
         dict_bytes = int(ctx.get("embed_bytes") or 0)
+        top = self.top
+        box_h = 400.0
         # warehouse (memory) and desk (compute)
-        self.box(40, 90, 520, 430, PANEL, EDGE)
-        self.text(T("Warehouse · GPU memory"), 60, 100, 24, DIM)
-        self.box(1040, 90, 520, 430, PANEL, EDGE)
-        self.text(T("Desk · compute cores"), 1060, 100, 24, DIM)
+        self.box(40, top, 520, box_h, PANEL, EDGE)
+        self.text(T("Warehouse · GPU memory"), 60, top + 8, "label", DIM, role="heading")
+        self.box(1040, top, 520, box_h, PANEL, EDGE)
+        self.text(T("Desk · compute cores"), 1060, top + 8, "label", DIM, role="heading")
+        floor_y = top + box_h - 20
         n = max(1, len(layer_bytes))
         biggest = max(layer_bytes + [dict_bytes, 1])
-        spines = []
+        copies = []
         x = 70.0
         width = min(70.0, 420.0 / (n + 1))
-        entries = ([(T("dict."), dict_bytes)] if dict_bytes else []) + [(str(i + 1), b) for i, b in enumerate(layer_bytes)]
+        dict_name = T("dict.")
+        entries = ([(dict_name, dict_bytes)] if dict_bytes else []) + [(str(i + 1), b) for i, b in enumerate(layer_bytes)]
+        lab_style = self.fit_style(dict_name, width - 10, ("small",))
         for i, (name, b) in enumerate(entries):
-            h = 60 + 220 * b / biggest
-            color = SEAT_COLORS[1] if name == T("dict.") else BLUE
-            self.box(x, 480 - h, width - 8, h, None, QColor("#3d5670"), radius=4, dash=True)  # stays in the warehouse
-            spine = self.box(x, 480 - h, width - 8, h, color, BLUE_LIGHT, radius=4, z=4)
-            lab = self.text(name, (width - 8) / 2, h - 34, 20, TEXT, align="center")
+            h = 60 + (box_h - 140) * b / biggest
+            color = SEAT_COLORS[1] if name == dict_name else BLUE
+            # the book stays in the warehouse, whole
+            spine = self.box(x, floor_y - h, width - 8, h, color, BLUE_LIGHT, radius=4, z=3)
+            lab = self.text(name, (width - 8) / 2, h - 30, lab_style, TEXT, align="center", role="chapter")
             lab.setParentItem(spine)
-            spines.append((spine, QPointF(x, 480 - h)))
+            # what travels is a copy (no label: the desk reads it)
+            copy = self.box(x, floor_y - h, width - 8, h, QColor(color.red(), color.green(), color.blue(), 150),
+                            ACCENT, radius=4, z=4, dash=True)
+            copies.append((copy, QPointF(x, floor_y - h)))
             x += width
-        for i, (spine, home) in enumerate(spines):
+        for i, (copy, home) in enumerate(copies):
             desk = QPointF(home.x() + 1000, home.y())
-            self.move(spine, home, desk, 0.8 + 0.05 * i, 2.0 + 0.05 * i)
+            self.move(copy, home, desk, 0.8 + 0.05 * i, 2.0 + 0.05 * i)
+            self.call(lambda p, c=copy: c.setOpacity(min(1.0, 4 * p)), 0.8 + 0.05 * i, 1.1 + 0.05 * i)
         self.hold(6.0)
-        self.arrow(580, 300, 1020, 300, ACCENT, 4)
-        self.text(T("one trip = one forward pass: a copy of every chapter is read"), 800, 200, 22, ACCENT,
-                  width=400, align="center")
+        ay = top + box_h / 2 + 30
+        self.arrow(580, ay, 1020, ay, ACCENT, 4)
+        note, _ = self.para(T("one trip = one forward pass: a copy of every chapter is read"), 800, top + 40, 420,
+                            "label", ACCENT, role="label", align="center")
+        note.setPos(800 - 210, note.pos().y())
+        stays, _ = self.para(T("the book never leaves the warehouse"), 800, ay + 16, 420, "label", DIM,
+                             role="label", align="center")
+        stays.setPos(800 - 210, stays.pos().y())
         # captions with the numbers
-        self.text(T("This model: {n} chapters (layers), {size} in all").format(n=len(layer_bytes),
-                  size=fmt_bytes(total)), 40, 540, 26, TEXT, True)
+        y = top + box_h + 14
+        a, ya = self.para(T("This model: {n} chapters (layers), {size} in all").format(
+            n=len(layer_bytes), size=fmt_bytes(total)), 40, y, 760, "body", TEXT, True, role="card")
         per = fmt_bytes(layer_bytes[0]) if layer_bytes else "—"
-        self.text(T("each chapter {size}; the dictionary (embeddings) {dict}").format(size=per, dict=fmt_bytes(dict_bytes)),
-                  40, 580, 22, DIM)
-        self.badge("measured" if layer_bytes else "illustrative", 40, 618, T("bytes of the real weight file"))
+        _, ya = self.para(T("each chapter {size}; the dictionary (embeddings) {dict}").format(
+            size=per, dict=fmt_bytes(dict_bytes)), 40, ya + 4, 760, "label", DIM, role="caption")
+        self.badge("measured" if layer_bytes else "illustrative", 40, ya + 8, T("bytes of the real weight file"),
+                   max_w=760)
         llama = ctx.get("llama_bytes") or 16_060_522_496
-        self.text(T("Llama 3 8B in FP16: 32 chapters, about {size}").format(size=fmt_bytes(llama)), 860, 540, 26,
-                  TEXT, True)
+        _, yb = self.para(T("Llama 3 8B in FP16: 32 chapters, about {size}").format(size=fmt_bytes(llama)), 840, y,
+                          720, "body", TEXT, True, role="card")
         if total:
-            self.text(T("{x:,.0f} times this model's book").format(x=llama / total), 860, 580, 22, DIM)
-        self.badge("formula", 860, 618, T("8.03 billion parameters × 2 bytes"))
+            _, yb = self.para(T("{x:,.0f} times this model's book").format(x=llama / total), 840, yb + 4, 720,
+                              "label", DIM, role="caption")
+        self.badge("formula", 840, yb + 8, T("8.03 billion parameters × 2 bytes"), max_w=720)

@@ -25,7 +25,8 @@ def _analysis(ctx: dict, kind: str) -> dict | None:
 class PrefillScene(TourScene):
     """§5: one trip reads every prompt token; the causal attention map of the live model; GQA."""
 
-    title = "5 · Reading the question (prefill)"
+    title = "Reading the question (prefill)"
+    number = 5
 
     def draw(self, ctx: dict) -> None:
         a = _analysis(ctx, "attention")
@@ -40,10 +41,17 @@ class PrefillScene(TourScene):
             n = len(labels)
             w = [[(1.0 / (q + 1) if k <= q else 0.0) for k in range(n)] for q in range(n)]
             kind, note = "illustrative", T("even attention, not the model's")
-        n = len(w)
-        size = min(400.0, 34.0 * n)
+        top = self.top
+        lh = self.lh("small")
+        n_all = len(w)
+        longest = max([self.measure(lab, "small").width() for lab in labels[:n_all]] + [10.0])
+        # rows of the map are at least one line of text tall; the tail of a long question is left out
+        size_max = 700 - top - longest - 150
+        n = max(1, min(n_all, int(size_max // (lh + 1))))
+        w = [row[:n] for row in w[:n]]
+        size = min(size_max, max(lh + 1, 34.0) * n)
         cell = size / n
-        mx, my = 260.0, 96.0
+        mx, my = 40 + longest + 14, top + 6
         img = QImage(n, n, QImage.Format_RGB32)
         for q in range(n):
             for k in range(n):
@@ -53,52 +61,64 @@ class PrefillScene(TourScene):
                     r, g, b = seq_color(w[q][k])
                     img.setPixel(k, q, QColor(r, g, b).rgb())
         self.image(img, mx, my, size, size)
-        px = max(14.0, min(20.0, cell * 0.7))
         for i, lab in enumerate(labels[:n]):
-            self.text(lab, mx - 10, my + i * cell + cell / 2 - px * 0.65, px, TEXT, align="right")
-            col = self.text(lab, 0, 0, px, DIM)
+            self.text(lab, mx - 10, my + i * cell + (cell - lh) / 2, "small", TEXT, align="right", role="axis")
+            col = self.text(lab, 0, 0, "small", DIM, role="axis")
             col.setRotation(-90)
-            col.setPos(mx + i * cell + cell / 2 - px * 0.65, my + size + 10 + col.boundingRect().width())
+            col.setPos(mx + i * cell + (cell - lh) / 2, my + size + 8 + col.boundingRect().width())
         # a sweep: the whole question goes through in one trip
         cover = self.box(mx, my, size, size, QColor("#0f1419"), None, radius=0, z=3)
         self.call(lambda p: (cover.setPos(mx + size * p, my), cover.setOpacity(0 if p >= 1 else 1)), 0.3, 1.6)
-        self.text(T("row: a token reading · column: the token it looks at · dark above the diagonal: the future is "
-                    "hidden (causal)"), 40, 596, 20, DIM, width=780)
-        self.badge(kind, 40, 660, note)
-        # measured prefill times
         x0 = 860.0
-        self.box(x0, 90, 700, 250, PANEL, EDGE)
-        self.text(T("One trip reads the whole question"), x0 + 20, 100, 24, TEXT, True)
+        left_w = x0 - 40 - 30
+        y = my + size + 8 + longest + 10
+        _, y = self.para(T("row: a token reading · column: the token it looks at · dark above the diagonal: the "
+                           "future is hidden (causal)"), 40, y, left_w, "small", DIM, role="legend")
+        self.badge(kind, 40, y + 6, note, max_w=left_w)
+        # measured prefill times
+        pw = 1560 - x0
+        y = top
+        head, y = self.para(T("One trip reads the whole question"), x0 + 20, y + 8, pw - 40, "body", TEXT, True,
+                            role="heading")
         p = _analysis(ctx, "prefill")
         rows = ([(p["short_tokens"], p["short_ms"]), (p["long_tokens"], p["long_ms"])] if p
                 else [(14, 8.0), (384, 60.0)])
-        top = max(ms for _, ms in rows) or 1.0
+        top_ms = max(ms for _, ms in rows) or 1.0
+        name_w = max(self.measure(T("{n} tokens").format(n=tk), "label").width() for tk, _ in rows) + 16
+        ms_w = max(self.measure(fmt_ms(ms), "label").width() for _, ms in rows) + 12
+        full = pw - 40 - name_w - ms_w
+        y += 10
         for i, (tokens, ms) in enumerate(rows):
-            y = 150 + 80 * i
-            self.text(T("{n} tokens").format(n=tokens), x0 + 20, y + 4, 22, TEXT)
-            bar = self.box(x0 + 170, y, max(4.0, 400 * ms / top), 34, ORANGE, None, radius=4)
+            lab = self.text(T("{n} tokens").format(n=tokens), x0 + 20, y, "label", TEXT, role="axis")
+            bh = lab.boundingRect().height()
+            bar = self.box(x0 + 20 + name_w, y, max(4.0, full * ms / top_ms), bh, ORANGE, None, radius=4)
             self.fade_in(bar, 0.5 + 0.3 * i)
-            self.text(fmt_ms(ms), x0 + 180 + 400 * ms / top, y + 4, 22, TEXT)
-        self.badge("measured" if p else "illustrative", x0 + 20, 300,
-                   T("prefill on this computer, median of 3") if p else None)
+            self.text(fmt_ms(ms), x0 + 20 + name_w + full * ms / top_ms + 8, y, "label", TEXT, role="readout")
+            y += bh + 10
+        y = self.badge("measured" if p else "illustrative", x0 + 20, y,
+                       T("prefill on this computer, median of 3") if p else None, max_w=pw - 40
+                       ).sceneBoundingRect().bottom()
+        self.box(x0, top, pw, y + 12 - top, PANEL, EDGE, z=0)
         # grouped-query attention
-        gy = 360.0
-        self.box(x0, gy, 700, 320, PANEL, EDGE)
-        self.text(T("Llama 3 8B: 32 query heads share 8 KV heads → the cheat sheet is 4× smaller"), x0 + 20,
-                  gy + 10, 22, TEXT, True, width=660)
+        gy = y + 24
+        _, y = self.para(T("Llama 3 8B: 32 query heads share 8 KV heads → the cheat sheet is 4× smaller"),
+                         x0 + 20, gy + 10, pw - 40, "label", TEXT, True, role="heading")
+        q_lab = self.text(T("query heads"), x0 + 20, y + 6, "small", DIM, role="legend")
+        dy = q_lab.sceneBoundingRect().bottom() + 6
+        step = (pw - 80) / 32
         for qh in range(32):
-            qx = x0 + 40 + qh * 19.5
-            dot = self.box(qx, gy + 100, 14, 14, BLUE_LIGHT, None, radius=7)
-            kvx = x0 + 40 + (qh // 4) * 78 + 20
-            self.line(qx + 7, gy + 114, kvx + 14, gy + 170, QColor(134, 170, 211, 120), 1.5)
+            qx = x0 + 40 + qh * step
+            dot = self.box(qx, dy, 14, 14, BLUE_LIGHT, None, radius=7)
+            kvx = x0 + 40 + (qh // 4) * (step * 4) + step * 1.5
+            self.line(qx + 7, dy + 14, kvx + 14, dy + 60, QColor(134, 170, 211, 120), 1.5)
             self.fade_in(dot, 0.4 + 0.02 * qh)
         for kv in range(8):
-            self.box(x0 + 40 + kv * 78 + 20, gy + 170, 28, 28, GREEN, None, radius=4)
-        self.text(T("query heads"), x0 + 20, gy + 74, 18, DIM)
-        self.text(T("KV heads (what the cheat sheet stores)"), x0 + 20, gy + 206, 18, DIM)
-        self.text(T("Some models let some layers look only at a nearby stretch (sliding-window attention)."),
-                  x0 + 20, gy + 238, 20, DIM, width=660)
-        self.badge("source", x0 + 20, gy + 282)
+            self.box(x0 + 40 + kv * step * 4 + step * 1.5, dy + 60, 28, 28, GREEN, None, radius=4)
+        kv_lab = self.text(T("KV heads (what the cheat sheet stores)"), x0 + 20, dy + 96, "small", DIM, role="legend")
+        _, y = self.para(T("Some models let some layers look only at a nearby stretch (sliding-window attention)."),
+                         x0 + 20, kv_lab.sceneBoundingRect().bottom() + 8, pw - 40, "small", DIM, role="caption")
+        y = self.badge("source", x0 + 20, y + 6).sceneBoundingRect().bottom()
+        self.box(x0, gy, pw, y + 12 - gy, PANEL, EDGE, z=0)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -150,9 +170,11 @@ def reshape(ctx: dict) -> list[float]:
 
 
 class SamplingScene(TourScene):
-    """§6: the live model's next-token candidates as bars, reshaped by the sliders; a draw."""
+    """§6: the live model's next-token candidates as bars, reshaped by the sliders; a draw; the same odds at
+    three temperatures."""
 
-    title = "6 · Drawing lots (sampling)"
+    title = "Drawing lots (sampling)"
+    number = 6
 
     def draw(self, ctx: dict) -> None:
         labels, logits, live = candidates(ctx)
@@ -162,86 +184,150 @@ class SamplingScene(TourScene):
         order = sorted(range(len(probs)), key=lambda i: -logits[i])[:8]
         prompt = ctx.get("prompt", "")
         tail = prompt if len(prompt) < 40 else "…" + prompt[-38:]
-        self.text(T("After “{tail}”, the next token could be:").format(tail=tail), 40, 86, 24, TEXT)
-        x0, y0, full = 230.0, 140.0, 760.0
+        top = self.top
+        left_w = 1000.0
+        _, y = self.para(T("After “{tail}”, the next token could be:").format(tail=tail), 40, top, left_w, "body",
+                         TEXT, role="caption")
+        # the bars' style: the largest that leaves room for the drawn token and the pill below them
+        room = 700 - 12 - 10 - y - self.lh("number", True) - self.lh("small", True) - 20
+        for bs in ("body", "label", "small"):
+            if len(order) * (self.lh(bs) + 8) <= room:
+                break
+        lab_w = max([self.measure(labels[i], bs).width() for i in order] + [40.0]) + 16
+        x0 = 40 + lab_w
+        pct_w = self.measure("100.0%", bs).width() + 14
+        full = 40 + left_w - x0 - pct_w
+        bh = self.lh(bs)
+        y += 10
         for r, i in enumerate(order):
-            y = y0 + r * 58
             p = probs[i]
             color = ACCENT if drawn == i else (BLUE_LIGHT if p > 0 else QColor("#3a4652"))
-            self.text(labels[i], x0 - 16, y + 4, 26, TEXT if p > 0 else DIM, align="right")
-            bar = self.box(x0, y, max(3.0, full * p), 40, color, None, radius=5)
+            self.text(labels[i], x0 - 16, y, bs, TEXT if p > 0 else DIM, align="right", role="axis")
+            bar = self.box(x0, y + 2, max(3.0, full * p), bh - 4, color, None, radius=5)
             self.pop_in(bar, 0.2 + 0.1 * r)
-            self.text(f"{100 * p:.1f}%" if p > 0 else T("cut"), x0 + max(3.0, full * p) + 12, y + 6, 24,
-                      TEXT if p > 0 else DIM)
+            self.text(f"{100 * p:.1f}%" if p > 0 else T("cut"), x0 + max(3.0, full * p) + 12, y, bs,
+                      TEXT if p > 0 else DIM, role="readout")
+            y += bh + 8
         if drawn is not None and 0 <= drawn < len(labels):
-            self.text(T("Drawn: {tok}").format(tok=labels[drawn]), x0, y0 + 8 * 58 + 10, 30, ACCENT, True)
+            d = self.text(T("Drawn: {tok}").format(tok=labels[drawn]), x0, y + 2, "number", ACCENT, True,
+                          role="readout")
+            y = d.sceneBoundingRect().bottom()
         a = _analysis(ctx, "next_token")
         note = T("top 50 of {v:,}, renormalised").format(v=a["vocab_size"]) if a else T("model not loaded")
-        self.badge("measured" if live else "illustrative", 40, 640, note)
-        self.text(T("temperature {t:.2f} · top-p {p:.2f} · top-k {k}").format(
+        self.badge("measured" if live else "illustrative", 40, y + 10, note, max_w=left_w)
+        # the right panel: why draw at all, and what temperature does to these very odds
+        rx, rw = 1080.0, 480.0
+        _, ry = self.para(T("temperature {t:.2f} · top-p {p:.2f} · top-k {k}").format(
             t=float(s.get("temperature", 1)), p=float(s.get("top_p", 1)), k=int(s.get("top_k", 0)) or T("off")),
-            1080, 96, 22, DIM)
-        self.box(1080, 140, 480, 480, PANEL, EDGE)
-        why = T("Why not always take the most likely token? Always taking the top one (greedy) makes text dull and "
-                "repetitive: it can loop for ever. Drawing keeps some variety. Temperature below 1 sharpens the "
-                "odds, above 1 flattens them; top-k keeps the k best; top-p keeps the fewest tokens whose odds "
-                "add up to p. Reasoning models often use a lower temperature.")
-        self.fade_in(self.text(why, 1100, 156, 22, TEXT, width=440), 0.8)
+            rx, top, rw, "label", DIM, role="readout")
+        panel_top = ry + 8
+        why, y = self.para(T("Why not always take the most likely token? Always taking the top one (greedy) makes "
+                             "text dull and repetitive: it can loop for ever. Drawing keeps some variety. Temperature "
+                             "below 1 sharpens the odds, above 1 flattens them; top-k keeps the k best; top-p keeps "
+                             "the fewest tokens whose odds add up to p. Reasoning models often use a lower "
+                             "temperature."), rx + 20, panel_top + 14, rw - 40, "label", TEXT, role="caption")
+        self.fade_in(why, 0.8)
+        if y + 14 + 2 * self.lh("label", True) + self.lh("small") + 60 > 700 - 24:  # no room for the chart
+            self.box(rx, panel_top, rw, y + 12 - panel_top, PANEL, EDGE, z=0)
+            return
+        _, y = self.para(T("The same odds at three temperatures:"), rx + 20, y + 14, rw - 40, "label", ACCENT, True,
+                         role="heading")
+        temps = (0.5, 1.0, 2.0)
+        col_w = (rw - 40) / 3
+        chart_h = max(40.0, 700 - 24 - y - 2 * self.lh("small") - 20)
+        first5 = order[:5]
+        for c, temp in enumerate(temps):
+            pr = reshape(dict(ctx, sampling={"temperature": temp, "top_k": 0, "top_p": 1.0}))
+            cx = rx + 20 + c * col_w
+            bw = (col_w - 24) / max(1, len(first5))
+            for j, i in enumerate(first5):
+                h = max(2.0, chart_h * pr[i])
+                bar = self.box(cx + j * bw, y + 10 + chart_h - h, bw - 4, h, BLUE_LIGHT if j else ACCENT, None,
+                               radius=2)
+                self.fade_in(bar, 1.0 + 0.2 * c)
+            self.text(f"{temp:g}", cx + (col_w - 24) / 2, y + 14 + chart_h, "small", DIM,
+                      align="center", role="axis")
+        y += 14 + chart_h + self.lh("small")
+        self.box(rx, panel_top, rw, y + 12 - panel_top, PANEL, EDGE, z=0)
 
 
 # --------------------------------------------------------------------------------------------------------------
 class DecodeScene(TourScene):
     """§7: one trip per new token; the source's arithmetic beside this computer's measured trips and floor."""
 
-    title = "7 · Writing (decode)"
+    title = "Writing (decode)"
+    number = 7
 
     def draw(self, ctx: dict) -> None:
+        top = self.top
         # the source's arithmetic
-        self.box(40, 90, 700, 300, PANEL, EDGE)
-        self.text(T("A big model on a big GPU"), 60, 100, 24, DIM)
-        self.text("16 GB ÷ 2 TB/s ≈ 8 ms", 60, 150, 48, ACCENT, True)
-        self.text(T("Llama 3 8B in FP16, read once per token by an A100 (about 2 TB/s)"), 60, 224, 22, TEXT,
-                  width=660)
-        self.badge("formula", 60, 290, T("this page's check; the bandwidth is not the source's"))
-        self.text(T("The source: 5–10 ms per step"), 60, 336, 24, TEXT)
-        self.badge("source", 420, 338)
+        lw = 700.0
+        y = top + 10
+        h1 = self.text(T("A big model on a big GPU"), 60, y, "label", DIM, role="heading")
+        y = h1.sceneBoundingRect().bottom() + 6
+        big = self.text("16 GB ÷ 2 TB/s ≈ 8 ms", 60, y, "heading", ACCENT, True, role="readout")
+        y = big.sceneBoundingRect().bottom() + 6
+        _, y = self.para(T("Llama 3 8B in FP16, read once per token by an A100 (about 2 TB/s)"), 60, y, lw - 40,
+                         "label", TEXT, role="caption")
+        y = self.badge("formula", 60, y + 6, T("this page's check; the bandwidth is not the source's"),
+                       max_w=lw - 40).sceneBoundingRect().bottom()
+        src = self.text(T("The source: 5–10 ms per step"), 60, y + 12, "body", TEXT, role="caption")
+        sb = self.badge("source", src.sceneBoundingRect().right() + 14, y + 14)
+        y = max(src.sceneBoundingRect().bottom(), sb.sceneBoundingRect().bottom())
+        self.box(40, top, lw, y + 14 - top, PANEL, EDGE, z=0)
+        left_bottom = y + 14
         # this computer
         d = _analysis(ctx, "decode")
-        self.box(780, 90, 780, 420, PANEL, EDGE)
-        self.text(T("This computer, this model"), 800, 100, 24, DIM)
+        rx, rw = 780.0, 780.0
+        y = top + 10
+        h2 = self.text(T("This computer, this model"), rx + 20, y, "label", DIM, role="heading")
+        y = h2.sceneBoundingRect().bottom() + 6
         if d:
             ms_all = d["decode_ms_all"][:24]
             floor = d.get("floor_ms")
-            top = max(ms_all + [floor or 0.0, 0.1]) * 1.15
-            bx, by, bh = 820.0, 150.0, 240.0
-            bw = 700.0 / max(1, len(ms_all))
+            if floor:
+                fl, y = self.para(T("red line, the floor: {bytes} ÷ {bw}/s = {ms}").format(
+                    bytes=fmt_bytes(d["weight_bytes"]), bw=fmt_bytes(d["bandwidth"]), ms=fmt_ms(floor)),
+                    rx + 20, y, rw - 40, "label", RED, role="legend")
+                y += 6
+            top_ms = max(ms_all + [floor or 0.0, 0.1]) * 1.15
+            bx, by, bh = rx + 40, y, 220.0
+            bw = (rw - 80) / max(1, len(ms_all))
             for i, ms in enumerate(ms_all):
-                h = bh * ms / top
+                h = bh * ms / top_ms
                 bar = self.box(bx + i * bw, by + bh - h, bw - 4, h, BLUE_LIGHT, None, radius=2)
                 self.fade_in(bar, 0.3 + 0.08 * i, 0.45 + 0.08 * i)
             if floor:
-                fy = by + bh - bh * floor / top
-                self.line(bx, fy, bx + 700, fy, RED, 3, dash=True)
-                self.text(T("red line, the floor: {bytes} ÷ {bw}/s = {ms}").format(bytes=fmt_bytes(d["weight_bytes"]),
-                          bw=fmt_bytes(d["bandwidth"]), ms=fmt_ms(floor)), 1540, 106, 20, RED, align="right")
-            self.text(T("each bar: one trip, one new token · median {ms}").format(ms=fmt_ms(d["decode_ms"])),
-                      820, 404, 22, TEXT)
-            self.badge("measured", 820, 450)
+                fy = by + bh - bh * floor / top_ms
+                self.line(bx, fy, bx + rw - 80, fy, RED, 3, dash=True)
+            y = by + bh + 8
+            _, y = self.para(T("each bar: one trip, one new token · median {ms}").format(ms=fmt_ms(d["decode_ms"])),
+                             rx + 20, y, rw - 40, "label", TEXT, role="caption")
+            y = self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom()
+            if floor and d["decode_ms"] > 2 * floor:
+                _, y = self.para(T("Here a trip takes {x:.0f}× the floor: a book this small is read in no time, and "
+                                   "the trip's time goes to running each layer's small steps on a CPU; a big model "
+                                   "on a GPU comes much closer to its floor.").format(x=d["decode_ms"] / floor),
+                                 rx + 20, y + 8, rw - 40, "label", DIM, role="caption")
             if floor and d["decode_ms"] < floor:
-                self.text(T("Faster than the memory floor: this small book fits in the processor's cache, so a "
-                            "trip does not go all the way to main memory."), 800, 520, 21, DIM, width=740)
+                _, y = self.para(T("Faster than the memory floor: this small book fits in the processor's cache, "
+                                   "so a trip does not go all the way to main memory."), rx + 20, y + 8, rw - 40,
+                                 "label", DIM, role="caption")
         else:
-            self.text(T("Start the engine to measure a trip here."), 800, 200, 24, TEXT)
-            self.badge("illustrative", 800, 250)
+            t1 = self.text(T("Start the engine to measure a trip here."), rx + 20, y, "body", TEXT, role="caption")
+            y = self.badge("illustrative", rx + 20, t1.sceneBoundingRect().bottom() + 8).sceneBoundingRect().bottom()
+        self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)
         # tokens written one per trip
         st = _analysis(ctx, "stream")
         labels = [t["label"] for t in st["tokens"]] if st else ["One", "␣trip", ",", "␣one", "␣token", "."]
+        y = left_bottom + 16
+        cap = self.text(T("one trip → one token:"), 40, y, "label", DIM, role="caption")
+        y = cap.sceneBoundingRect().bottom() + 8
         x = 40.0
-        self.text(T("one trip → one token:"), 40, 420, 22, DIM)
         for i, lab in enumerate(labels[:12]):
-            card, w = self.chip(lab, x, 460, PAPER, px=26, sub=T("trip {i}").format(i=i + 1), min_w=60)
-            if x + w > 740:
-                card.hide()
+            card, w = self.chip(lab, x, y, PAPER, style="number", sub=T("trip {i}").format(i=i + 1), min_w=60)
+            if x + w > 740 or card.sceneBoundingRect().bottom() > 696:
+                self.removeItem(card)
                 break
             self.pop_in(card, 0.6 + 0.25 * i)
             x += w + 8
@@ -252,7 +338,8 @@ class KVCacheScene(TourScene):
     """§8: K/V rows computed with and without the cheat sheet (the source's 8-token, 6-step case, counted on the
     engine), and the visitor's own answer timed both ways."""
 
-    title = "8 · The cheat sheet (KV cache)"
+    title = "The cheat sheet (KV cache)"
+    number = 8
 
     def draw(self, ctx: dict) -> None:
         k = _analysis(ctx, "kv_cache")
@@ -260,47 +347,69 @@ class KVCacheScene(TourScene):
         counted = k["rows_8x6"] if k else None
         without = sum(P + i for i in range(1, S + 1))  # 69: pass i re-feeds the prompt and all i tokens so far
         with_ = S
+        top = self.top
+        left_w = 1010.0
         cell, gap = 15.0, 3.0
+        step_w = max(self.measure(T("step {i}").format(i=S), "small").width() for _ in (0,)) + 12
+        row_h = max(28.0, self.lh("small") + 4)
+        bottoms = []
         for col, (title, cached) in enumerate(((T("Without the cheat sheet"), False), (T("With the cheat sheet"), True))):
             x0 = 40.0 + col * 520
-            self.text(title, x0, 84, 26, TEXT, True)
+            _, y = self.para(title, x0, top, 500, "body", TEXT, True, role="heading")
+            y += 6
             for i in range(1, S + 1):
-                y = 130 + (i - 1) * 34
-                self.text(T("step {i}").format(i=i), x0, y - 2, 18, DIM)
+                self.text(T("step {i}").format(i=i), x0, y, "small", DIM, role="axis")
                 for j in range(P + i):
                     fresh = (not cached) or j == P + i - 1
-                    c = self.box(x0 + 80 + j * (cell + gap), y, cell, 22, (ORANGE if not cached else GREEN) if fresh
-                                 else None, QColor("#3d5670") if not fresh else None, radius=3)
+                    c = self.box(x0 + step_w + j * (cell + gap), y + 2, cell, row_h - 8, (ORANGE if not cached else GREEN)
+                                 if fresh else None, QColor("#3d5670") if not fresh else None, radius=3)
                     if fresh:
                         self.fade_in(c, 0.3 + 0.35 * (i - 1) + 0.01 * j, 0.5 + 0.35 * (i - 1) + 0.01 * j)
+                y += row_h
             total = without if not cached else with_
-            self.text(T("{n} K/V rows computed").format(n=total), x0, 340, 30, ORANGE if not cached else GREEN, True)
-        self.text(T("8-token question, 6 steps after the first token: without, step i recomputes 8 + i rows, "
-                    "Σ(8+i) for i = 1…6 = 69; with, one new row per step = 6."), 40, 390, 21, TEXT, width=1000)
-        self.badge("source", 40, 456, T("the source draws only 6 steps: an illustration"))
+            _, y = self.para(T("{n} K/V rows computed").format(n=total), x0, y + 6, 500, "number",
+                             ORANGE if not cached else GREEN, True, role="readout")
+            bottoms.append(y)
+        y = max(bottoms) + 10
+        _, y = self.para(T("8-token question, 6 steps after the first token: without, step i recomputes 8 + i rows, "
+                           "Σ(8+i) for i = 1…6 = 69; with, one new row per step = 6."), 40, y, left_w, "label", TEXT,
+                         role="caption")
+        pills = [self.badge("source", 40, y + 6, T("the source draws only 6 steps: an illustration"), max_w=left_w)]
         if counted:
-            self.badge("measured", 40, 590, T("this engine fed {a} and {b} rows").format(
-                a=counted["without"], b=counted["with"]))
-        self.text(T("A 500-token answer: 1 + 2 + … + 500 = 125,250 rows without it, 500 with it: O(500²) against "
-                    "500."), 40, 500, 22, TEXT, width=1000)
-        self.badge("formula", 40, 540)
+            r = pills[0].sceneBoundingRect()
+            kind_note = T("this engine fed {a} and {b} rows").format(a=counted["without"], b=counted["with"])
+            p2 = self.badge("measured", r.right() + 12, y + 6, kind_note)
+            if p2.sceneBoundingRect().right() > 40 + left_w:
+                p2.setPos(40, r.bottom() + 6)
+            pills.append(p2)
+        y = max(p.sceneBoundingRect().bottom() for p in pills) + 12
+        _, y = self.para(T("A 500-token answer: 1 + 2 + … + 500 = 125,250 rows without it, 500 with it: O(500²) "
+                           "against 500."), 40, y, left_w, "label", TEXT, role="caption")
+        self.badge("formula", 40, y + 6)
         # the visitor's answer, both ways, measured
-        self.box(1090, 84, 470, 590, PANEL, EDGE)
-        self.text(T("Your question, {n} new tokens").format(n=k["steps"] if k else 24), 1110, 96, 24, TEXT, True)
+        rx, rw = 1090.0, 470.0
+        _, y = self.para(T("Your question, {n} new tokens").format(n=k["steps"] if k else 24), rx + 20, top + 10,
+                         rw - 40, "body", TEXT, True, role="heading")
         if k:
             wo, wi = k["without_ms"], k["with_ms"]
-            top = max(wo + wi + [0.1])
+            top_ms = max(wo + wi + [0.1])
+            chart_h = 130.0
             for r, (series, color, name, total) in enumerate(((wo, ORANGE, T("without"), k["without_total_ms"]),
                                                                (wi, GREEN, T("with"), k["with_total_ms"]))):
-                y0 = 150 + r * 220
-                self.text(T("{name}: {ms} in all").format(name=name, ms=fmt_ms(total)), 1110, y0, 22, color)
-                bw = 420.0 / max(1, len(series))
+                lab = self.text(T("{name}: {ms} in all").format(name=name, ms=fmt_ms(total)), rx + 20, y + 10,
+                                "label", color, role="legend")
+                y0 = lab.sceneBoundingRect().bottom() + 6
+                bw = (rw - 40) / max(1, len(series))
                 for i, ms in enumerate(series):
-                    h = 150 * ms / top
-                    bar = self.box(1110 + i * bw, y0 + 190 - h, max(2.0, bw - 2), h, color, None, radius=1)
+                    h = chart_h * ms / top_ms
+                    bar = self.box(rx + 20 + i * bw, y0 + chart_h - h, max(2.0, bw - 2), h, color, None, radius=1)
                     self.fade_in(bar, 0.5 + 0.05 * i)
-            self.text(T("each bar: one trip (ms)"), 1110, 596, 20, DIM)
-            self.badge("measured", 1110, 630, T("same answer both ways") if k.get("same_tokens") else None)
+                y = y0 + chart_h
+            _, y = self.para(T("each bar: one trip (ms)"), rx + 20, y + 8, rw - 40, "small", DIM, role="axis")
+            y = self.badge("measured", rx + 20, y + 6, T("same answer both ways") if k.get("same_tokens") else None,
+                           max_w=rw - 40).sceneBoundingRect().bottom()
         else:
-            self.text(T("Start the engine to time both ways here."), 1110, 160, 22, TEXT, width=420)
-            self.badge("illustrative", 1110, 630)
+            _, y = self.para(T("Start the engine to time both ways here."), rx + 20, y + 10, rw - 40, "label", TEXT,
+                             role="caption")
+            y = self.badge("illustrative", rx + 20, y + 8).sceneBoundingRect().bottom()
+        self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)

@@ -319,72 +319,64 @@
         <translation>{how}，{n} 个工作进程，最近 {k} 趟的中位数：计算 {c} · 通信 {m} · 空等 {b}</translation>
     </message>
     <message>
-        <source>Tear the book on the Live page (拆书) to see real worker processes measured here.</source>
-        <translation>到“现场”页拉动“拆书”，这里就会显示真实工作进程的实测时间。</translation>
-    </message>
-    <message>
         <source>({x:.1f} × the book)</source>
         <translation>（书的 {x:.1f} 倍）</translation>
     </message>
     <message>
-        <source>1 · The request</source>
-        <translation>01 请求</translation>
+        <source>The request</source>
+        <translation>请求</translation>
     </message>
     <message>
-        <source>10 · Sending it back (streaming)</source>
-        <translation>10 送回（流式）</translation>
+        <source>Sending it back (streaming)</source>
+        <translation>送回（流式）</translation>
     </message>
     <message>
-        <source>11 · Reasoning models</source>
-        <translation>11 推理模型</translation>
+        <source>Reasoning models</source>
+        <translation>推理模型</translation>
     </message>
     <message>
-        <source>12 · Sharing the table (batching)</source>
-        <translation>12 拼桌（批处理）</translation>
+        <source>Sharing the table (batching)</source>
+        <translation>拼桌（批处理）</translation>
     </message>
     <message>
-        <source>13 · Running ahead (speculative decoding)</source>
-        <translation>13 抢跑（投机解码）</translation>
+        <source>Running ahead (speculative decoding)</source>
+        <translation>抢跑（投机解码）</translation>
     </message>
     <message>
-        <source>14 · Splitting the book (parallelism)</source>
-        <translation>14 拆书（并行）</translation>
+        <source>The same opening (prefix caching)</source>
+        <translation>同样的开头（前缀缓存）</translation>
     </message>
     <message>
-        <source>15 · The same opening (prefix caching)</source>
-        <translation>15 同样的开头（前缀缓存）</translation>
-    </message>
-    <message>
-        <source>2 · Cut into tokens</source>
-        <translation>02 分词</translation>
+        <source>Cut into tokens</source>
+        <translation>分词</translation>
     </message>
     <message>
         <source>20–80 tokens/s</source>
         <translation>20–80 token/秒</translation>
     </message>
     <message>
-        <source>3 · Look up the dictionary</source>
-        <translation>03 查字典（嵌入）</translation>
+        <source>Look up the dictionary</source>
+        <translation>查字典（嵌入）</translation>
     </message>
     <message>
-        <source>4 · The book and its chapters</source>
-        <translation>04 书和章</translation>
+        <source>The book and its chapters</source>
+        <translation>书和章</translation>
     </message>
     <message>
-        <source>5 · Reading the question (prefill)</source>
-        <translation>05 读题（预填充）</translation>
+        <source>Reading the question (prefill)</source>
+        <translation>读题（预填充）</translation>
     </message>
     <message>
-        <source>6 · Drawing lots (sampling)</source>
-        <translation>06 抽签（采样）</translation>
+        <source>Drawing lots (sampling)</source>
+        <translation>抽签（采样）</translation>
     </message>
     <message>
-        <source>7 · Writing (decode)</source>
-        <translation>07 写字（解码）</translation>
+        <source>Writing (decode)</source>
+        <translation>写字（解码）</translation>
     </message>
     <message>
-        <source>8 · The cheat sheet (KV cache)</source>
-        <translation>08 小抄（KV 缓存）</translation>
+        <source>The cheat sheet (KV cache)</source>
+        <translation>小抄（KV 缓存）</translation>
     </message>
     <message>
         <source>8-token question, 6 steps after the first token: without, step i recomputes 8 + i rows, Σ(8+i) for i = 1…6 = 69; with, one new row per step = 6.</source>
@@ -395,8 +387,8 @@
         <translation>80.3 亿个参数 × 2 字节</translation>
     </message>
     <message>
-        <source>9 · How big is the cheat sheet</source>
-        <translation>09 小抄有多大</translation>
+        <source>How big is the cheat sheet</source>
+        <translation>小抄有多大</translation>
     </message>
     <message>
         <source>A 10,000-token system prompt that is not cached makes a long pause.</source>
@@ -448,7 +440,7 @@
     </message>
     <message>
         <source>Block table (PagedAttention): each request's pages of the cheat sheet</source>
-        <translation>块表（PagedAttention）：每个请求的小抄占了哪几页</translation>
+        <translation>页表（PagedAttention）：每个请求的小抄占了哪几页</translation>
     </message>
     <message>
         <source>By chapters: pipeline parallel</source>
@@ -553,10 +545,6 @@
     <message>
         <source>KV cache = 2 × layers × KV heads × head dim × length × batch × bytes</source>
         <translation>KV 缓存 = 2 × 层数 × KV 头数 × 每头维度 × 长度 × 批大小 × 字节数</translation>
-    </message>
-    <message>
-        <source>KV cache = 2 × layers × KV heads × head dim × length × batch × bytes. Llama 3 8B, 2,000 tokens, FP16: about 250 MB; 100,000 tokens about 12.5 GB; without grouping, 2,000 tokens take about 1 GB. DeepSeek's MLA compresses each token in each layer to 576 numbers: about 70 KB per token.</source>
-        <translation>KV 缓存 = 2 × 层数 × KV 头数 × 每头维度 × 长度 × 批大小 × 字节数。Llama 3 8B、2,000 块、FP16 约 250 MB；10 万块约 12.5 GB；如果不分组（老式多头注意力），2,000 块约 1 GB。DeepSeek 用多头潜在注意力（MLA）把每层每个 token 压成 576 个数，约 70 KB/token。</translation>
     </message>
     <message>
         <source>KV cache over NVLink / RDMA</source>
@@ -675,10 +663,6 @@
         <translation>有些模型部分层只看附近一段（滑动窗口注意力）。</translation>
     </message>
     <message>
-        <source>Splitting the book (parallelism): 8B in FP16 is about 16 GB, 70B about 140 GB; an H100 holds 80 GB, an H200 141 GB, a B200 180 GB. By chapters = pipeline parallel; every page torn apart = tensor parallel; experts living apart = expert parallel (MoE only).</source>
-        <translation>拆书（并行）：8B 用 FP16 约 16 GB，70B 约 140 GB；H100 80 GB、H200 141 GB、B200 180 GB。按章拆 = 流水线并行；每页撕开 = 张量并行；专家分住 = 专家并行（MoE 专用）。</translation>
-    </message>
-    <message>
         <source>Start over</source>
         <translation>重来</translation>
     </message>
@@ -732,7 +716,7 @@
     </message>
     <message>
         <source>The same opening (prefix caching): the same prefix gives exactly the same K and V, so they can be reused. vLLM's automatic prefix caching and SGLang's RadixAttention keep a lookup table of computed KV blocks. Whether it hits depends on routing the request to the server that holds them.</source>
-        <translation>同样的开头（前缀缓存）：同样的前缀算出完全相同的 K、V，可以直接复用。vLLM 的 automatic prefix caching、SGLang 的 RadixAttention 都维护一张“算过的 KV 块”查找表。能不能命中，取决于请求有没有被路由到同一台服务器。</translation>
+        <translation>同样的开头（前缀缓存）：同样的前缀算出完全相同的 K、V，可以直接复用。vLLM 的 automatic prefix caching、SGLang 的 RadixAttention 都维护一张“算过的 KV 页”查找表。能不能命中，取决于请求有没有被路由到同一台服务器。</translation>
     </message>
     <message>
         <source>The same sentence gets other numbers in another model:</source>
@@ -741,10 +725,6 @@
     <message>
         <source>The source: 5–10 ms per step</source>
         <translation>原文：一步约 5–10 毫秒</translation>
-    </message>
-    <message>
-        <source>The source: a 200-token answer may be billed for thousands of decode steps.</source>
-        <translation>原文：200 个 token 的回答，可能计费几千个解码步。</translation>
     </message>
     <message>
         <source>The weights are a book and each Transformer layer a chapter: Llama 3 8B in FP16 is about 16 GB in 32 chapters. “One trip” is one forward pass: the weights are read from GPU memory into the compute cores. Strictly, the book never leaves the warehouse; what is read is a copy.</source>
@@ -784,7 +764,7 @@
     </message>
     <message>
         <source>Two requests, the same {n}-token system prompt ({b} blocks of {s} tokens)</source>
-        <translation>两个请求，同样的 {n} 块系统提示（{b} 个块，每块 {s} 个 token）</translation>
+        <translation>两个请求，同样的 {n} 块系统提示（占 {b} 页，每页 {s} 个 token）</translation>
     </message>
     <message>
         <source>Vocabulary size, to scale</source>
@@ -1127,10 +1107,6 @@
         <translation>投机解码：草稿模型、校验、接受</translation>
     </message>
     <message>
-        <source>splitting the book</source>
-        <translation>拆书</translation>
-    </message>
-    <message>
         <source>step {i}</source>
         <translation>第 {i} 步</translation>
     </message>
@@ -1311,10 +1287,6 @@
         <translation>{n:,} 块</translation>
     </message>
     <message>
-        <source>{n:,} tokens, one sequence; bars to scale against the book</source>
-        <translation>{n:,} 块，一个请求；长条按书的比例画</translation>
-    </message>
-    <message>
         <source>{name}: {ms} in all</source>
         <translation>{name}：共 {ms}</translation>
     </message>
@@ -1473,6 +1445,170 @@
     <message>
         <source>Sharing the table costs no extra trip.</source>
         <translation>拼桌不用多搬一趟。</translation>
+    </message>
+    <message>
+        <source>Tearing the book (parallelism)</source>
+        <translation>拆书（并行）</translation>
+    </message>
+    <message>
+        <source>tearing the book</source>
+        <translation>拆书</translation>
+    </message>
+    <message>
+        <source>KV cache = 2 × layers × KV heads × head dim × length × batch × bytes. Llama 3 8B, 2,000 tokens, FP16: 262 MB (the source rounds to about 250 MB); 100,000 tokens 13.1 GB (the source: about 12.5 GB); without grouping, 2,000 tokens take about 1 GB. DeepSeek's MLA compresses each token in each layer to 576 numbers: about 70 KB per token.</source>
+        <translation>KV 缓存 = 2 × 层数 × KV 头数 × 每头维度 × 长度 × 批大小 × 字节数。Llama 3 8B、2,000 块、FP16：262 MB（原文取整为约 250 MB）；10 万块：13.1 GB（原文：约 12.5 GB）；如果不分组（老式多头注意力），2,000 块约 1 GB。DeepSeek 用多头潜在注意力（MLA）把每层每个 token 压成 576 个数，约 70 KB/token。</translation>
+    </message>
+    <message>
+        <source>Tearing the book (parallelism): 8B in FP16 is about 16 GB, 70B about 141 GB; the cards are sold as H100 80GB, H200 141GB and B200 180GB (the page draws the memory each reports, in the same GB). By chapters = pipeline parallel; every page torn apart = tensor parallel; experts living apart = expert parallel (MoE only).</source>
+        <translation>拆书（并行）：8B 用 FP16 约 16 GB，70B 约 141 GB；显卡的型号叫 H100 80GB、H200 141GB、B200 180GB（图里画的是每张卡实际报告的显存，单位同样是 GB）。按章拆 = 流水线并行；每页撕开 = 张量并行；专家分住 = 专家并行（MoE 专用）。</translation>
+    </message>
+    <message>
+        <source>What the request says</source>
+        <translation>请求里写了什么</translation>
+    </message>
+    <message>
+        <source>ChatGPT, Claude and Cursor send much the same request.</source>
+        <translation>ChatGPT、Claude、Cursor 发出的请求也大同小异。</translation>
+    </message>
+    <message>
+        <source>where it goes: the server's chat address, over HTTPS</source>
+        <translation>寄到哪里：服务器的对话地址，走 HTTPS</translation>
+    </message>
+    <message>
+        <source>which book to carry: the weights that will write the answer</source>
+        <translation>搬哪本书：用来写回答的那套权重</translation>
+    </message>
+    <message>
+        <source>send each word as soon as it is written</source>
+        <translation>写出一个字就马上送回一个字</translation>
+    </message>
+    <message>
+        <source>instructions that come before your question</source>
+        <translation>排在你的问题前面的说明</translation>
+    </message>
+    <message>
+        <source>your question, word for word</source>
+        <translation>你的问题，一字不改</translation>
+    </message>
+    <message>
+        <source>the book never leaves the warehouse</source>
+        <translation>书从不离开仓库</translation>
+    </message>
+    <message>
+        <source>Why are common characters split? This model's tokenizer learned from English code and documentation, so it cut few Chinese characters whole; a tokenizer trained on Chinese (the Chinese poetry model) keeps each common character as one piece. This page cuts with whichever model is loaded.</source>
+        <translation>为什么常用字也被拆开？这个模型的分词器是在英文代码和文档上学的，整块收下的汉字很少；在中文上训练的分词器（中文古诗模型）会把每个常用字当成一块。本页用的是当前加载的模型来切。</translation>
+    </message>
+    <message>
+        <source>Reading a question is compute-bound, writing is memory-bound: each gets GPUs of its own, and the cheat sheet is handed over between them.</source>
+        <translation>读题吃算力，写字吃显存带宽：各用各的卡，小抄在两边之间传过去。</translation>
+    </message>
+    <message>
+        <source>Use “tearing the book” on the Live page to see real worker processes measured here.</source>
+        <translation>到“现场”页拉动“拆书”，这里就会显示真实工作进程的实测时间。</translation>
+    </message>
+    <message>
+        <source>All in decimal GB (10⁹ bytes). Dashed: the memory each card reports. Green: fits one {gpu} with the weights alone; orange: needs a bigger card or several.</source>
+        <translation>全部按十进制 GB（10⁹ 字节）。虚线：每张卡报告的显存。绿色：只放权重，一张 {gpu} 放得下；橙色：要更大的卡或几张卡。</translation>
+    </message>
+    <message>
+        <source>its cache holds the opening</source>
+        <translation>它的缓存里有这个开头</translation>
+    </message>
+    <message>
+        <source>Measured here, continuous batching took fewer trips but more time ({c} against {s}): on two CPU cores a trip's time grows with the tokens it carries, so fuller trips save less than on a GPU, where a trip costs about the same however full it is.</source>
+        <translation>本机实测：连续批趟数更少，总时间却更长（{c} 对 {s}）：在两个 CPU 核上，一趟的时间随它带的字数增长，所以把趟装满省得不如 GPU 多；在 GPU 上，一趟装多装少耗时差不多。</translation>
+    </message>
+    <message>
+        <source>{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either way</source>
+        <translation>带小徒弟 {t} 趟写出 {n} 个字，不带要 {p} 趟；两种写法文字完全相同</translation>
+    </message>
+    <message>
+        <source>Trips for the same {n} tokens</source>
+        <translation>写同样 {n} 个字要几趟</translation>
+    </message>
+    <message>
+        <source>Measured here the apprentice kept {pct:.0f}% of its guesses, fewer than the source's 3–4 of 5: both models here are tiny and briefly trained, so they agree less often than a good draft agrees with a big model, and this text is not code.</source>
+        <translation>本机实测：小徒弟猜的留下了 {pct:.0f}%，比原文说的“5 个里猜中 3–4 个”少：这里两个模型都很小、训练时间很短，彼此一致的时候不如好的草稿模型和大模型那么多，而且这段文字也不是代码。</translation>
+    </message>
+    <message>
+        <source>the live draft and target models</source>
+        <translation>现场的草稿模型和目标模型</translation>
+    </message>
+    <message>
+        <source>without: {n} trips</source>
+        <translation>不带：{n} 趟</translation>
+    </message>
+    <message>
+        <source>with the apprentice: {n} trips</source>
+        <translation>带小徒弟：{n} 趟</translation>
+    </message>
+    <message>
+        <source>Every decode trip is billed, seen or not: the source's 200-token answer may be billed for thousands of decode steps.</source>
+        <translation>每一趟解码都要计费，看不看得见都一样：原文说，200 个 token 的回答，可能计费几千个解码步。</translation>
+    </message>
+    <message>
+        <source>{n:,} tokens, one sequence; bars to scale against the book; GB = 10⁹ bytes</source>
+        <translation>{n:,} 块、一个序列；柱子和书按同一比例；GB = 10⁹ 字节</translation>
+    </message>
+    <message>
+        <source>thinking: {n} trips</source>
+        <translation>思考：{n} 趟</translation>
+    </message>
+    <message>
+        <source>answer: {n} trips</source>
+        <translation>回答：{n} 趟</translation>
+    </message>
+    <message>
+        <source>The same odds at three temperatures:</source>
+        <translation>同一组概率，换三个温度：</translation>
+    </message>
+    <message>
+        <source>Faster than the memory floor: this small book fits in the processor's cache, so a trip does not go all the way to main memory.</source>
+        <translation>比显存下限还快：这本小书整本放得进处理器的缓存，一趟不用一路跑到主内存。</translation>
+    </message>
+    <message>
+        <source>your trips so far: one column per trip, one square per token</source>
+        <translation>到现在搬的趟：一趟一列，一个字一格</translation>
+    </message>
+    <message>
+        <source>the rules of the game, 4 tokens a trip</source>
+        <translation>按游戏规则，每趟 4 个字</translation>
+    </message>
+    <message>
+        <source>the “Press: one trip” button below, or → / PageDown / Space</source>
+        <translation>点下面的“按一下：搬一趟”，或按 → / PageDown / 空格</translation>
+    </message>
+    <message>
+        <source>question</source>
+        <translation>题目</translation>
+    </message>
+    <message>
+        <source>{t} trips for {n} words</source>
+        <translation>{t} 趟写 {n} 个字</translation>
+    </message>
+    <message>
+        <source>The model writes the source's own words, one trip per token:</source>
+        <translation>模型一趟一个 token，写出原文的原话：</translation>
+    </message>
+    <message>
+        <source>The three ways, for one {n}-word sentence each:</source>
+        <translation>三种玩法，每人一句 {n} 个字：</translation>
+    </message>
+    <message>
+        <source>{n} sentences finished: “{s}”</source>
+        <translation>写完 {n} 句：“{s}”</translation>
+    </message>
+    <message>
+        <source>Every trip carries the book once and writes one more word .</source>
+        <translation>每搬一趟书，就写一个字。</translation>
+    </message>
+    <message>
+        <source>Chinese, cut by the same tokenizer:</source>
+        <translation>中文，用同一个分词器来切：</translation>
+    </message>
+    <message>
+        <source>Here a trip takes {x:.0f}× the floor: a book this small is read in no time, and the trip's time goes to running each layer's small steps on a CPU; a big model on a GPU comes much closer to its floor.</source>
+        <translation>这里一趟要花下限的 {x:.0f} 倍：这么小的书一眨眼就读完了，一趟的时间花在 CPU 上一层层跑那些小步骤；大模型在 GPU 上会离自己的下限近得多。</translation>
     </message>
 </context>
 <context>

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BUNDLED_MODEL = assets.path("models", "target")  # importlib.resources, not beside the code
+ZH_SAMPLE = "什么是批处理？"  # page 2 cuts this when the question has no Chinese: 什, 批 and ？ split on GPT-2's BPE
 DEFAULT_PROMPTS = {"en": "Explain the KV cache in one sentence.", "zh": "用一句话解释 KV 缓存。"}
 
 
@@ -33,6 +34,30 @@ def _piece_kind(raw: bytes) -> str | None:
     except UnicodeDecodeError:
         return "split"
     return "whole" if any(ord(c) > 127 for c in text) else None
+
+
+def group_pieces(tokens: list[dict], raw: list[bytes]) -> None:
+    """Mark runs of tokens whose bytes only together make whole characters (UTF-8 split over tokens): each token
+    of a run gets ``"group"`` (the run's index) and the run's last token ``"group_text"`` (the characters the run
+    decodes to). A run that never becomes valid UTF-8 (cut off at the end) gets no ``group_text``."""
+    buf, start, gid = b"", None, 0
+    for k, (tok, b) in enumerate(zip(tokens, raw)):
+        if start is None:
+            try:
+                b.decode("utf-8")
+                continue
+            except UnicodeDecodeError:
+                buf, start = b, k
+        else:
+            buf += b
+        try:
+            text = buf.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        for j in range(start, k + 1):
+            tokens[j]["group"] = gid
+        tokens[k]["group_text"] = text.strip()
+        gid, buf, start = gid + 1, b"", None
 
 
 class TourData:
@@ -95,8 +120,10 @@ class TourData:
         if self.tokenizer is None:
             return []
         ids = self.tokenizer.encode(text)
-        return [{"id": i, "label": self.tokenizer.label(i), "piece": _piece_kind(self.tokenizer.token_bytes(i))}
-                for i in ids]
+        out = [{"id": i, "label": self.tokenizer.label(i), "piece": _piece_kind(self.tokenizer.token_bytes(i))}
+               for i in ids]
+        group_pieces(out, [self.tokenizer.token_bytes(i) for i in ids])
+        return out
 
     def embed_rows(self, ids: list[int]):
         """The rows of ``wte`` for ``ids`` (numpy float32, tokens × d_model) or None."""
@@ -132,6 +159,7 @@ class TourData:
         from animations.scenes.base import T
         from animations.scenes.closing import CLOSING_LINE
         ctx["closing_tokens"] = self.tokens(T(CLOSING_LINE))
+        ctx["zh_sample_tokens"] = self.tokens(ZH_SAMPLE)
         ctx.update(extra)
         return ctx
 

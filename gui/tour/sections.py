@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from animations.scenes import closing, memory, opening, serving, trips
 from animations.scenes.base import T
+from animations.scenes.base import page_title as _page_title
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,9 @@ PAGES: list[Page] = [
         "instead of 500 steps."), trips.KVCacheScene),
     Page("kv_size", "9", _(
         "KV cache = 2 × layers × KV heads × head dim × length × batch × bytes. Llama 3 8B, 2,000 tokens, FP16: "
-        "about 250 MB; 100,000 tokens about 12.5 GB; without grouping, 2,000 tokens take about 1 GB. DeepSeek's "
-        "MLA compresses each token in each layer to 576 numbers: about 70 KB per token."), memory.KVSizeScene),
+        "262 MB (the source rounds to about 250 MB); 100,000 tokens 13.1 GB (the source: about 12.5 GB); without "
+        "grouping, 2,000 tokens take about 1 GB. DeepSeek's MLA compresses each token in each layer to 576 "
+        "numbers: about 70 KB per token."), memory.KVSizeScene),
     Page("streaming", "10", _(
         "Sending it back (streaming): over SSE or WebSocket frames, each token is pushed as soon as it is written; "
         "20–80 tokens per second is common, depending on model size and hardware. A 10,000-token system prompt "
@@ -87,9 +89,10 @@ PAGES: list[Page] = [
         "distribution is exactly the same. Code and factual text often keep 3–4 of 5."),
         serving.SpeculativeScene),
     Page("parallel", "14", _(
-        "Splitting the book (parallelism): 8B in FP16 is about 16 GB, 70B about 140 GB; an H100 holds 80 GB, an "
-        "H200 141 GB, a B200 180 GB. By chapters = pipeline parallel; every page torn apart = tensor parallel; "
-        "experts living apart = expert parallel (MoE only)."), serving.ParallelScene),
+        "Tearing the book (parallelism): 8B in FP16 is about 16 GB, 70B about 141 GB; the cards are sold as "
+        "H100 80GB, H200 141GB and B200 180GB (the page draws the memory each reports, in the same GB). By "
+        "chapters = pipeline parallel; every page torn apart = tensor parallel; experts living apart = expert "
+        "parallel (MoE only)."), serving.ParallelScene),
     Page("prefix", "15", _(
         "The same opening (prefix caching): the same prefix gives exactly the same K and V, so they can be reused. "
         "vLLM's automatic prefix caching and SGLang's RadixAttention keep a lookup table of computed KV blocks. "
@@ -112,8 +115,8 @@ def chip_text(page: Page) -> str:
 
 
 def page_title(page: Page) -> str:
-    """The page's full title (the scene's title), translated: the chip's tooltip."""
-    return T(page.scene.title)
+    """The page's full title as the scene shows it ("01 · The request"), translated: the chip's tooltip."""
+    return _page_title(page.scene.title, page.scene.number)
 
 
 def caption_text(page: Page) -> str:

@@ -190,7 +190,7 @@ def test_render_section_png(tmp_path, qapp):
 
 def test_closing_line_is_written_trip_by_trip(qtbot, tiny_model_dir, measured, fonts):
     """Page 18: the line appears token by token with each trip's measured time and the KV blocks in use."""
-    from PySide6.QtWidgets import QGraphicsSimpleTextItem
+    from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsTextItem
     w = make_tour(qtbot, tiny_model_dir, "en", fonts, measured)
     w.goto(17)
     live = measured["closing_line"]
@@ -198,8 +198,9 @@ def test_closing_line_is_written_trip_by_trip(qtbot, tiny_model_dir, measured, f
     scene = w.current_scene
 
     def counter() -> str:
-        return next(i.text() for i in scene.items()
-                    if isinstance(i, QGraphicsSimpleTextItem) and i.text().startswith("trip "))
+        texts = [i.text() if isinstance(i, QGraphicsSimpleTextItem) else i.toPlainText() for i in scene.items()
+                 if isinstance(i, (QGraphicsSimpleTextItem, QGraphicsTextItem))]
+        return next(t for t in texts if t.startswith("trip "))
 
     from animations.scenes.closing import TRIP_S
     scene.seek(1.6 + TRIP_S * 2.5)
@@ -294,7 +295,7 @@ def test_parallel_page_shows_the_live_workers_of_the_tearing_slider(qtbot, tiny_
                         for i in w.current_scene.items()
                         if isinstance(i, (QGraphicsSimpleTextItem, QGraphicsTextItem)))
 
-    assert "Tear the book on the Live page" in texts()
+    assert "“tearing the book” on the Live page" in texts()
     bridge.sharding.emit({"mode": "pp", "n": 2})
     for compute, comm in ((2.0, 5.0), (4.0, 7.0), (3.0, 6.0)):
         bridge.step.emit({"workers": [{"rank": r, "compute_ms": compute + r, "comm_ms": comm, "bubble_ms": 1.0}
