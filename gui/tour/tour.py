@@ -394,6 +394,8 @@ class TourWidget(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
+        if self.isVisible():
+            self._refit_scene()
         if getattr(self, "_sizes_at", None) is not None and \
                 (self._px("caption"), self._px("control")) != self._sizes_for(self._sizes_at):
             self._apply_fonts()  # the window grew or shrank past a type-scale step
@@ -538,6 +540,7 @@ class TourWidget(QWidget):
         if page.key != "metaphors" and self.stage_stack.currentWidget() is not self.view:
             self.stage_stack.setCurrentWidget(self.view)
         self._build_controls(page.key)
+        self._refit_scene()
         self._update_clock()
 
     # ---- terms and the model line ----------------------------------------------------------------------------
@@ -670,8 +673,21 @@ class TourWidget(QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
-        self.view.fit()
+        self._refit_scene()
         self._update_clock()
+
+    def _refit_scene(self) -> None:
+        """Fit the page's scene to its view; when the view is too small for the type scale (text would fall under
+        height/60) or much larger, the scene is built again for this view, at the same moment of its animation."""
+        self.view.fit()
+        scene = self.view.scene()
+        needs = getattr(scene, "needs_rebuild", None)
+        if needs is not None and needs(self.view):
+            t = scene.t
+            scene.build(self.context())
+            scene.seek(t)
+            self._annotate_scene(scene)
+            self.view.fit()
 
     def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.clock.stop()
