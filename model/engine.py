@@ -87,7 +87,7 @@ class Engine:
                  kv_budget_bytes: int = DEFAULT_KV_BUDGET_BYTES, max_batch: int = 8, max_step_tokens: int = 512,
                  batching: str = "continuous", kv_cache: bool = True, prefix_cache: bool = True,
                  layer_timing: bool = False):
-        self.model = model
+        self.model = model.prepare_for_decode()  # weight layout for fast GEMVs (same results)
         self.tokenizer = tokenizer
         tokenizer.token_bytes(0)  # build the byte table now, not inside the first request's time to first token
         self.config = model.config
@@ -216,7 +216,7 @@ class Engine:
             raise RequestError(f"the draft model's context window ({draft.config.n_positions}) is shorter than "
                                f"the target's ({self.config.n_positions})")
         dcfg = draft.config
-        self.draft = draft.to(self.device)
+        self.draft = draft.to(self.device).prepare_for_decode()
         self.draft_cache = PagedKVCache(dcfg.n_layer, dcfg.n_head, dcfg.head_dim, self.cache.num_blocks,
                                         self.block_size, self.device, self.dtype)
         for seq in self.sequences():
@@ -281,34 +281,45 @@ class Engine:
         L = max(it.start + len(it.token_ids) for it in items)
         K = max(it.n_logits for it in items)
         dev = self.device
-        input_ids = torch.zeros(B, T, dtype=torch.long)
-        positions = torch.zeros(B, T, dtype=torch.long)
-        logit_index = torch.zeros(B, K, dtype=torch.long)
-        counts = torch.tensor([len(it.token_ids) for it in items])
-        for b, it in enumerate(items):
+        ids_rows, pos_rows, logit_rows, ends = [], [], [], []
+        for it in items:
             n = len(it.token_ids)
-            input_ids[b, :n] = torch.tensor(it.token_ids)
-            positions[b, :n] = torch.arange(it.start, it.start + n)
-            logit_index[b] = torch.arange(n - it.n_logits, n - it.n_logits + K).clamp(max=n - 1)
+            ids_rows.append(list(it.token_ids) + [0] * (T - n))
+            pos_rows.append(list(range(it.start, it.start + n)) + [0] * (T - n))
+            logit_rows.append([min(n - it.n_logits + j, n - 1) for j in range(K)])
+            ends.append(it.start + n)
+        input_ids = torch.tensor(ids_rows, dtype=torch.long)  # (B, T)
+        positions = torch.tensor(pos_rows, dtype=torch.long)  # (B, T)
+        logit_index = torch.tensor(logit_rows, dtype=torch.long)  # (B, K)
+        counts = torch.tensor([len(it.token_ids) for it in items])
         valid_q = torch.arange(T)[None, :] < counts[:, None]  # (B, T)
         mask = (torch.arange(L)[None, None, :] <= positions[:, :, None]) & valid_q[:, :, None]  # (B, T, L)
         mask[:, :, 0] |= ~valid_q  # pad rows look at key 0 so softmax stays finite; their output is dropped
-        context = sum(it.start + len(it.token_ids) for it in items)
+        sees_all = T == 1 and all(e == L for e in ends)  # one new token per row, every row has all L keys
+        context = sum(ends)
         if cache is None:
-            batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev))
+            batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev), sees_all=sees_all)
             context = 0
         else:
             context_slots = torch.full((B, L), cache.scratch_slot, dtype=torch.long)
             slot_mapping = torch.full((B, T), cache.scratch_slot, dtype=torch.long)
             bs = self.block_size
+            context_start = None
             for b, it in enumerate(items):
-                table = torch.tensor(it.table.blocks, dtype=torch.long)
-                pos = torch.arange(it.start + len(it.token_ids))
-                slots = table[pos // bs] * bs + pos % bs  # (L_b,) slot of each position of this sequence
-                context_slots[b, :len(pos)] = slots
+                blocks = it.table.blocks[:-(-ends[b] // bs)]
+                if blocks == list(range(blocks[0], blocks[0] + len(blocks))):  # one run of consecutive blocks
+                    slots = torch.arange(blocks[0] * bs, blocks[0] * bs + ends[b])
+                    if B == 1:
+                        context_start = blocks[0] * bs
+                else:
+                    table = torch.tensor(blocks, dtype=torch.long)
+                    pos = torch.arange(ends[b])
+                    slots = table[pos // bs] * bs + pos % bs  # (L_b,) slot of each position of this sequence
+                context_slots[b, :ends[b]] = slots
                 slot_mapping[b, :len(it.token_ids)] = slots[it.start:]
             batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev),
-                                   slot_mapping=slot_mapping.to(dev), context_slots=context_slots.to(dev))
+                                   slot_mapping=slot_mapping.to(dev), context_slots=context_slots.to(dev),
+                                   sees_all=sees_all, context_start=context_start)
         return input_ids.to(dev), batch, logit_index.to(dev), context
 
     def _sync(self) -> None:

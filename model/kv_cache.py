@@ -209,3 +209,11 @@ class PagedKVCache:
         k = self.k[layer].index_select(0, flat)  # (B * L, nh, hs); index_select beats advanced indexing on CPU
         v = self.v[layer].index_select(0, flat)
         return k.view(B, L, *k.shape[1:]), v.view(B, L, *v.shape[1:])
+
+    def view(self, layer: int, start: int, length: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """The K and V of slots start .. start + length - 1 without copying: 2 × (1, length, nh, hs) views.
+
+        For one sequence whose blocks are consecutive in the pool (the usual case for a lone request), this is
+        what ``gather`` returns, minus a copy of the whole context per layer per step.
+        """
+        return self.k[layer, start:start + length][None], self.v[layer, start:start + length][None]
