@@ -23,6 +23,7 @@ import torch
 from model.errors import RequestError
 from model.gpt2 import GPT2, AttentionBatch
 from model.kv_cache import BlockManager, BlockTable, PagedKVCache
+from model.ngram import NgramIndex, point_mass
 from model.report import StepReport, TokenEvent
 from model.sampling import SamplingParams, distribution, make_generator, sample, top_k_probs
 from model.scheduler import Schedule, Scheduler, Sequence, Status
@@ -123,6 +124,7 @@ class Engine:
         self.draft: GPT2 | None = None
         self.draft_cache: PagedKVCache | None = None
         self.draft_k = 0
+        self.draft_kind = "model"  # who guesses: "model" (the draft model) or "ngram" (prompt lookup, model/ngram.py)
         self.spec_proposed = 0  # over the engine's life: draft guesses checked, and kept
         self.spec_accepted = 0
         self.runner = None  # a sharded runner (model/parallel.py) runs the target's passes when set
@@ -202,7 +204,9 @@ class Engine:
         vocabularies must never be mixed), or if the KV cache is off (the draft needs its own cache).
         """
         if draft is None:
-            self.draft, self.draft_cache, self.draft_k = None, None, 0
+            self.draft, self.draft_cache = None, None
+            if self.draft_kind == "model":
+                self.draft_k = 0
             return
         if self.cache is None:
             raise RequestError("speculative decoding needs the KV cache")
@@ -223,12 +227,29 @@ class Engine:
             seq.draft_computed = 0
 
     def set_draft_k(self, k: int) -> None:
-        """Draft guesses per verify pass, 0 (off) to 8. Raises RequestError without a draft model."""
-        if not isinstance(k, int) or not 0 <= k <= 8:
+        """Draft guesses per verify pass, 0 (off) to 8. Raises RequestError if the apprentice is the draft model
+        and none is loaded."""
+        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= 8:
             raise RequestError(f"draft guesses must be between 0 and 8, got {k!r}")
-        if k > 0 and self.draft is None:
+        if k > 0 and self.draft_kind == "model" and self.draft is None:
             raise RequestError("no draft model is loaded")
         self.draft_k = k
+
+    def set_draft_kind(self, kind: str) -> None:
+        """Choose the apprentice: "model" (the draft model of ``set_draft``) or "ngram" (prompt lookup: guesses
+        copied from the request's own earlier tokens, no model, ``model/ngram.py``). Both are exact: greedy
+        output is unchanged and sampling keeps the target's distribution. Takes effect at the next step.
+
+        Raises RequestError for another kind, for "ngram" without the KV cache, or for "model" while guesses are
+        on (draft_k > 0) and no draft model is loaded.
+        """
+        if kind not in ("model", "ngram"):
+            raise RequestError(f"the apprentice must be 'model' or 'ngram', got {kind!r}")
+        if kind == "ngram" and self.cache is None:
+            raise RequestError("speculative decoding needs the KV cache")
+        if kind == "model" and self.draft is None and self.draft_k > 0:
+            raise RequestError("no draft model is loaded")
+        self.draft_kind = kind
 
     def set_runner(self, runner) -> None:
         """Run the target's forward passes on ``runner`` (an object with ``forward(input_ids, batch,
@@ -399,8 +420,13 @@ class Engine:
         if not sched.items:
             raise RuntimeError("the scheduler found work but could not place any of it (KV cache too small)")
         phase = sched.phase
-        if self.draft_k > 0 and self.draft is not None and phase == "decode":
+        if self.draft_k > 0 and phase == "decode" and (self.draft_kind == "ngram" or self.draft is not None):
             return self._speculative_step(sched, t0)
+        return self._plain_step(sched, t0)
+
+    def _plain_step(self, sched: Schedule, t0: int) -> StepReport:
+        """One forward pass over the scheduled tokens; every sequence at its last token samples one more."""
+        phase = sched.phase
         items = [PassItem(it.seq.token_ids[it.start:it.start + it.count], it.start, it.seq.table)
                  for it in sched.items]
         input_ids, batch, logit_index, context = self._pack(items, self.cache)
@@ -448,13 +474,26 @@ class Engine:
             if k and not self.blocks.ensure_capacity(seq.table, n + k):
                 k = 0  # no room for the guesses: this sequence decodes plainly inside the verify pass
             ks.append(k)
-        # 1. the draft proposes, one draft pass per guess (the first also catches the draft's cache up)
+        # 1. the apprentice proposes: the draft model, one draft pass per guess (the first also catches the draft's
+        # cache up), or prompt lookup (no pass at all)
         self._sync()
         t_draft = time.perf_counter_ns()
         proposals: list[list[int]] = [[] for _ in seqs]
         q_rows: list[list[torch.Tensor]] = [[] for _ in seqs]
-        for j in range(max(ks)):
-            rows = [b for b, k in enumerate(ks) if j < k]
+        if self.draft_kind == "ngram":
+            for b, seq in enumerate(seqs):
+                if ks[b]:
+                    if seq.ngram_index is None:
+                        seq.ngram_index = NgramIndex()
+                    proposals[b] = seq.ngram_index.propose(seq.token_ids, ks[b])
+                    ks[b] = len(proposals[b])  # nothing matched: this sequence decodes plainly in the verify pass
+            if not any(ks):
+                return self._plain_step(sched, t0)  # no guess anywhere: an ordinary decode step
+            ks_model = [0] * len(seqs)
+        else:
+            ks_model = ks
+        for j in range(max(ks_model)):
+            rows = [b for b, k in enumerate(ks_model) if j < k]
             items = []
             for b in rows:
                 seq = seqs[b]
@@ -470,8 +509,8 @@ class Engine:
                 proposals[b].append(token)
                 q_rows[b].append(q)
         for b, seq in enumerate(seqs):
-            if ks[b]:
-                seq.draft_computed = len(seq.token_ids) + ks[b] - 1
+            if ks_model[b]:
+                seq.draft_computed = len(seq.token_ids) + ks_model[b] - 1
         self._sync()
         draft_ms = (time.perf_counter_ns() - t_draft) / 1e6
         # 2. one target pass checks every guess (k + 1 positions per sequence)
@@ -491,8 +530,11 @@ class Engine:
                 a, emitted = accept_greedy(rows, proposals[b])
             else:
                 p = torch.stack([distribution(r, seq.sampling) for r in rows])
-                a, emitted = accept_sampled(p, torch.stack(q_rows[b]) if k else p[:0], proposals[b],
-                                            seq.generator)
+                if self.draft_kind == "ngram":  # a deterministic guess: the draft's q is a point mass on it
+                    q = point_mass(proposals[b], p.size(-1), p.dtype, p.device)
+                else:
+                    q = torch.stack(q_rows[b]) if k else p[:0]
+                a, emitted = accept_sampled(p, q, proposals[b], seq.generator)
             accepted += a
             bonus += int(k > 0 and a == k)
             for i, token in enumerate(emitted):
@@ -516,7 +558,7 @@ class Engine:
             forward_ms=verify_ms, weight_bytes=self.weight_bytes, kv_bytes=context * self.kv_bytes_per_token,
             kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks,
             prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms, tokens=events, proposed=proposed,
-            accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms,
+            accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms, draft_kind=self.draft_kind,
             guesses=[{"request_id": s.request_id, "labels": [self.tokenizer.label(t) for t in proposals[b]]}
                      for b, s in enumerate(seqs)],
             workers=list(self.last_workers) if self.runner is not None else [])
