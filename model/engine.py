@@ -82,13 +82,16 @@ class Engine:
     max_batch: most sequences per pass (``set_max_batch`` changes it while running).
     max_step_tokens: chunked-prefill budget of one pass, in tokens.
     layer_timing: also time every layer (adds a small overhead, and a device sync per layer on CUDA).
+    decode_layout: re-store the model's weights for fast decoding (``GPT2.prepare_for_decode``); the bench turns
+    it off on a separate copy to measure what it gains.
     """
 
     def __init__(self, model: GPT2, tokenizer: Tokenizer, *, block_size: int = 16,
                  kv_budget_bytes: int = DEFAULT_KV_BUDGET_BYTES, max_batch: int = 8, max_step_tokens: int = 512,
                  batching: str = "continuous", kv_cache: bool = True, prefix_cache: bool = True,
-                 layer_timing: bool = False):
-        self.model = model.prepare_for_decode()  # weight layout for fast GEMVs (same results)
+                 layer_timing: bool = False, decode_layout: bool = True):
+        # weight layout for fast GEMVs (same results; GPT2.prepare_for_decode); off only to measure the difference
+        self.model = model.prepare_for_decode() if decode_layout else model
         self.tokenizer = tokenizer
         tokenizer.token_bytes(0)  # build the byte table now, not inside the first request's time to first token
         self.config = model.config
