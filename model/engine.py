@@ -94,6 +94,7 @@ class Engine:
         self.model = model.prepare_for_decode() if decode_layout else model
         self.tokenizer = tokenizer
         tokenizer.token_bytes(0)  # build the byte table now, not inside the first request's time to first token
+        self._labels: dict[int, str] = {}  # token id -> tokenizer.label(id): six labels per new token, each built once
         self.config = model.config
         param = next(model.parameters())
         self.device, self.dtype = param.device, param.dtype
@@ -368,6 +369,12 @@ class Engine:
         self._sync()
         return logits, (time.perf_counter_ns() - t0) / 1e6, layer_ms or []
 
+    def _label(self, token_id: int) -> str:
+        label = self._labels.get(token_id)
+        if label is None:
+            label = self._labels[token_id] = self.tokenizer.label(token_id)
+        return label
+
     def _emit(self, seq: Sequence, token_id: int, top5: list[tuple[int, float]], now_ns: int) -> TokenEvent:
         """Append a sampled token to ``seq``, stream its text, and finish the request if it must stop.
 
@@ -391,7 +398,7 @@ class Engine:
         if finish is not None:
             text += self._decoders[seq.request_id].flush()
         self._texts[seq.request_id].append(text)
-        label = self.tokenizer.label
+        label = self._label
         event = TokenEvent(request_id=seq.request_id, token_id=token_id, position=len(seq.token_ids) - 1,
                            text=text, label=label(token_id),
                            top5=[(i, label(i), p) for i, p in top5], finish_reason=finish)
@@ -562,7 +569,7 @@ class Engine:
             kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks,
             prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms, tokens=events, proposed=proposed,
             accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms, draft_kind=self.draft_kind,
-            guesses=[{"request_id": s.request_id, "labels": [self.tokenizer.label(t) for t in proposals[b]]}
+            guesses=[{"request_id": s.request_id, "labels": [self._label(t) for t in proposals[b]]}
                      for b, s in enumerate(seqs)],
             workers=list(self.last_workers) if self.runner is not None else [])
 
