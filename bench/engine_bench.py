@@ -131,6 +131,14 @@ def layout_ab(model_dir: Path, steps: int = 64, repeats: int = 5) -> list[dict]:
 
 def _threads_child(conn, model_dir: str, threads: int, batch: int, new_tokens: int, repeats: int) -> None:
     """In a fresh process (as the window's engine runs): tokens/s and decode step ms at ``threads`` threads."""
+    try:
+        conn.send(_threads_measure(model_dir, threads, batch, new_tokens, repeats))
+    except Exception as e:  # the parent reports it instead of waiting for an answer that never comes
+        conn.send({"error": f"{type(e).__name__}: {e}"})
+    conn.close()
+
+
+def _threads_measure(model_dir: str, threads: int, batch: int, new_tokens: int, repeats: int) -> dict:
     torch.set_num_threads(threads)
     model, tokenizer = load_pretrained(Path(model_dir))
     prompt = tokenizer.encode("def fibonacci(n):\n    ") or [0]
@@ -140,8 +148,7 @@ def _threads_child(conn, model_dir: str, threads: int, batch: int, new_tokens: i
         elapsed, reports, _ = _engine_run(model, tokenizer, [prompt] * batch, new_tokens, batch)
         rates.append(batch * new_tokens / elapsed)
         steps += [r.wall_ms for r in reports if r.phase == "decode"]
-    conn.send({"tok_s": rates, "step_ms": steps})
-    conn.close()
+    return {"tok_s": rates, "step_ms": steps}
 
 
 def _window_like_load(stop, duty: float = 0.5, frame_s: float = 1 / 60) -> None:
@@ -174,8 +181,14 @@ def threads_ab(model_dir: Path, thread_counts=(1, 2), batches=(1, 8), new_tokens
                         proc = ctx.Process(target=_threads_child,
                                            args=(child, str(model_dir), t, batch, new_tokens, repeats))
                         proc.start()
-                        result = parent.recv()
-                        proc.join()
+                        child.close()  # so that a child that dies unanswered gives EOFError, not a hang
+                        try:
+                            result = parent.recv() if parent.poll(600) else {"error": "no answer in 600 s"}
+                        except EOFError:
+                            result = {"error": f"the measuring process ended with code {proc.exitcode}"}
+                        proc.join(timeout=30)
+                        if "error" in result:
+                            raise RuntimeError(f"threads {t}, batch {batch}: {result['error']}")
                         for key in got[t]:
                             got[t][key] += result[key]
                 for t in thread_counts:

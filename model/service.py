@@ -82,7 +82,8 @@ class EngineService:
             self.engine.set_draft(draft, draft_tokenizer)
         except (ModelLoadError, RequestError) as e:
             self.draft_error = str(e)
-            log.warning("speculative decoding unavailable: %s", e)
+            log.warning("no draft model (the n-gram apprentice is still there): %s", e)
+            self.engine.set_draft_kind("ngram")  # set_draft_k works without a draft model
         self.max_workers = int(options.get("max_workers", 4))
         self.runner = None  # a model.parallel.ShardedRunner while the model is torn over worker processes
         self.sharding_mode = "tp"

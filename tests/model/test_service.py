@@ -70,7 +70,7 @@ def test_ready_event_names_the_floor_that_applies_and_the_apprentices(service):
     assert floor["floor_ms"] == floor[f"{floor['applies']}_floor_ms"] > 0
     assert ready["memory_bandwidth_bytes_per_s"] == floor["bandwidth_bytes_per_s"]
     assert floor["weight_bytes"] == ready["model"]["weight_bytes"]
-    assert ready["draft_kinds"] == ["ngram"] and ready["draft_kind"] == "model"  # no draft model in this fixture
+    assert ready["draft_kinds"] == ["ngram"] and ready["draft_kind"] == "ngram"  # no draft model in this fixture
 
 
 def test_the_window_can_pick_the_ngram_apprentice(service):
@@ -92,7 +92,7 @@ def test_the_window_can_pick_the_ngram_apprentice(service):
         (fin,) = of_type(events, "finished")
         assert fin["finish_reason"] != "length" or sum(r["tokens_out"] for r in reports) == 12
     finally:
-        svc.handle({"op": "set_draft_k", "k": 0, "kind": "model"})
+        svc.handle({"op": "set_draft_k", "k": 0, "kind": "ngram"})
 
 
 def test_submit_is_accepted(service):
