@@ -143,8 +143,10 @@ def bench_main(argv: list[str]) -> int:
     if args.update and out.with_suffix(".json").is_file():
         previous = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
         updated = [k for k in results if k not in ("machine", "quick", "started", "seconds", "load_average_end")]
+        load = {"start": results["machine"].get("load_average"), "end": results.get("load_average_end")}
         results = {**previous, **{k: results[k] for k in updated},
-                   "updated": {**previous.get("updated", {}), **{k: results["started"] for k in updated}}}
+                   "updated": {**previous.get("updated", {}), **{k: results["started"] for k in updated}},
+                   "updated_load": {**previous.get("updated_load", {}), **{k: load for k in updated}}}
     out.with_suffix(".json").write_text(json.dumps(results, indent=2, default=str) + "\n", encoding="utf-8")
     plots = _plots(results, out.parent)
     out.write_text(render_markdown(results, plots), encoding="utf-8")
@@ -207,6 +209,15 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
                   "figure here is slower and noisier than on an idle machine).", ""]
     if r.get("updated"):
         lines += ["Re-measured later: " + ", ".join(f"{k} ({when})" for k, when in r["updated"].items()) + ".", ""]
+        loads = {}
+        for k, load in r.get("updated_load", {}).items():
+            if load.get("start"):
+                loads.setdefault((tuple(load["start"]), tuple(load.get("end") or ())), []).append(k)
+        for (start, end), keys in loads.items():
+            lines += [f"Load average (1, 5, 15 min) while re-measuring {', '.join(keys)}: "
+                      f"{', '.join(map(str, start))} at the start" + (f", {', '.join(map(str, end))} at the end" if end else "")
+                      + f" (on {m['cores']} cores: above {m['cores']} processes waited for a core, and those figures are "
+                      "slower and noisier than on an idle machine).", ""]
     for key, title in (("transformers_missing", "Engine against transformers `generate()`"),
                        ("speculative_missing", "The apprentice (speculative decoding)")):
         if key in r:
