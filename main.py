@@ -5,6 +5,7 @@
     python main.py screenshot --out FILE.png [...]                             the window, saved offscreen
     python main.py kv-size ... | roofline ...                                  the calculators
     python main.py bench [--quick]                                             the benchmarks
+    python main.py desktop-entry [-- ARG ...]                                  add the app to the desktop's menu
 
 This file is the composition root: it parses the command line and hands over; each command imports its own
 heavy dependencies (torch, Qt) only when it runs.
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
+import os
 import sys
 
 # command -> "module:function"; each function takes the remaining argv and returns an exit status
@@ -23,7 +26,22 @@ COMMANDS = {
     "roofline": "model.costs:roofline_main",
     "screenshot": "gui.cli:screenshot_main",
     "bench": "bench.run:bench_main",
+    "desktop-entry": "gui.desktop_entry:desktop_entry_main",
 }
+
+
+# commands that open Qt's platform (a window, or offscreen when there is no display)
+WINDOW_COMMANDS = ("screenshot",)
+
+
+def platform_ok() -> bool:
+    """Before any QApplication: False, after one line on stderr naming the system packages to install, if Qt's
+    platform plugin cannot load here (on Linux/X11, Qt 6.5+ needs libxcb-cursor0 and aborts without it)."""
+    from gui.platform_check import check
+    problem = check()
+    if problem:
+        print(problem, file=sys.stderr)
+    return problem is None
 
 
 def _positive_int(text: str) -> int:
@@ -34,6 +52,50 @@ def _positive_int(text: str) -> int:
     if value < 1:  # 0 or less used to start the window and kill the engine (torch.set_num_threads)
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
     return value
+
+
+IDLE_SECONDS_RANGE = (0.2, 86_400.0)  # as gui.settings.RANGES (not imported: this file stays light)
+
+
+def _idle_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    lo, hi = IDLE_SECONDS_RANGE
+    if not math.isfinite(value) or not lo <= value <= hi:  # nan, inf, 1e308 and -5 are refused, not clamped
+        raise argparse.ArgumentTypeError(f"expected seconds between {lo:g} and {hi:g}, got {text!r}")
+    return value
+
+
+def _screen_index(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a screen index (0, 1, ...), got {text!r}") from None
+    if not 0 <= value <= 63:  # as gui.settings.RANGES
+        raise argparse.ArgumentTypeError(f"expected a screen index from 0 to 63, got {value}")
+    return value
+
+
+def _run_command(func, argv: list[str]) -> int:
+    """Run a subcommand; a reader that goes away (``| head``) or Ctrl+C ends it with one line, not a traceback.
+
+    Exit status: the command's own; 130 after Ctrl+C (128 + SIGINT); 141 (128 + SIGPIPE, what a shell reports
+    for ``yes | head``) when stdout was closed by its reader.
+    """
+    try:
+        return int(func(argv) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        try:  # Python flushes stdout again at exit: point it at /dev/null so that flush is silent too
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 141
 
 
 def build_gui_parser() -> argparse.ArgumentParser:
@@ -50,20 +112,25 @@ def build_gui_parser() -> argparse.ArgumentParser:
                    help="torch threads in the engine process (default: cores - 1, at least 1)")
     p.add_argument("--kiosk", action="store_true", help="fullscreen, attract loop when idle, locked down")
     p.add_argument("--presenter", action="store_true", help="large captions, fewer controls, clicker keys")
-    p.add_argument("--screen", type=int, default=None, metavar="N", help="screen index for fullscreen / kiosk")
-    p.add_argument("--idle-seconds", type=float, default=None, metavar="S", help="kiosk: idle time before the attract loop")
+    p.add_argument("--screen", type=_screen_index, default=None, metavar="N", help="screen index for fullscreen / kiosk")
+    p.add_argument("--idle-seconds", type=_idle_seconds, default=None, metavar="S",
+                   help="kiosk: idle time before the attract loop, %g to %g s" % IDLE_SECONDS_RANGE)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in COMMANDS:
+        if argv[0] in WINDOW_COMMANDS and "-h" not in argv and "--help" not in argv and not platform_ok():
+            return 2
         module, func = COMMANDS[argv[0]].split(":")
-        return int(getattr(importlib.import_module(module), func)(argv[1:]) or 0)
+        return _run_command(lambda rest: getattr(importlib.import_module(module), func)(rest), argv[1:])
     if argv and not argv[0].startswith("-"):
         print(f"main.py: unknown command {argv[0]!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
     args = build_gui_parser().parse_args(argv)
+    if not platform_ok():
+        return 2
     from gui.app import run_app
     return int(run_app(args) or 0)
 

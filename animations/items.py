@@ -1,8 +1,8 @@
-"""The stage's drawn things: chapter, cart, cheat-sheet grid, token slip, question sheet, and their colours.
+"""The stage's colours and its few painted things: the cart, the apprentice and its guess slips.
 
-Each item paints itself in ``paint`` (no child items), caches its pixels, and changes only through small setters
-(``set_lit``, ``set_state``, ``set_content``, ``set_progress``) that call ``update()`` when something changed, so
-a frame that moves items costs no repaint. Sizes are in scene units (about one pixel at 1080p).
+Each item paints itself in ``paint``, caches its pixels, and changes only through small setters that call
+``update()`` when something changed, so a frame that moves items costs no repaint. Sizes are in scene units.
+The stage's parts (animations/stage_*.py) draw everything else from rect items and tagged text items.
 """
 
 from __future__ import annotations
@@ -24,22 +24,16 @@ TEXT_DIM = QColor("#a9b8c8")
 CHAPTER = QColor("#4a74a3")
 CHAPTER_EDGE = QColor("#86aad3")
 CHAPTER_LIT = QColor("#ffc94a")
-CHAPTER_LIT_EDGE = QColor("#fff0c2")
 INK = QColor("#1b1d21")
-GHOST = QColor("#3d5670")
 CELL_EMPTY = QColor("#223140")
 CELL_EDGE = QColor("#2f4356")
 CELL_USED = QColor("#4fae6f")
 CELL_FRESH = QColor("#b5f5c5")
 PAPER = QColor("#f4efe2")
-PAPER_LINE = QColor("#c9c0ad")
-PAPER_READ = QColor("#5d8fc9")
 CART_BODY = QColor("#9a7448")
 CART_EDGE = QColor("#d1a874")
 WHEEL = QColor("#d4d9df")
 RAIL = QColor("#2c3b4b")
-LAMP_DECODE = QColor(255, 201, 74)
-LAMP_PREFILL = QColor(126, 200, 255)
 
 # One color per request sharing the table (distinct on a dark background, colour-blind friendly first).
 REQUEST_COLORS = [
@@ -54,119 +48,15 @@ REQUEST_COLORS = [
 # Item geometry (scene units).
 CART_BED = 14.0
 WHEEL_R = 12.0
-GRID_COLS = 10
-GRID_CELL = 24.0
-GRID_GAP = 5.0
-GRID_MAX_ROWS = 10
-
-
-def font_for(family: str, px: int, bold: bool = False) -> QFont:
-    font = QFont(family)
-    font.setPixelSize(px)
-    font.setBold(bold)
-    return font
 
 
 def pick_family() -> str:
-    """A family with Chinese glyphs if one is installed, else the default (the window may override it)."""
-    installed = set(QFontDatabase.families())
-    for family in ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei",
-                   "WenQuanYi Micro Hei"):
-        if family in installed:
-            return family
-    return QFont().family()
+    """The app's one family, with the bundled Chinese glyphs (gui.fonts registers them; the window may override it)."""
+    from gui.fonts import register_fonts  # Qt only; the same bundled font the app uses, on any machine
+    return register_fonts()
 
 
 # --- items ---------------------------------------------------------------------------------------------------
-class ChapterItem(QGraphicsItem):
-    """One chapter (transformer layer) of the book: a bar whose width is to scale with its bytes."""
-
-    def __init__(self, width: float, height: float, font: QFont):
-        super().__init__()
-        self._w, self._h = width, height
-        self._font = font
-        self._label = ""
-        self._lit = False
-        self._shards: list[QColor] = []  # torn book: one colour per desk (TP: vertical strips, PP: one band)
-        self._shard_mode = "tp"
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        return QRectF(-2, -2, self._w + 4, self._h + 4)
-
-    def set_shards(self, colors: list[QColor], mode: str = "tp") -> None:
-        """Torn book. ``mode`` "tp": the chapter is cut into ``len(colors)`` vertical strips, one per desk;
-        "pp": the whole chapter goes to one desk (``colors[0]``). An empty list: the chapter is whole."""
-        colors = list(colors)
-        if colors != self._shards or mode != self._shard_mode:
-            self._shards, self._shard_mode = colors, mode
-            self.update()
-
-    @property
-    def shards(self) -> int:
-        """Strips this chapter is cut into (1 when whole or torn by chapters)."""
-        return len(self._shards) if self._shard_mode == "tp" and self._shards else 1
-
-    @property
-    def width(self) -> float:
-        """Width in scene units at scale 1 (proportional to the chapter's bytes)."""
-        return self._w
-
-    @property
-    def height(self) -> float:
-        return self._h
-
-    @property
-    def lit(self) -> bool:
-        """True while this layer is being computed at the desk."""
-        return self._lit
-
-    def set_lit(self, lit: bool) -> None:
-        if lit != self._lit:
-            self._lit = lit
-            self.update()
-
-    def set_label(self, label: str) -> None:
-        self._label = label
-        self.update()
-
-    def set_font(self, font: QFont) -> None:
-        self._font = font
-        self.update()
-
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: D102 - Qt override
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        rect = QRectF(0, 0, self._w, self._h)
-        painter.setPen(QPen(CHAPTER_LIT_EDGE if self._lit else CHAPTER_EDGE, 2))
-        painter.setBrush(CHAPTER_LIT if self._lit else CHAPTER)
-        radius = min(5.0, self._h / 4)
-        painter.drawRoundedRect(rect, radius, radius)
-        # labels too small to read (many layers, riding the cart) are left out rather than drawn as specks
-        if self._label and self._h >= 20 and self._font.pixelSize() * abs(painter.worldTransform().m22()) >= 11:
-            painter.setFont(self._font)
-            painter.setPen(INK if self._lit else TEXT)
-            painter.drawText(rect.adjusted(12, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                             self._label)
-        if self._shards:
-            band = max(4.0, self._h * 0.16)
-            painter.setPen(Qt.PenStyle.NoPen)
-            if self._shard_mode == "tp":
-                n = len(self._shards)
-                strip = self._w / n
-                band = max(5.0, self._h * 0.24)
-                for i, color in enumerate(self._shards):
-                    tint = QColor(color)
-                    tint.setAlpha(70)
-                    painter.setBrush(tint)
-                    painter.drawRect(QRectF(i * strip, 0, strip, self._h))
-                    painter.setBrush(color)
-                    painter.drawRect(QRectF(i * strip + 1, self._h - band, strip - 2, band))
-                painter.setPen(QPen(BACKGROUND, 4))
-                for i in range(1, n):
-                    painter.drawLine(QPointF(i * strip, 0), QPointF(i * strip, self._h))
-            else:
-                painter.setBrush(self._shards[0])
-                painter.drawRoundedRect(QRectF(0, 0, max(6.0, band), self._h), radius, radius)
 
 
 class CartItem(QGraphicsItem):
@@ -196,174 +86,6 @@ class CartItem(QGraphicsItem):
         painter.setBrush(WHEEL)
         for x in (26.0, self._w - 26.0):
             painter.drawEllipse(QPointF(x, CART_BED + WHEEL_R), WHEEL_R, WHEEL_R)
-
-
-class CheatSheetItem(QGraphicsItem):
-    """The KV cache as a grid of pages (blocks); filled cells are pages in use, bright ones were just written."""
-
-    def __init__(self, num_blocks: int):
-        super().__init__()
-        self.num_blocks = max(0, int(num_blocks))
-        self.drawn = min(self.num_blocks, GRID_COLS * GRID_MAX_ROWS)
-        self.rows = math.ceil(self.drawn / GRID_COLS) if self.drawn else 0
-        self._filled = 0
-        self._fresh_from = 0
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        step = GRID_CELL + GRID_GAP
-        return QRectF(-2, -2, GRID_COLS * step + 4, max(1, self.rows) * step + 4)
-
-    @property
-    def filled(self) -> int:
-        """Cells drawn as in use (at most the number of cells drawn)."""
-        return self._filled
-
-    def set_state(self, in_use: int, fresh_from: int) -> None:
-        """Pages ``[0, in_use)`` are used; ``[fresh_from, in_use)`` were written by the trip on screen."""
-        filled = min(max(0, in_use), self.drawn)
-        fresh = min(max(0, fresh_from), filled)
-        if (filled, fresh) != (self._filled, self._fresh_from):
-            self._filled, self._fresh_from = filled, fresh
-            self.update()
-
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: D102 - Qt override
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        step = GRID_CELL + GRID_GAP
-        painter.setPen(QPen(CELL_EDGE, 1.5))
-        for i in range(self.drawn):
-            row, col = divmod(i, GRID_COLS)
-            if i < self._fresh_from:
-                painter.setBrush(CELL_USED)
-            elif i < self._filled:
-                painter.setBrush(CELL_FRESH)
-            else:
-                painter.setBrush(CELL_EMPTY)
-            painter.drawRoundedRect(QRectF(col * step, row * step, GRID_CELL, GRID_CELL), 4, 4)
-
-
-class SlipItem(QGraphicsItem):
-    """A paper slip with a new token, one per seat at the desk; a coloured band says which request it is.
-
-    ``hollow=True`` makes an empty seat marker instead (outline and band only): a place taken at the table.
-    """
-
-    def __init__(self, font: QFont, hollow: bool = False):
-        super().__init__()
-        self.hollow = hollow
-        self._w, self._h = 100.0, 40.0
-        self._font = font
-        self._text = ""
-        self._color = REQUEST_COLORS[0]
-        self.request_id = ""
-        self.setOpacity(0.0)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        return QRectF(-2, -2, self._w + 6, self._h + 6)
-
-    @property
-    def text(self) -> str:
-        return self._text
-
-    def set_content(self, rect: QRectF, text: str, color: QColor, font: QFont, request_id: str) -> None:
-        """Place the slip (rect in scene units) and give it its token text and request colour."""
-        if rect.width() != self._w or rect.height() != self._h:
-            self.prepareGeometryChange()
-            self._w, self._h = rect.width(), rect.height()
-        self.setPos(rect.topLeft())
-        self.setTransformOriginPoint(self._w / 2, self._h / 2)
-        self._text, self._color, self._font, self.request_id = text, color, font, request_id
-        self.update()
-
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: D102 - Qt override
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        if self.hollow:
-            edge = QColor(self._color)
-            edge.setAlpha(150)
-            painter.setPen(QPen(edge, 2, Qt.PenStyle.DashLine))
-            painter.setBrush(QColor(255, 255, 255, 10))
-            painter.drawRoundedRect(QRectF(1, 1, self._w - 2, self._h - 2), 5, 5)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(edge)
-            painter.drawRoundedRect(QRectF(0, 0, 10, self._h), 4, 4)
-            return
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(0, 0, 0, 90))
-        painter.drawRoundedRect(QRectF(3, 4, self._w, self._h), 5, 5)  # shadow
-        painter.setBrush(PAPER)
-        painter.drawRoundedRect(QRectF(0, 0, self._w, self._h), 5, 5)
-        painter.setBrush(self._color)
-        painter.drawRoundedRect(QRectF(0, 0, 10, self._h), 4, 4)
-        painter.setFont(self._font)
-        painter.setPen(INK)
-        text_rect = QRectF(18, 0, self._w - 24, self._h)
-        elided = QFontMetricsF(self._font).elidedText(self._text, Qt.TextElideMode.ElideRight, text_rect.width())
-        painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, elided)
-
-
-class QuestionSheetItem(QGraphicsItem):
-    """The question (prompt) on a sheet of paper; a blue band shows how far the prefill has read it."""
-
-    LINES = (0.92, 0.78, 0.88, 0.95, 0.7, 0.9, 0.83, 0.6, 0.86, 0.74, 0.9, 0.5)
-
-    def __init__(self, rect: QRectF, font: QFont):
-        super().__init__()
-        self._w, self._h = rect.width(), rect.height()
-        self.setPos(rect.topLeft())
-        self._font = font
-        self._title = ""
-        self._progress = 0.0
-        self.setOpacity(0.0)
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        return QRectF(-2, -2, self._w + 8, self._h + 8)
-
-    def set_title(self, title: str, font: QFont | None = None) -> None:
-        """Set the header line; its font shrinks (not below 16 px) until the line fits the sheet."""
-        self._title = title
-        font = QFont(font if font is not None else self._font)
-        while font.pixelSize() > 16 and QFontMetricsF(font).horizontalAdvance(title) > self._w - 32:
-            font.setPixelSize(font.pixelSize() - 1)
-        self._font = font
-        self.update()
-
-    @property
-    def progress(self) -> float:
-        """How much of the question has been read, 0 … 1."""
-        return self._progress
-
-    def set_progress(self, p: float) -> None:
-        p = clamp01(p)
-        if abs(p - self._progress) > 1e-4 or (p in (0.0, 1.0) and p != self._progress):
-            self._progress = p
-            self.update()
-
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: D102 - Qt override
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(0, 0, 0, 90))
-        painter.drawRoundedRect(QRectF(4, 5, self._w, self._h), 6, 6)
-        painter.setBrush(PAPER)
-        painter.drawRoundedRect(QRectF(0, 0, self._w, self._h), 6, 6)
-        painter.setFont(self._font)
-        painter.setPen(INK)
-        painter.drawText(QRectF(16, 10, self._w - 32, 34), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                         self._title)
-        top, bottom = 62.0, self._h - 20
-        n = len(self.LINES)
-        pitch = (bottom - top) / n
-        read = self._progress * n
-        painter.setPen(Qt.PenStyle.NoPen)
-        for i, frac in enumerate(self.LINES):
-            y = top + i * pitch
-            full = (self._w - 36) * frac
-            painter.setBrush(PAPER_LINE)
-            painter.drawRoundedRect(QRectF(18, y, full, pitch * 0.42), 3, 3)
-            done = clamp01(read - i)
-            if done > 0:
-                painter.setBrush(PAPER_READ)
-                painter.drawRoundedRect(QRectF(18, y, full * done, pitch * 0.42), 3, 3)
 
 
 # --- the apprentice (speculative decoding) and the torn book (parallelism) -------------------------------------
@@ -434,6 +156,14 @@ class GuessSlipItem(QGraphicsItem):
         self._text, self._state, self._color, self._fix, self._tag = text, state, color, fix, tag
         self._verdict = 0.0
         self.update()
+
+    def audit_texts(self) -> list[dict]:
+        """The painted words, for the layout audit (gui/layout_audit.py): text, item-local rect, font px, role."""
+        if not self._text and not self._fix:
+            return []
+        text = self._text + (f" → {self._fix}" if self._state == "wrong" and self._fix else "")
+        return [{"text": text, "rect": QRectF(0, 0, self._w, self._h), "font_px": float(self._font.pixelSize()),
+                 "clipped": False, "role": "apprentice"}]
 
     def set_verdict(self, v: float) -> None:
         v = clamp01(v)
@@ -573,136 +303,6 @@ class ApprenticeItem(QGraphicsItem):
         if self._note:
             painter.setPen(TEXT_DIM)
             painter.drawText(QRectF(-30, 128, self.W + 60, 26), Qt.AlignmentFlag.AlignCenter, self._note)
-
-
-class DesksItem(QGraphicsItem):
-    """The torn book's desks, one row per worker: its name, its share of the chapters, its measured times.
-
-    TP: every desk holds a strip of every chapter and works at once; a sync line joins the desks and flashes at
-    every all-reduce. PP: each desk holds a run of whole chapters; only the desk whose chapter is being read is
-    busy, the others are greyed (the pipeline bubble).
-    """
-
-    def __init__(self, width: float, font: QFont, small_font: QFont):
-        super().__init__()
-        self._w = width
-        self._font, self._small = font, small_font
-        self._mode = "tp"
-        self._n_layer = 1
-        self._layers: list[tuple[int, int]] = []
-        self._names: list[str] = []
-        self._times: list[tuple[float, float, float]] = []
-        self._lit: int | None = None
-        self._sync = 0.0
-        self.row_h = 40.0
-        self.gap = 6.0
-        self.setOpacity(0.0)
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        return QRectF(-4, -4, self._w + 8, 4 * (self.row_h + self.gap) + 8)
-
-    @property
-    def n(self) -> int:
-        return len(self._layers)
-
-    @property
-    def mode(self) -> str:
-        return self._mode
-
-    def configure(self, mode: str, n_layer: int, layers: list[tuple[int, int]], names: list[str]) -> None:
-        """``layers``: per desk the [start, stop) of the chapters it holds (TP: all of them)."""
-        self.prepareGeometryChange()
-        self._mode, self._n_layer, self._layers, self._names = mode, max(1, n_layer), list(layers), list(names)
-        self._times = [(0.0, 0.0, 0.0)] * len(layers)
-        self.update()
-
-    def set_times(self, times: list[tuple[float, float, float]]) -> None:
-        """Per desk (compute ms, communication ms, bubble ms) of the trip on screen."""
-        self._times = list(times)[: len(self._layers)] + [(0.0, 0.0, 0.0)] * max(0, len(self._layers) - len(times))
-        self.update()
-
-    def set_lit(self, layer: int | None) -> None:
-        if layer != self._lit:
-            self._lit = layer
-            self.update()
-
-    def set_sync(self, flash: float) -> None:
-        """0 … 1: brightness of the sync line (an all-reduce in progress)."""
-        flash = clamp01(flash)
-        if abs(flash - self._sync) > 1e-2 or (flash in (0.0, 1.0) and flash != self._sync):
-            self._sync = flash
-            self.update()
-
-    def busy(self, desk: int) -> bool:
-        """True when ``desk`` is working on the chapter being read now."""
-        if self._lit is None or not 0 <= desk < len(self._layers):
-            return False
-        if self._mode == "tp":
-            return True
-        a, b = self._layers[desk]
-        return a <= self._lit < b
-
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: D102 - Qt override
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        n = len(self._layers)
-        name_w, bar_w = 78.0, 64.0
-        sync_x = self._w - 10
-        book_w = self._w - name_w - bar_w - 34
-        worst = max([sum(t) for t in self._times] + [1e-9])
-        for d in range(n):
-            y = d * (self.row_h + self.gap)
-            color = DESK_COLORS[d % len(DESK_COLORS)]
-            busy = self.busy(d)
-            idle = self._lit is not None and not busy
-            row = QRectF(0, y, self._w - 20, self.row_h)
-            painter.setPen(QPen(color if not idle else GHOST, 2))
-            painter.setBrush(QColor(color.red(), color.green(), color.blue(), 60 if busy else 18))
-            painter.drawRoundedRect(row, 6, 6)
-            painter.setFont(self._font)
-            painter.setPen(TEXT if not idle else TEXT_DIM)
-            label = self._names[d] if d < len(self._names) else str(d + 1)
-            painter.drawText(QRectF(8, y, name_w - 8, self.row_h), Qt.AlignmentFlag.AlignVCenter, label)
-            # the chapters this desk holds: TP a thin strip of each, PP whole chapters of its stage
-            a, b = self._layers[d]
-            cell = book_w / self._n_layer
-            for layer in range(self._n_layer):
-                x = name_w + layer * cell
-                held = a <= layer < b
-                w = (cell - 3) / (n if self._mode == "tp" else 1)
-                lit = held and layer == self._lit
-                painter.setPen(Qt.PenStyle.NoPen)
-                if held:
-                    painter.setBrush(CHAPTER_LIT if lit else (CHAPTER if not idle else QColor("#34465a")))
-                    painter.drawRoundedRect(QRectF(x, y + 6, max(2.0, w), self.row_h - 12), 2, 2)
-                else:
-                    painter.setBrush(QColor(255, 255, 255, 14))
-                    painter.drawRoundedRect(QRectF(x, y + 6, cell - 3, self.row_h - 12), 2, 2)
-            if idle and self._mode == "pp":
-                painter.setFont(self._small)
-                painter.setPen(TEXT_DIM)
-                painter.drawText(QRectF(name_w, y, book_w, self.row_h), Qt.AlignmentFlag.AlignCenter, "z z z")
-            # measured times: compute (desk colour), communication (red), bubble (grey)
-            if d < len(self._times):
-                comp, comm, bub = self._times[d]
-                x = self._w - 20 - bar_w - 6
-                for value, col in ((comp, color), (comm, WRONG), (bub, GHOST)):
-                    w = bar_w * value / worst if worst > 0 else 0.0
-                    if w > 0.5:
-                        painter.setPen(Qt.PenStyle.NoPen)
-                        painter.setBrush(col)
-                        painter.drawRect(QRectF(x, y + 10, w, self.row_h - 20))
-                        x += w
-        # the sync line (TP): every desk waits here for the others, every all-reduce
-        if self._mode == "tp" and n > 1:
-            top = self.row_h / 2
-            bottom = (n - 1) * (self.row_h + self.gap) + self.row_h / 2
-            glow = QColor(WRONG)
-            glow.setAlphaF(0.25 + 0.75 * self._sync)
-            painter.setPen(QPen(glow, 2 + 4 * self._sync, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
-            painter.drawLine(QPointF(sync_x, top), QPointF(sync_x, bottom))
-            for d in range(n):
-                y = d * (self.row_h + self.gap) + self.row_h / 2
-                painter.drawLine(QPointF(self._w - 20, y), QPointF(sync_x, y))
 
 
 __all__ = [

@@ -14,9 +14,10 @@ import signal
 import sys
 
 from PySide6.QtCore import QCoreApplication, QSettings, Qt, QtMsgType, QTimer, qInstallMessageHandler
-from PySide6.QtGui import QFont, QGuiApplication
+from PySide6.QtGui import QFont, QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
+import assets
 from gui import i18n
 from gui.bridge import DEFAULT_TARGET, EngineBridge
 from gui.fonts import register_fonts
@@ -58,6 +59,8 @@ def create_app(argv: list[str] | None = None) -> QApplication:
         QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
         app = QApplication(argv if argv is not None else [sys.argv[0]])
     QCoreApplication.setApplicationName(APP_NAME)
+    QGuiApplication.setDesktopFileName("one-trip")  # assets/one-trip.desktop; the icon from assets/icons
+    app.setWindowIcon(QIcon(str(assets.ICONS / "one-trip.png")))
     QCoreApplication.setOrganizationName(ORG_NAME)
     from gui.settings import configure_qsettings
     configure_qsettings()  # every QSettings() reads and writes one INI file (ONE_TRIP_CONFIG_DIR for tests)
@@ -129,7 +132,11 @@ def run_app(args) -> int:
     install_qt_message_handler()
     app = create_app()
     settings = app_settings.load(args)
-    app_settings.save(app_settings.load(), only_missing=True)  # the file lists every key an operator may set
+    problem = app_settings.write_problem()
+    if problem:  # said once; the app runs on what it could read (or the defaults)
+        log.warning("settings cannot be saved (%s); running on the settings read and the defaults", problem)
+    else:
+        app_settings.write_defaults_if_new(app_settings.Settings())  # a new file lists every key an operator may set
     log.info("settings %s (from %s); log %s", settings, app_settings.settings_path(), log_file)
     window = build_window(args, app)
     kiosk = bool(_opt(args, "kiosk", False))
@@ -140,7 +147,8 @@ def run_app(args) -> int:
     from gui.kiosk import KioskController
     from gui.presenter import Presenter
     controller = KioskController(window, settings).install() if kiosk else None
-    Presenter(window, screens=controller.screens if controller else None, screen=settings.screen).install(
+    Presenter(window, screens=controller.screens if controller else None, screen=settings.screen,
+              deck=settings.deck).install(
         presenter_mode=bool(_opt(args, "presenter", False)))
     if controller is not None:
         controller.show()

@@ -1,8 +1,17 @@
-"""Fonts: register the bundled ones and pick a family that has real Chinese glyphs.
+"""Fonts: one family for every text in both languages, the bundled Noto Sans SC subset.
 
-The app ships (or will ship) a subset CJK font under ``assets/fonts/``; every ``.otf``/``.ttf``/``.ttc`` found
-there is registered with ``QFontDatabase.addApplicationFont``. When nothing is bundled, a system family that
-covers Chinese is used (Noto Sans CJK SC on Linux, PingFang SC on macOS, Microsoft YaHei on Windows).
+``assets/fonts/`` ships ``NotoSansSC-OneTrip.otf`` (family ``FAMILY``, "Noto Sans SC OneTrip": every Chinese
+character of the translations plus the 3,755 common hanzi, and ASCII, Latin-1, general punctuation and arrows,
+with tabular digits) and a small DejaVu Sans subset (family ``GLYPH_FALLBACK``) that is only a glyph-level
+fallback for the token-label marks the CJK font lacks (↵ ⇥ ␀ ␛ ␍ ⟨ ⟩ ᵀ ✗): ``register_fonts`` makes it the
+substitute of ``FAMILY``, so Qt draws those marks from it and everything else from ``FAMILY``.
+
+Every file under ``assets/fonts/`` (found through ``importlib.resources``, see ``assets``) is registered with
+``QFontDatabase.addApplicationFont``. Only when nothing is bundled is a system family that covers Chinese used
+(Noto Sans CJK SC on Linux, PingFang SC on macOS, Microsoft YaHei on Windows).
+
+Known limits of the one family (checked with fontTools): it has one weight (Regular; bold is synthesised by
+Qt), and its · “ ” ‘ ’ … are full-width, as the CJK convention draws them, also in English text.
 """
 
 from __future__ import annotations
@@ -12,9 +21,14 @@ from pathlib import Path
 
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics
 
+import assets
+
 log = logging.getLogger(__name__)
 
-FONT_DIR = Path(__file__).resolve().parent.parent / "assets" / "fonts"
+FONT_DIR = assets.FONTS
+
+FAMILY = "Noto Sans SC OneTrip"  # the one family of the app, both languages (assets/fonts/NotoSansSC-OneTrip.otf)
+GLYPH_FALLBACK = "DejaVu Sans OneTrip"  # only for the marks FAMILY lacks (assets/fonts/OneTripLatin-*.ttf)
 
 # Preferred families, best first. A bundled family found by register_fonts() goes before all of them.
 CJK_FAMILIES = (
@@ -50,7 +64,8 @@ def covers(family: str, text: str) -> bool:
 def register_fonts(font_dir: str | Path | None = None) -> str:
     """Register every font file under ``font_dir`` (default ``assets/fonts/``) and return the family to use.
 
-    Needs a ``QGuiApplication``. Returns the first registered family that covers Chinese, else the first system
+    Needs a ``QGuiApplication``. Returns the first registered family that covers Chinese (``FAMILY`` with the
+    bundled fonts), else the first system
     family in ``CJK_FAMILIES`` that is installed and covers Chinese, else the application's default family
     (Latin text still renders; Chinese may not, and a warning is logged).
     Calling it again does not register the same files twice.
@@ -63,6 +78,8 @@ def register_fonts(font_dir: str | Path | None = None) -> str:
                 log.warning("could not load font %s", path)
                 continue
             _registered.extend(QFontDatabase.applicationFontFamilies(font_id))
+        if FAMILY in _registered and GLYPH_FALLBACK in _registered:
+            QFont.insertSubstitution(FAMILY, GLYPH_FALLBACK)  # token-label marks; see the module docstring
     installed = set(QFontDatabase.families())
     for family in [*_registered, *CJK_FAMILIES]:
         if family in installed and covers(family, _PROBE):
@@ -70,3 +87,32 @@ def register_fonts(font_dir: str | Path | None = None) -> str:
     fallback = QFont().family()
     log.warning("no font with Chinese glyphs found; using %s", fallback)
     return fallback
+
+
+def families() -> list[str]:
+    """The font families to hand to ``QFont.setFamilies``: the app's one family, then the glyph fallback.
+
+    Registers the bundled fonts first (needs a ``QGuiApplication``); families that are not installed are left out.
+    """
+    family = register_fonts()
+    installed = set(QFontDatabase.families())
+    return [family] + [f for f in (GLYPH_FALLBACK,) if f in installed and f != family]
+
+
+def app_font(px: int | None = None, bold: bool = False) -> QFont:
+    """A ``QFont`` of the app's one family (see ``families``), ``px`` pixels high when given (else Qt's default
+    size). Needs a ``QGuiApplication``."""
+    font = QFont()
+    font.setFamilies(families())
+    if px is not None:
+        font.setPixelSize(max(1, int(px)))
+    font.setBold(bold)
+    return font
+
+
+def use_app_font(app, px: int | None = None) -> str:
+    """Make ``app_font(px)`` the default font of ``app`` (a ``QGuiApplication``), as the app does at start-up,
+    so every widget, item and ``QFont()`` without a family draws Chinese with real glyphs. Returns the family."""
+    font = app_font(px)
+    app.setFont(font)
+    return font.family()

@@ -19,6 +19,11 @@ Rules (one ``press()`` = one trip of the book = one forward pass):
   down. On the trip every seated person writes 1 token (newcomers: their reading trip's first token). Whoever
   finishes their sentence leaves after the trip, freeing the seat (continuous batching).
 Counters: trips, tokens, tokens per trip (tokens ÷ trips) and accounted time (trips × ms_per_trip).
+
+Words: with ``sentences`` (lists of token labels, e.g. ``["One", "␣trip", ...]``) person n writes sentence
+(n − 1) mod len(sentences) token by token, and its length is their ``target``; each person keeps the ``words``
+written so far, each trip's events say which ``words`` it wrote, and the last ``KEEP_FINISHED`` finished
+sentences stay in ``finished`` (so a board can show a sentence after its writer has left).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ MS_PER_TRIP = 8.0  # the source §07: 16 GB ÷ ~2 TB/s ≈ 8 ms per trip; “耗
 GUESSES = 5  # the apprentice guesses 5 tokens per trip (the source: “5 个里的 3–4 个”)
 # P(accepted = 0..5): 3 or 4 kept two times in three, mean 3.0 (illustrative, in the source's spirit)
 ACCEPT_WEIGHTS = (1, 1, 2, 5, 5, 1)
+KEEP_FINISHED = 4  # finished sentences kept for the board
 
 
 @dataclass
@@ -43,6 +49,12 @@ class Person:
     target: int
     written: int = 0
     has_read: bool = False
+    sentence: tuple[str, ...] = ()  # the tokens this person writes ((): no words, only counts)
+
+    @property
+    def words(self) -> list[str]:
+        """The tokens written so far (empty without a sentence)."""
+        return list(self.sentence[:self.written])
 
     @property
     def done(self) -> bool:
@@ -54,7 +66,8 @@ class GpuGame:
 
     def __init__(self, mode: str = "alone", seed: int = 0, sentence_tokens: int = 12, seats: int = 4,
                  guesses: int = GUESSES, ms_per_trip: float = MS_PER_TRIP,
-                 accept_source: Callable[[int], int] | None = None):
+                 accept_source: Callable[[int], int] | None = None,
+                 sentences: list[list[str]] | None = None):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if sentence_tokens < 1 or seats < 1 or guesses < 1:
@@ -66,6 +79,8 @@ class GpuGame:
         self.guesses = guesses
         self.ms_per_trip = ms_per_trip
         self.accept_source = accept_source  # guesses -> accepted; None: the seeded random illustration
+        self.sentences = [tuple(str(w) for w in s) for s in (sentences or []) if s]
+        self.finished: list[dict] = []  # the last KEEP_FINISHED finished sentences: {"person", "words"}
         self.trips = 0
         self.tokens = 0
         self.sentences_done = 0
@@ -105,12 +120,17 @@ class GpuGame:
         return 0 if not p.has_read else min(self.guesses, p.target - p.written)
 
     def _seat_newcomer(self) -> None:
-        self.people.append(Person(self._next_number, self.sentence_tokens))
+        n = self._next_number
+        if self.sentences:
+            sentence = self.sentences[(n - 1) % len(self.sentences)]
+            self.people.append(Person(n, len(sentence), sentence=sentence))
+        else:
+            self.people.append(Person(n, self.sentence_tokens))
         self._next_number += 1
 
     def press(self) -> list[dict]:
         """One trip. Returns what it did per person: ``{"person", "read", "tokens", "guesses", "accepted",
-        "done"}``."""
+        "done", "words"}`` (``words``: the tokens written on this trip; [] without sentences)."""
         if len(self.people) < self.seats:
             self._seat_newcomer()
         self.trips += 1
@@ -125,12 +145,16 @@ class GpuGame:
                 g = min(self.guesses, remaining)
                 a = self.draw_accepted(g)
                 ev.update(guesses=g, accepted=a, tokens=min(a + 1, remaining))
+            ev["words"] = list(p.sentence[p.written:p.written + ev["tokens"]])
             p.written += ev["tokens"]
             self.tokens += ev["tokens"]
             ev["done"] = p.done
             events.append(ev)
         finished = [p for p in self.people if p.done]
         self.sentences_done += len(finished)
+        for p in finished:
+            self.finished.append({"person": p.number, "words": p.words, "target": p.target})
+        self.finished = self.finished[-KEEP_FINISHED:]
         self.people = [p for p in self.people if not p.done]
         self.last = events
         return events
@@ -141,9 +165,10 @@ class GpuGame:
                 "tokens_per_trip": self.tokens_per_trip, "accounted_ms": self.accounted_ms,
                 "ms_per_trip": self.ms_per_trip, "seats": self.seats, "sentence_tokens": self.sentence_tokens,
                 "sentences_done": self.sentences_done, "guesses": self.guesses,
-                "people": [{"number": p.number, "written": p.written, "target": p.target, "has_read": p.has_read}
-                           for p in self.people],
+                "people": [{"number": p.number, "written": p.written, "target": p.target, "has_read": p.has_read,
+                            "words": p.words} for p in self.people],
+                "finished": [dict(f) for f in self.finished],
                 "last": list(self.last)}
 
 
-__all__ = ["GpuGame", "Person", "MODES", "MS_PER_TRIP", "GUESSES", "ACCEPT_WEIGHTS"]
+__all__ = ["GpuGame", "Person", "MODES", "MS_PER_TRIP", "GUESSES", "ACCEPT_WEIGHTS", "KEEP_FINISHED"]

@@ -2,7 +2,8 @@
 
 The ``.ts`` XML is read directly by ``TsTranslator`` (no build step, never stale); a compiled ``.qm``
 (``pyside6-lrelease``) is used only when no ``.ts`` ships.
-Switching language installs or removes the translator; Qt then sends every widget a ``LanguageChange`` event
+Each language's translator is loaded once and reused (switching back and forth holds one per language);
+switching language installs or removes it; Qt then sends every widget a ``LanguageChange`` event
 and each window re-applies its strings.
 """
 
@@ -12,11 +13,14 @@ import logging
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QTranslator
 
 log = logging.getLogger(__name__)
 
-I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+import assets
+
+I18N_DIR = assets.I18N  # the bundled translations, wherever the package is installed
 LANGUAGES = ("en", "zh")
 _QT_LOCALE = {"zh": "zh_CN"}
 
@@ -71,6 +75,7 @@ def load_translator(lang: str, i18n_dir: str | Path | None = None) -> QTranslato
 
 _installed: QTranslator | None = None
 _current = "en"
+_loaded: dict[str, QTranslator | None] = {}  # one translator per language, loaded once and reused
 
 
 def set_language(lang: str) -> str:
@@ -84,12 +89,19 @@ def set_language(lang: str) -> str:
     if lang == _current and (_installed is not None or lang == "en"):
         return _current
     app = QCoreApplication.instance()
-    if _installed is not None:
+    if _installed is not None and shiboken6.isValid(_installed):
         app.removeTranslator(_installed)
         _installed = None
-    translator = load_translator(lang)
+    cached = _loaded.get(lang)
+    if cached is not None and (not shiboken6.isValid(cached) or cached.parent() is not app):
+        del _loaded[lang]  # its application is gone (tests make a new one): load again
+    if lang not in _loaded:
+        translator = load_translator(lang)
+        if translator is not None:
+            translator.setParent(app)  # lives as long as the application; never duplicated
+        _loaded[lang] = translator
+    translator = _loaded[lang]
     if translator is not None:
-        translator.setParent(app)
         app.installTranslator(translator)
         _installed = translator
     _current = lang

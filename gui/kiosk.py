@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
@@ -144,7 +145,17 @@ class IdleWatcher(QObject):
         self.set_seconds(seconds)
 
     def set_seconds(self, seconds: float) -> None:
-        self._timer.setInterval(max(100, int(float(seconds) * 1000)))
+        """Idle time in seconds, held to 0.1 s .. one day (QTimer takes at most 2**31 - 1 ms); nan, inf or a
+        non-number keeps the current interval and logs a WARNING (callers check their values first)."""
+        try:
+            value = float(seconds)
+        except (TypeError, ValueError):
+            value = math.nan
+        if not math.isfinite(value):
+            log.warning("kiosk: idle time %r is not a number of seconds; keeping %.1f s", seconds,
+                        self._timer.interval() / 1000)
+            return
+        self._timer.setInterval(int(min(86_400.0, max(0.1, value)) * 1000))
 
     def start(self) -> None:
         QApplication.instance().installEventFilter(self)

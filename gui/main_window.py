@@ -35,6 +35,7 @@ MAIN_NEW_TOKENS = 64  # tokens the visitor's own answer may take
 GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine may have dropped it)
 SHARDING_WATCHDOG_MS = 30_000  # workers that have not answered by then: the tearing slider goes back
 RESTART_DELAY_MS = 400
+RESTART_MAX_DELAY_MS = 60_000  # an engine that keeps dying is retried at most this far apart, for days
 
 # The bundled model learned from the Python documentation and standard library (assets/models/README.md),
 # so code and documentation prose come first; Chinese shows how the tokenizer cuts what it never learned.
@@ -145,6 +146,7 @@ class MainWindow(QMainWindow):
         self.main_new_tokens = MAIN_NEW_TOKENS
         self._prompt_text = ""
         self._restarts: deque[float] = deque(maxlen=6)
+        self._rapid_deaths = 0  # engine deaths each within a minute of the one before
         self._status_key: tuple[str, dict] | None = None
         self._readout_args: dict | None = None
         # the apprentice (speculative decoding) and the torn book (sharding): requested and measured
@@ -470,8 +472,12 @@ class MainWindow(QMainWindow):
         """Run: start a new answer if none is in progress, then keep granting trips."""
         if self.engine_info is None:
             self._want_run = self._fatal is None
-            if self._fatal is None:
+            if self._fatal is None and self._restart_timer.isActive():  # say what is really happening
+                self._set_status("The engine is restarting; it will run when it is ready.")
+            elif self._fatal is None and self.bridge.is_running():
                 self._set_status("Loading the model…")
+            elif self._fatal is None:
+                self._set_status("The engine is not running.")
             else:
                 self._set_status("The model is not available.")
             return
@@ -844,12 +850,19 @@ class MainWindow(QMainWindow):
         if self._fatal is not None or not self.auto_restart:
             return
         now = time.monotonic()
+        rapid = bool(self._restarts) and now - self._restarts[-1] < 60
+        self._rapid_deaths = self._rapid_deaths + 1 if rapid else 0
         self._restarts.append(now)
-        if len(self._restarts) == self._restarts.maxlen and now - self._restarts[0] < 60:
-            self._set_status("The engine keeps stopping; it will not be restarted. See the log.")
-            return
-        self._set_status_text(_tr("The engine stopped (code {code}). Starting a new one…").format(code=code))
-        self._restart_timer.start(RESTART_DELAY_MS)
+        # a kiosk runs for days: never give up, back off (0.4 s, then doubling after a few quick deaths, to 60 s)
+        delay = min(RESTART_MAX_DELAY_MS, RESTART_DELAY_MS * 2 ** max(0, self._rapid_deaths - 2))
+        if self._rapid_deaths >= 5:
+            log.warning("engine stopped again (code %s), %d times in a row; next try in %.1f s",
+                        code, self._rapid_deaths + 1, delay / 1000)
+            self._set_status_text(_tr("The engine keeps stopping; trying again in {s} s. See the log.").format(
+                s=f"{delay / 1000:.0f}"))
+        else:
+            self._set_status_text(_tr("The engine stopped (code {code}). Starting a new one…").format(code=code))
+        self._restart_timer.start(delay)
 
     def _restart_engine(self) -> None:
         self._want_run = self._want_run or self._running

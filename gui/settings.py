@@ -18,12 +18,19 @@ operator can edit by hand::
     prompts=Once upon a time, a little robot | 从前有一座山，山里有一座庙，
 
 Command-line values win for that run only (``--idle-seconds 5`` for a test does not stick); ``save()`` writes a
-whole ``Settings`` back, and ``run_app`` writes the keys that are missing so the file documents itself.
+whole ``Settings`` back. ``run_app`` writes every key only when there is no file yet (so a new file documents
+itself); an existing file is never rewritten at start (QSettings would drop the operator's ``;`` comments), and
+a file QSettings cannot parse is left alone with a WARNING.
+
+Every value, from the file or the command line, is checked: a bad one (not a number, nan, inf, out of
+``RANGES``, an unknown language, an operator chord that matches no key) is logged at WARNING with its key, the
+bad value and the value used instead (the default).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -34,6 +41,28 @@ ENV_CONFIG_DIR = "ONE_TRIP_CONFIG_DIR"
 ORG_NAME = APP_NAME = "One Trip"
 PROMPT_SEPARATOR = " | "
 MAX_PROMPT_CHARS = 200  # a configured attract prompt is short: it has to be written in a few seconds
+DEFAULT_CHORD = "Ctrl+Alt+Shift+Q"
+LANGUAGES = ("zh", "en")
+# accepted (lowest, highest) of each number; Qt timers hold at most 2**31 - 1 ms (24.8 days)
+RANGES = {"idle_seconds": (0.2, 86_400.0), "screen": (0, 63), "trip_seconds": (0.05, 3.0),
+          "section_seconds": (0.1, 3_600.0)}
+
+
+def chord_problem(text: str) -> str | None:
+    """Why ``text`` cannot be the kiosk's exit chord, or None if it can: one key with Ctrl, Alt or Meta (a
+    visitor must not be able to type it), written so that Qt knows the key (``QKeySequence("nonsense")`` is
+    not empty, but matches no key)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QKeySequence
+    seq = QKeySequence(text)
+    if seq.count() != 1:
+        return "it must be exactly one key combination" if seq.count() else "it is empty"
+    combo = seq[0]
+    if combo.key() in (Qt.Key_unknown, 0) or combo.key() in (Qt.Key_Control, Qt.Key_Alt, Qt.Key_Shift, Qt.Key_Meta):
+        return "Qt knows no such key"
+    if not combo.keyboardModifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
+        return "it needs Ctrl, Alt or Meta, or a visitor could type it"
+    return None
 
 
 def config_dir() -> Path:
@@ -69,24 +98,53 @@ class Settings:
     except ``language``, which the window also remembers at the top level)."""
 
     language: str = "zh"  # the visitor's language: a kiosk returns to it after every visitor
-    idle_seconds: float = 60.0  # no input this long starts the attract loop (kiosk)
+    idle_seconds: float = 60.0  # no input this long starts the attract loop (kiosk), RANGES
     screen: int = 0  # index into QGuiApplication.screens() for fullscreen
-    operator_chord: str = "Ctrl+Alt+Shift+Q"  # the only way out of a kiosk (besides SIGTERM)
+    operator_chord: str = DEFAULT_CHORD  # the only way out of a kiosk (besides SIGTERM)
     trip_seconds: float = 1.0  # slow motion: seconds one trip of the weights takes on screen
     section_seconds: float = 8.0  # attract loop: seconds per tour section
     prompts: list[str] = field(default_factory=list)  # attract loop prompts; empty: the built-in presets
+    deck: str = "1-15, live, 16, 17, 18"  # [presenter] the talk's order; gui.deck checks it (logged fallback)
 
     def __post_init__(self) -> None:
-        self.language = self.language if self.language in ("zh", "en") else "zh"
-        self.idle_seconds = max(0.2, float(self.idle_seconds))
-        self.screen = max(0, int(self.screen))
-        self.operator_chord = str(self.operator_chord).strip() or "Ctrl+Alt+Shift+Q"
-        self.trip_seconds = min(3.0, max(0.05, float(self.trip_seconds)))
-        self.section_seconds = max(0.5, float(self.section_seconds))
+        defaults = {f.name: f.default for f in fields(self) if f.name != "prompts"}
+
+        def bad(name: str, value, why: str):
+            used = defaults[name]
+            log.warning("settings: bad %s=%r (%s); using %r", _key(name), value, why, used)
+            return used
+
+        if self.language not in LANGUAGES:
+            self.language = bad("language", self.language, "expected zh or en")
+        for name, (lo, hi) in RANGES.items():
+            raw = getattr(self, name)
+            kind = int if name == "screen" else float
+            try:
+                if isinstance(raw, bool):
+                    raise TypeError
+                value = float(str(raw).strip()) if isinstance(raw, str) else float(raw)
+                if kind is int:
+                    if not value.is_integer():
+                        raise ValueError
+                    value = int(value)
+            except (TypeError, ValueError, OverflowError):
+                setattr(self, name, bad(name, raw, "not a " + ("whole number" if kind is int else "number")))
+                continue
+            if not (math.isfinite(value) and lo <= value <= hi):
+                setattr(self, name, bad(name, raw, f"expected {lo:g} to {hi:g}"))
+            else:
+                setattr(self, name, value)
+        chord = str(self.operator_chord).strip()
+        problem = chord_problem(chord)
+        self.operator_chord = bad("operator_chord", self.operator_chord,
+                                  f"unusable exit chord: {problem}; the default chord works instead") \
+            if problem else chord
+        if isinstance(self.prompts, str):
+            self.prompts = [self.prompts]
         self.prompts = [p[:MAX_PROMPT_CHARS] for p in (str(p).strip() for p in self.prompts) if p]
 
 
-_KEYS = {"language": "language"}  # everything else lives under [kiosk]
+_KEYS = {"language": "language", "deck": "presenter/deck"}  # everything else lives under [kiosk]
 
 
 def _key(name: str) -> str:
@@ -94,25 +152,30 @@ def _key(name: str) -> str:
 
 
 def _parse(name: str, raw, default):
+    if name == "deck" and isinstance(raw, (list, tuple)):  # QSettings splits an unquoted comma list
+        return ", ".join(str(r) for r in raw)
     if name == "prompts":
         if isinstance(raw, (list, tuple)):  # QSettings splits an unquoted comma list itself
             raw = ", ".join(str(r) for r in raw)
         return [p for p in str(raw).split(PROMPT_SEPARATOR.strip()) if p.strip()]
     if isinstance(default, bool):
         return str(raw).lower() in ("1", "true", "yes", "on")
-    if isinstance(default, int):
-        return int(float(raw))
-    if isinstance(default, float):
-        return float(raw)
+    if isinstance(default, (int, float)):
+        return str(raw).strip()  # Settings checks the number and its range, and says what it used
     return str(raw)
 
 
 def load(args=None, qsettings=None) -> Settings:
     """Settings from the INI file, then the command line's ``lang``, ``idle_seconds``, ``screen``,
-    ``operator_chord`` and ``trip_seconds`` where given (not None). A bad value in the file is logged and
-    replaced by its default; never raises."""
+    ``operator_chord`` and ``trip_seconds`` where given (not None). A bad value in the file is logged (key, bad
+    value, value used) and replaced by its default; a file QSettings cannot parse is logged and ignored; never
+    raises."""
     from PySide6.QtCore import QSettings
     qs = qsettings if qsettings is not None else QSettings()
+    if qs.status() == QSettings.FormatError:
+        log.warning("settings: %s is not a readable INI file; using the defaults and leaving it as it is",
+                    qs.fileName())
+        return _with_args(Settings(), args)
     defaults = Settings()
     values = {}
     for f in fields(Settings):
@@ -124,17 +187,52 @@ def load(args=None, qsettings=None) -> Settings:
             values[f.name] = _parse(f.name, raw, default)
         except (TypeError, ValueError):
             log.warning("settings: bad %s=%r in %s; using %r", _key(f.name), raw, qs.fileName(), default)
-    overrides = {"language": "lang", "idle_seconds": "idle_seconds", "screen": "screen",
-                 "operator_chord": "operator_chord", "trip_seconds": "trip_seconds"}
-    for name, arg in overrides.items():
+    try:
+        settings = Settings(**values)
+    except (TypeError, ValueError) as exc:
+        log.warning("settings: %s; using the defaults", exc)
+        settings = Settings()
+    return _with_args(settings, args)
+
+
+_OVERRIDES = {"language": "lang", "idle_seconds": "idle_seconds", "screen": "screen",
+              "operator_chord": "operator_chord", "trip_seconds": "trip_seconds"}
+
+
+def _with_args(settings: Settings, args) -> Settings:
+    """``settings`` with the command line's values (those not None) in place; each is checked again."""
+    from dataclasses import asdict
+    values = asdict(settings)
+    for name, arg in _OVERRIDES.items():
         value = getattr(args, arg, None) if args is not None else None
         if value is not None:
             values[name] = value
+    return Settings(**values)
+
+
+def write_problem() -> str | None:
+    """Why the settings file cannot be written (a sentence), or None when it can. Creates nothing but the
+    directory (which QSettings would create too)."""
+    path = settings_path()
     try:
-        return Settings(**values)
-    except (TypeError, ValueError) as exc:
-        log.warning("settings: %s; using the defaults", exc)
-        return Settings()
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot create {path.parent}: {exc.strerror or exc}"
+    if path.exists():
+        return None if os.access(path, os.W_OK) else f"{path} is read-only"
+    return None if os.access(path.parent, os.W_OK) else f"{path.parent} is read-only"
+
+
+def write_defaults_if_new(settings: Settings, qsettings=None) -> bool:
+    """Write every key when the settings file does not exist yet, so a new file lists what an operator may
+    set. An existing file is left exactly as it is (QSettings would drop its comments). Returns True if
+    written."""
+    from PySide6.QtCore import QSettings
+    qs = qsettings if qsettings is not None else QSettings()
+    if os.path.exists(qs.fileName()):
+        return False
+    save(settings, qs)
+    return qs.status() == QSettings.NoError
 
 
 def save(settings: Settings, qsettings=None, only_missing: bool = False) -> None:

@@ -8,7 +8,7 @@ import time
 from collections import deque
 
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QWidget
 
@@ -52,8 +52,9 @@ class TokenChips(QScrollArea):
                       f"<span style='font-size:small; color:#8797a8'>{int(token_id)}</span></div>")
         chip.setTextFormat(Qt.RichText)
         chip.setObjectName("chipPrompt" if kind == "prompt" else "chip")
-        chip.setToolTip(QCoreApplication.translate("TokenChips", "token {label} has id {id}")
-                        .format(label=label, id=token_id))
+        chip.setProperty("tokenLabel", label)
+        chip.setProperty("tokenId", int(token_id))
+        self._tooltip(chip)
         self._row.insertWidget(self._row.count() - 1, chip)
         self.chips.append(chip)
         while len(self.chips) > self.max_chips:
@@ -61,6 +62,17 @@ class TokenChips(QScrollArea):
             self._row.removeWidget(old)
             old.deleteLater()
         return chip
+
+    @staticmethod
+    def _tooltip(chip: QLabel) -> None:
+        chip.setToolTip(QCoreApplication.translate("TokenChips", "token {label} has id {id}")
+                        .format(label=chip.property("tokenLabel"), id=chip.property("tokenId")))
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.type() == QEvent.LanguageChange:  # tooltips follow a language switch
+            for chip in self.chips:
+                self._tooltip(chip)
+        super().changeEvent(event)
 
     def clear(self) -> None:
         """Remove every chip."""

@@ -3,7 +3,12 @@
 Accepted key spellings (one checkpoint may use either):
     bare        ``h.0.attn.c_attn.weight``            (``GPT2Model.save_pretrained``, the hub's gpt2 files)
     prefixed    ``transformer.h.0.attn.c_attn.weight`` (``GPT2LMHeadModel.save_pretrained``)
-Skipped: the causal-mask buffers ``attn.bias`` / ``attn.masked_bias`` and a tied ``lm_head.weight``.
+Skipped: the causal-mask buffers ``attn.bias`` / ``attn.masked_bias``, and ``lm_head.weight`` when the config ties it
+to ``wte`` (``tie_word_embeddings``, true by default, as transformers does). With ``tie_word_embeddings`` false the
+file must hold its own ``lm_head.weight`` (V, C), and the engine uses it.
+
+config.json and generation_config.json are read field by field: see ``GPT2Config.from_hf_dict`` (honoured,
+irrelevant, or refused with a message naming the field).
 
 Hugging Face GPT-2 uses ``Conv1D`` layers whose weight is stored ``[in, out]``; ``nn.Linear`` holds ``[out, in]``.
 Which layout a file uses is decided once, from the non-square ``c_attn`` weight of layer 0, and then applied to
@@ -16,6 +21,7 @@ error never leaves a half-loaded model behind.
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 from pathlib import Path
 
@@ -24,39 +30,60 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from model.errors import ModelLoadError
-from model.gpt2 import GPT2, GPT2Config
+from model.gpt2 import GPT2, IRRELEVANT_FIELDS, REFUSED_UNLESS, GPT2Config
 from model.tokenizer import Tokenizer
+
+log = logging.getLogger(__name__)
 
 _SKIPPED_SUFFIXES = (".attn.bias", ".attn.masked_bias")
 _PROJECTIONS = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
 
 
+def _read_json_object(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ModelLoadError(f"{path} is not valid JSON: {e}") from None
+    except OSError as e:
+        raise ModelLoadError(f"{path} cannot be read: {e.strerror or e}") from None
+    if not isinstance(data, dict):
+        raise ModelLoadError(f"{path} must hold a JSON object, not {type(data).__name__}")
+    return data
+
+
 def read_config(model_dir: str | Path) -> GPT2Config:
-    """Parse ``model_dir/config.json``. Raises ModelLoadError naming the file on any problem."""
+    """Parse ``model_dir/config.json`` (and ``generation_config.json`` when present).
+
+    Raises ModelLoadError naming the file (and the field) on any problem, including a field that would change
+    the arithmetic or the stop and that this engine does not honour. Keys transformers' GPT-2 does not read
+    either are kept and logged at INFO.
+    """
     model_dir = Path(model_dir)
     path = model_dir / "config.json"
     if not model_dir.is_dir():
         raise ModelLoadError(f"model directory not found: {model_dir}")
     if not path.is_file():
         raise ModelLoadError(f"no config.json in {model_dir}")
+    data = _read_json_object(path)
+    gen_path = model_dir / "generation_config.json"
+    generation = _read_json_object(gen_path) if gen_path.is_file() else None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelLoadError(f"{path} is not valid JSON: {e}") from None
-    if not isinstance(data, dict):
-        raise ModelLoadError(f"{path} must hold a JSON object, not {type(data).__name__}")
-    try:
-        return GPT2Config.from_hf_dict(data, name=model_dir.name)
+        config = GPT2Config.from_hf_dict(data, name=model_dir.name, generation=generation)
     except (TypeError, ValueError) as e:
         raise ModelLoadError(f"{path}: {e}") from None
+    unknown = sorted(k for k in config.extra if k not in IRRELEVANT_FIELDS and k not in REFUSED_UNLESS)
+    if unknown:
+        log.info("%s: keys not part of GPT-2's config, ignored as transformers ignores them: %s",
+                 path, ", ".join(unknown))
+    return config
 
 
-def _normalise_keys(tensors: dict[str, torch.Tensor], path: Path) -> dict[str, torch.Tensor]:
+def _normalise_keys(tensors: dict[str, torch.Tensor], path: Path, tied: bool = True) -> dict[str, torch.Tensor]:
     out: dict[str, torch.Tensor] = {}
     for key, value in tensors.items():
         name = key.removeprefix("transformer.")
-        if name.endswith(_SKIPPED_SUFFIXES) or name == "lm_head.weight":
-            continue
+        if name.endswith(_SKIPPED_SUFFIXES) or (name == "lm_head.weight" and tied):
+            continue  # a tied head is wte itself (transformers ties it the same way)
         if name in out:
             raise ModelLoadError(f"{path.name}: key {name!r} appears twice (with and without 'transformer.')")
         out[name] = value
@@ -90,7 +117,10 @@ def load_state(model_dir: str | Path, config: GPT2Config) -> dict[str, torch.Ten
         raw = load_file(str(path))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
         raise ModelLoadError(f"{path} cannot be read (truncated or corrupt?): {e}") from None
-    tensors = _normalise_keys(raw, path)
+    tensors = _normalise_keys(raw, path, tied=config.tie_word_embeddings)
+    if not config.tie_word_embeddings and "lm_head.weight" not in tensors:
+        raise ModelLoadError(f"{path.name}: config.json sets tie_word_embeddings=false but the file has no "
+                             f"lm_head.weight")
     conv1d = _detect_conv1d(tensors, config, path)
     with torch.device("meta"):  # shapes only: nothing is allocated, however large the config says it is
         expected = {k: tuple(v.shape) for k, v in GPT2(config).state_dict().items()}
@@ -130,6 +160,9 @@ def load_pretrained(model_dir: str | Path, device: str = "cpu",
     if tokenizer.vocab_size > config.vocab_size:
         raise ModelLoadError(f"{model_dir}: tokenizer has {tokenizer.vocab_size} tokens but the model only "
                              f"{config.vocab_size} embedding rows")
+    eos = config.eos_token_id
+    if tokenizer.eos_token_id != eos:  # generation stops where config.json says, as in transformers
+        tokenizer.set_eos_token_id(eos if eos < config.vocab_size else None)  # out of range: never produced
     state = load_state(model_dir, config)
     model = GPT2(config)
     model.load_state_dict(state, strict=True)

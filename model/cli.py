@@ -22,7 +22,9 @@ import sys
 import time
 from pathlib import Path
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+import assets
+
+ASSETS = assets.root()  # importlib.resources: a checkout, an editable install or site-packages
 BUNDLED_MODEL = ASSETS / "models" / "target"
 BUNDLED_DRAFT = ASSETS / "models" / "draft"
 DEFAULT_DRAFT_K = 4  # guesses per verify pass when --draft is given without --draft-k (docs/benchmarks.md)
@@ -126,9 +128,20 @@ def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, de
 
 def generate_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    from model.tokenizer import valid_text
     if "-" in args.prompts:
-        text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+        raw = sys.stdin.buffer.read()
+        text = raw.decode("utf-8", errors="replace")
+        if text.encode("utf-8") != raw:
+            print("notice: stdin is not valid UTF-8; the bytes that are not are read as U+FFFD (\ufffd)",
+                  file=sys.stderr)
         args.prompts = [text if p == "-" else p for p in args.prompts]
+    for i, prompt in enumerate(args.prompts):
+        clean = valid_text(prompt)  # argv smuggles invalid bytes in as surrogates; the model reads U+FFFD
+        if clean is not prompt:
+            print(f"notice: prompt {i + 1} is not valid UTF-8; the bytes that are not are read as U+FFFD (\ufffd)",
+                  file=sys.stderr)
+            args.prompts[i] = clean
     from model.errors import ModelLoadError, RequestError, ShardingError
     try:
         return _generate(args)
@@ -181,7 +194,8 @@ def _run_with_fallback(engine):
         try:
             report = engine.step()
         except ShardingError as e:
-            print(f"notice: a worker stopped ({e}); going on with one process", file=sys.stderr)
+            print(f"notice: {e}; the sharded run stops and generation goes on with the whole model in this "
+                  f"one process (same tokens, no worker timings)", file=sys.stderr)
             engine.runner.close()
             engine.set_runner(None)
             continue
@@ -203,7 +217,7 @@ def _generate_on(args, engine, threads: int, device: str) -> int:
             print(f"notice: {seq.request_id}: {seq.notice}", file=sys.stderr)
     stream = not args.json and len(ids) == 1
     if stream:
-        print(args.prompts[0], end="", flush=True)
+        print(_prompt_read(engine, ids[0], args.prompts[0]), end="", flush=True)
     reports = []
     t0 = time.perf_counter()
     for report in _run_with_fallback(engine):
@@ -213,16 +227,41 @@ def _generate_on(args, engine, threads: int, device: str) -> int:
     elapsed = time.perf_counter() - t0
     result = result_json(engine, reports, ids, elapsed, threads, device)
     if args.json:
-        json.dump(result, sys.stdout, ensure_ascii=False)
-        print()
+        write_json(result)
         return 0
     if stream:
         print()
     else:
         for rid, prompt in zip(ids, args.prompts):
-            print(f"[{rid}] {prompt}{engine.finished[rid].text}")
+            print(f"[{rid}] {_prompt_read(engine, rid, prompt)}{engine.finished[rid].text}")
     _print_summary(result, reports)
     return 0
+
+
+def _prompt_read(engine, request_id: str, prompt: str) -> str:
+    """The prompt as the model reads it: the text itself, or, when it was cut (too long), the kept part."""
+    seq = next((s for s in engine.sequences() if s.request_id == request_id), None) \
+        or engine.finished.get(request_id)
+    if seq is None or not getattr(seq, "notice", None) or "cut" not in seq.notice:
+        return prompt
+    ids = getattr(seq, "prompt_token_ids", None)
+    if ids is None:
+        ids = seq.token_ids[:seq.num_prompt_tokens]
+    return engine.tokenizer.decode(ids)
+
+
+def write_json(obj) -> None:
+    """One JSON object and a newline on stdout, always valid UTF-8 whatever stdout's own encoding (written as
+    bytes; any surrogate that slipped through becomes U+FFFD)."""
+    from model.tokenizer import valid_text
+    text = valid_text(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+    out = getattr(sys.stdout, "buffer", None)
+    if out is None:  # a text-only stream (tests' StringIO)
+        sys.stdout.write(text)
+    else:
+        out.write(text.encode("utf-8"))
+        out.flush()
 
 
 def _print_summary(result: dict, reports) -> None:

@@ -63,6 +63,7 @@ __all__ = [
 ]
 
 GB = 10**9
+MIB = 2**20
 GIB = 2**30
 
 # Bytes per stored value. IEEE 754 binary32 = 4, binary16 = 2, bfloat16 = 2 (Google Brain's format, 8-bit
@@ -249,34 +250,44 @@ def preset_from_model_dir(path: str | Path, name: str | None = None) -> ModelPre
 class GPU:
     """One accelerator: memory in bytes, peak memory bandwidth in bytes/s, and the sources.
 
-    Memory sizes on GPU datasheets ("80GB", "141GB") count HBM in binary units: an 80 GB A100 or H100 has
-    five 16 GiB HBM stacks, and ``nvidia-smi`` shows about 80 GiB (81,920 MiB on an A100 80GB). So
-    ``memory_bytes = nominal × 2**30``; the driver reserves a few hundred MiB of it. Bandwidth on datasheets is
-    decimal (TB/s = 10**12 bytes/s).
+    Memory is what ``nvidia-smi`` reports as the card's total, in MiB (``memory_mib``): the most a program can
+    hold, so ``memory_bytes = memory_mib × 2**20``. The datasheet's figure ("80GB", "141GB") is kept as the
+    product name only (``memory_nominal_gb``): it is neither decimal GB nor exact GiB (an H200 "141GB" reports
+    143,771 MiB = 150.8 GB = 140.4 GiB), so it is never compared with anything. Everything shown is in decimal
+    GB (10**9 bytes), like the bandwidth (TB/s = 10**12 bytes/s) and the weight sizes.
     """
 
     name: str
-    memory_nominal_gb: float  # the figure printed on the datasheet
+    memory_nominal_gb: float  # the product's name on the datasheet ("H200 141GB"): a label, not a size
     bandwidth: float  # bytes per second
     source: str
+    memory_mib: int = 0  # nvidia-smi's memory.total in MiB
 
     @property
     def memory_bytes(self) -> int:
-        return int(self.memory_nominal_gb * GIB)
+        return self.memory_mib * MIB
 
 
+_SMI = "nvidia-smi memory.total as reported on these cards"
 GPUS: dict[str, GPU] = {
     # NVIDIA A100 Tensor Core GPU datasheet (2021): A100 80GB SXM, HBM2e, 2,039 GB/s (the PCIe card: 1,935 GB/s).
     # The seed §07 rounds this to "about 2 TB/s" (and notes the figure is the page's, not the original's).
-    "a100": GPU("a100", 80, 2.039e12, "NVIDIA A100 datasheet: 80GB HBM2e, 2,039 GB/s (SXM)"),
+    # nvidia-smi on an A100-SXM4-80GB: 81,920 MiB (modal-labs/modal-client PR #2797 lists it).
+    "a100": GPU("a100", 80, 2.039e12, f"NVIDIA A100 datasheet: 80GB HBM2e, 2,039 GB/s (SXM); {_SMI}: 81,920 MiB",
+                memory_mib=81_920),
     # NVIDIA H100 Tensor Core GPU datasheet: H100 SXM 80GB HBM3, 3.35 TB/s (H100 NVL: 94GB, 3.9 TB/s).
-    # The seed §14: "H100 80 GB".
-    "h100": GPU("h100", 80, 3.35e12, "NVIDIA H100 datasheet: 80GB HBM3, 3.35 TB/s (SXM)"),
+    # The seed §14: "H100 80 GB". nvidia-smi on "NVIDIA H100 80GB HBM3": 81,559 MiB (e.g. NVIDIA/nccl issue #1264).
+    "h100": GPU("h100", 80, 3.35e12, f"NVIDIA H100 datasheet: 80GB HBM3, 3.35 TB/s (SXM); {_SMI}: 81,559 MiB",
+                memory_mib=81_559),
     # NVIDIA H200 Tensor Core GPU datasheet: 141GB HBM3e, 4.8 TB/s. The seed §14: "H200 141 GB".
-    "h200": GPU("h200", 141, 4.8e12, "NVIDIA H200 datasheet: 141GB HBM3e, 4.8 TB/s"),
+    # nvidia-smi on "NVIDIA H200": 143,771 MiB (many public nvidia-smi listings).
+    "h200": GPU("h200", 141, 4.8e12, f"NVIDIA H200 datasheet: 141GB HBM3e, 4.8 TB/s; {_SMI}: 143,771 MiB",
+                memory_mib=143_771),
     # NVIDIA DGX B200 / HGX B200 datasheets: 1,440GB of HBM3e for 8 GPUs = 180GB each, 64 TB/s for 8 = 8 TB/s
-    # each. The seed §14: "B200 180 GB". (NVIDIA's Blackwell announcement quotes 192GB of HBM3e per B200.)
-    "b200": GPU("b200", 180, 8.0e12, "NVIDIA DGX/HGX B200 datasheets: 180GB HBM3e, 8 TB/s per GPU"),
+    # each. The seed §14: "B200 180 GB". nvidia-smi on "NVIDIA B200": 183,359 MiB = 192.3 GB (NVIDIA's
+    # Blackwell announcement quotes 192GB; e.g. NVIDIA/TensorRT-LLM issue #10278).
+    "b200": GPU("b200", 180, 8.0e12, f"NVIDIA DGX/HGX B200 datasheets: 180GB HBM3e, 8 TB/s per GPU; {_SMI}: "
+                "183,359 MiB", memory_mib=183_359),
 }
 
 
@@ -595,7 +606,9 @@ def _roofline(a: argparse.Namespace, presets: Mapping[str, ModelPreset]) -> int:
     out = asdict(r)
     out.update(
         weight_gb=r.weight_bytes / GB,
-        gpu_memory_nominal_gb=gpu.memory_nominal_gb,
+        gpu_memory_gb=r.gpu_memory_bytes / GB,  # both in decimal GB: compare these two
+        gpu_memory_mib=gpu.memory_mib,
+        gpu_memory_nominal_gb=gpu.memory_nominal_gb,  # the product's name ("141GB"), not a size
         gpu_source=gpu.source,
         formula="decode floor = bytes read per token ÷ bandwidth (batch 1, weights only; a lower bound)",
     )
@@ -608,6 +621,7 @@ def _roofline(a: argparse.Namespace, presets: Mapping[str, ModelPreset]) -> int:
         print(f"  decode floor on {gpu.name.upper()}: {_num(r.bytes_read_per_token / GB)} GB ÷ "
               f"{gpu.bandwidth / 1e12:g} TB/s = {_num(r.decode_floor_ms)} ms per token")
         fit = "fits" if r.fits else f"does not fit (needs {r.gpus_needed} GPUs for the weights alone)"
-        print(f"  memory: {gpu.memory_nominal_gb:g} GB per GPU: {fit}")
+        print(f"  memory: {_num(r.gpu_memory_bytes / GB)} GB per GPU ({gpu.memory_mib:,} MiB as nvidia-smi reports "
+              f"it; sold as \"{gpu.memory_nominal_gb:g}GB\"); weights {_num(r.weight_bytes / GB)} GB: {fit}")
         print(f"  (source: {gpu.source})")
     return 0

@@ -18,6 +18,7 @@ Hugging Face ``transformers`` implementation it is checked against in ``tests/mo
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import asdict, dataclass, field
@@ -31,11 +32,54 @@ if TYPE_CHECKING:  # pragma: no cover
     from model.kv_cache import PagedKVCache
 
 
+# ---- config.json, field by field ----------------------------------------------------------------------------
+# Every field of transformers' GPT2Config (plus the PretrainedConfig / GenerationConfig keys a GPT-2 directory
+# carries) is either honoured (a GPT2Config field below), irrelevant to what the engine computes (listed with
+# the reason), or refused unless it has its neutral value (the directory is refused with a message naming it).
+# Checked against transformers.GPT2LMHeadModel in tests/model/test_config_fields.py.
+ACTIVATIONS = ("gelu_new", "gelu_pytorch_tanh", "gelu_fast", "gelu", "quick_gelu", "relu", "silu", "swish", "tanh")
+IRRELEVANT_FIELDS = {
+    **dict.fromkeys(("resid_pdrop", "embd_pdrop", "attn_pdrop", "summary_first_dropout"),
+                    "dropout: training only, the engine never drops"),
+    "initializer_range": "initialisation: training only",
+    **dict.fromkeys(("summary_type", "summary_use_proj", "summary_activation", "summary_proj_to_labels"),
+                    "GPT2DoubleHeadsModel's classification head, not the language model"),
+    **dict.fromkeys(("use_cache", "output_attentions", "output_hidden_states", "return_dict", "torchscript"),
+                    "what a forward call returns, not what it computes"),
+    **dict.fromkeys(("model_type", "architectures", "transformers_version", "_name_or_path", "task_specific_params",
+                     "id2label", "label2id", "num_labels", "problem_type", "finetuning_task", "tokenizer_class",
+                     "prefix", "_commit_hash", "n_ctx"), "bookkeeping (model_type is checked; n_ctx read if no n_positions)"),
+    **dict.fromkeys(("torch_dtype", "dtype"), "storage dtype: weights are converted to the engine's dtype (fp32)"),
+    "pad_token_id": "padding is masked, a pad id is never fed",
+    "sep_token_id": "not used by a decoder-only LM",
+    "decoder_start_token_id": "encoder-decoder models only (is_encoder_decoder is refused)",
+    "reorder_and_upcast_attn": "numerics only: scores are upcast to fp32, which the engine's fp32 already is",
+    # decoding strategy: the app's own controls choose it, as arguments given to generate() override these
+    **dict.fromkeys(("do_sample", "temperature", "top_k", "top_p", "typical_p", "num_beams", "num_beam_groups",
+                     "num_return_sequences", "max_length", "max_new_tokens", "early_stopping", "length_penalty",
+                     "diversity_penalty", "penalty_alpha", "chunk_size_feed_forward", "tf_legacy_loss",
+                     "use_bfloat16", "remove_invalid_values", "output_scores", "return_dict_in_generate",
+                     "cross_attention_hidden_size", "tie_encoder_decoder", "is_decoder"),
+                    "decoding choices the app makes itself (max tokens, temperature, top-k, top-p)"),
+}
+# field -> the only value accepted (None: absent or null). Anything else changes the arithmetic or the stop.
+REFUSED_UNLESS = {
+    "add_cross_attention": False, "is_encoder_decoder": False, "quantization_config": None, "pruned_heads": {},
+    "min_length": 0, "min_new_tokens": None, "suppress_tokens": None, "begin_suppress_tokens": None,
+    "bad_words_ids": None, "forced_bos_token_id": None, "forced_eos_token_id": None, "repetition_penalty": 1.0,
+    "no_repeat_ngram_size": 0, "encoder_no_repeat_ngram_size": 0, "stop_strings": None, "sequence_bias": None,
+    "exponential_decay_length_penalty": None, "forced_decoder_ids": None, "epsilon_cutoff": 0.0,
+    "eta_cutoff": 0.0, "min_p": None, "renormalize_logits": False,
+}
+
+
 @dataclass
 class GPT2Config:
     """Hyper-parameters of a GPT-2, with the names of Hugging Face's ``config.json``.
 
-    Defaults are GPT-2 small (124M parameters), so a config.json that omits a field means what it means there.
+    Defaults are GPT-2 small (124M parameters), so a config.json that omits a field means what it means there
+    (transformers' ``GPT2Config`` defaults). ``from_hf_dict`` says which fields are honoured, which are
+    irrelevant here, and which are refused.
     """
 
     vocab_size: int = 50257  # GPT-2's byte-level BPE vocabulary
@@ -46,9 +90,13 @@ class GPT2Config:
     n_inner: int | None = None  # MLP hidden width; None means 4 * n_embd as in GPT-2
     layer_norm_epsilon: float = 1e-5
     bos_token_id: int = 50256
-    eos_token_id: int = 50256
+    eos_token_id: int = 50256  # generation stops at this token (generation_config.json wins over config.json)
+    activation_function: str = "gelu_new"  # the MLP's nonlinearity, one of ACTIVATIONS (transformers' ACT2FN names)
+    tie_word_embeddings: bool = True  # False: the checkpoint has its own lm_head.weight (V, C)
+    scale_attn_weights: bool = True  # scores divided by √head_dim
+    scale_attn_by_inverse_layer_idx: bool = False  # scores of block i also divided by (i + 1)
     name: str = "gpt2"  # display name only, not part of the architecture
-    extra: dict = field(default_factory=dict, repr=False)  # unknown config.json keys, written back unchanged
+    extra: dict = field(default_factory=dict, repr=False)  # other config.json keys, written back unchanged
 
     def __post_init__(self) -> None:
         for key in ("vocab_size", "n_positions", "n_embd", "n_layer", "n_head"):
@@ -67,6 +115,12 @@ class GPT2Config:
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"config {key} must be a token id (an integer >= 0), got {value!r}")
+        if self.activation_function not in ACTIVATIONS:
+            raise ValueError(f"config activation_function {self.activation_function!r} is not supported here "
+                             f"(supported: {', '.join(ACTIVATIONS)})")
+        for key in ("tie_word_embeddings", "scale_attn_weights", "scale_attn_by_inverse_layer_idx"):
+            if not isinstance(getattr(self, key), bool):
+                raise ValueError(f"config {key} must be true or false, got {getattr(self, key)!r}")
 
     @property
     def head_dim(self) -> int:
@@ -76,24 +130,56 @@ class GPT2Config:
     def inner_dim(self) -> int:
         return self.n_inner or 4 * self.n_embd
 
+    def attention_scale(self, layer: int) -> float:
+        """The factor block ``layer``'s attention scores are multiplied by (transformers' GPT2Attention)."""
+        scale = 1.0 / math.sqrt(self.head_dim) if self.scale_attn_weights else 1.0
+        return scale / (layer + 1) if self.scale_attn_by_inverse_layer_idx else scale
+
+    def is_plain_gpt2(self) -> str | None:
+        """None for GPT-2's own arithmetic; else the name of the first field that differs (for code paths, such
+        as the sharded workers, that implement only the plain model)."""
+        plain = GPT2Config()
+        for key in ("activation_function", "tie_word_embeddings", "scale_attn_weights",
+                    "scale_attn_by_inverse_layer_idx"):
+            if getattr(self, key) != getattr(plain, key) and not (
+                    key == "activation_function" and self.activation_function in ("gelu_pytorch_tanh", "gelu_fast")):
+                return key
+        return None
+
     _HF_KEYS = ("vocab_size", "n_positions", "n_embd", "n_layer", "n_head", "n_inner", "layer_norm_epsilon",
-                "bos_token_id", "eos_token_id")
+                "bos_token_id", "eos_token_id", "activation_function", "tie_word_embeddings", "scale_attn_weights",
+                "scale_attn_by_inverse_layer_idx")
 
     @classmethod
-    def from_hf_dict(cls, d: dict, name: str = "gpt2") -> "GPT2Config":
-        """Build from a parsed Hugging Face ``config.json``.
+    def from_hf_dict(cls, d: dict, name: str = "gpt2", generation: dict | None = None) -> "GPT2Config":
+        """Build from a parsed Hugging Face ``config.json`` (and ``generation_config.json``, which wins for
+        ``eos_token_id`` / ``bos_token_id`` as in transformers).
 
-        Raises ``ValueError`` if the file describes another architecture or has impossible sizes.
+        Raises ``ValueError`` naming the field if the file describes another architecture, has impossible
+        sizes, or sets a field this engine does not honour (``REFUSED_UNLESS``). Keys in neither list are kept
+        in ``extra`` (transformers' GPT-2 does not read them either).
         """
         model_type = d.get("model_type", "gpt2")
         if model_type != "gpt2":
             raise ValueError(f"config.json has model_type {model_type!r}; only 'gpt2' is supported")
-        act = d.get("activation_function", "gelu_new")
-        if act not in ("gelu_new", "gelu_pytorch_tanh"):
-            raise ValueError(f"config.json activation_function {act!r} is not GPT-2's gelu_new")
+        for source, fields in (("config.json", d), ("generation_config.json", generation or {})):
+            for key, neutral in REFUSED_UNLESS.items():
+                value = fields.get(key)
+                if value is None or value == neutral or (isinstance(neutral, dict) and not value):
+                    continue
+                raise ValueError(f"{source} sets {key}={json.dumps(value)[:60]}, which this engine does not "
+                                 f"honour (it would change the logits or when generation stops)")
         kwargs = {k: d[k] for k in cls._HF_KEYS if k in d and d[k] is not None}
         if d.get("n_ctx") and "n_positions" not in kwargs:  # very old GPT-2 configs
             kwargs["n_positions"] = d["n_ctx"]
+        for key in ("bos_token_id", "eos_token_id"):
+            if generation and generation.get(key) is not None:
+                kwargs[key] = generation[key]
+            value = kwargs.get(key)
+            if isinstance(value, list):  # transformers accepts a list of stop ids; one is what GPT-2 has
+                if len(value) != 1:
+                    raise ValueError(f"{key} {value!r} lists several tokens; this engine stops at exactly one")
+                kwargs[key] = value[0]
         extra = {k: v for k, v in d.items() if k not in cls._HF_KEYS}
         return cls(**kwargs, name=name, extra=extra)
 
@@ -103,9 +189,7 @@ class GPT2Config:
         d.update({
             "model_type": "gpt2",
             "architectures": ["GPT2LMHeadModel"],
-            "activation_function": "gelu_new",
             "n_ctx": self.n_positions,
-            "tie_word_embeddings": True,
             "resid_pdrop": d.get("resid_pdrop", 0.0),
             "embd_pdrop": d.get("embd_pdrop", 0.0),
             "attn_pdrop": d.get("attn_pdrop", 0.0),
@@ -118,15 +202,35 @@ class GPT2Config:
         return d
 
 
+def activation(name: str):
+    """The elementwise nonlinearity transformers' ``ACT2FN[name]`` computes (tensor -> tensor, same shape)."""
+    if name in ("gelu_new", "gelu_pytorch_tanh", "gelu_fast"):  # tanh approximation (Hendrycks & Gimpel 2016)
+        return lambda x: F.gelu(x, approximate="tanh")
+    if name == "gelu":
+        return F.gelu  # exact, with erf
+    if name == "quick_gelu":
+        return lambda x: x * torch.sigmoid(1.702 * x)
+    if name == "relu":
+        return F.relu
+    if name in ("silu", "swish"):
+        return F.silu
+    if name == "tanh":
+        return torch.tanh
+    raise ValueError(f"config activation_function {name!r} is not supported here")
+
+
 def attention_reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                        mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+                        mask: torch.Tensor | None, scale: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """softmax(Q Kᵀ / √d) · V written out, for reading and for the attention map on screen.
+
+    scale: the factor the scores are multiplied by; None means 1/√d (d = hs).
 
     q: (B, nh, T, hs), k and v: (B, nh, L, hs), mask: bool (B, 1, T, L) with True where a query may look,
     or None for no mask. Returns (output (B, nh, T, hs), weights (B, nh, T, L)), same dtype as q.
     Vaswani et al. 2017, "Attention Is All You Need", eq. 1.
     """
-    scores = (q @ k.transpose(-2, -1)) / math.sqrt(q.size(-1))  # (B, nh, T, L)
+    scale = 1.0 / math.sqrt(q.size(-1)) if scale is None else scale
+    scores = (q @ k.transpose(-2, -1)) * scale  # (B, nh, T, L)
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(scores, dim=-1)
@@ -134,10 +238,11 @@ def attention_reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
 
 
 class CausalSelfAttention(nn.Module):
-    def __init__(self, config: GPT2Config):
+    def __init__(self, config: GPT2Config, layer: int = 0):
         super().__init__()
         self.n_head = config.n_head
         self.head_dim = config.head_dim
+        self.scale = config.attention_scale(layer)  # 1/√hs for GPT-2
         self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)  # Q, K, V for all heads in one matmul
         self.c_proj = nn.Linear(config.n_embd, config.n_embd)
         self.readable = False  # True: use attention_reference (slower, keeps the weights)
@@ -162,13 +267,13 @@ class CausalSelfAttention(nn.Module):
         if self.readable:
             if mask is None:
                 mask = torch.ones(T, k.size(2), dtype=torch.bool, device=x.device).tril(k.size(2) - T)[None, None]
-            y, self.last_weights = attention_reference(q, k, v, mask)
+            y, self.last_weights = attention_reference(q, k, v, mask, self.scale)
         elif mask is None:
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # training: plain causal
-        elif batch.sees_all:
-            y = F.scaled_dot_product_attention(q, k, v)  # every query sees every key: the mask is all True
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=self.scale)  # training: plain causal
+        elif batch.sees_all:  # every query sees every key: the mask is all True
+            y = F.scaled_dot_product_attention(q, k, v, scale=self.scale)
         else:
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, nh, T, hs)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=self.scale)  # (B, nh, T, hs)
         y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C)
         return self.c_proj(y)
 
@@ -178,17 +283,17 @@ class MLP(nn.Module):
         super().__init__()
         self.c_fc = nn.Linear(config.n_embd, config.inner_dim)
         self.c_proj = nn.Linear(config.inner_dim, config.n_embd)
+        self.act = activation(config.activation_function)  # GPT-2's "gelu_new": GELU's tanh approximation
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # GPT-2's "gelu_new" is the tanh approximation of GELU (Hendrycks & Gimpel 2016).
-        return self.c_proj(F.gelu(self.c_fc(x), approximate="tanh"))
+        return self.c_proj(self.act(self.c_fc(x)))
 
 
 class Block(nn.Module):
-    def __init__(self, config: GPT2Config):
+    def __init__(self, config: GPT2Config, layer: int = 0):
         super().__init__()
         self.ln_1 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
-        self.attn = CausalSelfAttention(config)
+        self.attn = CausalSelfAttention(config, layer)
         self.ln_2 = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
         self.mlp = MLP(config)
 
@@ -222,15 +327,17 @@ class AttentionBatch:
 
 
 class GPT2(nn.Module):
-    """GPT-2 language model with a tied LM head (the output projection is ``wte.weight``)."""
+    """GPT-2 language model. The LM head is ``wte.weight`` (tied, GPT-2's own) or, with
+    ``tie_word_embeddings`` false, a separate ``lm_head.weight`` (V, C)."""
 
     def __init__(self, config: GPT2Config):
         super().__init__()
         self.config = config
         self.wte = nn.Embedding(config.vocab_size, config.n_embd)  # the "dictionary": V × C
         self.wpe = nn.Embedding(config.n_positions, config.n_embd)
-        self.h = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.h = nn.ModuleList(Block(config, i) for i in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
+        self.lm_head = None if config.tie_word_embeddings else nn.Linear(config.n_embd, config.vocab_size, bias=False)
 
     def init_weights(self, seed: int = 0) -> "GPT2":
         """GPT-2's initialisation: N(0, 0.02), residual projections scaled by 1/√(2·n_layer)."""
@@ -289,8 +396,7 @@ class GPT2(nn.Module):
     def lm_head_weight(self) -> torch.Tensor:
         """The LM head's weight, (V, C): ``lm_head.weight`` when the model has a separate head, else the tied
         ``wte.weight``."""
-        head = getattr(self, "lm_head", None)
-        return head.weight if head is not None else self.wte.weight
+        return self.wte.weight if self.lm_head is None else self.lm_head.weight
 
     def prepare_for_decode(self) -> "GPT2":
         """Lay the weights out for fast decoding; the results of a pass do not change (within float rounding).
@@ -304,7 +410,7 @@ class GPT2(nn.Module):
         changes in place (its version counter moves). Returns self.
         """
         for module in self.modules():
-            if isinstance(module, nn.Linear) and module is not getattr(self, "lm_head", None):
+            if isinstance(module, nn.Linear) and module is not self.lm_head:
                 w = module.weight
                 if not w.t().is_contiguous():
                     w.data = w.data.t().contiguous().t()
@@ -336,7 +442,7 @@ class GPT2(nn.Module):
         return [block.attn.last_weights for block in self.h]
 
     def num_parameters(self) -> int:
-        """Parameters counted once (the LM head shares ``wte``)."""
+        """Parameters counted once (a tied LM head shares ``wte``; an untied one is counted)."""
         return sum(p.numel() for p in self.parameters())
 
     def weight_bytes(self) -> int:

@@ -162,7 +162,7 @@ def _commands(training: dict) -> list[str]:
     """The training commands that made a model, in order; each resumed part with the steps it ran."""
     runs = training.get("runs") or [{"command": training.get("command"), "from_step": 0,
                                      "to_step": training["steps"]}]
-    out = []
+    out = _commands(training["earlier"]) if training.get("earlier") else []
     for r in runs:
         cmd, note = r["command"], ""
         if len(runs) > 1:

@@ -38,6 +38,7 @@ that dies or hangs makes ``forward`` raise ``ShardingError`` and the runner stop
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import os
 import queue
@@ -58,6 +59,9 @@ import torch.nn.functional as F
 from model.errors import ShardingError
 from model.gpt2 import AttentionBatch, Block, GPT2Config
 from model.kv_cache import PagedKVCache
+
+log = logging.getLogger(__name__)
+DEATH_GRACE_S = 0.05  # after a rank reports a transport error, how long to look for the peer that died
 
 MODES = ("tp", "pp")
 MAX_WORKERS = 4  # the slider tears the book into 1, 2 or 4; more processes than cores only measures the OS
@@ -101,6 +105,10 @@ def check_degree(config: GPT2Config, mode: str, n: int) -> None:
         raise ValueError(f"sharding mode must be 'tp' or 'pp', got {mode!r}")
     if not isinstance(n, int) or isinstance(n, bool) or n < 2:
         raise ValueError(f"a sharded runner needs at least 2 workers, got {n!r}")
+    differs = config.is_plain_gpt2()
+    if differs is not None:  # the workers implement GPT-2's own arithmetic only
+        raise ValueError(f"the sharded workers run plain GPT-2 only; this config.json sets {differs}="
+                         f"{getattr(config, differs)!r}")
     if mode == "tp":
         if config.n_head % n:
             raise ValueError(f"tensor parallel over {n} workers needs n_head ({config.n_head}) divisible by {n}")
@@ -234,7 +242,7 @@ class _Shard(nn.Module):
             self.wte = nn.Embedding(config.vocab_size, C)
         if self.first:
             self.wpe = nn.Embedding(config.n_positions, C)
-        self.h = nn.ModuleDict({str(i): Block(config) for i in self.layers})  # the very blocks of model/gpt2.py
+        self.h = nn.ModuleDict({str(i): Block(config, i) for i in self.layers})  # the very blocks of model/gpt2.py
         if self.last:
             self.ln_f = nn.LayerNorm(C, eps=config.layer_norm_epsilon)
 
@@ -607,9 +615,18 @@ class ShardedRunner:
     # -- waiting
 
     def _dead(self) -> str | None:
+        """A plain sentence about the first worker that is no longer running, or None."""
         for r, p in enumerate(self._procs):
             if not p.is_alive():  # also reaps it, so a dead worker never lingers as a zombie
-                return f"worker {r} stopped (exit code {p.exitcode})"
+                code = p.exitcode
+                if code is not None and code < 0:
+                    try:
+                        how = f"was killed ({signal.Signals(-code).name})"
+                    except ValueError:
+                        how = f"was killed (signal {-code})"
+                else:
+                    how = f"exited with code {code}"
+                return f"worker {r} of {self.n} (pid {p.pid}) {how}"
         return None
 
     def _fail(self, why: str):
@@ -636,7 +653,15 @@ class ShardedRunner:
             except (OSError, ValueError, EOFError) as e:  # closed under us (close() from another thread)
                 self._fail(f"the workers were stopped ({type(e).__name__})")
             if msg[0] == "error":
-                self._fail(f"worker {msg[1]} failed: {msg[2]}")
+                # a rank whose peer died reports the transport's own error ("Connection reset by peer"...):
+                # blame the worker that died, if one did, and keep the raw text for the log only
+                log.warning("worker %s reported: %s", msg[1], msg[2])
+                dead = self._dead()
+                wait_until = time.monotonic() + DEATH_GRACE_S
+                while dead is None and time.monotonic() < wait_until:
+                    time.sleep(0.005)
+                    dead = self._dead()
+                self._fail(dead or f"worker {msg[1]} failed: {str(msg[2]).splitlines()[0][:200] if msg[2] else '?'}")
             if msg[0] != kind or (step is not None and msg[2] != step):
                 continue  # a late answer to an older request
             got[msg[1]] = msg if kind == "step" else msg[2]

@@ -45,8 +45,9 @@ def distribution(logits: torch.Tensor, params: SamplingParams) -> torch.Tensor:
     """Probabilities to draw from. logits: (V,) any float dtype. Returns float32 (V,) summing to 1.
 
     Greedy returns the plain softmax (temperature 1), which is what the screen shows as the model's belief.
-    Otherwise: divide by temperature, keep the top-k logits, then the smallest set of tokens whose probability
-    reaches top-p (always at least one), renormalise.
+    Otherwise: divide by temperature, keep the top-k logits (exactly k tokens: of equal logits the lower token
+    id goes first, so top_k=1 is greedy), then the smallest set of tokens whose probability reaches top-p
+    (always at least one; equal probabilities also ordered by token id), renormalise.
     """
     logits = logits.float()
     if params.greedy:
@@ -55,17 +56,25 @@ def distribution(logits: torch.Tensor, params: SamplingParams) -> torch.Tensor:
     # tiny temperature (1e-39) cannot overflow to inf - inf = nan; it tends to greedy, as it should
     logits = (logits - logits.max()) / params.temperature
     if 0 < params.top_k < logits.numel():
-        kth = torch.topk(logits, params.top_k).values[-1]
-        logits = logits.masked_fill(logits < kth, float("-inf"))
+        # exactly k tokens, ties at the edge broken by the lower token id (as vLLM does): top_k=1 is greedy
+        order = sorted_ids(logits)[:params.top_k]
+        keep = torch.zeros_like(logits, dtype=torch.bool).scatter_(0, order, True)
+        logits = logits.masked_fill(~keep, float("-inf"))
     probs = torch.softmax(logits, dim=-1)
     if params.top_p < 1.0:
-        sorted_probs, order = torch.sort(probs, descending=True)
+        order = sorted_ids(probs)
+        sorted_probs = probs[order]
         before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs  # mass strictly above each token
         drop = before >= params.top_p
         sorted_probs = sorted_probs.masked_fill(drop, 0.0)
         probs = torch.zeros_like(probs).scatter_(0, order, sorted_probs)
         probs = probs / probs.sum()
     return probs
+
+
+def sorted_ids(values: torch.Tensor) -> torch.Tensor:
+    """Token ids of a (V,) tensor, largest value first; equal values in increasing token id. int64 (V,)."""
+    return torch.sort(values, descending=True, stable=True).indices  # stable: equal values keep id order
 
 
 def sample(logits: torch.Tensor, params: SamplingParams, generator: torch.Generator | None

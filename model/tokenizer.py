@@ -24,6 +24,7 @@ import hashlib
 import json
 import operator
 import os
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -131,6 +132,26 @@ def label_bytes(raw: bytes) -> str:
 # --------------------------------------------------------------------------------------------------------------
 # Tokenizer
 # --------------------------------------------------------------------------------------------------------------
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """``text`` as valid Unicode: every lone surrogate becomes U+FFFD ``\ufffd``.
+
+    Bytes that were not UTF-8 reach Python as surrogates (``sys.argv`` and ``os.environ`` use the
+    ``surrogateescape`` handler: ``b"caf\\xff"`` arrives as ``"caf\\udcff"``); they are put back as bytes and
+    decoded with ``errors="replace"``, so one maximal invalid subpart gives one U+FFFD, exactly as
+    ``bytes.decode("utf-8", "replace")`` would have. Other lone surrogates (``"a\\ud800b"``) become one U+FFFD
+    each. Text without surrogates is returned unchanged (the same object).
+    """
+    if not _SURROGATE.search(text):
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate surrogateescape did not make (not \udc80..\udcff)
+        return _SURROGATE.sub("\ufffd", text)
+
+
 def _one_line(exc: BaseException) -> str:
     msg = " ".join(str(exc).split())
     return msg[:200] or type(exc).__name__
@@ -226,6 +247,10 @@ class Tokenizer:
         """Id of ``<|endoftext|>`` (50,256 for GPT-2), or None when the vocabulary has no such token."""
         return self._eos_token_id
 
+    def set_eos_token_id(self, token_id: int | None) -> None:
+        """Make ``token_id`` the end-of-text id (the model's config.json decides it, as in transformers)."""
+        self._eos_token_id = None if token_id is None else _as_id(token_id)
+
     def is_special(self, token_id: int) -> bool:
         """True for added special tokens such as ``<|endoftext|>``."""
         return token_id in self._special_ids
@@ -236,13 +261,13 @@ class Tokenizer:
 
         Args:
             text: any ``str``; every Unicode string round-trips (the byte-level alphabet covers all 256 bytes).
-                Lone surrogates, which are not encodable as UTF-8, are replaced by U+FFFD first.
+                Lone surrogates, which are not encodable as UTF-8, are replaced by U+FFFD first (``valid_text``).
             allow_special: when False (default) the text ``<|endoftext|>`` is encoded as ordinary characters,
                 so a typed prompt cannot end a sequence; when True it becomes the special token's id.
         """
         if not isinstance(text, str):
             raise TypeError(f"encode() takes str, not {type(text).__name__}")
-        text = text.encode("utf-8", errors="replace").decode("utf-8")
+        text = valid_text(text)
         hf = self._hf
         if allow_special:
             if self._hf_special is None:

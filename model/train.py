@@ -68,12 +68,15 @@ CONFIGS: dict[str, TrainConfig] = {
     "target": TrainConfig(n_embd=256, n_layer=4, n_head=4),
     # ~0.67M parameters (< 1/5 of the target), two layers so that it can learn to copy (induction heads).
     "draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=16, steps=1400, lr=3e-3),
+    # A further stage for "target" (--init-from assets/models/target): larger batches, a lower peak, fresh cosine.
+    "target-more": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=16, steps=1000, lr=1e-3, warmup=50,
+                               long_frac=0.1, eval_every=100, ckpt_every=100),
     # The Chinese poetry model (corpus from ``python -m model.poems``): poems are short, so a short block;
     # a 6,144-token vocabulary (one token per common character) makes the LM head about 40 % of the parameters.
     "poems": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=32, block=128, long_frac=0.04, steps=1800,
                          eval_every=100, ckpt_every=100),
-    # Its apprentice: ~1.1M parameters (the embedding is most of it), distilled from "poems".
-    "poems-draft": TrainConfig(n_embd=128, n_layer=2, n_head=4, batch=32, block=128, long_frac=0.04, steps=700,
+    # Its apprentice: ~0.8M parameters (the embedding is most of it), distilled from "poems".
+    "poems-draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=32, block=128, long_frac=0.04, steps=400,
                                lr=3e-3, eval_every=100, ckpt_every=100),
     # For the tests: trains in seconds.
     "tiny-test": TrainConfig(n_embd=32, n_layer=1, n_head=2, n_positions=64, batch=4, block=32, long_frac=0.2,
@@ -177,13 +180,17 @@ def export(model: GPT2, out: Path, tokenizer_json: Path, summary: dict, run_dir:
 def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int | None = None,
           device: str = "cpu", threads: int | None = 1, resume: bool = False, seed: int = 1337,
           teacher_dir: Path | None = None, quiet: bool = False, argv: list[str] | None = None,
-          stop_after: int | None = None) -> dict:
+          stop_after: int | None = None, init_from: Path | None = None) -> dict:
     """Train one model; returns the summary written to ``out/training.json``.
 
     corpus: a folder from ``model.corpus`` (tokenizer.json, train.bin, heldout/*.bin).
     The summary holds the config, steps, tokens seen, wall seconds, hardware and final losses (nats/token).
     stop_after: stop (with a checkpoint) once this many steps are done, as an interrupted run would; the
     schedule still spans the recipe's steps, so ``resume`` continues it exactly.
+    init_from: start from the weights of this HF-layout model (same shape and tokenizer) with a fresh optimizer
+    and schedule: a further stage of training. Its ``training.json`` is kept under ``"earlier"`` and its tokens
+    and time are counted in ``tokens_seen`` and ``wall_seconds``. Ignored when resuming from a checkpoint.
+    Raises ValueError when the shapes differ.
     """
     if threads:
         torch.set_num_threads(threads)
@@ -215,6 +222,17 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
             raise ValueError("the teacher's vocabulary differs from the corpus tokenizer")
 
     step, elapsed, tokens_seen = 0, 0.0, 0
+    earlier: dict | None = None
+    if init_from is not None:
+        from model.checkpoint import load_pretrained
+        start, _ = load_pretrained(init_from, device=device)
+        if start.config.vocab_size != vocab_size or start.config.n_embd != cfg.n_embd \
+                or start.config.n_layer != cfg.n_layer:
+            raise ValueError(f"{init_from} does not have the shape of the {config_name!r} recipe")
+        model.load_state_dict(start.state_dict())
+        old = init_from / "training.json"
+        earlier = json.loads(old.read_text(encoding="utf-8")) if old.exists() else {}
+        earlier.pop("last", None)
     this_run = {"command": "python -m model.train " + " ".join(argv) if argv is not None else None}
     history: list[dict] = []  # earlier runs this checkpoint came from: command, from_step, to_step
     ckpt_path = run_dir / "ckpt.pt"
@@ -234,13 +252,22 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
             old = out / "training.json"
             cmd = json.loads(old.read_text(encoding="utf-8")).get("command") if old.exists() else None
             history = [{"command": cmd, "from_step": 0, "to_step": step}]
+        earlier = ck.get("earlier", earlier)
         if not quiet:
             print(f"resumed at step {step}", file=sys.stderr)
     else:
+        header = ["step", "tokens", "lr", "loss", *(f"heldout_{d}" for d in heldout), "elapsed_s"]
         with csv_path.open("w", newline="") as f:
-            csv.writer(f).writerow(["step", "tokens", "lr", "loss", *(f"heldout_{d}" for d in heldout), "elapsed_s"])
+            csv.writer(f).writerow(header)
+            old_csv = init_from / "loss.csv" if init_from is not None else None
+            if old_csv is not None and old_csv.exists():  # the earlier stage's curve, so the plot shows it all
+                with old_csv.open(newline="") as g:
+                    for r in csv.DictReader(g):
+                        csv.writer(f).writerow([r.get(k, "") if k != "step" else f"-{r['step']}" for k in header])
 
     this_run["from_step"] = step
+    if earlier and step == 0:  # a new stage on top of an earlier model: count what it had seen
+        tokens_seen, elapsed = int(earlier.get("tokens_seen", 0)), float(earlier.get("wall_seconds", 0.0))
 
     def runs_so_far() -> list[dict]:
         return history + [dict(this_run, to_step=step)]
@@ -254,13 +281,14 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
             "parameters": model.num_parameters(), "teacher": str(teacher_dir) if teacher_dir else None,
             "command": this_run["command"],
             "runs": runs_so_far(),  # every command that made these weights, with the steps it ran
+            "earlier": earlier,  # the training of the model this stage started from (--init-from), or None
             "last": last,
         }
 
     def checkpoint(last: dict) -> None:
         torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step,
                     "elapsed": elapsed, "tokens_seen": tokens_seen, "config": asdict(cfg),
-                    "history": runs_so_far()}, run_dir / "ckpt.tmp")
+                    "history": runs_so_far(), "earlier": earlier}, run_dir / "ckpt.tmp")
         os.replace(run_dir / "ckpt.tmp", ckpt_path)
         plot_losses(csv_path, run_dir / "loss.png", f"{config_name}: {model.num_parameters() / 1e6:.2f}M parameters")
         export(model, out, tokenizer_json, summary(last), run_dir)
@@ -327,10 +355,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1337)
     p.add_argument("--stop-after", type=int, default=None, help="stop after this many steps (resume later)")
     p.add_argument("--teacher", type=Path, default=None, help="distil from this HF-layout model (same tokenizer)")
+    p.add_argument("--init-from", type=Path, default=None,
+                   help="start from this HF-layout model's weights (a further training stage, fresh schedule)")
     a = p.parse_args(argv)
     s = train(a.config, a.corpus, a.out, a.run_dir or Path("runs") / a.config, a.steps, a.device, a.threads or None,
               a.resume, a.seed, a.teacher, argv=argv,
-              stop_after=a.stop_after)
+              stop_after=a.stop_after, init_from=a.init_from)
     print(json.dumps(s["last"]))
     return 0
 

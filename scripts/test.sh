@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# Installs everything the tests need into .venv (system libraries for Qt's offscreen platform where apt-get
-# is available and they are missing, the pinned CPU build of torch, the test extras) and runs the test suite.
+# The test command (README "Run the tests"; .ci/run runs exactly this). Extra arguments go to pytest.
+#
+# Runs as blind to this machine as a fresh one: everything the tests need is installed into .venv (the pinned
+# CPU build of torch, the app with its `test` extra; as root on Debian/Ubuntu also the few system libraries
+# Qt's offscreen platform needs), no activated venv, PYTHONPATH or user site-packages leaks in, and Qt sees
+# only the bundled fonts: tests/conftest.py points fontconfig (FONTCONFIG_FILE) at a file that lists
+# assets/fonts alone, so a text that would draw boxes on a machine without CJK fonts fails here too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
@@ -8,10 +13,15 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   for pkg in libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
+  if [ "$(command -v python3)" = /usr/bin/python3 ] && ! dpkg -s python3-venv >/dev/null 2>&1; then
+    need+=(python3-venv)  # Debian keeps `python3 -m venv` (ensurepip) in its own package
+  fi
   if [ ${#need[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
   fi
 fi
+unset VIRTUAL_ENV PYTHONPATH PYTHONHOME PYTHONSTARTUP ONE_TRIP_TEST_FONTS FONTCONFIG_FILE FONTCONFIG_PATH
+export PYTHONNOUSERSITE=1
 python3 -m venv .venv
 .venv/bin/python -m pip install -q -e '.[test]'
 export QT_QPA_PLATFORM=offscreen

@@ -7,6 +7,11 @@
 - ``english_after_each_test`` (autouse): the process-wide translator goes back to English after every test.
 - Qt warnings fail tests under ``tests/gui`` and ``tests/animations`` (pytest-qt's ``qt_log_level_fail``).
 - ``tiny_model_dir`` (session): a random 2-layer GPT-2 with a small byte-level BPE, saved in Hugging Face layout.
+- The machine's fonts are hidden from Qt: fontconfig reads a config (``FONTCONFIG_FILE``) that lists only
+  ``assets/fonts``, so every run sees what a fresh machine without CJK fonts sees, and a text that would draw
+  boxes there fails here too. ``ONE_TRIP_TEST_FONTS=system`` keeps the machine's fonts.
+- ``app_font`` (session, used by every test under ``tests/gui`` and ``tests/animations``): the bundled fonts
+  registered and the application font set the way the app does it (``gui.fonts``).
 """
 
 from __future__ import annotations
@@ -25,6 +30,26 @@ os.environ.setdefault("ONE_TRIP_LOG_DIR", str(_SCRATCH / "log"))
 
 ROOT = Path(__file__).resolve().parent.parent
 
+
+def _hide_system_fonts(scratch: Path) -> Path:
+    """A fontconfig file that lists only the bundled fonts (the Noto Sans SC subset and the DejaVu Sans subset,
+    the Latin fallback), with its cache in ``scratch``; exported as ``FONTCONFIG_FILE`` before Qt reads fonts,
+    so this process and every subprocess it starts see no system font."""
+    from xml.sax.saxutils import escape
+    import assets
+    conf = scratch / "fonts.conf"
+    conf.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>\n'
+        f"  <dir>{escape(str(assets.FONTS))}</dir>\n  <cachedir>{escape(str(scratch / 'fontconfig'))}</cachedir>\n"
+        "</fontconfig>\n", encoding="utf-8")
+    return conf
+
+
+if os.environ.get("ONE_TRIP_TEST_FONTS") != "system":
+    os.environ["FONTCONFIG_FILE"] = str(_hide_system_fonts(_SCRATCH))
+    os.environ.pop("FONTCONFIG_PATH", None)
+    os.environ.pop("FONTCONFIG_SYSFONTS", None)
+
 TINY_CORPUS = [
     "The quick brown fox jumps over the lazy dog. One trip, one token.\n",
     "Once upon a time, a little robot carried books from the warehouse to the desk.\n",
@@ -38,6 +63,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         parts = Path(str(item.fspath)).parts
         if "gui" in parts or "animations" in parts:
+            item.add_marker(pytest.mark.usefixtures("app_font"))
             item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
             # the offscreen platform's own notice, not a problem of ours
             item.add_marker(pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"))
@@ -116,6 +142,13 @@ def _stop_everything() -> None:
                 stop()
             except RuntimeError:
                 pass
+
+
+@pytest.fixture(scope="session")
+def app_font(qapp) -> str:
+    """The bundled fonts registered and made the application font, as ``gui.app.setup_app`` does; the family."""
+    from gui.fonts import use_app_font
+    return use_app_font(qapp)
 
 
 @pytest.fixture(autouse=True)

@@ -155,12 +155,12 @@ class ParallelScene(TourScene):
         for g in gpus:
             gx = x0 + g["bytes"] * scale
             self.line(gx, 84, gx, 110 + 52 * len(rows), DIM, 2, dash=True)
-            self.text(f"{g['name']} {g['nominal']:g} GB", gx, 84, 18, DIM, align="center")
+            self.text(f"{g['name']} {g['bytes'] / 1e9:.0f} GB", gx, 84, 18, DIM, align="center")  # the line's own size
         for i, r in enumerate(rows):
             y = 116 + 52 * i
             self.text(T(r["name"]), x0 - 16, y + 4, 22, TEXT, align="right")
             w = min(1100.0, r["bytes"] * scale)
-            bar = self.box(x0, y, max(3.0, w), 36, ORANGE if r["bytes"] > 80 * 2**30 else GREEN, None, radius=4)
+            bar = self.box(x0, y, max(3.0, w), 36, ORANGE if r["bytes"] > min((g["bytes"] for g in gpus), default=80e9) else GREEN, None, radius=4)
             self.fade_in(bar, 0.2 + 0.2 * i)
             self.text(fmt_bytes(r["bytes"]), x0 + w + 10, y + 4, 22, TEXT, True)
         yb = 116 + 52 * len(rows) + 4

@@ -119,6 +119,190 @@
         <source>free</source>
         <translation>白送</translation>
     </message>
+    <message>
+        <source>loading the model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <source>Torn book: {n} desks each read their own chapters; the others wait</source>
+        <translation>拆书：{n} 张桌子各读自己的几章，其余的等着</translation>
+    </message>
+    <message>
+        <source>Torn book: {n} desks each read a strip of every chapter, then pass notes</source>
+        <translation>拆书：{n} 张桌子各读每一章的一条，再互传纸条</translation>
+    </message>
+    <message>
+        <source>Apprentice (draft model)</source>
+        <translation>小徒弟（草稿模型）</translation>
+    </message>
+    <message>
+        <source>all right: the master adds one more</source>
+        <translation>全对：师傅再多写一个</translation>
+    </message>
+    <message>
+        <source>a wrong guess throws away the rest</source>
+        <translation>猜错一个，后面的全作废</translation>
+    </message>
+    <message>
+        <source>{k} guesses in {ms} ms · {a} kept</source>
+        <translation>猜了 {k} 个，用时 {ms} 毫秒 · 留下 {a} 个</translation>
+    </message>
+    <message>
+        <source>one page = {size} · {t} tokens</source>
+        <translation>一页 = {size} · {t} 个词元</translation>
+    </message>
+    <message>
+        <source>{n} pages in use = {size} · room for {total}</source>
+        <translation>已用 {n} 页 = {size} · 共 {total} 页</translation>
+    </message>
+    <message>
+        <source>{n} pages in use</source>
+        <translation>已用 {n} 页</translation>
+    </message>
+    <message>
+        <source>The desk · compute</source>
+        <translation>书桌 · 计算</translation>
+    </message>
+    <message>
+        <source>passing notes</source>
+        <translation>正在互传纸条</translation>
+    </message>
+    <message>
+        <source>{n} desks · {how}</source>
+        <translation>{n} 张桌子 · {how}</translation>
+    </message>
+    <message>
+        <source>every chapter</source>
+        <translation>每一章</translation>
+    </message>
+    <message>
+        <source>Measured: notes take {m} ms, the work {c} ms: on this CPU tearing a tiny book costs more than it saves</source>
+        <translation>实测：传纸条 {m} 毫秒，干活 {c} 毫秒：在这台 CPU 上拆一本小书，省下的不如花掉的多</translation>
+    </message>
+    <message>
+        <source>Measured: each desk waits {b} ms: with one trip at a time the desks take turns, not work together</source>
+        <translation>实测：每张桌子等 {b} 毫秒：一次只跑一趟，桌子只能轮流干，不能同时干</translation>
+    </message>
+    <message>
+        <source>tensor parallel: every chapter cut in {n} strips</source>
+        <translation>张量并行：每章切成 {n} 条</translation>
+    </message>
+    <message>
+        <source>pipeline parallel: chapters split {n} ways</source>
+        <translation>流水线并行：各章分成 {n} 份</translation>
+    </message>
+    <message>
+        <source>copy · {size}</source>
+        <translation>副本 · {size}</translation>
+    </message>
+    <message>
+        <source>waiting for another desk</source>
+        <translation>在等别的桌子</translation>
+    </message>
+    <message>
+        <source>chapters {a}–{b}</source>
+        <translation>第 {a}–{b} 章</translation>
+    </message>
+    <message>
+        <source>Desk {i} · {span}</source>
+        <translation>第 {i} 张桌子 · {span}</translation>
+    </message>
+    <message>
+        <source>1/{n} of every chapter</source>
+        <translation>每章的 1/{n}</translation>
+    </message>
+    <message>
+        <source>works {c} ms this trip</source>
+        <translation>这一趟干活 {c} 毫秒</translation>
+    </message>
+    <message>
+        <source>reading chapter {i}</source>
+        <translation>正在读第 {i} 章</translation>
+    </message>
+    <message>
+        <source>works {c} · waits {b} ms</source>
+        <translation>干活 {c} · 等待 {b} 毫秒</translation>
+    </message>
+    <message>
+        <source>works {c} · notes {m} ms</source>
+        <translation>干活 {c} · 传纸条 {m} 毫秒</translation>
+    </message>
+    <message>
+        <source>chapters and dictionary, to scale by bytes</source>
+        <translation>各章和字典，按字节数画比例</translation>
+    </message>
+    <message>
+        <source>lit: the chapter being read now</source>
+        <translation>亮起：正在读的那一章</translation>
+    </message>
+    <message>
+        <source>a cheat-sheet page in use</source>
+        <translation>小抄上已用的一页</translation>
+    </message>
+    <message>
+        <source>gold edge: a page two seats share</source>
+        <translation>金边：两个座位共用的一页</translation>
+    </message>
+    <message>
+        <source>a note passed between desks (all-reduce)</source>
+        <translation>桌子之间传的纸条（all-reduce）</translation>
+    </message>
+    <message>
+        <source>a dimmed desk is waiting (pipeline bubble)</source>
+        <translation>变暗的桌子在等（流水线气泡）</translation>
+    </message>
+    <message>
+        <source>The table · empty</source>
+        <translation>饭桌 · 空着</translation>
+    </message>
+    <message>
+        <source>reading the question</source>
+        <translation>正在读题</translation>
+    </message>
+    <message>
+        <source>writing</source>
+        <translation>正在写</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>写完了</translation>
+    </message>
+    <message>
+        <source>waiting for a seat</source>
+        <translation>在等座位</translation>
+    </message>
+    <message>
+        <source>reading</source>
+        <translation>读题</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>等座</translation>
+    </message>
+    <message>
+        <source>The table · seats taken: {n}</source>
+        <translation>饭桌 · 已坐 {n} 人</translation>
+    </message>
+    <message>
+        <source>Whole book: {size}</source>
+        <translation>整本书：{size}</translation>
+    </message>
+    <message>
+        <source>The book: {n} chapters</source>
+        <translation>这本书：{n} 章</translation>
+    </message>
+    <message>
+        <source>The book stays home; a copy travels</source>
+        <translation>书留在仓库，搬走的是副本</translation>
+    </message>
+    <message>
+        <source>Dictionary · {size}</source>
+        <translation>字典 · {size}</translation>
+    </message>
+    <message>
+        <source>Measured: {x} tokens per trip, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
+        <translation>实测：每趟 {x} 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
+    </message>
 </context>
 <context>
     <name>Tour</name>
@@ -1254,6 +1438,42 @@
         <source>Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is measured: each press is one real verify trip of the bundled draft model over the running text. A newcomer's first trip reads the question.</source>
         <translation>耗时按每趟约 {ms:.0f} 毫秒推算。小徒弟猜中几个是实测的：每按一下，都是自带的小徒弟模型在当前这段文字上真跑的一趟验证。新人坐下的第一趟要先读题。</translation>
     </message>
+    <message>
+        <source>All terms explained ({n})</source>
+        <translation>全部术语解释（{n} 个）</translation>
+    </message>
+    <message>
+        <source>{m:.1f} million</source>
+        <translation>{m:.1f} 百万</translation>
+    </message>
+    <message>
+        <source>{w:.0f} × 10,000</source>
+        <translation>{w:.0f} 万</translation>
+    </message>
+    <message>
+        <source>The model here: a GPT-2 of {size} parameters that has read only classical Chinese poems; it continues in their form, it does not answer.</source>
+        <translation>这里的模型：一个 {size}参数的 GPT-2，只读过古诗；它按诗的格式往下续写，不会回答问题。</translation>
+    </message>
+    <message>
+        <source>The model here: a GPT-2 of {size} parameters that has read only Python's documentation; it imitates that text, it does not answer.</source>
+        <translation>这里的模型：一个 {size}参数的 GPT-2，只读过 Python 的文档；它模仿那种文字往下写，不会回答问题。</translation>
+    </message>
+    <message>
+        <source>No model is loaded here: the words on this page are an illustration.</source>
+        <translation>这里没有加载模型：本页的字是示意。</translation>
+    </message>
+    <message>
+        <source>One trip of the book writes one token.</source>
+        <translation>搬一趟书，写一个字。</translation>
+    </message>
+    <message>
+        <source>The cheat sheet keeps what was read.</source>
+        <translation>小抄记下读过的东西。</translation>
+    </message>
+    <message>
+        <source>Sharing the table costs no extra trip.</source>
+        <translation>拼桌不用多搬一趟。</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -1430,8 +1650,16 @@
         <translation>准备好了。选一个题目，按“开始”。</translation>
     </message>
     <message>
-        <source>The engine keeps stopping; it will not be restarted. See the log.</source>
-        <translation>引擎反复停止，不再自动重启。详情见日志。</translation>
+        <source>The engine keeps stopping; trying again in {s} s. See the log.</source>
+        <translation>引擎反复停止，{s} 秒后再试。详情见日志。</translation>
+    </message>
+    <message>
+        <source>The engine is restarting; it will run when it is ready.</source>
+        <translation>引擎正在重启，准备好就开始写。</translation>
+    </message>
+    <message>
+        <source>The engine is not running.</source>
+        <translation>引擎没有在运行。</translation>
     </message>
     <message>
         <source>its tokenizer differs from the master's</source>
@@ -1590,6 +1818,372 @@
     <message>
         <source>frame time p50 {p50} ms · p95 {p95} ms · {n} frames</source>
         <translation>帧时间 p50 {p50} 毫秒 · p95 {p95} 毫秒 · {n} 帧</translation>
+    </message>
+</context>
+<context>
+    <name>Glossary</name>
+    <message>
+        <source>HTTPS POST</source>
+        <translation>HTTPS POST</translation>
+    </message>
+    <message>
+        <source>The encrypted web request that carries your question to the server.</source>
+        <translation>把你的问题加密送到服务器的那个网络请求。</translation>
+    </message>
+    <message>
+        <source>BPE</source>
+        <translation>BPE</translation>
+    </message>
+    <message>
+        <source>Byte-pair encoding: the tokenizer starts from single bytes and merges the most frequent pairs into longer pieces.</source>
+        <translation>字节对编码：分词器从单个字节出发，把最常见的相邻两块合成更长的一块。</translation>
+    </message>
+    <message>
+        <source>␣</source>
+        <translation>␣</translation>
+    </message>
+    <message>
+        <source>On a token chip: a space that is part of the token (“␣the” is “ the”).</source>
+        <translation>token 块上的 ␣：这个空格属于这个 token（“␣the” 就是 “ the”）。</translation>
+    </message>
+    <message>
+        <source>↵</source>
+        <translation>↵</translation>
+    </message>
+    <message>
+        <source>On a token chip: a line break that is part of the token.</source>
+        <translation>token 块上的 ↵：这个换行属于这个 token。</translation>
+    </message>
+    <message>
+        <source>embedding matrix</source>
+        <translation>嵌入矩阵</translation>
+    </message>
+    <message>
+        <source>The model's dictionary: one row of numbers per token id, learned in training.</source>
+        <translation>模型的字典：每个 token 编号一行数，训练时学出来。</translation>
+    </message>
+    <message>
+        <source>d_model</source>
+        <translation>d_model</translation>
+    </message>
+    <message>
+        <source>The model's width: how many numbers stand for one token inside it (4,096 in Llama 3 8B).</source>
+        <translation>模型的宽度：模型里用多少个数表示一个 token（Llama 3 8B 是 4,096）。</translation>
+    </message>
+    <message>
+        <source>FP16</source>
+        <translation>FP16</translation>
+    </message>
+    <message>
+        <source>16-bit floating point: each number takes 2 bytes.</source>
+        <translation>16 位浮点数：每个数占 2 字节。</translation>
+    </message>
+    <message>
+        <source>forward pass</source>
+        <translation>前向计算</translation>
+    </message>
+    <message>
+        <source>One run of the whole model over its input: every layer once, in order.</source>
+        <translation>整个模型对输入跑一遍：每一层按顺序各算一次。</translation>
+    </message>
+    <message>
+        <source>compute-bound</source>
+        <translation>compute-bound（算力受限）</translation>
+    </message>
+    <message>
+        <source>Limited by how fast the chip multiplies, not by how fast it reads memory: prefill does many multiplications per weight it reads.</source>
+        <translation>快慢取决于芯片乘得多快，而不是读内存多快：预填充每读一个权重要做很多次乘法。</translation>
+    </message>
+    <message>
+        <source>softmax(QKᵀ/√d)·V</source>
+        <translation>softmax(QKᵀ/√d)·V</translation>
+    </message>
+    <message>
+        <source>Attention: each token's query Q is compared with the keys K of the tokens before it; the scores, divided by √d (d: the size of a head) and made into weights by softmax, mix their values V.</source>
+        <translation>注意力：每个 token 的查询 Q 和它前面各 token 的键 K 比一比；分数除以 √d（d 是每个头的维度），经 softmax 变成权重，再把它们的值 V 按权重混合。</translation>
+    </message>
+    <message>
+        <source>softmax</source>
+        <translation>softmax</translation>
+    </message>
+    <message>
+        <source>Turns a list of scores into probabilities that add up to 1; a higher score gets exponentially more.</source>
+        <translation>把一串分数变成加起来等于 1 的概率；分数越高，得到的概率按指数变大。</translation>
+    </message>
+    <message>
+        <source>temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Divides the scores before softmax: below 1 the likely tokens win more often, above 1 the choice gets more random.</source>
+        <translation>在 softmax 之前把分数除以它：小于 1 时大热门更常被抽中，大于 1 时更随机。</translation>
+    </message>
+    <message>
+        <source>top-p</source>
+        <translation>top-p</translation>
+    </message>
+    <message>
+        <source>Only the fewest most likely tokens whose probabilities add up to p can be drawn.</source>
+        <translation>只在概率加起来够 p 的最少几个 token 里抽。</translation>
+    </message>
+    <message>
+        <source>top-k</source>
+        <translation>top-k</translation>
+    </message>
+    <message>
+        <source>Only the k most likely tokens can be drawn.</source>
+        <translation>只在最可能的 k 个 token 里抽。</translation>
+    </message>
+    <message>
+        <source>greedy</source>
+        <translation>贪心</translation>
+    </message>
+    <message>
+        <source>Always taking the most likely token: no drawing of lots.</source>
+        <translation>每次都挑最可能的那个 token，不抽签。</translation>
+    </message>
+    <message>
+        <source>memory-bound</source>
+        <translation>memory-bound（带宽受限）</translation>
+    </message>
+    <message>
+        <source>Limited by how fast the weights are read from memory: decode reads every weight to write a single token.</source>
+        <translation>快慢取决于从显存读权重有多快：解码每写一个字都要把全部权重读一遍。</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>The keys and values of every token already seen, kept for each layer so that no later step computes them again.</source>
+        <translation>已经读过的每个 token 在每一层的键和值，存下来，后面的步骤就不用再算。</translation>
+    </message>
+    <message>
+        <source>O(500²)</source>
+        <translation>O(500²)</translation>
+    </message>
+    <message>
+        <source>“Of the order of 500 squared”: the work grows with the square of the length; 500 tokens cost about 125,000 attention rows instead of 500.</source>
+        <translation>“500 的平方量级”：工作量随长度的平方增长；500 个 token 约 12.5 万行注意力，而不是 500 行。</translation>
+    </message>
+    <message>
+        <source>KV heads</source>
+        <translation>KV 头</translation>
+    </message>
+    <message>
+        <source>The key/value heads a layer keeps in the KV cache; with grouping (GQA) several query heads share one, so the cache is smaller.</source>
+        <translation>一层里存进 KV 缓存的键值头；分组（GQA）后几个查询头共用一个，缓存就小了。</translation>
+    </message>
+    <message>
+        <source>without grouping</source>
+        <translation>不分组</translation>
+    </message>
+    <message>
+        <source>Every query head keeps its own keys and values (classic multi-head attention): 4× the cache of Llama 3's 8 groups.</source>
+        <translation>每个查询头都有自己的键和值（老式多头注意力）：缓存是 Llama 3 八组的 4 倍。</translation>
+    </message>
+    <message>
+        <source>GQA</source>
+        <translation>GQA</translation>
+    </message>
+    <message>
+        <source>Grouped-query attention: several query heads share one key/value head.</source>
+        <translation>分组查询注意力：几个查询头共用一个键值头。</translation>
+    </message>
+    <message>
+        <source>MLA</source>
+        <translation>MLA</translation>
+    </message>
+    <message>
+        <source>Multi-head latent attention (DeepSeek): keeps one small compressed vector per token and layer instead of full keys and values.</source>
+        <translation>多头潜在注意力（DeepSeek）：每个 token 每层只存一个压缩过的小向量，而不是完整的键和值。</translation>
+    </message>
+    <message>
+        <source>sliding-window attention</source>
+        <translation>滑动窗口注意力</translation>
+    </message>
+    <message>
+        <source>A layer in which each token looks only at a nearby stretch of recent tokens, so its cache stops growing.</source>
+        <translation>这一层里每个 token 只看附近最近的一段，所以这一层的缓存不再变长。</translation>
+    </message>
+    <message>
+        <source>SSE</source>
+        <translation>SSE</translation>
+    </message>
+    <message>
+        <source>Server-sent events: one HTTP response that stays open and carries each new token as a small text frame.</source>
+        <translation>服务器推送事件：一个一直不关的 HTTP 回复，每写出一个 token 就推一小段文字。</translation>
+    </message>
+    <message>
+        <source>WebSocket</source>
+        <translation>WebSocket</translation>
+    </message>
+    <message>
+        <source>A two-way connection kept open between browser and server.</source>
+        <translation>客户端和服务器之间一直开着的双向连接。</translation>
+    </message>
+    <message>
+        <source>first token</source>
+        <translation>首字时间</translation>
+    </message>
+    <message>
+        <source>Time to the first token: waiting for the question to be read (prefill) and the first token to be written.</source>
+        <translation>等到第一个 token 的时间：要先读完题（预填充），再写出第一个字。</translation>
+    </message>
+    <message>
+        <source>A9, C32</source>
+        <translation>A9、C32</translation>
+    </message>
+    <message>
+        <source>A cell such as “C32”: on this trip request C reads 32 tokens of its question (prefill); a cell with a letter alone: that request writes one token.</source>
+        <translation>像 “C32” 这样的格子：这一趟请求 C 读了它问题里的 32 个 token（预填充）；只有字母的格子：那个请求写了一个 token。</translation>
+    </message>
+    <message>
+        <source>continuous batching</source>
+        <translation>连续批</translation>
+    </message>
+    <message>
+        <source>A finished request leaves the batch at once and a new one takes its seat on the next trip.</source>
+        <translation>写完的请求立刻离桌，下一趟就有新请求坐上来。</translation>
+    </message>
+    <message>
+        <source>static batch</source>
+        <translation>静态批</translation>
+    </message>
+    <message>
+        <source>A batch that starts together and ends when its longest request ends.</source>
+        <translation>一批请求一起开始，要等最长的那个写完才一起结束。</translation>
+    </message>
+    <message>
+        <source>PagedAttention</source>
+        <translation>PagedAttention</translation>
+    </message>
+    <message>
+        <source>vLLM's KV cache in fixed-size blocks, like virtual-memory pages, so memory is taken only for tokens already written.</source>
+        <translation>vLLM 把 KV 缓存按固定大小的块存放，像虚拟内存的页，只给已经写出的 token 占内存。</translation>
+    </message>
+    <message>
+        <source>prefill/decode disaggregation</source>
+        <translation>预填充/解码分离</translation>
+    </message>
+    <message>
+        <source>Prefill runs on some GPUs and decode on others; the KV cache is sent from one to the other.</source>
+        <translation>预填充在一些 GPU 上做，解码在另一些 GPU 上做，KV 缓存从一边传到另一边。</translation>
+    </message>
+    <message>
+        <source>NVLink</source>
+        <translation>NVLink</translation>
+    </message>
+    <message>
+        <source>NVIDIA's fast link between the GPUs of one server, several times faster than a network card.</source>
+        <translation>英伟达在同一台服务器里连接各块 GPU 的高速通道，比网卡快好几倍。</translation>
+    </message>
+    <message>
+        <source>RDMA</source>
+        <translation>RDMA</translation>
+    </message>
+    <message>
+        <source>Remote direct memory access: a machine reads another's memory over the network without that machine's processor copying it.</source>
+        <translation>远程直接内存访问：一台机器通过网络直接读另一台的内存，不用对方的处理器来复制。</translation>
+    </message>
+    <message>
+        <source>draft model</source>
+        <translation>草稿模型（小徒弟）</translation>
+    </message>
+    <message>
+        <source>A much smaller model that guesses the next few tokens cheaply; the big model checks all the guesses in one trip.</source>
+        <translation>一个小得多的模型，便宜地先猜后面几个 token；大模型一趟就把这些猜测全部检查完。</translation>
+    </message>
+    <message>
+        <source>EAGLE-3</source>
+        <translation>EAGLE-3</translation>
+    </message>
+    <message>
+        <source>A light guessing head trained on the big model's own hidden states, used as the draft in speculative decoding.</source>
+        <translation>在大模型自己的隐藏状态上训练的轻量猜测头，用作投机解码的草稿。</translation>
+    </message>
+    <message>
+        <source>MTP</source>
+        <translation>MTP</translation>
+    </message>
+    <message>
+        <source>Multi-token prediction: extra heads built into the model guess the tokens after the next one.</source>
+        <translation>多 token 预测：模型里自带的额外输出头，猜下一个之后的几个 token。</translation>
+    </message>
+    <message>
+        <source>pipeline parallel</source>
+        <translation>流水线并行</translation>
+    </message>
+    <message>
+        <source>Each GPU holds some of the layers; a token's work passes from one GPU to the next.</source>
+        <translation>每块 GPU 放一部分层；一个 token 的计算从一块 GPU 传到下一块。</translation>
+    </message>
+    <message>
+        <source>tensor parallel</source>
+        <translation>张量并行</translation>
+    </message>
+    <message>
+        <source>Every layer's matrices are split across the GPUs, which swap partial results in every layer.</source>
+        <translation>每一层的矩阵都切开分给几块 GPU，它们每一层都要交换部分结果。</translation>
+    </message>
+    <message>
+        <source>expert parallel</source>
+        <translation>专家并行</translation>
+    </message>
+    <message>
+        <source>The experts of an MoE layer live on different GPUs; each token travels to the GPUs of its experts.</source>
+        <translation>MoE 层的各个专家放在不同的 GPU 上；每个 token 被送到它的专家所在的 GPU。</translation>
+    </message>
+    <message>
+        <source>MoE</source>
+        <translation>MoE</translation>
+    </message>
+    <message>
+        <source>Mixture of experts: a layer holds many feed-forward “experts” and a router sends each token to only a few of them.</source>
+        <translation>混合专家：一层里有很多个前馈“专家”，路由器只把每个 token 送给其中几个。</translation>
+    </message>
+    <message>
+        <source>prefix caching</source>
+        <translation>前缀缓存</translation>
+    </message>
+    <message>
+        <source>Keys and values computed for an opening that was seen before are reused, so that part of the prefill is skipped.</source>
+        <translation>以前见过的开头算出的键和值直接复用，这部分预填充就省了。</translation>
+    </message>
+    <message>
+        <source>RadixAttention</source>
+        <translation>RadixAttention</translation>
+    </message>
+    <message>
+        <source>SGLang's prefix cache: a tree of computed KV blocks, looked up by the request's first tokens.</source>
+        <translation>SGLang 的前缀缓存：一棵存着已算好 KV 块的树，按请求开头的 token 查找。</translation>
+    </message>
+    <message>
+        <source>routing</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>Choosing the server a request goes to; a prefix cache helps only on the server that holds it.</source>
+        <translation>决定请求送到哪台服务器；前缀缓存只在存着它的那台服务器上有用。</translation>
+    </message>
+</context>
+<context>
+    <name>Presenter</name>
+    <message>
+        <source>pace {x}×</source>
+        <translation>节奏 {x}×</translation>
+    </message>
+    <message>
+        <source>one trip on screen: {s} s</source>
+        <translation>屏幕上一趟：{s} 秒</translation>
+    </message>
+    <message>
+        <source>The end of the deck: ← goes back, Home to its start.</source>
+        <translation>演讲到此为止：← 往回，Home 回到开头。</translation>
+    </message>
+    <message>
+        <source>Deck setting “{deck}” not understood: using the default deck (the log says why).</source>
+        <translation>设置里的演讲顺序（deck）“{deck}”读不懂：改用默认顺序（原因见日志）。</translation>
     </message>
 </context>
 </TS>

@@ -16,10 +16,12 @@ import logging
 import re
 from pathlib import Path
 
+import assets
+
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-BUNDLED_MODEL = ROOT / "assets" / "models" / "target"
+BUNDLED_MODEL = assets.path("models", "target")  # importlib.resources, not beside the code
 DEFAULT_PROMPTS = {"en": "Explain the KV cache in one sentence.", "zh": "用一句话解释 KV 缓存。"}
 
 

@@ -19,11 +19,15 @@ import random
 import statistics
 from collections import deque
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QFont, QPainter
+import html
+
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtGui import QCursor, QFont, QPainter
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
+    QGraphicsSimpleTextItem,
+    QGraphicsTextItem,
     QGraphicsView,
     QHBoxLayout,
     QLabel,
@@ -31,6 +35,9 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QSlider,
+    QStackedWidget,
+    QTextBrowser,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -39,13 +46,26 @@ from animations.clock import AnimationClock
 from animations.scenes import base as scene_base
 from animations.scenes.base import T
 from gui.game import GpuGame
+from animations.typescale import TypeScale, set_role
+from gui.tour import glossary
 from gui.tour.data import DEFAULT_PROMPTS, TourData
+from gui.tour.flow import flow_widget
 from gui.tour.sections import PAGES, caption_text, chip_text, page_title
 
 log = logging.getLogger(__name__)
 
-CAPTION_PX = 24  # at 1080p: readable from two metres (the brief asks for at least 20 px)
-CONTROL_PX = 20
+CAPTION_PX = 24  # the least a caption gets: readable from two metres at 720p (the brief asks for at least 20 px)
+CONTROL_PX = 20  # the least a control's text gets
+CHIP_PX = 18  # the least a chip's number gets
+# Above those floors, sizes follow the window height (animations.typescale): caption "body", controls and chips
+# "label", so that a 4K screen gets 49 px captions and no text is under height / 60.
+MAX_INTRO_S = 6.0  # no page's intro takes longer than this at pace 1: a longer one plays faster
+# Pages whose scene shows what the loaded model writes: they say in one line what that model is.
+MODEL_OUTPUT_PAGES = ("sampling", "decode", "streaming", "reasoning", "speculative", "questions")
+# What the game's people write, one sentence each in turn (translated; see game_sentences).
+GAME_SENTENCES = ("One trip of the book writes one token.", "The cheat sheet keeps what was read.",
+                  "Sharing the table costs no extra trip.")
+TERM_COLOR = "#9fd0ff"  # underlined terms in a caption: hover for a tooltip, click or tap for the line below
 
 STYLE = """
 QWidget#tour { background: #0f1419; color: #eef3f8; }
@@ -56,9 +76,16 @@ QPushButton { background: #17202a; color: #eef3f8; border: 2px solid #33465b; bo
 QPushButton:hover { border-color: #86aad3; }
 QPushButton:checked { background: #4a74a3; border-color: #ffc94a; }
 QPushButton:disabled { color: #6b7a8a; border-color: #253240; }
-QPushButton#chip { min-width: 44px; padding: 4px 8px; min-height: 30px; }
+QPushButton#chip { min-width: 0px; padding: 4px 4px; min-height: 30px; }
 QPushButton#chip:checked { background: #ffc94a; color: #1b1d21; border-color: #ffc94a; }
+QPushButton:focus { border-color: #ffc94a; }
 QLineEdit { background: #17202a; color: #eef3f8; border: 2px solid #33465b; border-radius: 8px; padding: 4px 8px; }
+QLineEdit:focus { border-color: #ffc94a; }
+QLabel#termLine { color: #9fd0ff; padding: 2px 18px; }
+QLabel#modelLine { color: #aab7c4; padding: 2px 18px; }
+QTextBrowser#glossary { background: #0f1419; color: #eef3f8; border: none; padding: 8px 18px; }
+QSlider { border: 2px solid transparent; border-radius: 8px; padding: 0px 4px; min-height: 34px; }
+QSlider:focus { border: 2px solid #ffc94a; }
 QSlider::groove:horizontal { height: 8px; background: #33465b; border-radius: 4px; }
 QSlider::handle:horizontal { width: 26px; margin: -10px 0; background: #ffc94a; border-radius: 13px; }
 """
@@ -83,6 +110,72 @@ class _View(QGraphicsView):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         self.fit()
+
+
+class _ChipStrip(QWidget):
+    """The progress strip: one chip per page, laid out by hand so that it never asks for more width than the
+    window has. Where the full labels ("Game", "Terms", "The end") do not fit, every chip shows its page number
+    (the title stays in its tooltip); chips then shrink to their numbers' width."""
+
+    SPACING = 4
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.chips: list[QPushButton] = []
+        self.full_labels: list[str] = []
+        self.compact = False
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+
+    def add(self, chip: QPushButton) -> None:
+        chip.setParent(self)
+        self.chips.append(chip)
+        self.full_labels.append(chip.text())
+
+    def set_labels(self, labels: list[str]) -> None:
+        self.full_labels = list(labels)
+        self._layout()
+
+    def _widths(self, labels: list[str]) -> list[int]:
+        out = []
+        for chip, label in zip(self.chips, labels):
+            fm = chip.fontMetrics()
+            out.append(max(fm.horizontalAdvance(label) + 24, fm.height() + 16))  # padding 4+4, border 2+2, air
+        return out
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        widths = self._widths(self.full_labels)
+        return QSize(sum(widths) + self.SPACING * max(0, len(widths) - 1), self._height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        numbers = [str(i + 1) for i in range(len(self.chips))]
+        widths = self._widths(numbers)
+        return QSize(sum(widths) + self.SPACING * max(0, len(widths) - 1), self._height())
+
+    def _height(self) -> int:
+        return max((c.sizeHint().height() for c in self.chips), default=30)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._layout()
+
+    def _layout(self) -> None:
+        if not self.chips:
+            return
+        full = self._widths(self.full_labels)
+        gaps = self.SPACING * (len(self.chips) - 1)
+        self.compact = sum(full) + gaps > self.width()
+        labels = [str(i + 1) for i in range(len(self.chips))] if self.compact else self.full_labels
+        widths = self._widths(labels)
+        extra = max(0, self.width() - gaps - sum(widths))
+        # share what is left in proportion, so the strip fills the width either way
+        total = sum(widths) or 1
+        widths = [w + extra * w // total for w in widths]
+        x, h = 0, self._height()
+        for chip, label, w in zip(self.chips, labels, widths):
+            chip.setText(label)
+            chip.setGeometry(x, 0, w, h)
+            x += w + self.SPACING
+        self.setFixedHeight(h)
 
 
 class TourWidget(QWidget):
@@ -111,6 +204,8 @@ class TourWidget(QWidget):
         self.font_family = font_family
         scene_base.set_font_family(font_family, lang)
         self.prompt = DEFAULT_PROMPTS.get(lang, DEFAULT_PROMPTS["en"])
+        self._learner_prompt = False  # the learner typed their own question here (it stays until they change it)
+        self._offered_prompt: str | None = None  # the Live page's prompt last offered through set_prompt
         self._index = 0
         self._ids = itertools.count(1)
         self._pending: str | None = None
@@ -123,7 +218,7 @@ class TourWidget(QWidget):
         self.draw_seed = 0
         self.drawn: int | None = None
         self.kv_tokens = 2000
-        self.game = GpuGame(seed=7)
+        self.game = GpuGame(seed=7, sentences=self.game_sentences())
         self.game_live = False  # the apprentice's guesses: False = random illustration, True = live draft model
         self._game_text = ""  # the running text the live apprentice continues
         self._game_wait: str | None = None  # analysis id of the live trip being measured
@@ -192,7 +287,34 @@ class TourWidget(QWidget):
         self.retranslate()
 
     def set_prompt(self, text: str) -> None:
-        """Use ``text`` as the visitor's question everywhere, and ask the engine to measure it."""
+        """Use ``text`` as the visitor's question everywhere, and ask the engine to measure it.
+
+        The learner's own question (typed in "Your question" and confirmed with Enter) stays: the same Live
+        prompt offered again (the host calls this each time the tour is shown) does not replace it; a Live
+        prompt that changed does."""
+        offered = (text or "").strip()
+        if self._learner_prompt and offered == self._offered_prompt:
+            return
+        self._offered_prompt = offered
+        self._learner_prompt = False
+        self._use_prompt(text)
+
+    def _ask_own_question(self) -> None:
+        """Enter in "Your question": the learner's question, kept until they change it; the focus goes back to
+        the page (so the next key turns the page, not the field's cursor)."""
+        self._use_prompt(self.prompt_edit.text())
+        self._learner_prompt = True
+        self.focus_home()
+
+    def focus_home(self) -> None:
+        """Give the keyboard focus to the page (its stage), out of any field."""
+        self.view.setFocus(Qt.OtherFocusReason)
+
+    def game_press(self) -> None:
+        """One press of the game (page 16): the clicker's "next" there, and the "Press: one trip" button."""
+        self._game_press()
+
+    def _use_prompt(self, text: str) -> None:
         text = (text or "").strip() or DEFAULT_PROMPTS.get(self.lang, DEFAULT_PROMPTS["en"])
         if text == self.prompt and self.data.analysis is not None:
             return
@@ -256,12 +378,36 @@ class TourWidget(QWidget):
     def _font(self, px: int, bold: bool = False) -> QFont:
         return scene_base.font(px, bold)
 
+    def _type_height(self) -> int:
+        """The height the type scale follows: the window's (the tour's own when it is not in one yet)."""
+        top = self.window()
+        return max(1, top.height() if top is not None else self.height())
+
+    def _px(self, role: str) -> int:
+        """Pixel size of the tour's ``role`` ("caption", "control", "chip") at the current window height: the
+        type scale's "body" / "label", never under the tour's floors (``CAPTION_PX``, ``CONTROL_PX``,
+        ``CHIP_PX``)."""
+        scale = TypeScale(self._type_height())
+        if role == "caption":
+            return max(CAPTION_PX, round(scale.px("body")))
+        return max(CHIP_PX if role == "chip" else CONTROL_PX, round(scale.px("label")))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if getattr(self, "_sizes_at", None) is not None and \
+                (self._px("caption"), self._px("control")) != self._sizes_for(self._sizes_at):
+            self._apply_fonts()  # the window grew or shrank past a type-scale step
+            self._build_controls(self.pages_key())
+
+    def _sizes_for(self, height: int) -> tuple[int, int]:
+        scale = TypeScale(height)
+        return (max(CAPTION_PX, round(scale.px("body"))), max(CONTROL_PX, round(scale.px("label"))))
+
     def _build_ui(self) -> None:
         outer = QVBoxLayout(self)
         outer.setContentsMargins(8, 6, 8, 6)
         outer.setSpacing(4)
-        strip = QHBoxLayout()
-        strip.setSpacing(4)
+        self.chip_strip = _ChipStrip(self)
         self.chips: list[QPushButton] = []
         self._chip_group = QButtonGroup(self)
         self._chip_group.setExclusive(True)
@@ -269,60 +415,94 @@ class TourWidget(QWidget):
             b = QPushButton()
             b.setObjectName("chip")
             b.setCheckable(True)
-            b.setFont(self._font(18))
+            b.setFont(self._font(self._px("chip")))
             b.setFocusPolicy(Qt.NoFocus)
             b.clicked.connect(lambda _=False, i=i: self.goto(i))
             self._chip_group.addButton(b, i)
-            strip.addWidget(b, 1)
+            self.chip_strip.add(b)
             self.chips.append(b)
-        outer.addLayout(strip)
+        outer.addWidget(self.chip_strip)
         self.view = _View(self)
-        outer.addWidget(self.view, 1)
+        self.view.setFocusPolicy(Qt.StrongFocus)  # the page takes the focus back from a field (focus_home)
+        self.glossary_view = QTextBrowser()
+        self.glossary_view.setObjectName("glossary")
+        self.glossary_view.setOpenLinks(False)
+        set_role(self.glossary_view, "legend")
+        self.stage_stack = QStackedWidget()
+        self.stage_stack.addWidget(self.view)
+        self.stage_stack.addWidget(self.glossary_view)
+        self.stage_stack.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.stage_stack.setMinimumSize(200, 120)
+        outer.addWidget(self.stage_stack, 1)
         self.caption = QLabel()
         self.caption.setObjectName("caption")
         self.caption.setWordWrap(True)
-        self.caption.setFont(self._font(CAPTION_PX))
-        self.caption.setMinimumHeight(int(CAPTION_PX * 1.5 * 3 + 12))
+        self.caption.setFont(self._font(self._px("caption")))
+        self.caption.setMinimumHeight(int(self._px("caption") * 1.5 * 3 + 12))
         self.caption.setAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        self.caption.setTextFormat(Qt.RichText)
+        self.caption.setTextInteractionFlags(Qt.LinksAccessibleByMouse)
+        self.caption.setFocusPolicy(Qt.NoFocus)
+        self.caption.linkHovered.connect(self._on_term_hovered)
+        self.caption.linkActivated.connect(self._on_term_tapped)
+        set_role(self.caption, "caption")
         outer.addWidget(self.caption)
+        self.term_line = QLabel()  # a tapped term's one-line explanation
+        self.term_line.setObjectName("termLine")
+        self.term_line.setWordWrap(True)
+        self.term_line.setFont(self._font(self._px("control")))
+        self.term_line.hide()
+        set_role(self.term_line, "caption")
+        outer.addWidget(self.term_line)
+        self.model_line = QLabel()  # what the model writing on this page is, in one line
+        self.model_line.setObjectName("modelLine")
+        self.model_line.setWordWrap(True)
+        self.model_line.setFont(self._font(self._px("control")))
+        set_role(self.model_line, "legend")
+        outer.addWidget(self.model_line)
+        self.controls, self.controls_layout = flow_widget(8)
+        outer.addWidget(self.controls)
         bottom = QHBoxLayout()
-        self.controls = QWidget()
-        self.controls_layout = QHBoxLayout(self.controls)
-        self.controls_layout.setContentsMargins(0, 0, 0, 0)
-        bottom.addWidget(self.controls, 3)
         self.prompt_label = QLabel()
-        self.prompt_label.setFont(self._font(CONTROL_PX))
+        self.prompt_label.setFont(self._font(self._px("control")))
         bottom.addWidget(self.prompt_label)
         self.prompt_edit = QLineEdit(self.prompt)
-        self.prompt_edit.setFont(self._font(CONTROL_PX))
+        self.prompt_edit.setFont(self._font(self._px("control")))
         self.prompt_edit.setMaxLength(400)
-        self.prompt_edit.returnPressed.connect(lambda: self.set_prompt(self.prompt_edit.text()))
-        bottom.addWidget(self.prompt_edit, 2)
+        self.prompt_edit.setMinimumWidth(160)
+        self.prompt_edit.returnPressed.connect(self._ask_own_question)
+        bottom.addWidget(self.prompt_edit, 1)
         self.prev_button = QPushButton()
         self.next_button = QPushButton()
         for b, slot in ((self.prev_button, self.prev), (self.next_button, self.next)):
-            b.setFont(self._font(CONTROL_PX, True))
+            b.setFont(self._font(self._px("control"), True))
             b.clicked.connect(slot)
             bottom.addWidget(b)
         outer.addLayout(bottom)
+        self._sizes_at = self._type_height()
 
     def _apply_fonts(self) -> None:
+        self._sizes_at = self._type_height()
         for chip in self.chips:
-            chip.setFont(self._font(18))
-        self.caption.setFont(self._font(CAPTION_PX))
-        for w in (self.prompt_label, self.prompt_edit):
-            w.setFont(self._font(CONTROL_PX))
+            chip.setFont(self._font(self._px("chip")))
+        self.chip_strip.updateGeometry()
+        self.chip_strip._layout()
+        self.caption.setFont(self._font(self._px("caption")))
+        self.caption.setMinimumHeight(int(self._px("caption") * 1.5 * 3 + 12))
+        for w in (self.prompt_label, self.prompt_edit, self.term_line, self.model_line):
+            w.setFont(self._font(self._px("control")))
         for b in (self.prev_button, self.next_button):
-            b.setFont(self._font(CONTROL_PX, True))
+            b.setFont(self._font(self._px("control"), True))
 
     def retranslate(self) -> None:
         """Re-apply every string in the current language."""
         for page, chip in zip(PAGES, self.chips):
-            chip.setText(chip_text(page))
             chip.setToolTip(page_title(page))
+        self.chip_strip.set_labels([chip_text(page) for page in PAGES])
         self.prompt_label.setText(T("Your question:"))
         self.prev_button.setText(T("◀ Back"))
         self.next_button.setText(T("Next ▶"))
+        self.game.sentences = [tuple(x) for x in self.game_sentences() if x]  # newcomers write in the new language
         self._rebuild(replay=False)
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -338,22 +518,141 @@ class TourWidget(QWidget):
         scene = self.scenes[self._index]
         for i, chip in enumerate(self.chips):
             chip.setChecked(i == self._index)
-            if not chip.text():
-                chip.setText(chip_text(PAGES[i]))
+            if not chip.toolTip():
                 chip.setToolTip(page_title(PAGES[i]))
+        if not any(self.chip_strip.full_labels):
+            self.chip_strip.set_labels([chip_text(p) for p in PAGES])
         if not self.prev_button.text():
             self.prompt_label.setText(T("Your question:"))
             self.prev_button.setText(T("◀ Back"))
             self.next_button.setText(T("Next ▶"))
-        self.caption.setText(caption_text(page))
+        self._set_caption(caption_text(page))
         scene.build(self.context())
         if not replay:
             scene.finish()
+        self._annotate_scene(scene)
         if self.view.scene() is not scene:
             self.view.setScene(scene)
         self.view.fit()
+        self._update_model_line(page.key)
+        if page.key != "metaphors" and self.stage_stack.currentWidget() is not self.view:
+            self.stage_stack.setCurrentWidget(self.view)
         self._build_controls(page.key)
         self._update_clock()
+
+    # ---- terms and the model line ----------------------------------------------------------------------------
+    def _lang(self) -> str:
+        from gui import i18n
+        current = getattr(i18n, "current_language", None)
+        lang = current() if callable(current) else self.lang
+        return lang if lang in ("en", "zh") else self.lang
+
+    def _set_caption(self, text: str) -> None:
+        """The caption as rich text: every glossary term underlined, a link to its explanation."""
+        self._caption_plain = text
+        out, pos, seen = [], 0, set()
+        for start, end, term in glossary.spans(text, self._lang()):
+            if term.key in seen:
+                continue  # a term is a link once per caption
+            seen.add(term.key)
+            out.append(html.escape(text[pos:start]))
+            out.append(f'<a href="term:{term.key}" style="color:{TERM_COLOR}; text-decoration: underline;">'
+                       f'{html.escape(text[start:end])}</a>')
+            pos = end
+        out.append(html.escape(text[pos:]))
+        self.caption.setText("".join(out))
+        self.term_line.hide()
+        self.term_line.clear()
+
+    def caption_terms(self) -> list[str]:
+        """Keys of the glossary terms underlined in the caption shown."""
+        return list(dict.fromkeys(t.key for _, _, t in glossary.spans(getattr(self, "_caption_plain", ""),
+                                                                        self._lang())))
+
+    def _term_of(self, link: str):
+        return glossary.BY_KEY.get(link.split(":", 1)[-1]) if link else None
+
+    def _on_term_hovered(self, link: str) -> None:
+        term = self._term_of(link)
+        if term is None:
+            QToolTip.hideText()
+            return
+        QToolTip.showText(QCursor.pos(), f"{glossary.term_name(term)}: {glossary.explanation(term)}", self.caption)
+
+    def _on_term_tapped(self, link: str) -> None:
+        """A click or tap on a term: its explanation in the line under the caption (a second tap hides it)."""
+        term = self._term_of(link)
+        if term is None:
+            return
+        text = f"{glossary.term_name(term)}: {glossary.explanation(term)}"
+        if self.term_line.isVisible() and self.term_line.text() == text:
+            self.term_line.hide()
+            return
+        self.term_line.setText(text)
+        self.term_line.show()
+
+    def explain_term(self, key: str) -> None:
+        """Show the explanation of glossary term ``key`` under the caption (as a tap on it does)."""
+        self._on_term_tapped(f"term:{key}")
+
+    def _annotate_scene(self, scene) -> None:
+        """Give every text of the scene that shows a glossary term a tooltip with the term's explanation."""
+        lang = self._lang()
+        for item in scene.items():
+            if isinstance(item, QGraphicsTextItem):
+                text = item.toPlainText()
+            elif isinstance(item, QGraphicsSimpleTextItem):
+                text = item.text()
+            else:
+                continue
+            terms = glossary.find_terms(text, lang)
+            if terms:
+                item.setToolTip("\n".join(f"{glossary.term_name(t)}: {glossary.explanation(t)}" for t in terms))
+
+    def model_sentence(self) -> str:
+        """One line that says what the loaded model is and why it writes as it does (translated)."""
+        params = None
+        try:
+            params = sum(int(getattr(v, "size", 0)) for v in self.data.weights.values()) or None
+        except Exception:  # noqa: BLE001 - no weights file: the line without the count
+            params = None
+        name = self.data.model_dir.name.lower() if getattr(self.data, "model_dir", None) else ""
+        poetry = "poem" in name or "poetry" in name
+        if params:
+            size = (T("{w:.0f} × 10,000").format(w=params / 1e4) if self._lang() == "zh" else
+                    T("{m:.1f} million").format(m=params / 1e6))
+            text = (T("The model here: a GPT-2 of {size} parameters that has read only classical Chinese poems; "
+                      "it continues in their form, it does not answer.") if poetry else
+                    T("The model here: a GPT-2 of {size} parameters that has read only Python's documentation; "
+                      "it imitates that text, it does not answer."))
+            return text.format(size=size)
+        return T("No model is loaded here: the words on this page are an illustration.")
+
+    def _update_model_line(self, key: str) -> None:
+        if key in MODEL_OUTPUT_PAGES:
+            self.model_line.setText(self.model_sentence())
+            self.model_line.show()
+        else:
+            self.model_line.hide()
+
+    def glossary_html(self) -> str:
+        """Every glossary term and its one-line explanation, in the current language, grouped by section."""
+        rows = []
+        for term in sorted(glossary.TERMS, key=lambda t: t.section):
+            rows.append(f"<tr><td style='padding:2px 12px 2px 0; color:{TERM_COLOR}; white-space:nowrap'>"
+                        f"{html.escape(glossary.term_name(term))}</td>"
+                        f"<td style='padding:2px 12px 2px 0; color:#aab7c4'>§{term.section}</td>"
+                        f"<td style='padding:2px 0'>{html.escape(glossary.explanation(term))}</td></tr>")
+        return "<table cellspacing='0'>" + "".join(rows) + "</table>"
+
+    def show_glossary(self, on: bool) -> None:
+        """Page 17: the list of every term (on) or the metaphor table (off)."""
+        if on:
+            self.glossary_view.setFont(self._font(self._px("control")))
+            self.glossary_view.setHtml(self.glossary_html())
+            self.stage_stack.setCurrentWidget(self.glossary_view)
+        else:
+            self.stage_stack.setCurrentWidget(self.view)
 
     def _update_clock(self) -> None:
         if self.isVisible() and not self.current_scene.settled:
@@ -363,6 +662,8 @@ class TourWidget(QWidget):
 
     def _on_tick(self, dt_s: float) -> None:
         scene = self.current_scene
+        if scene.t < scene.duration and scene.duration > MAX_INTRO_S:
+            dt_s *= scene.duration / MAX_INTRO_S  # a long intro (the end's closing line) plays within 6 s
         scene.advance(dt_s)
         if scene.settled:
             self.clock.stop()
@@ -391,7 +692,7 @@ class TourWidget(QWidget):
 
     def _button(self, text: str, slot, checkable: bool = False, checked: bool = False) -> QPushButton:
         b = QPushButton(text)
-        b.setFont(self._font(CONTROL_PX, True))
+        b.setFont(self._font(self._px("control"), True))
         b.setCheckable(checkable)
         b.setChecked(checked)
         b.clicked.connect(slot)
@@ -400,14 +701,15 @@ class TourWidget(QWidget):
 
     def _slider(self, label: str, lo: int, hi: int, value: int, slot) -> QSlider:
         lab = QLabel(label)
-        lab.setFont(self._font(CONTROL_PX))
+        lab.setFont(self._font(self._px("control")))
         self.controls_layout.addWidget(lab)
         s = QSlider(Qt.Horizontal)
         s.setRange(lo, hi)
         s.setValue(value)
-        s.setMinimumWidth(120)
+        s.setMinimumWidth(8 * self._px("control"))  # 160 px at 720p, wider with the type
+        s.setFocusPolicy(Qt.StrongFocus)  # arrows move it only while it has the focus (and shows its ring)
         s.valueChanged.connect(slot)
-        self.controls_layout.addWidget(s, 1)
+        self.controls_layout.addWidget(s)
         return s
 
     def _build_controls(self, key: str) -> None:
@@ -435,6 +737,7 @@ class TourWidget(QWidget):
                                 ("shared", T("Sharing the table"))):
                 self._button(label, lambda _=False, m=mode: self._game_mode(m), True, self.game.mode == mode)
             press = self._button(T("Press: one trip"), self._game_press)
+            press.setObjectName("gamePress")
             press.setMinimumWidth(200)
             self._button(T("Start over"), lambda: self._game_mode(self.game.mode))
             if self.game.mode == "apprentice":
@@ -445,7 +748,10 @@ class TourWidget(QWidget):
                 live.setEnabled(reason is None)
                 live.setToolTip(T("Disabled: {reason}").format(reason=reason) if reason else
                                 T("Each press asks the engine for one real verify trip of the bundled draft model"))
-        self.controls_layout.addStretch(1)
+        elif key == "metaphors":
+            self.glossary_button = self._button(T("All terms explained ({n})").format(n=len(glossary.TERMS)),
+                                                self.show_glossary, True,
+                                                self.stage_stack.currentWidget() is self.glossary_view)
 
     def _refresh(self) -> None:
         self._rebuild(replay=False)
@@ -485,11 +791,30 @@ class TourWidget(QWidget):
 
     def _game_mode(self, mode: str) -> None:
         live = self.game_live and self.live_draft_reason() is None
-        self.game = GpuGame(mode=mode, seed=7, accept_source=(lambda k: self._game_accepted) if live else None)
+        self.game = GpuGame(mode=mode, seed=7, accept_source=(lambda k: self._game_accepted) if live else None,
+                            sentences=self.game_sentences())
         self._game_text = self.prompt
         self._game_wait = None
         self._game_trip = None
         self._refresh()
+
+    def game_sentences(self) -> list[list[str]]:
+        """The sentences the game's people write, as token labels in the current language: English through this
+        model's tokenizer (its real pieces, "␣" for a space), Chinese one character a token (the bundled
+        tokenizer cuts Chinese into bytes, which a board cannot show); at most 16 tokens each."""
+        out = []
+        zh = self._lang() == "zh"
+        for source in GAME_SENTENCES:
+            text = T(source)
+            if zh:
+                labels = [c for c in text if not c.isspace()]
+            else:
+                labels = [t["label"] for t in self.data.tokens(text)] if self.data.tokenizer else []
+                if not labels:
+                    words = text.split()
+                    labels = [("␣" if i else "") + w for i, w in enumerate(words)]
+            out.append(labels[:16])
+        return out
 
     def _game_set_live(self, on: bool) -> None:
         """The apprentice's switch: random illustration (False) or the live draft model (True, when loaded)."""

@@ -3,7 +3,7 @@
 import pytest
 from PySide6.QtCore import QRectF
 
-from animations.stage import CART_SCALE, MAX_SEATS, StageScene, format_bytes
+from animations.stage import MAX_SEATS, SeatText, StageScene, format_bytes
 
 LAYER_BYTES = [3_150_000, 3_150_000, 1_575_000, 6_300_000]
 
@@ -41,19 +41,23 @@ def test_format_bytes():
 
 
 def test_chapter_widths_are_to_scale_by_bytes(stage):
-    widths = [c.width for c in stage.chapters]
+    widths = [c.rect().width() for c in stage.chapters]
     assert len(widths) == len(LAYER_BYTES)
     for w, b in zip(widths, LAYER_BYTES):
         assert w / widths[-1] == pytest.approx(b / LAYER_BYTES[-1])
-    labels = [c._label for c in stage.chapters]
+    labels = [t.text() for t in stage.warehouse.labels]
     assert labels[0].endswith("3.1 MB") and labels[2].endswith("1.6 MB")
 
 
-def test_idle_stage_shows_the_book_on_the_shelf(qapp):
-    scene = StageScene()  # not configured: a placeholder book rests in the warehouse
-    assert not scene.busy()
+def test_before_a_model_the_stage_says_loading_and_draws_no_zero_figures(qapp):
+    scene = StageScene()
+    assert not scene.configured and not scene.busy()
+    texts = [t.text() for t in scene.text_items()]
+    assert any("loading the model" in t for t in texts)
+    assert not any(("0 B" in t) or ("0 of 0" in t) for t in texts)
     scene.configure([1_000_000] * 12, 1024, 2000, "gpt2")
-    assert [c.scale() for c in scene.chapters] == [1.0] * 12
+    texts = [t.text() for t in scene.text_items()]
+    assert not any("loading the model" in t for t in texts)
     assert scene.lit_chapter() is None and scene.filled_cells() == 0
     assert scene.caption_text()
 
@@ -118,7 +122,7 @@ def test_chapters_light_for_shares_proportional_to_layer_ms(qapp):
     scene.configure([1000, 1000], 100, 16, "two-layer")
     lit = lit_time(scene, [1.0, 3.0], dt=1 / 1000)
     assert lit[1] / lit[0] == pytest.approx(3.0, rel=0.02)
-    assert [c.lit for c in scene.chapters] == [False, False]  # nothing lit after the trip
+    assert scene.lit_chapter() is None  # nothing lit after the trip
 
 
 def test_empty_or_bad_layer_ms_gives_equal_shares(stage):
@@ -130,80 +134,157 @@ def test_empty_or_bad_layer_ms_gives_equal_shares(stage):
         assert max(lit) == pytest.approx(min(lit), rel=0.05)
 
 
-def test_chapters_go_to_the_desk_and_come_back(stage):
-    home = [(c.pos().x(), c.pos().y()) for c in stage.chapters]
-    stage.show_trip(trip())
-    run(stage, 0.5)  # mid-trip: computing at the desk
-    assert all(c.scale() == pytest.approx(CART_SCALE) for c in stage.chapters)
-    assert all(c.pos().x() > 690 for c in stage.chapters)  # inside the desk
-    assert stage.lit_chapter() is not None
-    run(stage, 0.6)
-    assert [(c.pos().x(), c.pos().y()) for c in stage.chapters] == home
-    assert all(c.scale() == 1.0 for c in stage.chapters)
+def test_the_whole_book_stays_in_the_warehouse_at_every_moment_of_a_trip(qapp):
+    scene = StageScene()
+    scene.configure(LAYER_BYTES, 49_152, 64, "test-gpt2", dictionary_bytes=4_700_000)
+    home = [(b.rect(), b.pos()) for b in scene.chapters] + [(scene.warehouse.dictionary_bar.rect(), None)]
+    scene.show_trip(trip())
+    seen_cart_moving = False
+    for k in range(61):
+        bars = scene.chapters + [scene.warehouse.dictionary_bar]
+        assert all(b.isVisible() and b.opacity() == 1.0 for b in bars), f"a chapter left the warehouse at {k}/60"
+        assert [b.rect() for b in scene.chapters] == [r for r, _ in home[:-1]]
+        xs = {scene.desks.rows[0]["cart"].x()}
+        seen_cart_moving |= xs != {scene.desks.rest_x}
+        scene.advance(1 / 60)
+    assert seen_cart_moving  # a copy travelled
 
 
-def test_prefill_and_decode_captions_differ(stage):
-    stage.show_trip(trip(phase="prefill", tokens_in=37, blocks_in_use=3))
-    prefill = stage.caption_text()
-    assert "37" in prefill
-    run(stage, 0.5)
-    assert stage._sheet.opacity() == 1.0  # the question sheet is on the desk
-    run(stage, 0.6)
-    stage.show_trip(trip())
-    decode = stage.caption_text()
-    run(stage, 0.5)
-    assert stage._sheet.opacity() == 0.0
-    assert prefill != decode
-    run(stage, 0.6)
-    stage.show_trip(trip(batch=4, request_ids=["a", "b", "c", "d"]))
-    assert stage.caption_text() not in (prefill, decode)
-    stage.reset()
-    stage.show_trip(trip(phase="verify", tokens_in=5))
-    assert stage.caption_text() not in (prefill, decode)
+def test_warehouse_cart_and_readout_add_up_to_the_same_total(qapp):
+    scene = StageScene()
+    scene.configure(LAYER_BYTES, 49_152, 64, "test-gpt2", dictionary_bytes=4_700_000)
+    total = sum(LAYER_BYTES) + 4_700_000  # what the engine reports as weight_bytes read per trip
+    assert scene.warehouse.total_bytes == total
+    assert format_bytes(total) in scene.warehouse.total.text()
+    assert scene.desks.share_bytes(0) == total
+    assert format_bytes(total) in scene.desks.rows[0]["cart_label"].text()
+    for mode in ("tp", "pp"):
+        scene.set_sharding(mode, 2)
+        assert sum(scene.desks.share_bytes(d) for d in range(2)) == pytest.approx(total, abs=1)
 
 
-def test_blocks_in_use_fill_cheat_sheet_cells(stage):
+@pytest.mark.parametrize("mode", ["tp", "pp"])
+def test_a_torn_book_gets_one_desk_and_one_cart_per_worker(stage, mode):
+    stage.set_sharding(mode, 2)
+    assert stage.desks.n == 2 and len(stage.desks.rows) == 2
+    carts = {id(r["cart"]) for r in stage.desks.rows}
+    assert len(carts) == 2
+    names = [r["name"].text() for r in stage.desks.rows]
+    assert names[0] != names[1] and all(names)
+    if mode == "pp":  # each desk gets its own run of whole chapters
+        assert [sorted(i for i in r["bars"] if i >= 0) for r in stage.desks.rows] == [[0, 1], [2, 3]]
+    else:  # each desk gets a strip of every chapter
+        assert all(sorted(i for i in r["bars"] if i >= 0) == [0, 1, 2, 3] for r in stage.desks.rows)
+    stage.set_sharding("tp", 1)
+    assert stage.desks.n == 1
+
+
+def test_pipeline_desk_without_the_chapter_says_it_is_waiting(stage):
+    stage.set_sharding("pp", 2)
+    stage.show_trip(trip(layer_ms=[1, 1, 1, 1], workers=[{"rank": 0, "compute_ms": 1.0, "bubble_ms": 2.0},
+                                                        {"rank": 1, "compute_ms": 1.0, "bubble_ms": 2.0}]))
+    while stage.lit_chapter() != 3:
+        stage.advance(1 / 240)
+    assert "4" in stage.desks.rows[1]["state"].text()
+    assert stage.desks.rows[0]["state"].text() != stage.desks.rows[1]["state"].text()
+    assert "2.0" in stage.desks.rows[0]["times"].text()  # the measured bubble
+    # the measurement goes against "more desks, faster": the legend says why in one line
+    assert stage._legend.note.isVisible() and "2.0" in stage._legend.note.text()
+
+
+def test_tensor_parallel_desks_pass_a_note_after_each_chapter(stage):
+    stage.set_sharding("tp", 2)
+    stage.show_trip(trip(layer_ms=[1, 1, 1, 1], workers=[{"rank": 0, "compute_ms": 1.0, "comm_ms": 1.0},
+                                                        {"rank": 1, "compute_ms": 1.0, "comm_ms": 1.0}]))
+    shown = 0
+    while stage.busy():
+        stage.advance(1 / 600)
+        shown += stage.desks.note.opacity() > 0
+    assert shown > 0
+
+
+def test_cheat_sheet_cells_in_use_equal_blocks_in_use_and_name_their_bytes(stage):
     assert stage.filled_cells() == 0
     stage.show_trip(trip(blocks_in_use=7))
     run(stage, 1.01)
     assert stage.filled_cells() == 7
-    stage.show_trip(trip(blocks_in_use=5))  # requests finished: pages freed
+    assert format_bytes(7 * 49_152) in stage.cheat_sheet.count.text()
+    # the grid is scaled to the run: 7 pages are a visible share of it, not 7 of 64
+    assert stage.cheat_sheet.grid.capacity < 64 and stage.cheat_sheet.grid.capacity >= 7
+    stage.show_trip(trip(blocks_in_use=2))  # requests finished: pages freed, the grid shrinks back
     run(stage, 1.01)
-    assert stage.filled_cells() == 5
+    assert stage.filled_cells() == 2
+    stage.show_trip(trip(blocks_in_use=2))
+    run(stage, 0.01)
+    assert stage.cheat_sheet.capacity == stage.cheat_sheet.capacity_for(2)
 
 
-def test_large_caches_draw_only_the_first_rows(qapp):
-    scene = StageScene()
-    scene.configure([1000] * 4, 100, 5000, "big")
-    assert scene._grid.drawn < 5000
-    assert "4900" in scene._cheat_more.text()
-    scene.show_trip(trip(blocks_in_use=4000))
-    run(scene, 1.01)
-    assert scene.filled_cells() == scene._grid.drawn
-    assert "4000" in scene._cheat_count.text()
-
-
-def test_batch_of_16_gets_16_colored_seats_without_new_items(stage):
-    ids = [f"q{i}" for i in range(MAX_SEATS)]
-    tokens = [{"request_id": r, "label": f"t{i}", "text": f"t{i}"} for i, r in enumerate(ids)]
-    stage.show_trip(trip(batch=16, request_ids=ids, tokens=tokens, tokens_in=16))
-    items_before = len(stage.items())
+def test_prefix_hits_are_drawn_as_shared_pages(stage):
+    stage.show_trip(trip(blocks_in_use=6, prefix_hit_tokens=32))
+    run(stage, 0.9)
+    assert stage.cheat_sheet.grid.shared == 2  # 32 tokens / 16 per page
+    assert any("share" in w.text() for w in stage._legend.texts())
+    run(stage, 0.2)
+    stage.show_trip(trip(blocks_in_use=7))  # the seats that share the opening write on: still shared
     run(stage, 1.01)
-    assert len(stage.items()) == items_before  # nothing created per frame
-    assert stage.slip_texts() == [f"t{i}" for i in range(16)]
-    colors = {slip._color.name() for slip in stage._front[:16]}
-    assert len(colors) == 16
-    # the next trip reuses the same slip items
-    stage.show_trip(trip(batch=16, request_ids=ids, tokens=tokens, tokens_in=16))
+    assert stage.cheat_sheet.grid.shared == 2
+    stage.show_trip(trip(blocks_in_use=1))  # requests finished: at most the pages still in use
     run(stage, 1.01)
-    assert len(stage.items()) == items_before
+    assert stage.cheat_sheet.grid.shared == 1
 
 
-def test_verify_trip_groups_several_tokens_per_request(stage):
-    tokens = [{"request_id": "r1", "label": w, "text": w} for w in ("a", "b", "c")]
-    stage.show_trip(trip(phase="verify", tokens=tokens, tokens_in=4))
-    run(stage, 1.01)
-    assert stage.slip_texts() == ["abc"]
+def four_seats():
+    return [SeatText(i, f"r{i}", f"prompt number {i}", f"answer of {i}", state)
+            for i, state in enumerate(["writing", "reading", "done", "waiting"])]
+
+
+def test_at_batch_4_each_of_4_seats_shows_its_own_request(stage):
+    stage.show_requests(four_seats())
+    shown = stage.seat_texts()
+    assert [rid for rid, _, _ in shown] == ["r0", "r1", "r2", "r3"]
+    for i, (_, prompt, answer) in enumerate(shown):
+        assert f"prompt number {i}" in prompt and answer == f"answer of {i}"
+    run(stage, 0.6)  # the new seats have faded in
+    seat_items = [t for t in stage.text_items() if t.data(0x0E17) == "seat"]
+    states = {t.text() for t in seat_items}
+    assert {"writing", "reading the question", "done", "waiting for a seat"} <= states
+
+
+def test_16_seats_are_legible_never_one_character(stage):
+    seats = [SeatText(i, i, f"question {i}", "a long answer that keeps on growing " * 3, "writing")
+             for i in range(MAX_SEATS)]
+    stage.show_requests(seats)
+    shown = stage.seat_texts()
+    assert len(shown) == 16
+    assert all(len(answer) >= 8 for _, _, answer in shown)
+    assert all(answer.rstrip().endswith("growing") for _, _, answer in shown)  # the most recent tokens
+
+
+def test_without_the_window_seats_come_from_the_reports_and_join_and_leave(stage):
+    def step(ids, texts):
+        stage.show_trip(trip(request_ids=ids, batch=len(ids),
+                             tokens=[{"request_id": r, "text": t, "label": t} for r, t in zip(ids, texts)]))
+        run(stage, 1.01)
+    step(["a", "b"], ["x", "y"])
+    step(["a", "b"], ["1", "2"])
+    assert [(rid, ans) for rid, _, ans in stage.seat_texts()] == [("a", "x1"), ("b", "y2")]
+    step(["b", "c"], ["3", "z"])  # a finished, c joined
+    states = {s.request_id: s.state for s in stage._seat_of.values()}
+    assert states["a"] == "done" and states["c"] == "writing"
+    assert stage._seat_of["c"].seat == 2  # a's seat is still taken while it says "done"
+    step(["b", "c"], ["4", "w"])
+    assert "a" not in [rid for rid, _, _ in stage.seat_texts()]  # a left the table
+
+
+def test_verify_trip_shows_the_apprentice_and_why_guesses_were_dropped(stage):
+    tokens = [{"request_id": "r1", "label": "a", "accepted_from_draft": True}, {"request_id": "r1", "label": "X"}]
+    stage.show_trip(trip(phase="verify", tokens=tokens, tokens_in=4, proposed=3, accepted=1, draft_ms=2.0,
+                         guesses=[{"request_id": "r1", "labels": ["a", "b", "c"]}]))
+    run(stage, 0.8)
+    assert stage.apprentice_visible()
+    assert [s for s, _, _ in stage.guess_states()][:2] == ["ink", "wrong"]
+    words = " ".join(t.text() for t in stage._apprentice.texts())
+    assert "1" in words and "3" in words and "wrong" in words
 
 
 def test_reset_and_reconfigure_drop_trips_quietly(stage):
@@ -233,8 +314,113 @@ def test_a_slot_may_queue_the_next_trip_from_trip_finished(stage):
     assert len(count) == 3
 
 
-def test_scene_rect_is_fixed(stage):
-    assert stage.sceneRect() == QRectF(0, 0, 1600, 600)
+def test_scene_rect_is_fixed_and_every_text_has_a_role(stage):
+    rect = QRectF(0, 0, 1600, 700)
+    assert stage.sceneRect() == rect
+    stage.show_requests(four_seats())
     stage.show_trip(trip(batch=16, request_ids=[f"x{i}" for i in range(16)]))
-    run(stage, 0.8)
-    assert stage.sceneRect() == QRectF(0, 0, 1600, 600)
+    run(stage, 0.5)
+    assert stage.sceneRect() == rect
+    items = stage.text_items()
+    assert items and all(t.data(0x0E17) for t in items)
+    for t in items:
+        assert rect.contains(t.sceneBoundingRect()), (t.text(), t.sceneBoundingRect())
+
+
+def test_view_size_sets_fonts_so_no_text_is_under_a_sixtieth_of_the_window(stage):
+    for window_w, window_h in ((1280, 720), (1920, 1080)):
+        view_w, view_h = 0.8 * window_w, 0.6 * window_h
+        stage.set_view(view_w, view_h, window_h)
+        fit = min(view_w / 1600, view_h / 700)
+        for t in stage.text_items():
+            assert t.font().pixelSize() * t.scale() * fit >= window_h / 60 - 0.01, t.text()
+
+
+def test_no_two_texts_overlap(stage):
+    stage.set_sharding("tp", 2)
+    stage.show_requests(four_seats())
+    stage.show_trip(trip(workers=[{"rank": 0, "compute_ms": 1.0, "comm_ms": 3.0},
+                                  {"rank": 1, "compute_ms": 1.0, "comm_ms": 3.0}]))
+    for k in range(6):
+        run(stage, 0.15)
+        items = stage.text_items()
+        rects = [(t.text(), t.sceneBoundingRect().adjusted(1, 1, -1, -1)) for t in items]
+        for i, (a, ra) in enumerate(rects):
+            for b, rb in rects[i + 1:]:
+                assert not ra.intersects(rb), f"{a!r} overlaps {b!r} at step {k}"
+
+
+def test_the_window_may_send_seats_as_plain_dicts(stage):
+    stage.show_requests([{"request_id": "m", "prompt": "hello there", "answer": "hi", "done": False},
+                         {"request_id": "n", "prompt": "bye", "answer": "", "done": False},
+                         {"request_id": "o", "prompt": "x", "answer": "all done", "done": True}])
+    assert [(rid, ans) for rid, _, ans in stage.seat_texts()] == [("m", "hi"), ("n", ""), ("o", "all done")]
+    states = [s.state for s in stage._gui_seats]
+    assert states == ["writing", "reading", "done"]
+
+
+@pytest.mark.parametrize("mode,n", [("pp", 4), ("tp", 4)])
+def test_no_two_texts_overlap_with_12_chapters_and_4_desks(qapp, mode, n):
+    scene = StageScene()
+    scene.configure([7_087_872] * 12, 36_864, 2000, "GPT-2 124M", 412_700_000)
+    scene.set_sharding(mode, n)
+    scene.show_requests([SeatText(i, i, "a prompt of several words", "an answer " * 5, "writing") for i in range(16)])
+    scene.show_trip(trip(layer_ms=[1] * 12, workers=[{"rank": r, "compute_ms": 3.0, "comm_ms": 5.0, "bubble_ms": 9.0}
+                                                     for r in range(n)]))
+    for k in range(5):
+        run(scene, 0.2)
+        rects = [(t.text(), t.sceneBoundingRect().adjusted(1, 1, -1, -1)) for t in scene.text_items()]
+        for i, (a, ra) in enumerate(rects):
+            for b, rb in rects[i + 1:]:
+                assert not ra.intersects(rb), f"{a!r} overlaps {b!r} at step {k}"
+
+
+def test_fewer_tokens_per_verify_trip_than_the_lesson_says_why(stage):
+    tokens = [{"request_id": "r1", "label": "a", "accepted_from_draft": True}, {"request_id": "r1", "label": "X"}]
+    v = trip(phase="verify", tokens=tokens, tokens_in=5, proposed=4, accepted=1, draft_ms=2.0,
+             guesses=[{"request_id": "r1", "labels": ["a", "b", "c", "d"]}])
+    stage.show_trip(v)
+    run(stage, 1.01)
+    note = stage._legend.note.text().replace("\n", " ")
+    assert "2.00" in note and "5" in note  # measured 2 tokens per trip, not k + 1 = 5, and why
+
+
+@pytest.mark.parametrize("view", [(400, 200, 1080), (1024, 448, 720), (1536, 672, 1080)])
+def test_no_overlap_at_any_font_size_even_with_the_apprentice_and_16_seats(qapp, view):
+    scene = StageScene()
+    scene.configure([7_087_872] * 12, 36_864, 2000, "GPT-2 124M", 412_700_000)
+    scene.set_sharding("pp", 4)
+    scene.set_view(*view)
+    scene.show_requests([SeatText(i, i, "a prompt", "an answer " * 5, "writing") for i in range(16)])
+    tokens = [{"request_id": "r1", "label": "a", "accepted_from_draft": True}, {"request_id": "r1", "label": "X"}]
+    scene.show_trip(trip(phase="verify", tokens=tokens, proposed=3, accepted=1, layer_ms=[1] * 12,
+                         guesses=[{"request_id": "r1", "labels": ["a", "b", "c"]}],
+                         workers=[{"rank": r, "compute_ms": 1.0, "bubble_ms": 2.0} for r in range(4)]))
+    for k in range(5):
+        run(scene, 0.2)
+        rects = [(t.text(), t.sceneBoundingRect().adjusted(1, 1, -1, -1)) for t in scene.text_items()]
+        for i, (a, ra) in enumerate(rects):
+            for b, rb in rects[i + 1:]:
+                assert not ra.intersects(rb), f"{a!r} overlaps {b!r} at step {k}"
+    assert all(len(answer) > 1 or not answer for _, _, answer in scene.seat_texts())
+
+
+def test_a_notice_before_any_model_replaces_loading(qapp):
+    scene = StageScene()
+    scene.show_notice(lambda: "No model could be loaded")
+    texts = [t.text() for t in scene.text_items()]
+    assert "No model could be loaded" in texts and not any("loading the model" in t for t in texts)
+
+
+def test_a_request_that_joins_fades_in_and_one_that_leaves_is_gone(stage):
+    stage.show_requests(four_seats()[:1])
+    run(stage, 1.0)
+    first = stage._seats.cards[0]["card"]
+    assert first.opacity() == 1.0
+    stage.show_requests(four_seats()[:2])  # r1 joins (continuous batching)
+    joined = stage._seats.cards[1]["card"]
+    assert joined.opacity() < 0.1 and first.opacity() == 1.0
+    run(stage, 1.0)
+    assert joined.opacity() > 0.5  # "reading": full colour once seated
+    stage.show_requests(four_seats()[1:2])  # r0 left
+    assert [rid for rid, _, _ in stage.seat_texts()] == ["r1"]

@@ -56,7 +56,7 @@ def test_guesses_without_labels_fall_back_to_the_emitted_tokens(stage):
 
 def test_tensor_parallel_desks_all_work_and_sync(stage):
     stage.set_sharding("tp", 2)
-    assert [ch.shards for ch in stage.chapters] == [2] * 4
+    assert all(len([i for i in row["bars"] if i >= 0]) == 4 for row in stage.desks.rows)  # a strip of each
     workers = [{"rank": r, "compute_ms": 1.0, "comm_ms": 0.5, "bubble_ms": 0.0} for r in range(2)]
     stage.show_trip(verify_trip([], ["x"], 0, phase="decode", proposed=0, guesses=[], workers=workers))
     seek(stage, 0.5)
@@ -65,10 +65,10 @@ def test_tensor_parallel_desks_all_work_and_sync(stage):
     flashes = []
     for f in range(280, 760, 5):
         seek(stage, f / 1000)
-        flashes.append(stage.desks._sync)
-    assert max(flashes) > 0.8 and min(flashes) < 0.2  # the sync line flashes, not stays lit
+        flashes.append(stage.desks.note.opacity())
+    assert max(flashes) > 0.8 and min(flashes) < 0.2  # the note passes after chapters, not all the time
     stage.set_sharding("tp", 1)
-    assert stage.desks.n == 0 and [ch.shards for ch in stage.chapters] == [1] * 4
+    assert stage.desks.n == 1 and len(stage.desks.rows) == 1
 
 
 def test_pipeline_desks_idle_outside_their_chapters(stage):

@@ -90,3 +90,23 @@ def test_apprentice_takes_accepted_from_an_injected_source():
                                                                             (4, 4, 4)]
     assert (g.trips, g.tokens) == (4, 12)
     assert GpuGame("alone", accept_source=lambda k: 3).next_guesses() == 0
+
+
+def test_words_are_written_in_order_and_a_finished_sentence_stays():
+    a, b = ["One", "␣trip", ",", "␣one", "␣token", "."], ["搬", "一", "趟"]
+    g = GpuGame("shared", seed=0, seats=2, sentences=[a, b])
+    first = g.press()  # person 1 sits down and reads: the reading trip writes the first token
+    assert first[0]["words"] == ["One"] and g.snapshot()["people"][0]["words"] == ["One"]
+    g.press()  # person 2 sits down; both write
+    people = {p["number"]: p for p in g.snapshot()["people"]}
+    assert people[1]["words"] == ["One", "␣trip"] and people[2]["words"] == ["搬"] and people[2]["target"] == 3
+    g.press()
+    events = g.press()  # person 2 writes its last token and leaves
+    assert [e["words"] for e in events if e["person"] == 2] == [["趟"]]
+    snap = g.snapshot()
+    assert snap["finished"] == [{"person": 2, "words": b, "target": 3}]
+    assert [p["number"] for p in snap["people"]] == [1]
+    g2 = GpuGame("apprentice", seed=3, sentences=[a])  # several tokens a trip: the words follow the count
+    g2.press()
+    ev = g2.press()[0]
+    assert ev["words"] == a[1:1 + ev["tokens"]]

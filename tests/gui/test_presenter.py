@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from gui.presenter import PRESENTER_CAPTION_PX, Presenter
+from gui.presenter import MIN_CAPTION_PX, Presenter, presenter_caption_px
 from tests.gui.tour_host import ensure_tour
 
 
@@ -106,12 +106,14 @@ def test_presenter_mode_hides_controls_and_enlarges_captions(qtbot, stage):
     window, presenter, tour = stage
     window.show_live()
     presenter.enter_presenter_mode()
+    assert window.is_tour_visible() and tour.current_index == 0  # presenter mode opens on the deck's first item
+    window.show_live()
     assert not window.step_button.isVisibleTo(window) and not window.lang_button.isVisibleTo(window)
     assert window.run_button.isVisibleTo(window)
     assert window.readout.font().pixelSize() > 24
-    assert tour.caption.font().pixelSize() == PRESENTER_CAPTION_PX
+    assert tour.caption.font().pixelSize() == presenter_caption_px(window.height()) > MIN_CAPTION_PX
     tour.set_language("zh")  # the tour resets its fonts on a language change; presenter mode keeps them large
-    qtbot.waitUntil(lambda: tour.caption.font().pixelSize() == PRESENTER_CAPTION_PX, timeout=2000)
+    qtbot.waitUntil(lambda: tour.caption.font().pixelSize() == presenter_caption_px(window.height()), timeout=2000)
     qtbot.keyClick(window, Qt.Key_Space)  # a clicker's Space does not type into the prompt
     assert window.is_running()
     window.pause()

@@ -69,7 +69,7 @@ def test_unparsable_config(ckpt, text):
 
 
 @pytest.mark.parametrize("change", [{"n_embd": "wide"}, {"n_head": 3}, {"model_type": "llama"},
-                                    {"activation_function": "relu"}, {"n_layer": 0}, {"n_layer": True},
+                                    {"activation_function": "mish"}, {"n_layer": 0}, {"n_layer": True},
                                     {"layer_norm_epsilon": "x"}, {"layer_norm_epsilon": -1.0},
                                     {"n_inner": -5}, {"n_inner": 1.5}, {"n_positions": 1e400},
                                     {"eos_token_id": "end"}])

@@ -220,3 +220,19 @@ def test_our_save_loads_in_transformers(hf_model, tmp_path):
         ids = _ids(n, seed=5)
         assert torch.allclose(_hf_logits(back, ids), _hf_logits(ref, ids), atol=TOL, rtol=0)
         assert torch.allclose(_hf_logits(back, ids), _ours(ours, ids), atol=TOL, rtol=0)
+
+
+@pytest.mark.parametrize("kwargs", [{"tie_word_embeddings": False}, {"scale_attn_by_inverse_layer_idx": True},
+                                    {"scale_attn_weights": False}],
+                         ids=lambda k: "-".join(f"{a}={b}" for a, b in k.items()))
+def test_engine_fast_paths_honour_the_config(tmp_path, tokenizer_json, kwargs):
+    """The decode layout, the head copy and the unmasked single-sequence decode use the model's own LM head
+    and attention scale: through the engine, every scored position equals transformers' logits."""
+    from tests.model.test_config_fields import _save_hf
+
+    ref, d = _save_hf(tmp_path, tokenizer_json, **kwargs)
+    model, tok = load_pretrained(d)
+    engine = Engine(model, tok, max_batch=2)
+    engine.record_logits = True
+    assert _engine_rows_match_hf(ref, engine, [_ids(9, seed=7)[0].tolist()]) >= 6
+    assert _engine_rows_match_hf(ref, engine, [_ids(n, seed=8)[0].tolist() for n in (4, 11)]) >= 12

@@ -116,3 +116,28 @@ def test_shipped_models_load_and_fit():
     size = sum(f.stat().st_size for f in (ROOT / "assets").rglob("*") if f.is_file())
     assert size < 60 * 1024 * 1024
     assert (ASSETS / "README.md").is_file()
+
+
+def test_init_from_starts_a_further_stage(tiny_corpus, tmp_path):
+    first = tmp_path / "first"
+    s1 = train_mod.train("tiny-test", tiny_corpus, first / "out", first / "run", steps=20, seed=0, quiet=True)
+    fresh_first_loss = float(next(csv.DictReader((first / "run" / "loss.csv").open()))["loss"])
+    second = tmp_path / "second"
+    s2 = train_mod.train("tiny-test", tiny_corpus, second / "out", second / "run", steps=10, seed=1, quiet=True,
+                         init_from=first / "out")
+    rows = list(csv.DictReader((second / "run" / "loss.csv").open()))
+    earlier_rows = [r for r in rows if int(r["step"]) < 0]
+    new_rows = [r for r in rows if int(r["step"]) > 0]
+    assert len(earlier_rows) == 20 and len(new_rows) == 10  # the curve shows both stages
+    # It starts from the trained weights, not from scratch: its first loss is far below a fresh model's.
+    assert float(new_rows[0]["loss"]) < fresh_first_loss - 0.5
+    assert s2["tokens_seen"] == s1["tokens_seen"] + 10 * 4 * 32
+    assert s2["earlier"]["steps"] == 20 and s2["earlier"]["tokens_seen"] == s1["tokens_seen"]
+
+
+def test_init_from_refuses_another_shape(tiny_corpus, tmp_path):
+    first = tmp_path / "first"
+    train_mod.train("tiny-test", tiny_corpus, first / "out", first / "run", steps=2, seed=0, quiet=True)
+    with pytest.raises(ValueError, match="shape"):
+        train_mod.train("draft", tiny_corpus, tmp_path / "o", tmp_path / "r", steps=1, quiet=True,
+                        init_from=first / "out")

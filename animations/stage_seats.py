@@ -1,0 +1,166 @@
+"""The table: one card per seat, each showing its own request — a few words of its prompt, its answer growing
+token by token in the seat's colour (the most recent tokens when long) and its state in words.
+
+Up to 16 seats stay legible: one column up to 8 seats, two columns beyond; each card gets as many answer
+lines as its height allows at the stage's "small" size (never fewer than one; never a single character).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPen
+from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
+
+from animations.items import PANEL_EDGE, TEXT, TEXT_DIM
+from animations.stage_style import (MAX_SEATS, PAD, TABLE, StageType, add_panel, add_text, line_height, set_elided,
+                                    tail_lines, tr)
+
+CARD = QColor("#1f2b38")
+STATES = ("reading", "writing", "done", "waiting")
+JOIN_S = 0.5  # a new request's card fades in over this much stage time
+
+
+@dataclass(frozen=True)
+class SeatText:
+    """One seat at the table, as the window knows it.
+
+    seat: 0-based seat number (0 … 15), the order the cards are drawn in. request_id: the engine's id.
+    prompt: the request's prompt text. answer: the answer written so far. state: "reading" (prefill),
+    "writing" (decode), "done" (finished this trip), "waiting" (queued, no seat yet).
+    """
+
+    seat: int
+    request_id: int | str
+    prompt: str
+    answer: str
+    state: str
+
+
+def state_words(state: str, short: bool = False) -> str:
+    if short:
+        return {"reading": tr("reading"), "writing": tr("writing"), "done": tr("done"),
+                "waiting": tr("waiting")}.get(state, state)
+    return {"reading": tr("reading the question"), "writing": tr("writing"), "done": tr("done"),
+            "waiting": tr("waiting for a seat")}.get(state, state)
+
+
+class Seats:
+    """A pool of ``MAX_SEATS`` seat cards in the ``TABLE`` panel."""
+
+    def __init__(self, scene: QGraphicsScene, family: str, type_: StageType):
+        self.panel = add_panel(scene, TABLE)
+        self.header = add_text(scene, type_.font(family, "label", bold=True), "seat")
+        self.font = type_.font(family, "small")
+        self.bold = type_.font(family, "small", bold=True)
+        self.cards = []
+        for _ in range(MAX_SEATS):
+            card = QGraphicsRectItem()
+            card.setBrush(CARD)
+            card.setPen(QPen(PANEL_EDGE, 1))
+            card.setZValue(3)
+            scene.addItem(card)
+            band = QGraphicsRectItem(card)
+            band.setPen(Qt.PenStyle.NoPen)
+            state = add_text(scene, self.bold, "seat", TEXT, parent=card)
+            prompt = add_text(scene, self.font, "seat", TEXT_DIM, parent=card)
+            answer = add_text(scene, self.font, "seat", TEXT, parent=card)
+            self.cards.append({"card": card, "band": band, "state": state, "prompt": prompt, "answer": answer})
+        self.area = QRectF(TABLE)
+        self.seats: list[SeatText] = []
+        self.colors: list[QColor] = []
+        self.ages: dict[str, float] = {}  # seconds of stage time since a request took its seat (it fades in)
+
+    def texts(self):
+        out = [self.header]
+        for c in self.cards:
+            if c["card"].isVisible():
+                out += [c["state"], c["prompt"], c["answer"]]
+        return out
+
+    def set_area(self, area: QRectF) -> None:
+        """The part of the table panel the seats may use (the apprentice takes the rest on verify trips)."""
+        self.area = QRectF(area)
+        self.show(self.seats, self.colors)
+
+    def show(self, seats: list[SeatText], colors: list[QColor]) -> None:
+        """Draw ``seats`` (at most MAX_SEATS, in seat order) with one colour each."""
+        self.seats, self.colors = list(seats)[:MAX_SEATS], list(colors)
+        ids = {str(s.request_id) for s in self.seats}
+        self.ages = {rid: age for rid, age in self.ages.items() if rid in ids}
+        for rid in ids:
+            self.ages.setdefault(rid, 0.0)
+        n = len(self.seats)
+        w_all = TABLE.width() - 2 * PAD
+        taken = sum(1 for s in self.seats if s.state != "waiting")
+        head = tr("The table · seats taken: {n}").format(n=taken) if n else tr("The table · empty")
+        set_elided(self.header, head, w_all)
+        self.header.setPos(TABLE.left() + PAD, TABLE.top() + PAD * 0.6)
+        top = max(self.area.top(), self.header.y() + self.header.boundingRect().height() + 6)
+        bottom = self.area.bottom() - PAD * 0.6
+        cols = 1 if n <= 8 else 2
+        gap = 8.0
+        lh = line_height(self.font)
+        fit_rows = max(1, int((bottom - top + gap) // (lh + 6 + gap)))  # a card is at least one line tall
+        n = min(n, fit_rows * cols)  # the rest wait off the table's picture (the header still counts them)
+        rows = max(1, math.ceil(n / cols))
+        card_h = min(5 * lh + 12, (bottom - top - gap * (rows - 1)) / rows)
+        card_w = (w_all - gap * (cols - 1)) / cols
+        self.visible_count = n
+        for k, c in enumerate(self.cards):
+            if k >= n:
+                c["card"].setVisible(False)
+                continue
+            seat, color = self.seats[k], self.colors[k % len(self.colors)] if self.colors else TEXT
+            x = TABLE.left() + PAD + (k % cols) * (card_w + gap)
+            y = top + (k // cols) * (card_h + gap)
+            c["card"].setVisible(True)
+            c["card"].setRect(QRectF(0, 0, card_w, card_h))
+            c["card"].setPos(x, y)
+            c["card"].setOpacity(self._opacity(seat))
+            c["band"].setRect(QRectF(0, 0, 8, card_h))
+            c["band"].setBrush(color)
+            inner = card_w - 22
+            lines = max(1, int((card_h - 6) // lh))
+            c["state"].setBrush(color)
+            set_elided(c["state"], state_words(seat.state, short=lines < 3), inner)
+            c["state"].setPos(16, 3)
+            prompt = " ".join(seat.prompt.split())
+            sw = c["state"].boundingRect().width()
+            if lines >= 3 or not prompt:  # the prompt on its own line
+                set_elided(c["prompt"], f"“{prompt}”" if prompt else "", inner)
+                c["prompt"].setPos(16, 3 + lh)
+                answer_top, answer_lines = 3 + 2 * lh, lines - 2
+            else:  # beside the state, from its measured width
+                set_elided(c["prompt"], f"· “{prompt}”", inner - sw - 8)
+                c["prompt"].setPos(16 + sw + 8, 3)
+                answer_top, answer_lines = 3 + lh, lines - 1
+            if not prompt and lines >= 3:
+                answer_top, answer_lines = 3 + lh, lines - 1
+            c["prompt"].setVisible(bool(prompt))
+            c["answer"].setBrush(color)
+            tail = tail_lines(self.font, seat.answer, inner, max(1, answer_lines)) if seat.answer else []
+            c["answer"].setText("\n".join(tail))
+            c["answer"].setPos(16, answer_top)
+            c["answer"].setVisible(answer_lines >= 1 and bool(tail))
+
+    def _opacity(self, seat: SeatText) -> float:
+        base = 0.55 if seat.state in ("done", "waiting") else 1.0
+        return base * min(1.0, self.ages.get(str(seat.request_id), JOIN_S) / JOIN_S)
+
+    def tick(self, dt_s: float) -> None:
+        """Stage time passes: a request that just took its seat fades in over ``JOIN_S`` seconds."""
+        for k, seat in enumerate(self.seats):
+            rid = str(seat.request_id)
+            age = self.ages.get(rid, JOIN_S)
+            if age < JOIN_S:
+                self.ages[rid] = age + dt_s
+                self.cards[k]["card"].setOpacity(self._opacity(seat))
+
+    def shown(self) -> list[tuple[str, str, str]]:
+        """(request_id, prompt text shown, answer text shown) per visible seat, in seat order."""
+        return [(str(s.request_id), c["prompt"].text() if c["prompt"].isVisible() else "",
+                 c["answer"].text() if c["answer"].isVisible() else "")
+                for s, c in zip(self.seats, self.cards) if c["card"].isVisible()]

@@ -1,0 +1,192 @@
+"""What every part of the Live stage shares: the scene's regions, its type sizes, and a text-item helper.
+
+The stage is designed in one fixed logical size, ``SCENE_RECT`` (1600 × 700 scene units); the view fits it with
+``fitInView``. Font sizes are *scene units* chosen from the window's type scale (animations/typescale.py) and
+the view's fit factor, so that after the view scales the scene no text is smaller than ``window height / 60``
+px. Every text item is a ``QGraphicsSimpleTextItem`` tagged with its role (``set_role``), and is placed from
+its measured ``boundingRect`` — never at a fixed offset beside text whose width depends on the language.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QCoreApplication, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsSimpleTextItem
+
+from animations.items import PANEL, PANEL_EDGE, TEXT
+from animations.typescale import TypeScale, set_role
+
+SCENE_RECT = QRectF(0, 0, 1600, 700)
+MAX_SEATS = 16
+
+# Regions (scene units). Each part owns one region; nothing is drawn across another part's region.
+CAPTION = QRectF(16, 4, 1568, 54)
+WAREHOUSE = QRectF(16, 62, 380, 418)
+DESKS = QRectF(412, 62, 664, 418)  # the road (carts at the warehouse door) and the desks
+CHEAT = QRectF(16, 492, 500, 200)
+LEGEND = QRectF(532, 492, 544, 200)
+TABLE = QRectF(1092, 62, 492, 630)  # the seats (and the apprentice on verify trips)
+PAD = 14.0
+NO_LINE_START = "，。、：；！？）」』》,.:;!?)"
+_ELIDE_KEY = 0x0E18  # QGraphicsItem.data() key: what set_elided last set
+
+
+def tr(text: str) -> str:
+    """``text`` (English source) in the application's current language (Qt translation context "StageScene")."""
+    return QCoreApplication.translate("StageScene", text)
+
+
+def format_bytes(n: int) -> str:
+    """``n`` bytes as a short decimal figure: ``"512 B"``, ``"48.0 kB"``, ``"1.0 MB"``, ``"16.1 GB"``."""
+    n = max(0, int(n))
+    if n < 1000:
+        return f"{n} B"
+    for unit in ("kB", "MB", "GB", "TB"):
+        n /= 1000.0
+        if n < 999.95 or unit == "TB":
+            return f"{n:.1f} {unit}"
+    raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class StageType:
+    """Font sizes in scene units for a view that shows the scene ``fit`` px per unit in a window
+    ``window_height`` px tall: ``units(style) = TypeScale(window_height).px(style) / fit``.
+
+    Default: a 1920×1080 window whose view is 1536 px wide (80 %): fit 0.96. Sizes are clamped to
+    [16, 44] units so the layout never degenerates; the text floor holds whenever fit ≥ window_height / 960.
+    """
+
+    window_height: float = 1080.0
+    fit: float = 0.96
+    presenter: bool = False
+
+    def units(self, style: str) -> float:
+        px = TypeScale(self.window_height, self.presenter).px(style)
+        return max(16.0, min(44.0, px / max(1e-6, self.fit)))
+
+    def font(self, family: str, style: str, bold: bool = False) -> QFont:
+        font = QFont(family)
+        font.setPixelSize(max(1, round(self.units(style) + 0.49)))  # round up: never under the floor
+        font.setBold(bold)
+        return font
+
+
+def fit_for_view(view_w: float, view_h: float) -> float:
+    """Pixels per scene unit after ``fitInView(SCENE_RECT, KeepAspectRatio)`` into a view of that size."""
+    return max(1e-6, min(view_w / SCENE_RECT.width(), view_h / SCENE_RECT.height()))
+
+
+def add_text(scene: QGraphicsScene, font: QFont, role: str, color: QColor = TEXT, z: float = 20.0,
+             parent: QGraphicsItem | None = None) -> QGraphicsSimpleTextItem:
+    """A text item on ``scene`` (or under ``parent``) with ``font``, tagged ``role``."""
+    item = QGraphicsSimpleTextItem(parent)
+    item.setFont(font)
+    item.setBrush(color)
+    item.setZValue(z)
+    set_role(item, role)
+    if parent is None:
+        scene.addItem(item)
+    return item
+
+
+def set_elided(item: QGraphicsSimpleTextItem, text: str, width: float,
+               mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight) -> None:
+    """Set ``text`` on ``item``, elided with "…" to fit ``width`` scene units in the item's font."""
+    key = (text, round(width, 2), item.font().key(), mode.value)
+    if item.data(_ELIDE_KEY) == key:  # unchanged: frames cost nothing
+        return
+    item.setData(_ELIDE_KEY, key)
+    fm = QFontMetricsF(item.font())
+    item.setText(fm.elidedText(text, mode, max(1.0, width)) if fm.horizontalAdvance(text) > width else text)
+
+
+def line_height(font: QFont) -> float:
+    """Height of one line of ``font`` in scene units (QFontMetricsF.height)."""
+    return QFontMetricsF(font).height()
+
+
+def tail_lines(font: QFont, text: str, width: float, lines: int) -> list[str]:
+    """The end of ``text`` broken into at most ``lines`` lines that each fit ``width``; a leading "…" marks text
+    cut at the front (the most recent tokens stay). Breaks at a space when the line has one, else anywhere
+    (Chinese has no spaces: it breaks between any two characters)."""
+    fm = QFontMetricsF(font)
+    text = " ".join(text.split()) + (" " if text[-1:].isspace() else "")  # one line: runs of blanks become one
+    cjk = any("\u3000" <= ch <= "\u9fff" for ch in text)
+    out: list[str] = []
+    end = len(text)
+    while end > 0 and len(out) < lines:
+        start = end
+        while start > 0 and fm.horizontalAdvance(text[start - 1:end]) <= width:
+            start -= 1
+        if start == end:  # one glyph wider than the line: show it anyway
+            start = end - 1
+        elif start > 0 and text[start - 1] != " " and not cjk:  # mid-word: break at the first space
+            space = text.find(" ", start, end)
+            if 0 <= space < end - 1:
+                start = space + 1
+        out.insert(0, text[start:end])
+        end = start
+    cut = end > 0
+    # the tail found from the end is wrapped again from its start, so only the last line is short
+    tail = ("…" if cut else "") + text[end:].lstrip(" " if cut else "")
+    for _ in range(len(tail)):
+        again = wrap_lines(font, tail, width, lines + 1)
+        if len(again) <= lines:
+            return again
+        tail = "…" + tail[2:] if tail.startswith("…") else "…" + tail[1:]
+    return out
+
+
+def add_panel(scene: QGraphicsScene, rect: QRectF, z: float = 0.0) -> QGraphicsPathItem:
+    """A rounded panel behind a part."""
+    path = QPainterPath()
+    path.addRoundedRect(rect, 14, 14)
+    panel = QGraphicsPathItem(path)
+    panel.setBrush(PANEL)
+    panel.setPen(QPen(PANEL_EDGE, 2))
+    panel.setZValue(z)
+    scene.addItem(panel)
+    return panel
+
+
+def stack(items: list[QGraphicsSimpleTextItem], left: float, top: float, gap: float = 2.0) -> float:
+    """Place visible text items one under another from ``top`` by their measured heights; returns the bottom."""
+    y = top
+    for item in items:
+        if not item.isVisible() or not item.text():
+            continue
+        item.setPos(left, y)
+        y += item.boundingRect().height() + gap
+    return y
+
+
+def wrap_lines(font: QFont, text: str, width: float, max_lines: int) -> list[str]:
+    """The start of ``text`` in at most ``max_lines`` lines of ``width``, broken at spaces where there are any
+    (Chinese breaks between any two characters); the last line is elided with "…" when text is left over."""
+    fm = QFontMetricsF(font)
+    out: list[str] = []
+    start = 0
+    text = " ".join(text.split())
+    cjk = any("\u3000" <= ch <= "\u9fff" for ch in text)
+    while start < len(text) and len(out) < max_lines:
+        end = start
+        while end < len(text) and fm.horizontalAdvance(text[start:end + 1]) <= width:
+            end += 1
+        if cjk and end < len(text) and text[end] in NO_LINE_START and end - 1 > start:
+            end -= 1  # a Chinese line never starts with a comma or a full stop: take a character down with it
+        if end < len(text) and not cjk:  # Latin text breaks at spaces; Chinese between any two characters
+            space = text.rfind(" ", start, end + 1)
+            if space > start:
+                end = space
+        end = max(end, start + 1)
+        if len(out) == max_lines - 1 and end < len(text):
+            out.append(fm.elidedText(text[start:], Qt.TextElideMode.ElideRight, width))
+            break
+        out.append(text[start:end].strip())
+        start = end
+        while start < len(text) and text[start] == " ":
+            start += 1
+    return out

@@ -1,0 +1,129 @@
+"""The models bundled in ``assets/models``: which is which, whom each is for, and what to ask it.
+
+Two pairs, each a target with its draft model (the apprentice) sharing one tokenizer:
+
+* ``code``: a GPT-2 trained on the Python 3.11 documentation and standard library; the English default.
+* ``poems``: a GPT-2 trained on the Tang and Song *shi* of the ``chinese-poetry`` corpus (Simplified), one
+  token per common character; the Chinese default. It continues a first line in the line length it was given.
+
+The window samples by default (``temperature`` 0.8, ``top_p`` 0.95) so that a visitor never watches a greedy
+loop; greedy is one switch away. This module only names files; it imports no torch and no Qt.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import assets
+
+MODELS_DIR = assets.MODELS
+
+# Lines of a poem end at these marks (full-width punctuation as the corpus writes it) or at a line break.
+POEM_LINE_END = re.compile(r"[，。！？；\n]")
+
+
+@dataclass(frozen=True)
+class BundledModel:
+    """One bundled target model and its draft model. Folder names are relative to ``assets/models``."""
+
+    key: str  # "code" or "poems": what --model-key / the picker calls it
+    folder: str  # the target's folder
+    draft_folder: str  # its draft model's folder (same tokenizer)
+    language: str  # the interface language it is the default for: "en" or "zh"
+    name: str  # display name, English (the window translates it)
+    about: str  # one line: what it is and what it learned (English; the window translates it)
+    presets: tuple[str, ...]  # prompts it continues well, best first
+    temperature: float = 0.8  # the window's default sampling
+    top_p: float = 0.95
+
+    def path(self, models_dir: Path | None = None) -> Path:
+        return (models_dir or MODELS_DIR) / self.folder
+
+    def draft_path(self, models_dir: Path | None = None) -> Path:
+        return (models_dir or MODELS_DIR) / self.draft_folder
+
+
+CODE = BundledModel(
+    key="code", folder="target", draft_folder="draft", language="en",
+    name="One Trip code model",
+    about="A 4.3M-parameter GPT-2 trained here on Python's documentation and source: it writes Python-like "
+          "code and documentation-like English, and knows nothing else.",
+    presets=(
+        "def fibonacci(n):",
+        "import os\n\ndef read_lines(path):",
+        "class Stack:\n    def __init__(self):",
+        "for i in range(10):",
+        "This module provides",
+        "The function returns",
+        "To open a file, use",
+    ),
+)
+
+POEMS = BundledModel(
+    key="poems", folder="poems", draft_folder="poems-draft", language="zh",
+    name="One Trip poetry model",
+    about="A 5M-parameter GPT-2 trained here on 278,000 Tang and Song poems: given a first line, it writes on "
+          "in the same line length, one character per trip; its lines rhyme by luck, not by meaning.",
+    presets=(
+        "床前明月光，",
+        "春风又绿江南岸，",
+        "白日依山尽，",
+        "两个黄鹂鸣翠柳，",
+        "海上生明月，",
+        "月落乌啼霜满天，",
+        "山中何所有，",
+    ),
+)
+
+BUNDLED: tuple[BundledModel, ...] = (CODE, POEMS)
+
+
+def by_key(key: str) -> BundledModel:
+    """The bundled model called ``key``. Raises KeyError naming the keys there are."""
+    for m in BUNDLED:
+        if m.key == key:
+            return m
+    raise KeyError(f"no bundled model {key!r}; there are: {', '.join(m.key for m in BUNDLED)}")
+
+
+def for_language(language: str) -> BundledModel:
+    """The default model for an interface language ("zh" → poems; anything else → code)."""
+    return POEMS if language.startswith("zh") else CODE
+
+
+def identify(model_dir: str | Path, models_dir: Path | None = None) -> BundledModel | None:
+    """The bundled model whose target lives in ``model_dir``, or None (a user's own ``--model DIR``)."""
+    try:
+        resolved = Path(model_dir).resolve()
+    except OSError:
+        return None
+    for m in BUNDLED:
+        if m.path(models_dir).resolve() == resolved:
+            return m
+    return None
+
+
+def poem_lines(text: str) -> list[str]:
+    """The complete lines of ``text``: pieces ended by ，。！？； or a line break (the unfinished tail is dropped)."""
+    pieces = POEM_LINE_END.split(text)
+    return [p.strip() for p in pieces[:-1] if p.strip()]
+
+
+def form_score(prompt: str, continuations: list[str]) -> dict:
+    """How well continuations of a poem's first line keep its form.
+
+    prompt: a first line ending in a mark, e.g. "床前明月光，" (line length 5).
+    continuations: the generated text after the prompt, one per sample.
+    Returns {"line_length": n, "lines": total complete lines, "in_form": lines of length n, "score": fraction}.
+    Raises ValueError when the prompt holds no complete line.
+    """
+    first = poem_lines(prompt)
+    if not first:
+        raise ValueError(f"the prompt {prompt!r} holds no complete line (end it with ， or 。)")
+    n = len(first[-1])
+    lines = [ln for c in continuations for ln in poem_lines(c)]
+    in_form = sum(1 for ln in lines if len(ln) == n)
+    return {"line_length": n, "lines": len(lines), "in_form": in_form,
+            "score": in_form / len(lines) if lines else 0.0}
