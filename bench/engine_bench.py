@@ -38,9 +38,12 @@ def random_model_dir(n_embd: int, n_layer: int, n_head: int, vocab_size: int, to
 
 
 def _engine_run(model, tokenizer, prompts: list[list[int]], new_tokens: int, max_batch: int,
-                draft=None, draft_k: int = 0) -> tuple[float, list, Engine]:
-    engine = Engine(model, tokenizer, max_batch=max_batch)
-    if draft is not None and draft_k:
+                draft=None, draft_k: int = 0, draft_kind: str = "model", **engine_kwargs) -> tuple[float, list, Engine]:
+    engine = Engine(model, tokenizer, max_batch=max_batch, **engine_kwargs)
+    if draft_kind == "ngram" and draft_k:
+        engine.set_draft_kind("ngram")
+        engine.set_draft_k(draft_k)
+    elif draft is not None and draft_k:
         engine.set_draft(*draft)
         engine.set_draft_k(draft_k)
     for ids in prompts:
@@ -79,8 +82,11 @@ def engine_vs_transformers(model_dir: Path, batches=(1, 8), new_tokens: int = 12
 
 
 def floor_gap(model_dirs: list[Path], steps: int = 32, repeats: int = 3) -> list[dict]:
-    """Batch-1 decode step (forward ms) against the memory-bandwidth floor, for models of several sizes."""
-    bandwidth = max(measure_memory_bandwidth() for _ in range(3))
+    """Batch-1 decode step (forward ms) against both floors: weights ÷ cache read bandwidth (measured on a buffer
+    the size of the weights) and weights ÷ DRAM read bandwidth (a buffer 4 × the last-level cache), each the
+    better of 1 thread and all cores (``model.hardware.decode_floors``); ``applies`` says which one bounds this
+    model (the cache floor when the weights fit in the last-level cache), and ``ratio`` is against that one."""
+    from model.hardware import decode_floors
     rows = []
     for d in model_dirs:
         model, tokenizer = load_pretrained(d)
@@ -89,12 +95,111 @@ def floor_gap(model_dirs: list[Path], steps: int = 32, repeats: int = 3) -> list
         for _ in range(repeats):
             _, reports, _ = _engine_run(model, tokenizer, [[1, 2, 3, 4]], steps, 1)
             times += [r.forward_ms for r in reports if r.phase == "decode"]
-        floor = decode_floor_ms(model.weight_bytes(), bandwidth)
+        floors = decode_floors(model.weight_bytes())
         step = summarise(times)
         rows.append({"model": model.config.name, "parameters": model.num_parameters(),
-                     "weight_bytes": model.weight_bytes(), "bandwidth_gb_s": bandwidth / 1e9,
-                     "floor_ms": floor, "step_ms": step, "ratio": step["median"] / floor})
+                     "weight_bytes": model.weight_bytes(), "bandwidth_gb_s": floors["bandwidth_bytes_per_s"] / 1e9,
+                     "cache_gb_s": floors["cache_bandwidth_bytes_per_s"] / 1e9,
+                     "dram_gb_s": floors["dram_bandwidth_bytes_per_s"] / 1e9, "l3_bytes": floors["l3_bytes"],
+                     "cache_floor_ms": floors["cache_floor_ms"], "dram_floor_ms": floors["dram_floor_ms"],
+                     "applies": floors["applies"], "floor_ms": floors["floor_ms"], "step_ms": step,
+                     "ratio": step["median"] / floors["floor_ms"],
+                     "ratio_dram": step["median"] / floors["dram_floor_ms"]})
         del model
+    return rows
+
+
+def layout_ab(model_dir: Path, steps: int = 64, repeats: int = 5) -> list[dict]:
+    """Batch-1 and batch-8 decode forward ms with the decode weight layout (``GPT2.prepare_for_decode``: every
+    Linear stored [in, out], a contiguous [C, V] LM-head copy) against the plain [out, in] layout, alternating
+    within each repeat, on two copies of the same weights."""
+    rows = []
+    prepared, tokenizer = load_pretrained(model_dir)
+    plain, _ = load_pretrained(model_dir)  # as loaded: contiguous [out, in], the head read through wte.weight.t()
+    prompt = tokenizer.encode("def fibonacci(n):\n    ") or [0]
+    for batch in (1, 8):
+        times = {"plain": [], "decode layout": []}
+        for _ in range(repeats):
+            for name, model in (("plain", plain), ("decode layout", prepared)):
+                _, reports, _ = _engine_run(model, tokenizer, [prompt] * batch, steps, batch,
+                                            decode_layout=model is prepared)
+                times[name] += [r.forward_ms for r in reports if r.phase == "decode"]
+        a, b = summarise(times["plain"]), summarise(times["decode layout"])
+        rows.append({"batch": batch, "plain_ms": a, "decode_layout_ms": b, "speedup": a["median"] / b["median"]})
+    return rows
+
+
+def _threads_child(conn, model_dir: str, threads: int, batch: int, new_tokens: int, repeats: int) -> None:
+    """In a fresh process (as the window's engine runs): tokens/s and decode step ms at ``threads`` threads."""
+    try:
+        conn.send(_threads_measure(model_dir, threads, batch, new_tokens, repeats))
+    except Exception as e:  # the parent reports it instead of waiting for an answer that never comes
+        conn.send({"error": f"{type(e).__name__}: {e}"})
+    conn.close()
+
+
+def _threads_measure(model_dir: str, threads: int, batch: int, new_tokens: int, repeats: int) -> dict:
+    torch.set_num_threads(threads)
+    model, tokenizer = load_pretrained(Path(model_dir))
+    prompt = tokenizer.encode("def fibonacci(n):\n    ") or [0]
+    _engine_run(model, tokenizer, [prompt] * batch, 8, batch)  # warm-up
+    rates, steps = [], []
+    for _ in range(repeats):
+        elapsed, reports, _ = _engine_run(model, tokenizer, [prompt] * batch, new_tokens, batch)
+        rates.append(batch * new_tokens / elapsed)
+        steps += [r.wall_ms for r in reports if r.phase == "decode"]
+    return {"tok_s": rates, "step_ms": steps}
+
+
+def _window_like_load(stop, duty: float = 0.5, frame_s: float = 1 / 60) -> None:
+    """A stand-in for the animating window: busy for ``duty`` of every 60 Hz frame, idle for the rest."""
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < duty * frame_s:
+            pass
+        time.sleep(max(0.0, frame_s - (time.perf_counter() - t0)))
+
+
+def threads_ab(model_dir: Path, thread_counts=(1, 2), batches=(1, 8), new_tokens: int = 64,
+               repeats: int = 3, rounds: int = 2) -> list[dict]:
+    """Engine tokens/s at 1 vs 2 intra-op threads, each in its own spawned process (as the window starts it),
+    alternating, alone and beside a window-like load (a process busy half of every 60 Hz frame)."""
+    import multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    rows = []
+    for loaded in (False, True):
+        stop = ctx.Event()
+        load = ctx.Process(target=_window_like_load, args=(stop,), daemon=True) if loaded else None
+        if load is not None:
+            load.start()
+        try:
+            for batch in batches:
+                got = {t: {"tok_s": [], "step_ms": []} for t in thread_counts}
+                for _ in range(rounds):
+                    for t in thread_counts:
+                        parent, child = ctx.Pipe(duplex=False)
+                        proc = ctx.Process(target=_threads_child,
+                                           args=(child, str(model_dir), t, batch, new_tokens, repeats))
+                        proc.start()
+                        child.close()  # so that a child that dies unanswered gives EOFError, not a hang
+                        try:
+                            result = parent.recv() if parent.poll(600) else {"error": "no answer in 600 s"}
+                        except EOFError:
+                            result = {"error": f"the measuring process ended with code {proc.exitcode}"}
+                        proc.join(timeout=30)
+                        if "error" in result:
+                            raise RuntimeError(f"threads {t}, batch {batch}: {result['error']}")
+                        for key in got[t]:
+                            got[t][key] += result[key]
+                for t in thread_counts:
+                    rows.append({"threads": t, "batch": batch, "window_load": loaded,
+                                 "tok_s": summarise(got[t]["tok_s"]), "step_ms": summarise(got[t]["step_ms"])})
+        finally:
+            if load is not None:
+                stop.set()
+                load.join(timeout=5)
+                if load.is_alive():
+                    load.terminate()
     return rows
 
 
@@ -115,28 +220,39 @@ def batch_sweep(model_dir: Path, batches=(1, 2, 4, 8, 16, 32, 64), new_tokens: i
     return rows
 
 
-def speculative_sweep(model_dir: Path, draft_dir: Path, ks=range(0, 9), new_tokens: int = 64,
-                      repeats: int = 2) -> list[dict]:
-    """Tokens/s and acceptance rate for 0..8 draft guesses, on code prompts and on prose prompts."""
+def speculative_sweep(model_dir: Path, draft_dir: Path | None, ks=range(0, 9), new_tokens: int = 64,
+                      repeats: int = 2, apprentices=("model", "ngram")) -> list[dict]:
+    """Tokens/s, acceptance and tokens per trip for 0..8 guesses, on code prompts and on prose prompts, for each
+    apprentice: the draft model and prompt lookup ("ngram"). Within a repeat every configuration runs on every
+    prompt before the next repeat, so a slow moment hits all alike. k = 0 is the plain engine (apprentice "none");
+    ``speedup`` is tokens/s over that row's median."""
     model, tokenizer = load_pretrained(model_dir)
-    draft = load_pretrained(draft_dir)
+    draft = load_pretrained(draft_dir) if draft_dir is not None and "model" in apprentices else None
+    configs = [("none", 0)] + [(a, k) for a in apprentices if a != "model" or draft is not None for k in ks if k > 0]
+    _engine_run(model, tokenizer, [tokenizer.encode(CODE_PROMPTS[0]) or [0]], 4, 1)  # warm-up
     rows = []
     for kind, prompts in (("code", CODE_PROMPTS), ("prose", PROSE_PROMPTS)):
-        encoded = [tokenizer.encode(p) for p in prompts]
-        for k in ks:
-            rates, proposed, accepted, trips, tokens = [], 0, 0, 0, 0
-            for _ in range(repeats):
-                for ids in encoded:
-                    elapsed, reports, engine = _engine_run(model, tokenizer, [ids], new_tokens, 1, draft, k)
-                    rates.append(new_tokens / elapsed)
-                    proposed += engine.spec_proposed
-                    accepted += engine.spec_accepted
+        encoded = [tokenizer.encode(p) or [0] for p in prompts]
+        stats = {c: {"rates": [], "proposed": 0, "accepted": 0, "trips": 0, "tokens": 0} for c in configs}
+        for _ in range(repeats):
+            for ids in encoded:
+                for apprentice, k in configs:
+                    st = stats[(apprentice, k)]
+                    elapsed, reports, engine = _engine_run(model, tokenizer, [ids], new_tokens, 1, draft, k,
+                                                           draft_kind=apprentice)
+                    st["rates"].append(new_tokens / elapsed)
+                    st["proposed"] += engine.spec_proposed
+                    st["accepted"] += engine.spec_accepted
                     dec = [r for r in reports if r.phase in ("decode", "verify")]
-                    trips += len(dec)
-                    tokens += sum(r.tokens_out for r in dec)
-            rows.append({"kind": kind, "k": k, "tok_s": summarise(rates),
-                         "acceptance": accepted / proposed if proposed else None,
-                         "tokens_per_trip": tokens / trips if trips else None})
+                    st["trips"] += len(dec)
+                    st["tokens"] += sum(r.tokens_out for r in dec)
+        base = statistics.median(stats[("none", 0)]["rates"])
+        for (apprentice, k), st in stats.items():
+            rate = summarise(st["rates"])
+            rows.append({"kind": kind, "apprentice": apprentice, "k": k, "tok_s": rate,
+                         "speedup": rate["median"] / base,
+                         "acceptance": st["accepted"] / st["proposed"] if st["proposed"] else None,
+                         "tokens_per_trip": st["tokens"] / st["trips"] if st["trips"] else None})
     return rows
 
 

@@ -23,7 +23,19 @@ def machine_info() -> dict:
 
     from model.hardware import cpu_name
     return {"cpu": cpu_name(), "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-            "torch": torch.__version__, "python": platform.python_version(), "platform": platform.platform()}
+            "torch": torch.__version__, "python": platform.python_version(), "platform": platform.platform(),
+            "load_average": _load()}
+
+
+def _load() -> list[float] | None:
+    """1-, 5- and 15-minute load averages (runnable processes; None where the OS does not say)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative", "sharding", "prefix", "window")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     from model.cli import _positive_int
     p.add_argument("--threads", type=_positive_int, default=None, metavar="N")
     p.add_argument("--only", default=None, metavar="NAMES",
-                   help="comma-separated subset: transformers,floor,batch,speculative,sharding,prefix,window")
+                   help="comma-separated subset: " + ",".join(SECTIONS))
     p.add_argument("--skip-window", action="store_true", help="do not start the window")
     p.add_argument("--update", action="store_true",
                    help="keep the other sections of an existing report (its .json beside it) and re-measure only --only")
@@ -50,9 +62,6 @@ def _has_transformers() -> bool:
 
 def _fmt(s: dict, digits: int = 2) -> str:
     return f"{s['median']:.{digits}f} ({s['min']:.{digits}f}–{s['max']:.{digits}f})"
-
-
-SECTIONS = ("transformers", "floor", "batch", "speculative", "sharding", "prefix", "window")
 
 
 def bench_main(argv: list[str]) -> int:
@@ -103,14 +112,20 @@ def bench_main(argv: list[str]) -> int:
             if not q:
                 dirs += [eb.random_model_dir(512, 8, 8, 4096, tok_json), eb.random_model_dir(768, 12, 12, 50257, tok_json)]
             results["floor"] = eb.floor_gap(dirs, steps=16 if q else 32, repeats=1 if q else 3)
+        if want("layout"):
+            results["layout"] = eb.layout_ab(target, steps=16 if q else 64, repeats=2 if q else 7)
+        if want("threads"):
+            results["threads"] = eb.threads_ab(target, batches=(1,) if q else (1, 8), new_tokens=16 if q else 64,
+                                               repeats=1 if q else 3, rounds=1 if q else 2)
         if want("batch"):
             results["batch"] = eb.batch_sweep(target, batches=(1, 4, 16) if q else (1, 2, 4, 8, 16, 32, 64),
                                               new_tokens=8 if q else 32, repeats=1 if q else 2)
-        if want("speculative") and not (draft / "config.json").is_file():
-            results["speculative_missing"] = f"no draft model at {draft}"
-        elif want("speculative"):
-            results["speculative"] = eb.speculative_sweep(target, draft, ks=(0, 2, 4) if q else range(0, 9),
-                                                          new_tokens=16 if q else 64, repeats=1 if q else 2)
+        if want("speculative"):
+            if not (draft / "config.json").is_file():
+                results["speculative_missing"] = f"no draft model at {draft} (the n-gram apprentice is measured alone)"
+            results["speculative"] = eb.speculative_sweep(
+                target, draft if (draft / "config.json").is_file() else None, ks=(0, 2, 4) if q else range(0, 9),
+                new_tokens=16 if q else 64, repeats=1 if q else 3)
         if want("sharding"):
             results["sharding"] = eb.sharding_sweep(target, degrees=(1, 2) if q else (1, 2, 4), steps=4 if q else 16)
         if want("prefix"):
@@ -122,13 +137,16 @@ def bench_main(argv: list[str]) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     results["seconds"] = time.perf_counter() - t_start
+    results["load_average_end"] = _load()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if args.update and out.with_suffix(".json").is_file():
         previous = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
-        updated = [k for k in results if k not in ("machine", "quick", "started", "seconds")]
+        updated = [k for k in results if k not in ("machine", "quick", "started", "seconds", "load_average_end")]
+        load = {"start": results["machine"].get("load_average"), "end": results.get("load_average_end")}
         results = {**previous, **{k: results[k] for k in updated},
-                   "updated": {**previous.get("updated", {}), **{k: results["started"] for k in updated}}}
+                   "updated": {**previous.get("updated", {}), **{k: results["started"] for k in updated}},
+                   "updated_load": {**previous.get("updated_load", {}), **{k: load for k in updated}}}
     out.with_suffix(".json").write_text(json.dumps(results, indent=2, default=str) + "\n", encoding="utf-8")
     plots = _plots(results, out.parent)
     out.write_text(render_markdown(results, plots), encoding="utf-8")
@@ -160,8 +178,12 @@ def _plots(results: dict, folder: Path) -> dict[str, str]:
     if results.get("speculative"):
         fig, ax = plt.subplots(figsize=(6, 3.5))
         for kind in ("code", "prose"):
-            rows = [r for r in results["speculative"] if r["kind"] == kind]
-            ax.plot([r["k"] for r in rows], [r["tok_s"]["median"] for r in rows], "o-", label=kind)
+            for apprentice, style in (("model", "o-"), ("ngram", "s--")):
+                rows = [r for r in results["speculative"] if r["kind"] == kind
+                        and r.get("apprentice", "model") in (apprentice, "none")]
+                if len(rows) > 1:
+                    ax.plot([r["k"] for r in rows], [r["tok_s"]["median"] for r in rows], style,
+                            label=f"{kind}, {apprentice}")
         ax.set_xlabel("draft guesses k")
         ax.set_ylabel("tokens/s")
         ax.legend()
@@ -180,8 +202,22 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
              f"{m['torch_threads']} intra-op threads, Python {m['python']}. "
              f"{'Quick run (reduced sizes). ' if r['quick'] else ''}Every figure is a median with min–max over the "
              "repeats; contenders alternate within each repeat. Took {:.0f} s.".format(r["seconds"]), ""]
+    if m.get("load_average"):
+        lines += [f"Load average (1, 5, 15 min) at the start: {', '.join(map(str, m['load_average']))}"
+                  + (f"; at the end: {', '.join(map(str, r['load_average_end']))}" if r.get("load_average_end") else "")
+                  + f" (on {m['cores']} cores: above {m['cores']} means processes waited for a core, and every "
+                  "figure here is slower and noisier than on an idle machine).", ""]
     if r.get("updated"):
         lines += ["Re-measured later: " + ", ".join(f"{k} ({when})" for k, when in r["updated"].items()) + ".", ""]
+        loads = {}
+        for k, load in r.get("updated_load", {}).items():
+            if load.get("start"):
+                loads.setdefault((tuple(load["start"]), tuple(load.get("end") or ())), []).append(k)
+        for (start, end), keys in loads.items():
+            lines += [f"Load average (1, 5, 15 min) while re-measuring {', '.join(keys)}: "
+                      f"{', '.join(map(str, start))} at the start" + (f", {', '.join(map(str, end))} at the end" if end else "")
+                      + f" (on {m['cores']} cores: above {m['cores']} processes waited for a core, and those figures are "
+                      "slower and noisier than on an idle machine).", ""]
     for key, title in (("transformers_missing", "Engine against transformers `generate()`"),
                        ("speculative_missing", "The apprentice (speculative decoding)")):
         if key in r:
@@ -195,24 +231,64 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
         lines.append("")
     if "floor" in r:
         lines += ["## Against the floor", "",
-                  "floor = weight bytes ÷ measured memory bandwidth (the time one read of the weights takes).", "",
-                  "| model | parameters | weights MB | bandwidth GB/s | floor ms | decode step ms | step ÷ floor |",
-                  "|---|---|---|---|---|---|---|"]
-        lines += [f"| {x['model']} | {x['parameters']:,} | {x['weight_bytes'] / 1e6:.1f} | {x['bandwidth_gb_s']:.1f} | "
-                  f"{x['floor_ms']:.3f} | {_fmt(x['step_ms'], 3)} | {x['ratio']:.1f}× |" for x in r["floor"]]
-        lines += ["", "A tiny model's step is dominated by fixed per-step overhead (Python, kernel launches, "
-                  "sampling), not by reading its few MB of weights; the gap closes as the model grows.", ""]
+                  "Two floors, each weight bytes ÷ a measured read bandwidth (the better of 1 thread and all cores): "
+                  "**cache**, read from a buffer the size of the weights (it stays in the last-level cache), and "
+                  "**DRAM**, read from a buffer 4 × the last-level cache. The cache floor applies to weights that "
+                  "fit the last-level cache, the DRAM floor to larger ones; step ÷ floor is against the one that "
+                  "applies (and the DRAM one beside it). The window draws the applicable floor (engine ready event, "
+                  "field `floor`).", "",
+                  "| model | parameters | weights MB | cache GB/s | DRAM GB/s | cache floor ms | DRAM floor ms | applies "
+                  "| decode step ms | step ÷ floor | step ÷ DRAM floor |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for x in r["floor"]:
+            if "cache_floor_ms" not in x:  # a report from before both floors were measured
+                lines.append(f"| {x['model']} | {x['parameters']:,} | {x['weight_bytes'] / 1e6:.1f} | — | "
+                             f"{x['bandwidth_gb_s']:.1f} | — | {x['floor_ms']:.3f} | — | {_fmt(x['step_ms'], 3)} | "
+                             f"{x['ratio']:.1f}× | — |")
+                continue
+            lines.append(f"| {x['model']} | {x['parameters']:,} | {x['weight_bytes'] / 1e6:.1f} | {x['cache_gb_s']:.1f} | "
+                         f"{x['dram_gb_s']:.1f} | {x['cache_floor_ms']:.3f} | {x['dram_floor_ms']:.3f} | {x['applies']} | "
+                         f"{_fmt(x['step_ms'], 3)} | {x['ratio']:.1f}× | {x['ratio_dram']:.1f}× |")
+        llc = next((x.get("l3_bytes") for x in r["floor"] if x.get("l3_bytes")), None)
+        lines += ["", (f"Last-level cache: {llc / 2**20:.0f} MiB. " if llc else "") +
+                  "A small model's step is dominated by fixed per-step work (Python, kernel launches, sampling) and "
+                  "by GEMVs that do not reach the cache's read speed, not by reading its few MB of weights; the "
+                  "gap closes as the model grows.", ""]
+    if "layout" in r:
+        lines += ["## Weight layout", "",
+                  "Decode forward ms with every Linear stored [in, out] and a contiguous [C, V] LM-head copy "
+                  "(`GPT2.prepare_for_decode`, what the engine uses) against the plain [out, in] layout; same "
+                  "weights, alternating.", "",
+                  "| batch | plain ms | decode layout ms | speed-up |", "|---|---|---|---|"]
+        lines += [f"| {x['batch']} | {_fmt(x['plain_ms'], 3)} | {_fmt(x['decode_layout_ms'], 3)} | {x['speedup']:.2f}× |"
+                  for x in r["layout"]]
+        lines.append("")
+    if "threads" in r:
+        lines += ["## Threads", "",
+                  "The engine in its own process (as the window starts it) at each thread count, alternating; "
+                  "\"window load\" runs beside it a process busy for half of every 60 Hz frame, a stand-in for the "
+                  "animating window.", "",
+                  "| window load | batch | threads | tokens/s | decode step ms |", "|---|---|---|---|---|"]
+        lines += [f"| {'yes' if x['window_load'] else 'no'} | {x['batch']} | {x['threads']} | {_fmt(x['tok_s'], 1)} | "
+                  f"{_fmt(x['step_ms'])} |" for x in r["threads"]]
+        lines.append("")
     if "batch" in r:
         lines += ["## Sharing a table (batch size)", "", "| batch | decode step ms | tokens/s |", "|---|---|---|"]
         lines += [f"| {x['batch']} | {_fmt(x['step_ms'])} | {_fmt(x['tok_s'], 1)} |" for x in r["batch"]]
         lines += [""] + ([f"![tokens/s by batch]({plots['batch']})", ""] if "batch" in plots else [])
     if "speculative" in r:
         lines += ["## The apprentice (speculative decoding)", "",
-                  "| prompts | k | tokens/s | acceptance | tokens per trip |", "|---|---|---|---|---|"]
+                  "Batch 1, greedy. Apprentice *model*: the bundled draft model; *ngram*: prompt lookup (guesses "
+                  "copied from the request's own earlier tokens, `--draft ngram`); *none*: plain decoding. "
+                  "Speed-up is tokens/s over the plain median for the same prompts.", "",
+                  "| prompts | apprentice | k | tokens/s | speed-up | acceptance | tokens per trip |",
+                  "|---|---|---|---|---|---|---|"]
         for x in r["speculative"]:
             acc = "—" if x["acceptance"] is None else f"{x['acceptance']:.2f}"
             tpt = "—" if x["tokens_per_trip"] is None else f"{x['tokens_per_trip']:.2f}"
-            lines.append(f"| {x['kind']} | {x['k']} | {_fmt(x['tok_s'], 1)} | {acc} | {tpt} |")
+            sp = f"{x['speedup']:.2f}×" if "speedup" in x else "—"
+            lines.append(f"| {x['kind']} | {x.get('apprentice', 'model' if x['k'] else 'none')} | {x['k']} | "
+                         f"{_fmt(x['tok_s'], 1)} | {sp} | {acc} | {tpt} |")
         lines += [""] + ([f"![tokens/s by draft guesses]({plots['speculative']})", ""] if "speculative" in plots else [])
     if "sharding" in r:
         lines += ["## Tearing the book (tensor / pipeline parallel)", ""]

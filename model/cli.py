@@ -3,6 +3,7 @@
     python main.py generate PROMPT [PROMPT ...] [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P]
         [--seed S] [--batching continuous|static] [--max-batch N] [--no-kv-cache] [--no-prefix-cache]
         [--model DIR] [--device cpu|cuda] [--threads N] [--tp N | --pp N] [--json]
+        [--draft model|ngram] [--draft-model DIR] [--draft-k K]
 
 Several prompts form one batch. A PROMPT of ``-`` is read from stdin (UTF-8), for text longer than the
 command line allows (Linux caps one argument at 128 KiB). With ``--json`` stdout is one JSON object (the shape is a contract other tools
@@ -26,6 +27,7 @@ import assets
 ASSETS = assets.root()  # importlib.resources: a checkout, an editable install or site-packages
 BUNDLED_MODEL = ASSETS / "models" / "target"
 BUNDLED_DRAFT = ASSETS / "models" / "draft"
+DEFAULT_DRAFT_K = 4  # guesses per verify pass when --draft is given without --draft-k (docs/benchmarks.md)
 
 
 def _positive_int(text: str) -> int:
@@ -66,10 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
                    help="torch intra-op threads (default: cores - 1, at least 1)")
-    p.add_argument("--draft-k", type=int, default=0, metavar="K",
-                   help="speculative decoding: draft guesses per verify pass, 0 (off) to 8")
+    p.add_argument("--draft-k", type=int, default=None, metavar="K",
+                   help="speculative decoding: draft guesses per verify pass, 0 (off) to 8 "
+                        f"(default: {DEFAULT_DRAFT_K} with --draft or --draft-model, else 0)")
+    p.add_argument("--draft", choices=("model", "ngram"), default=None,
+                   help="the apprentice: a draft model, or ngram (prompt lookup: guesses copied from the "
+                        "request's own earlier text, no model)")
     p.add_argument("--draft-model", default=None, metavar="DIR",
-                   help="draft model directory (default: the bundled draft)")
+                   help="draft model directory (default: the bundled draft); implies --draft model")
     p.add_argument("--layer-timing", action="store_true", help="also time every layer")
     shard = p.add_mutually_exclusive_group()
     shard.add_argument("--tp", type=_positive_int, default=1, metavar="N",
@@ -113,6 +119,7 @@ def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, de
             "requests": requests, "steps": steps,
             "tokens_per_s": generated / elapsed_s if elapsed_s > 0 else 0.0,
             "acceptance_rate": engine.acceptance_rate,
+            "draft_kind": engine.draft_kind if engine.draft_k else None,
             # tokens written per decode trip and sequence: 1 without a draft, up to k + 1 with one
             "tokens_per_trip": (sum(r.tokens_out for r in decode_steps) / sum(r.batch for r in decode_steps)
                                 if decode_steps else None),
@@ -156,11 +163,17 @@ def _generate(args) -> int:
     engine = Engine(model, tokenizer, max_batch=min(args.max_batch or len(args.prompts), 256),
                     batching=args.batching, kv_cache=not args.no_kv_cache,
                     prefix_cache=not args.no_prefix_cache, layer_timing=args.layer_timing)
-    if args.draft_k:
+    kind = args.draft or "model"
+    if args.draft == "ngram" and args.draft_model:
+        raise ValueError("--draft ngram uses no draft model; leave out --draft-model")
+    k = args.draft_k if args.draft_k is not None else (DEFAULT_DRAFT_K if args.draft or args.draft_model else 0)
+    if k and kind == "model":
         draft, draft_tokenizer = load_pretrained(Path(args.draft_model) if args.draft_model else BUNDLED_DRAFT,
                                                  device=device)
         engine.set_draft(draft, draft_tokenizer)
-        engine.set_draft_k(args.draft_k)
+    if k:
+        engine.set_draft_kind(kind)
+        engine.set_draft_k(k)
     runner = None
     if args.tp > 1 or args.pp > 1:
         from model.parallel import ShardedRunner

@@ -23,6 +23,7 @@ import torch
 from model.errors import RequestError
 from model.gpt2 import GPT2, AttentionBatch
 from model.kv_cache import BlockManager, BlockTable, PagedKVCache
+from model.ngram import NgramIndex, point_mass
 from model.report import StepReport, TokenEvent
 from model.sampling import SamplingParams, distribution, make_generator, sample, top_k_probs
 from model.scheduler import Schedule, Scheduler, Sequence, Status
@@ -81,15 +82,19 @@ class Engine:
     max_batch: most sequences per pass (``set_max_batch`` changes it while running).
     max_step_tokens: chunked-prefill budget of one pass, in tokens.
     layer_timing: also time every layer (adds a small overhead, and a device sync per layer on CUDA).
+    decode_layout: re-store the model's weights for fast decoding (``GPT2.prepare_for_decode``); the bench turns
+    it off on a separate copy to measure what it gains.
     """
 
     def __init__(self, model: GPT2, tokenizer: Tokenizer, *, block_size: int = 16,
                  kv_budget_bytes: int = DEFAULT_KV_BUDGET_BYTES, max_batch: int = 8, max_step_tokens: int = 512,
                  batching: str = "continuous", kv_cache: bool = True, prefix_cache: bool = True,
-                 layer_timing: bool = False):
-        self.model = model
+                 layer_timing: bool = False, decode_layout: bool = True):
+        # weight layout for fast GEMVs (same results; GPT2.prepare_for_decode); off only to measure the difference
+        self.model = model.prepare_for_decode() if decode_layout else model
         self.tokenizer = tokenizer
         tokenizer.token_bytes(0)  # build the byte table now, not inside the first request's time to first token
+        self._labels: dict[int, str] = {}  # token id -> tokenizer.label(id): six labels per new token, each built once
         self.config = model.config
         param = next(model.parameters())
         self.device, self.dtype = param.device, param.dtype
@@ -123,6 +128,7 @@ class Engine:
         self.draft: GPT2 | None = None
         self.draft_cache: PagedKVCache | None = None
         self.draft_k = 0
+        self.draft_kind = "model"  # who guesses: "model" (the draft model) or "ngram" (prompt lookup, model/ngram.py)
         self.spec_proposed = 0  # over the engine's life: draft guesses checked, and kept
         self.spec_accepted = 0
         self.runner = None  # a sharded runner (model/parallel.py) runs the target's passes when set
@@ -202,7 +208,9 @@ class Engine:
         vocabularies must never be mixed), or if the KV cache is off (the draft needs its own cache).
         """
         if draft is None:
-            self.draft, self.draft_cache, self.draft_k = None, None, 0
+            self.draft, self.draft_cache = None, None
+            if self.draft_kind == "model":
+                self.draft_k = 0
             return
         if self.cache is None:
             raise RequestError("speculative decoding needs the KV cache")
@@ -216,19 +224,36 @@ class Engine:
             raise RequestError(f"the draft model's context window ({draft.config.n_positions}) is shorter than "
                                f"the target's ({self.config.n_positions})")
         dcfg = draft.config
-        self.draft = draft.to(self.device)
+        self.draft = draft.to(self.device).prepare_for_decode()
         self.draft_cache = PagedKVCache(dcfg.n_layer, dcfg.n_head, dcfg.head_dim, self.cache.num_blocks,
                                         self.block_size, self.device, self.dtype)
         for seq in self.sequences():
             seq.draft_computed = 0
 
     def set_draft_k(self, k: int) -> None:
-        """Draft guesses per verify pass, 0 (off) to 8. Raises RequestError without a draft model."""
-        if not isinstance(k, int) or not 0 <= k <= 8:
+        """Draft guesses per verify pass, 0 (off) to 8. Raises RequestError if the apprentice is the draft model
+        and none is loaded."""
+        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= 8:
             raise RequestError(f"draft guesses must be between 0 and 8, got {k!r}")
-        if k > 0 and self.draft is None:
+        if k > 0 and self.draft_kind == "model" and self.draft is None:
             raise RequestError("no draft model is loaded")
         self.draft_k = k
+
+    def set_draft_kind(self, kind: str) -> None:
+        """Choose the apprentice: "model" (the draft model of ``set_draft``) or "ngram" (prompt lookup: guesses
+        copied from the request's own earlier tokens, no model, ``model/ngram.py``). Both are exact: greedy
+        output is unchanged and sampling keeps the target's distribution. Takes effect at the next step.
+
+        Raises RequestError for another kind, for "ngram" without the KV cache, or for "model" while guesses are
+        on (draft_k > 0) and no draft model is loaded.
+        """
+        if kind not in ("model", "ngram"):
+            raise RequestError(f"the apprentice must be 'model' or 'ngram', got {kind!r}")
+        if kind == "ngram" and self.cache is None:
+            raise RequestError("speculative decoding needs the KV cache")
+        if kind == "model" and self.draft is None and self.draft_k > 0:
+            raise RequestError("no draft model is loaded")
+        self.draft_kind = kind
 
     def set_runner(self, runner) -> None:
         """Run the target's forward passes on ``runner`` (an object with ``forward(input_ids, batch,
@@ -281,34 +306,45 @@ class Engine:
         L = max(it.start + len(it.token_ids) for it in items)
         K = max(it.n_logits for it in items)
         dev = self.device
-        input_ids = torch.zeros(B, T, dtype=torch.long)
-        positions = torch.zeros(B, T, dtype=torch.long)
-        logit_index = torch.zeros(B, K, dtype=torch.long)
-        counts = torch.tensor([len(it.token_ids) for it in items])
-        for b, it in enumerate(items):
+        ids_rows, pos_rows, logit_rows, ends = [], [], [], []
+        for it in items:
             n = len(it.token_ids)
-            input_ids[b, :n] = torch.tensor(it.token_ids)
-            positions[b, :n] = torch.arange(it.start, it.start + n)
-            logit_index[b] = torch.arange(n - it.n_logits, n - it.n_logits + K).clamp(max=n - 1)
+            ids_rows.append(list(it.token_ids) + [0] * (T - n))
+            pos_rows.append(list(range(it.start, it.start + n)) + [0] * (T - n))
+            logit_rows.append([min(n - it.n_logits + j, n - 1) for j in range(K)])
+            ends.append(it.start + n)
+        input_ids = torch.tensor(ids_rows, dtype=torch.long)  # (B, T)
+        positions = torch.tensor(pos_rows, dtype=torch.long)  # (B, T)
+        logit_index = torch.tensor(logit_rows, dtype=torch.long)  # (B, K)
+        counts = torch.tensor([len(it.token_ids) for it in items])
         valid_q = torch.arange(T)[None, :] < counts[:, None]  # (B, T)
         mask = (torch.arange(L)[None, None, :] <= positions[:, :, None]) & valid_q[:, :, None]  # (B, T, L)
         mask[:, :, 0] |= ~valid_q  # pad rows look at key 0 so softmax stays finite; their output is dropped
-        context = sum(it.start + len(it.token_ids) for it in items)
+        sees_all = T == 1 and all(e == L for e in ends)  # one new token per row, every row has all L keys
+        context = sum(ends)
         if cache is None:
-            batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev))
+            batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev), sees_all=sees_all)
             context = 0
         else:
             context_slots = torch.full((B, L), cache.scratch_slot, dtype=torch.long)
             slot_mapping = torch.full((B, T), cache.scratch_slot, dtype=torch.long)
             bs = self.block_size
+            context_start = None
             for b, it in enumerate(items):
-                table = torch.tensor(it.table.blocks, dtype=torch.long)
-                pos = torch.arange(it.start + len(it.token_ids))
-                slots = table[pos // bs] * bs + pos % bs  # (L_b,) slot of each position of this sequence
-                context_slots[b, :len(pos)] = slots
+                blocks = it.table.blocks[:-(-ends[b] // bs)]
+                if blocks == list(range(blocks[0], blocks[0] + len(blocks))):  # one run of consecutive blocks
+                    slots = torch.arange(blocks[0] * bs, blocks[0] * bs + ends[b])
+                    if B == 1:
+                        context_start = blocks[0] * bs
+                else:
+                    table = torch.tensor(blocks, dtype=torch.long)
+                    pos = torch.arange(ends[b])
+                    slots = table[pos // bs] * bs + pos % bs  # (L_b,) slot of each position of this sequence
+                context_slots[b, :ends[b]] = slots
                 slot_mapping[b, :len(it.token_ids)] = slots[it.start:]
             batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev),
-                                   slot_mapping=slot_mapping.to(dev), context_slots=context_slots.to(dev))
+                                   slot_mapping=slot_mapping.to(dev), context_slots=context_slots.to(dev),
+                                   sees_all=sees_all, context_start=context_start)
         return input_ids.to(dev), batch, logit_index.to(dev), context
 
     def _sync(self) -> None:
@@ -333,6 +369,12 @@ class Engine:
         self._sync()
         return logits, (time.perf_counter_ns() - t0) / 1e6, layer_ms or []
 
+    def _label(self, token_id: int) -> str:
+        label = self._labels.get(token_id)
+        if label is None:
+            label = self._labels[token_id] = self.tokenizer.label(token_id)
+        return label
+
     def _emit(self, seq: Sequence, token_id: int, top5: list[tuple[int, float]], now_ns: int) -> TokenEvent:
         """Append a sampled token to ``seq``, stream its text, and finish the request if it must stop.
 
@@ -356,7 +398,7 @@ class Engine:
         if finish is not None:
             text += self._decoders[seq.request_id].flush()
         self._texts[seq.request_id].append(text)
-        label = self.tokenizer.label
+        label = self._label
         event = TokenEvent(request_id=seq.request_id, token_id=token_id, position=len(seq.token_ids) - 1,
                            text=text, label=label(token_id),
                            top5=[(i, label(i), p) for i, p in top5], finish_reason=finish)
@@ -388,8 +430,13 @@ class Engine:
         if not sched.items:
             raise RuntimeError("the scheduler found work but could not place any of it (KV cache too small)")
         phase = sched.phase
-        if self.draft_k > 0 and self.draft is not None and phase == "decode":
+        if self.draft_k > 0 and phase == "decode" and (self.draft_kind == "ngram" or self.draft is not None):
             return self._speculative_step(sched, t0)
+        return self._plain_step(sched, t0)
+
+    def _plain_step(self, sched: Schedule, t0: int) -> StepReport:
+        """One forward pass over the scheduled tokens; every sequence at its last token samples one more."""
+        phase = sched.phase
         items = [PassItem(it.seq.token_ids[it.start:it.start + it.count], it.start, it.seq.table)
                  for it in sched.items]
         input_ids, batch, logit_index, context = self._pack(items, self.cache)
@@ -437,13 +484,26 @@ class Engine:
             if k and not self.blocks.ensure_capacity(seq.table, n + k):
                 k = 0  # no room for the guesses: this sequence decodes plainly inside the verify pass
             ks.append(k)
-        # 1. the draft proposes, one draft pass per guess (the first also catches the draft's cache up)
+        # 1. the apprentice proposes: the draft model, one draft pass per guess (the first also catches the draft's
+        # cache up), or prompt lookup (no pass at all)
         self._sync()
         t_draft = time.perf_counter_ns()
         proposals: list[list[int]] = [[] for _ in seqs]
         q_rows: list[list[torch.Tensor]] = [[] for _ in seqs]
-        for j in range(max(ks)):
-            rows = [b for b, k in enumerate(ks) if j < k]
+        if self.draft_kind == "ngram":
+            for b, seq in enumerate(seqs):
+                if ks[b]:
+                    if seq.ngram_index is None:
+                        seq.ngram_index = NgramIndex()
+                    proposals[b] = seq.ngram_index.propose(seq.token_ids, ks[b])
+                    ks[b] = len(proposals[b])  # nothing matched: this sequence decodes plainly in the verify pass
+            if not any(ks):
+                return self._plain_step(sched, t0)  # no guess anywhere: an ordinary decode step
+            ks_model = [0] * len(seqs)
+        else:
+            ks_model = ks
+        for j in range(max(ks_model)):
+            rows = [b for b, k in enumerate(ks_model) if j < k]
             items = []
             for b in rows:
                 seq = seqs[b]
@@ -459,8 +519,8 @@ class Engine:
                 proposals[b].append(token)
                 q_rows[b].append(q)
         for b, seq in enumerate(seqs):
-            if ks[b]:
-                seq.draft_computed = len(seq.token_ids) + ks[b] - 1
+            if ks_model[b]:
+                seq.draft_computed = len(seq.token_ids) + ks_model[b] - 1
         self._sync()
         draft_ms = (time.perf_counter_ns() - t_draft) / 1e6
         # 2. one target pass checks every guess (k + 1 positions per sequence)
@@ -480,8 +540,11 @@ class Engine:
                 a, emitted = accept_greedy(rows, proposals[b])
             else:
                 p = torch.stack([distribution(r, seq.sampling) for r in rows])
-                a, emitted = accept_sampled(p, torch.stack(q_rows[b]) if k else p[:0], proposals[b],
-                                            seq.generator)
+                if self.draft_kind == "ngram":  # a deterministic guess: the draft's q is a point mass on it
+                    q = point_mass(proposals[b], p.size(-1), p.dtype, p.device)
+                else:
+                    q = torch.stack(q_rows[b]) if k else p[:0]
+                a, emitted = accept_sampled(p, q, proposals[b], seq.generator)
             accepted += a
             bonus += int(k > 0 and a == k)
             for i, token in enumerate(emitted):
@@ -505,8 +568,8 @@ class Engine:
             forward_ms=verify_ms, weight_bytes=self.weight_bytes, kv_bytes=context * self.kv_bytes_per_token,
             kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks,
             prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms, tokens=events, proposed=proposed,
-            accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms,
-            guesses=[{"request_id": s.request_id, "labels": [self.tokenizer.label(t) for t in proposals[b]]}
+            accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms, draft_kind=self.draft_kind,
+            guesses=[{"request_id": s.request_id, "labels": [self._label(t) for t in proposals[b]]}
                      for b, s in enumerate(seqs)],
             workers=list(self.last_workers) if self.runner is not None else [])
 

@@ -62,6 +62,7 @@ class StepReport:
     bonus: int = 0
     draft_ms: float = 0.0
     verify_ms: float = 0.0
+    draft_kind: str = ""  # who guessed in a verify pass: "model" (the draft model) or "ngram" (prompt lookup)
     # per sequence of a verify pass: {"request_id", "labels": the draft's k guesses as readable labels}, so the
     # window can show a rejected guess crossed out (accepted ones equal the emitted tokens)
     guesses: list[dict] = field(default_factory=list)

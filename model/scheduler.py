@@ -49,6 +49,7 @@ class Sequence:
     token_times_ns: list[int] = field(default_factory=list)
     prefix_hit_tokens: int = 0
     draft_computed: int = 0  # speculative decoding: tokens whose K/V the draft model holds
+    ngram_index: object | None = None  # speculative decoding with prompt lookup: a model.ngram.NgramIndex
     notice: str | None = None
     prompt: str = ""
 

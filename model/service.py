@@ -7,16 +7,21 @@ Commands (GUI → engine), each a dict with "op":
     grant         n: allow n more forward passes (paced mode: one trip per animation)
     free_run      on: run forward passes continuously (real-time mode)
     set_max_batch n
-    set_draft_k   k: draft guesses per verify pass (0 = off)
+    set_draft_k   k: draft guesses per verify pass (0 = off); optional kind: "model" | "ngram", the apprentice
+                  (set first, so {"op": "set_draft_k", "k": 4, "kind": "ngram"} switches and sets in one command)
+    set_draft_kind  kind: "model" (the draft model) | "ngram" (prompt lookup, no model; always available)
     set_sharding  mode ("tp" | "pp"), n: tear the model over n worker processes (n = 1: back to one process)
     reset         abort every request and drop unused grants
     analyze       analysis_id, kind, prompt, ...params: a measurement for the tour (model/analysis.py); runs at
                   once on fresh engines over the same model, the session's requests are untouched
     shutdown
 Events (engine → GUI), each a dict with "type":
-    ready         model info, threads, device, memory_bandwidth_bytes_per_s, kv_bytes_per_block, block_size,
-                  num_blocks, draft (parameters, weight_bytes) or None, draft_error (why there is no draft),
-                  sharding {mode, n, degrees_tp, max_pp}
+    ready         model info, threads, device, memory_bandwidth_bytes_per_s (the bandwidth of the floor that
+                  applies to this model), floor (model.hardware.decode_floors: applies "cache" | "dram",
+                  floor_ms, bandwidth_bytes_per_s, cache_floor_ms, dram_floor_ms, cache_/dram_bandwidth_bytes_per_s,
+                  l3_bytes, weight_bytes), kv_bytes_per_block, block_size, num_blocks, draft (parameters,
+                  weight_bytes) or None, draft_error (why there is no draft model), draft_kind (the apprentice
+                  now: "model" | "ngram"), draft_kinds (those available), sharding {mode, n, degrees_tp, max_pp}
     sharding      mode, n, workers [{rank, pid, weight_bytes, kv_bytes, heads | layers}]: the sharding now in
                   force (after set_sharding, and after a fallback to one process)
     accepted      request_id, prompt_token_ids, prompt_labels, notice
@@ -52,7 +57,7 @@ class EngineService:
         from model.cli import BUNDLED_MODEL, setup_torch
         from model.checkpoint import load_pretrained
         from model.engine import Engine
-        from model.hardware import measure_memory_bandwidth
+        from model.hardware import decode_floors
 
         self.emit = emit
         self.threads, self.device = setup_torch(options.get("threads"), options.get("device", "cpu"))
@@ -60,7 +65,14 @@ class EngineService:
         model, tokenizer = load_pretrained(model_dir, device=self.device)
         self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
                              layer_timing=bool(options.get("layer_timing", True)))
-        self.bandwidth = measure_memory_bandwidth(device=self.device)
+        if str(self.device) == "cpu":
+            self.floor = decode_floors(self.engine.weight_bytes)  # the cache floor or the DRAM one, whichever applies
+        else:
+            from model.hardware import decode_floor_ms, measure_memory_bandwidth
+            bw = measure_memory_bandwidth(device=self.device)
+            self.floor = {"weight_bytes": self.engine.weight_bytes, "applies": "dram", "bandwidth_bytes_per_s": bw,
+                          "floor_ms": decode_floor_ms(self.engine.weight_bytes, bw)}
+        self.bandwidth = self.floor["bandwidth_bytes_per_s"]
         self.draft_error: str | None = None  # why speculative decoding is unavailable, shown beside its slider
         from model.cli import BUNDLED_DRAFT
         from model.errors import ModelLoadError, RequestError
@@ -70,7 +82,8 @@ class EngineService:
             self.engine.set_draft(draft, draft_tokenizer)
         except (ModelLoadError, RequestError) as e:
             self.draft_error = str(e)
-            log.warning("speculative decoding unavailable: %s", e)
+            log.warning("no draft model (the n-gram apprentice is still there): %s", e)
+            self.engine.set_draft_kind("ngram")  # set_draft_k works without a draft model
         self.max_workers = int(options.get("max_workers", 4))
         self.runner = None  # a model.parallel.ShardedRunner while the model is torn over worker processes
         self.sharding_mode = "tp"
@@ -86,7 +99,9 @@ class EngineService:
                 "block_size": e.block_size, "num_blocks": e.num_blocks,
                 "draft": None if e.draft is None else {"parameters": e.draft.num_parameters(),
                                                       "weight_bytes": e.draft.weight_bytes()},
-                "draft_error": self.draft_error, "sharding": self.sharding_info()}
+                "draft_error": self.draft_error, "draft_kind": e.draft_kind,
+                "draft_kinds": (["model"] if e.draft is not None else []) + (["ngram"] if e.cache is not None else []),
+                "floor": dict(self.floor), "sharding": self.sharding_info()}
 
     def sharding_info(self) -> dict:
         from model.parallel import describe
@@ -164,7 +179,11 @@ class EngineService:
             elif op == "set_max_batch":
                 self.engine.set_max_batch(int(cmd.get("n", 1)))
             elif op == "set_draft_k":
+                if "kind" in cmd:
+                    self.engine.set_draft_kind(str(cmd["kind"]))
                 self.engine.set_draft_k(int(cmd.get("k", 0)))
+            elif op == "set_draft_kind":
+                self.engine.set_draft_kind(str(cmd.get("kind", "")))
             elif op == "set_sharding":
                 self.set_sharding(str(cmd.get("mode", "tp")), int(cmd.get("n", 1)))
             elif op == "reset":

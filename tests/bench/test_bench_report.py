@@ -14,28 +14,36 @@ def test_quick_bench_writes_every_requested_section(tiny_model_dir, tmp_path):
     out = tmp_path / "bench.md"
     code = bench_main(["--quick", "--model", str(tiny_model_dir), "--draft-model", str(tiny_model_dir),
                        "--out", str(out), "--threads", "1", "--skip-window",
-                       "--only", "transformers,floor,batch,speculative,prefix"])
+                       "--only", "transformers,floor,layout,threads,batch,speculative,prefix"])
     assert code == 0
     data = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     assert data["machine"]["torch_threads"] == 1
     assert {r["batch"] for r in data["transformers"]} == {1, 8}
     assert all(r["engine_tok_s"]["median"] > 0 and r["transformers_tok_s"]["median"] > 0 for r in data["transformers"])
     assert [r["batch"] for r in data["batch"]] == [1, 4, 16]
-    assert {(r["kind"], r["k"]) for r in data["speculative"]} == {(k, n) for k in ("code", "prose") for n in (0, 2, 4)}
+    assert {(r["kind"], r["apprentice"], r["k"]) for r in data["speculative"]} == (
+        {(k, "none", 0) for k in ("code", "prose")} | {(k, a, n) for k in ("code", "prose")
+                                                        for a in ("model", "ngram") for n in (2, 4)})
     # the tiny model drafting for itself agrees with itself: every guess is accepted
-    assert all(r["acceptance"] == 1.0 for r in data["speculative"] if r["k"] > 0)
+    assert all(r["acceptance"] == 1.0 for r in data["speculative"] if r["apprentice"] == "model")
     assert all(r["acceptance"] is None for r in data["speculative"] if r["k"] == 0)
+    assert all(r["speedup"] == 1.0 for r in data["speculative"] if r["k"] == 0)
+    assert {r["applies"] for r in data["floor"]} <= {"cache", "dram"}
+    assert {r["batch"] for r in data["layout"]} == {1, 8} and all(r["speedup"] > 0 for r in data["layout"])
+    assert {(r["threads"], r["window_load"]) for r in data["threads"]} == {(t, w) for t in (1, 2) for w in (False, True)}
     on, off = (next(r for r in data["prefix"] if r["prefix_cache"] is c) for c in (True, False))
     assert on["prefix_hit_tokens"] > 0 and off["prefix_hit_tokens"] == 0
     floor = data["floor"][0]
     assert floor["ratio"] == pytest.approx(floor["step_ms"]["median"] / floor["floor_ms"])
+    assert floor["floor_ms"] == floor[f"{floor['applies']}_floor_ms"]
+    assert floor["ratio_dram"] == pytest.approx(floor["step_ms"]["median"] / floor["dram_floor_ms"])
     text = out.read_text(encoding="utf-8")
-    for heading in ("## Engine against transformers", "## Against the floor", "## Sharing a table",
-                    "## The apprentice", "## Same opening"):
+    for heading in ("## Engine against transformers", "## Against the floor", "## Weight layout", "## Threads",
+                    "## Sharing a table", "## The apprentice", "## Same opening"):
         assert heading in text
     assert "## The window" not in text  # skipped sections are not invented
     # one table row per measured configuration
-    assert text.count("| code |") == 3 and text.count("| prose |") == 3
+    assert text.count("| code |") == 5 and text.count("| prose |") == 5
 
 
 def test_markdown_reports_a_missing_sharding_module_instead_of_numbers():

@@ -159,8 +159,22 @@ def test_paged_cache_write_then_gather_roundtrip():
     k = torch.randn(1, 5, 2, 3)
     v = torch.randn(1, 5, 2, 3)
     slots = torch.tensor([[13, 2, 7, 0, 9]])
+    cache.k[0, :cache.scratch_slot].fill_(7.0)
     cache.write(1, slots, k, v)
     gk, gv = cache.gather(1, slots)
     assert torch.equal(gk, k) and torch.equal(gv, v)
-    assert torch.count_nonzero(cache.k[0]) == 0  # layer 0 untouched
+    assert bool((cache.k[0, :cache.scratch_slot] == 7.0).all())  # layer 0 untouched
+    assert torch.count_nonzero(cache.k[:, cache.scratch_slot]) == 0  # padding reads zeros, never garbage
+    assert torch.count_nonzero(cache.v[:, cache.scratch_slot]) == 0
+
+
+def test_paged_cache_view_reads_a_run_of_slots_in_place():
+    cache = PagedKVCache(n_layer=2, n_head=2, head_dim=3, num_blocks=4, block_size=4)
+    k, v = torch.randn(1, 6, 2, 3), torch.randn(1, 6, 2, 3)
+    slots = torch.arange(5, 11)[None]
+    cache.write(0, slots, k, v)
+    vk, vv = cache.view(0, 5, 6)
+    gk, gv = cache.gather(0, slots)
+    assert torch.equal(vk, gk) and torch.equal(vv, gv) and vk.shape == (1, 6, 2, 3)
+    assert vk.data_ptr() == cache.k[0, 5].data_ptr()  # no copy
     assert cache.nbytes == 2 * 2 * (4 * 4 + 1) * 2 * 3 * 4

@@ -99,6 +99,66 @@ def test_engine_prefill_and_decode_match_transformers(hf_model):
         assert torch.allclose(row, expected[len(prompt) - 1 + i], atol=TOL, rtol=0)
 
 
+def _engine_rows_match_hf(ref, engine, prompts, **request):
+    rids = [engine.add_request(p, max_new_tokens=6, **request) for p in prompts]
+    list(engine.run())
+    checked = 0
+    for rid, prompt in zip(rids, prompts):
+        res = engine.finished[rid]
+        expected = _hf_logits(ref, torch.tensor([prompt + res.token_ids]))[0]  # (T, V)
+        rows = engine.logits[rid]
+        # a verify pass records k + 1 rows per trip, of which the first len(emitted) are the emitted positions;
+        # rows line up with positions only without rejections, so compare each row to the position it scored
+        for i, row in enumerate(rows[:len(res.token_ids)]):
+            assert torch.allclose(row, expected[len(prompt) - 1 + i], atol=TOL, rtol=0), (rid, i)
+            checked += 1
+    return checked
+
+
+def test_every_fast_path_matches_transformers(hf_model):
+    """The engine's decode layout (GPT2.prepare_for_decode), the in-place KV read of one sequence with
+    consecutive blocks, the gathered read of scattered blocks, a padded batch with a mask, and a verify pass of
+    n-gram guesses: every scored position equals HF's logits within 1e-4."""
+    ref, d = hf_model
+    model, tok = load_pretrained(d)
+    engine = Engine(model, tok, max_batch=3, prefix_cache=False)
+    engine.record_logits = True
+    # one sequence, fresh pool: consecutive blocks, read in place
+    from model.engine import PassItem
+    from model.kv_cache import BlockTable
+    assert engine._pack([PassItem([1], 20, BlockTable(blocks=[0, 1]))], engine.cache)[1].context_start == 0
+    assert engine._pack([PassItem([1], 20, BlockTable(blocks=[5, 2]))], engine.cache)[1].context_start is None
+    assert _engine_rows_match_hf(ref, engine, [_ids(40, seed=1)[0].tolist()]) >= 6
+    # freed blocks come back tail first: the next sequence's blocks are scattered, and gathered
+    assert _engine_rows_match_hf(ref, engine, [_ids(40, seed=2)[0].tolist()]) >= 6
+    # three lengths in one padded batch
+    assert _engine_rows_match_hf(ref, engine, [_ids(n, seed=3)[0].tolist() for n in (3, 17, 33)]) >= 18
+    # n-gram guesses checked in verify passes of k + 1 positions (a repetitive prompt, so guesses exist)
+    engine.set_draft_kind("ngram")
+    engine.set_draft_k(3)
+    rep = (_ids(5, seed=4)[0].tolist()) * 4
+    engine.logits.clear()
+    rid = engine.add_request(rep, max_new_tokens=8)
+    reports = list(engine.run())
+    assert any(r.phase == "verify" and r.proposed for r in reports)
+    res = engine.finished[rid]
+    full = rep + res.token_ids
+    expected = _hf_logits(ref, torch.tensor([full]))[0]
+    # walk the passes: a verify pass recorded k + 1 rows, of which the first accepted + 1 scored committed
+    # positions (the rest scored rejected guesses); a prefill or decode pass recorded one row
+    rows, pos, checked = engine.logits[rid], len(rep) - 1, 0
+    i = 0
+    for r in reports:
+        n_rows = r.proposed + 1 if r.phase == "verify" else 1
+        for j in range((r.accepted + 1) if r.phase == "verify" else 1):
+            if pos + j < len(full):  # a length limit can cut a trip short
+                assert torch.allclose(rows[i + j], expected[pos + j], atol=TOL, rtol=0), (r.step, j)
+                checked += 1
+        i += n_rows
+        pos += r.tokens_out
+    assert i == len(rows) and checked >= len(res.token_ids)
+
+
 def _resave(src, dst, transform):
     dst.mkdir(parents=True, exist_ok=True)
     for name in ("config.json", "tokenizer.json"):
@@ -160,3 +220,19 @@ def test_our_save_loads_in_transformers(hf_model, tmp_path):
         ids = _ids(n, seed=5)
         assert torch.allclose(_hf_logits(back, ids), _hf_logits(ref, ids), atol=TOL, rtol=0)
         assert torch.allclose(_hf_logits(back, ids), _ours(ours, ids), atol=TOL, rtol=0)
+
+
+@pytest.mark.parametrize("kwargs", [{"tie_word_embeddings": False}, {"scale_attn_by_inverse_layer_idx": True},
+                                    {"scale_attn_weights": False}],
+                         ids=lambda k: "-".join(f"{a}={b}" for a, b in k.items()))
+def test_engine_fast_paths_honour_the_config(tmp_path, tokenizer_json, kwargs):
+    """The decode layout, the head copy and the unmasked single-sequence decode use the model's own LM head
+    and attention scale: through the engine, every scored position equals transformers' logits."""
+    from tests.model.test_config_fields import _save_hf
+
+    ref, d = _save_hf(tmp_path, tokenizer_json, **kwargs)
+    model, tok = load_pretrained(d)
+    engine = Engine(model, tok, max_batch=2)
+    engine.record_logits = True
+    assert _engine_rows_match_hf(ref, engine, [_ids(9, seed=7)[0].tolist()]) >= 6
+    assert _engine_rows_match_hf(ref, engine, [_ids(n, seed=8)[0].tolist() for n in (4, 11)]) >= 12

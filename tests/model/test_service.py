@@ -62,6 +62,39 @@ def test_ready_event(service):
     assert ready["kv_bytes_per_block"] == 2 * 2 * 32 * 4 * ready["block_size"]
 
 
+def test_ready_event_names_the_floor_that_applies_and_the_apprentices(service):
+    svc, _ = service
+    ready = svc.ready_event()
+    floor = ready["floor"]
+    assert floor["applies"] in ("cache", "dram")
+    assert floor["floor_ms"] == floor[f"{floor['applies']}_floor_ms"] > 0
+    assert ready["memory_bandwidth_bytes_per_s"] == floor["bandwidth_bytes_per_s"]
+    assert floor["weight_bytes"] == ready["model"]["weight_bytes"]
+    assert ready["draft_kinds"] == ["ngram"] and ready["draft_kind"] == "ngram"  # no draft model in this fixture
+
+
+def test_the_window_can_pick_the_ngram_apprentice(service):
+    svc, events = service
+    try:
+        svc.handle({"op": "set_draft_k", "k": 3, "kind": "model"})  # no draft model here
+        assert "no draft model" in of_type(events, "error")[-1]["message"] and svc.engine.draft_k == 0
+        svc.handle({"op": "set_draft_kind", "kind": "teacher"})
+        assert "'model' or 'ngram'" in of_type(events, "error")[-1]["message"]
+        events.clear()
+        svc.handle({"op": "set_draft_k", "k": 3, "kind": "ngram"})
+        assert not of_type(events, "error") and svc.engine.draft_kind == "ngram" and svc.engine.draft_k == 3
+        svc.handle({"op": "submit", "request_id": "a", "prompt": "ab ab ab ab ab ab ab", "max_new_tokens": 12})
+        svc.handle({"op": "free_run", "on": True})
+        drive(svc)
+        reports = [e["report"] for e in of_type(events, "step")]
+        verify = [r for r in reports if r["phase"] == "verify"]
+        assert verify and all(r["draft_kind"] == "ngram" and r["proposed"] >= 1 for r in verify)
+        (fin,) = of_type(events, "finished")
+        assert fin["finish_reason"] != "length" or sum(r["tokens_out"] for r in reports) == 12
+    finally:
+        svc.handle({"op": "set_draft_k", "k": 0, "kind": "ngram"})
+
+
 def test_submit_is_accepted(service):
     svc, events = service
     svc.handle({"op": "submit", "request_id": "a", "prompt": "The quick brown fox", "max_new_tokens": 5})
