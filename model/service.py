@@ -76,7 +76,10 @@ class EngineService:
         self.draft_error: str | None = None  # why speculative decoding is unavailable, shown beside its slider
         from model.cli import BUNDLED_DRAFT
         from model.errors import ModelLoadError, RequestError
-        draft_dir = options.get("draft_model_dir") or BUNDLED_DRAFT
+        from model.catalog import identify
+        bundled = identify(model_dir)  # a bundled target brings its own draft (same tokenizer)
+        self.model_key = bundled.key if bundled else None
+        draft_dir = options.get("draft_model_dir") or (bundled.draft_path() if bundled else BUNDLED_DRAFT)
         try:
             draft, draft_tokenizer = load_pretrained(draft_dir, device=self.device)
             self.engine.set_draft(draft, draft_tokenizer)
