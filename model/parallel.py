@@ -655,7 +655,7 @@ class ShardedRunner:
             if msg[0] == "error":
                 # a rank whose peer died reports the transport's own error ("Connection reset by peer"...):
                 # blame the worker that died, if one did, and keep the raw text for the log only
-                log.warning("worker %s reported: %s", msg[1], msg[2])
+                log.info("worker %s reported: %s", msg[1], msg[2])  # INFO: the log keeps it, a terminal does not
                 dead = self._dead()
                 wait_until = time.monotonic() + DEATH_GRACE_S
                 while dead is None and time.monotonic() < wait_until:
