@@ -27,14 +27,14 @@ def machine_info() -> dict:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="main.py bench", description="Benchmarks of the engine and the window.")
+    from model.argtypes import OneLineParser, threads_arg
+    p = OneLineParser(prog="main.py bench", description="Benchmarks of the engine and the window.")
     p.add_argument("--quick", action="store_true", help="a reduced run (about 2 minutes)")
     p.add_argument("--out", default=None, metavar="FILE",
                    help="the report (default: docs/benchmarks.md, or docs/benchmarks-quick.md with --quick)")
     p.add_argument("--model", default=None, metavar="DIR", help="target model (default: bundled)")
     p.add_argument("--draft-model", default=None, metavar="DIR", help="draft model (default: bundled)")
-    from model.cli import _positive_int
-    p.add_argument("--threads", type=_positive_int, default=None, metavar="N")
+    p.add_argument("--threads", type=threads_arg(), default=None, metavar="N", help="torch threads, 1-256")
     p.add_argument("--only", default=None, metavar="NAMES",
                    help="comma-separated subset: transformers,floor,batch,speculative,sharding,prefix,window")
     p.add_argument("--skip-window", action="store_true", help="do not start the window")

@@ -143,10 +143,11 @@ def measure(model: Path | None, quick: bool = False) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.window_bench")
+    from model.argtypes import OneLineParser, float_in, int_in
+    p = OneLineParser(prog="python -m bench.window_bench")
     p.add_argument("--probe", action="store_true")
-    p.add_argument("--batch", type=int, default=1)
-    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--batch", type=int_in(1, 16), default=1, help="seats, 1-16")
+    p.add_argument("--seconds", type=float_in(1.0, 3600.0), default=10.0, help="measuring time, 1-3600 s")
     p.add_argument("--real-time", action="store_true")
     p.add_argument("--model", default=None)
     args = p.parse_args(argv)
