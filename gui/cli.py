@@ -10,8 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
+import threading
+import time
 from pathlib import Path
 
 from model.argtypes import OneLineParser, float_in, int_in, threads_arg
@@ -69,16 +72,66 @@ def screenshot_main(argv: list[str]) -> int:
     from gui.app import install_qt_message_handler
     install_qt_message_handler()  # the offscreen platform's notices go to the log (at DEBUG), not the terminal
     previous = signal.signal(signal.SIGINT, _interrupted)
+    _RUN.update(active=True, backstop=None, raised=False, retrying=False)
     try:
         return _render(args, size)
     finally:
+        _RUN["active"] = False  # no more retries; the clean way out has been taken
+        if _RUN.get("backstop") is not None:
+            _RUN["backstop"].cancel()
         signal.signal(signal.SIGINT, previous)
 
 
+FORCE_EXIT_S = 10.0  # after Ctrl+C, the longest the clean way out may take before the hard one
+RETRY_S = 0.02  # how soon a Ctrl+C that landed inside Qt is delivered again
+_SAFE_FILES = ("gui/screenshot.py", "gui/cli.py", "main.py")  # code Python calls, never Qt (no slots, no overrides)
+
+
 def _interrupted(signum, frame):
-    """Ctrl+C: from now on, stopping the engine hard is what was asked for, not something to warn about."""
-    logging.getLogger("gui.bridge").setLevel(logging.ERROR)
-    raise KeyboardInterrupt  # main.py says "interrupted" and returns 130
+    """Ctrl+C during a screenshot: "interrupted" on one line and exit status 130 (128 + SIGINT).
+
+    KeyboardInterrupt is raised only where Python called the code: most of the time the signal lands in a
+    Python override that Qt called (an event filter, a paint event), where PySide would print a traceback and
+    go on taking the screenshot. Then a helper thread sends the signal again every ``RETRY_S`` until it lands
+    in the screenshot's own waiting loop (which spends its time in ``time.sleep``); there the window closes and
+    the engine is stopped as on any exit, and ``main.py`` says "interrupted". Should that take longer than
+    ``FORCE_EXIT_S``, the process says it and leaves at once: the engine process ends itself within half a
+    second of this one (``gui.engine_entry``).
+    """
+    if _RUN.get("raised"):
+        return  # the clean way out is under way: a repeated signal must not cut it short
+    logging.getLogger("gui.bridge").setLevel(logging.ERROR)  # stopping the engine hard is what was asked for
+    if _RUN.get("backstop") is None:
+        _RUN["backstop"] = threading.Timer(FORCE_EXIT_S, _exit_now)
+        _RUN["backstop"].daemon = True
+        _RUN["backstop"].start()
+    name = frame.f_code.co_filename.replace("\\", "/") if frame is not None else ""
+    qt = sys.modules.get("PySide6.QtCore")
+    if name.endswith(_SAFE_FILES) or qt is None or qt.QCoreApplication.instance() is None:
+        _RUN["raised"] = True
+        raise KeyboardInterrupt  # Python called this code (without an application, Qt calls nothing back)
+    if not _RUN.get("retrying"):
+        _RUN["retrying"] = True
+        threading.Thread(target=_again, name="ctrl-c-retry", daemon=True).start()
+
+
+def _again() -> None:
+    """Deliver SIGINT again until the handler could raise (a signal that arrives while a child process is being
+    started is ignored there, see ``model.procs``, so one retry is not enough)."""
+    while _RUN.get("active") and not _RUN.get("raised"):
+        time.sleep(RETRY_S)
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def _exit_now() -> None:
+    try:
+        sys.stderr.write("interrupted\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(130)
+
+
+_RUN: dict = {}
 
 
 def tear_problem(args) -> str | None:
