@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -74,6 +75,12 @@ def bench_main(argv: list[str]) -> int:
         return 2
     if Path(args.out).is_dir():
         print(f"error: --out {args.out} is a folder; give a file name such as benchmarks.md", file=sys.stderr)
+        return 2
+    try:  # the report and its .json go there after minutes of measuring: try the folder now (root passes os.access)
+        with tempfile.NamedTemporaryFile(dir=Path(args.out).parent, prefix=".bench-", suffix=".probe"):
+            pass
+    except OSError as e:
+        print(f"error: --out {args.out}: its folder is not writable ({e.strerror or e})", file=sys.stderr)
         return 2
     from model.cli import BUNDLED_DRAFT, BUNDLED_MODEL, setup_torch
     from model.errors import ModelLoadError

@@ -66,6 +66,9 @@ def screenshot_main(argv: list[str]) -> int:
     if (reason := check_out_path(args.out)) is not None:  # before the engine starts, not after the run
         print(f"screenshot: {reason}", file=sys.stderr)
         return 2
+    if (reason := model_dir_problem(args)) is not None:  # before the engine starts, and in one line
+        print(f"screenshot: {reason}", file=sys.stderr)
+        return 2
     if (reason := tear_problem(args)) is not None:  # before the engine and its workers start
         print(f"screenshot: {reason}", file=sys.stderr)
         return 2
@@ -132,6 +135,22 @@ def _exit_now() -> None:
 
 
 _RUN: dict = {}
+
+
+def model_dir_problem(args) -> str | None:
+    """None if ``--model`` (and ``--draft-model`` with ``--draft-k``) name folders with a config.json, else a
+    one-line reason. Deeper faults (a truncated model.safetensors) are the engine's to report."""
+    for flag, value in (("--model", args.model), ("--draft-model", args.draft_model if args.draft_k else None)):
+        if value is None:
+            continue
+        path = Path(value)
+        if path.is_file():
+            return f"{flag} {value} is a file; give the model's folder (with config.json)"
+        if not path.is_dir():
+            return f"{flag} {value}: no such folder"
+        if not (path / "config.json").is_file():
+            return f"{flag} {value}: no config.json in it, so it is not a model folder"
+    return None
 
 
 def tear_problem(args) -> str | None:

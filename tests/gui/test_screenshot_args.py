@@ -120,3 +120,16 @@ def test_ctrl_c_during_a_screenshot_run_is_one_line_and_130(tmp_path, after_s):
     assert stdout == b"" and not out.exists()
     gone, alive = psutil.wait_procs(engines, timeout=10)
     assert not alive, alive
+
+
+@pytest.mark.parametrize("make,needle", [
+    (lambda tmp: ["--model", str(tmp / "nowhere")], "no such folder"),  # once 3 lines and status 1
+    (lambda tmp: ["--model", str(tmp / "a-file")], "is a file"),
+    (lambda tmp: ["--model", str(tmp)], "no config.json"),
+    (lambda tmp: ["--draft-k", "2", "--draft-model", str(tmp / "nowhere")], "--draft-model"),
+    (lambda tmp: ["--section", "3", "--model", str(tmp / "nowhere")], "no such folder"),  # once ignored
+])
+def test_a_model_folder_that_is_not_one_is_refused_before_the_engine_starts(tmp_path, capsys, make, needle):
+    (tmp_path / "a-file").write_text("x")
+    line = _one_line_exit_2(["--out", str(tmp_path / "out" / "x.png"), *make(tmp_path)], capsys)
+    assert needle in line

@@ -241,3 +241,11 @@ def test_a_killed_worker_is_named_and_the_run_finishes_on_one_process(real_runs)
     # same greedy tokens as a run that was never sharded: nothing lost
     assert first + stdout == real_runs["plain"][1]
     assert "400 forward passes" in stderr
+
+
+def test_bench_refuses_an_unwritable_report_folder_before_measuring(capsys):
+    """``bench --out /proc/x.md`` once measured for minutes, then ended in a FileNotFoundError traceback."""
+    if not Path("/proc").is_dir():
+        pytest.skip("needs Linux's /proc")
+    line = _one_line_exit_2(lambda: main.main(["bench", "--only", "floor", "--out", "/proc/x.md"]), capsys)
+    assert "--out /proc/x.md" in line and "not writable" in line
