@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -35,7 +36,7 @@ def probe(model: str | None, batch: int, seconds: float, real_time: bool) -> dic
 
     from gui.app import build_window, create_app
 
-    launched = float(os.environ.get("ONE_TRIP_LAUNCHED_AT", time.time()))
+    launched = launched_at()
     app = create_app()
     args = argparse.Namespace(model=model, lang="en", device="cpu", threads=None, kiosk=False, presenter=False,
                               screen=None, idle_seconds=None, draft_model=None)
@@ -140,6 +141,17 @@ def measure(model: Path | None, quick: bool = False) -> dict:
             "trips decoded, batch 16": rows[16]["reports"],
             "resident memory MB (window + engine), batch 16": rows[16]["rss_mb"],
             "platform": rows[16]["platform"]}
+
+
+def launched_at() -> float:
+    """``$ONE_TRIP_LAUNCHED_AT`` (``time.time()`` seconds, set by ``measure`` for its child), or now when it is
+    unset, not a number, nan/inf or in the future."""
+    try:
+        launched = float(os.environ.get("ONE_TRIP_LAUNCHED_AT", ""))
+    except ValueError:
+        launched = math.nan
+    now = time.time()
+    return launched if math.isfinite(launched) and launched <= now else now
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -249,3 +249,20 @@ def test_bench_refuses_an_unwritable_report_folder_before_measuring(capsys):
         pytest.skip("needs Linux's /proc")
     line = _one_line_exit_2(lambda: main.main(["bench", "--only", "floor", "--out", "/proc/x.md"]), capsys)
     assert "--out /proc/x.md" in line and "not writable" in line
+
+
+@pytest.mark.parametrize("raw", ["soon", "nan", "inf", "1e300", ""])
+def test_window_bench_launch_time_from_the_environment_is_checked(monkeypatch, raw):
+    """Once ``float(os.environ[...])``: a ValueError traceback in the probe, or a start-up time of -1e300 s."""
+    import time
+
+    from bench.window_bench import launched_at
+    monkeypatch.setenv("ONE_TRIP_LAUNCHED_AT", raw)
+    before = time.time()
+    assert before <= launched_at() <= time.time()
+
+
+def test_window_bench_launch_time_in_range_is_used(monkeypatch):
+    from bench.window_bench import launched_at
+    monkeypatch.setenv("ONE_TRIP_LAUNCHED_AT", "1000.5")
+    assert launched_at() == 1000.5
