@@ -159,7 +159,8 @@ def tear_problem(args) -> str | None:
     mode, n = ("tp", args.tp) if args.tp else ("pp", args.pp) if args.pp else ("tp", 1)
     if n <= 1:
         return None
-    model_dir = Path(args.model) if args.model else Path(__file__).resolve().parent.parent / "assets/models/target"
+    from model.cli import BUNDLED_MODEL  # light: no torch at import
+    model_dir = Path(args.model) if args.model else BUNDLED_MODEL
     try:
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
         n_head, n_layer = int(config.get("n_head", 12)), int(config.get("n_layer", 12))
