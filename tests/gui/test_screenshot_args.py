@@ -101,7 +101,9 @@ def test_ctrl_c_during_a_screenshot_run_is_one_line_and_130(tmp_path, after_s):
     start", status 1) and a little later, while the window is running 1000 trips (the signal once landed in a
     Qt event filter, PySide printed the KeyboardInterrupt and the screenshot was saved with status 0):
     'interrupted', status 130, no PNG, and no engine process left behind."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
+    # as a user runs it: no ONE_TRIP_LOG_DIR (with one, gui.logs also copies INFO lines to stderr)
+    env = {k: v for k, v in os.environ.items() if k != "ONE_TRIP_LOG_DIR"}
+    env.update(PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen", ONE_TRIP_CONFIG_DIR=str(tmp_path / "config"))
     out = tmp_path / "x.png"
     proc = subprocess.Popen([sys.executable, "main.py", "screenshot", "--out", str(out), "--steps", "1000",
                              "--threads", "1"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
