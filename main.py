@@ -19,6 +19,8 @@ import math
 import os
 import sys
 
+from model.argtypes import OneLineParser, threads_arg
+
 # command -> "module:function"; each function takes the remaining argv and returns an exit status
 COMMANDS = {
     "generate": "model.cli:generate_main",
@@ -42,16 +44,6 @@ def platform_ok() -> bool:
     if problem:
         print(problem, file=sys.stderr)
     return problem is None
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:  # 0 or less used to start the window and kill the engine (torch.set_num_threads)
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
-    return value
 
 
 IDLE_SECONDS_RANGE = (0.2, 86_400.0)  # as gui.settings.RANGES (not imported: this file stays light)
@@ -99,7 +91,7 @@ def _run_command(func, argv: list[str]) -> int:
 
 
 def build_gui_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="main.py",
         description="One Trip (一趟一个字): a real GPT-2 writes while the weights are carted, one trip per token.",
         epilog="commands: " + ", ".join(COMMANDS) + "  (python main.py COMMAND --help for each)")
@@ -108,8 +100,8 @@ def build_gui_parser() -> argparse.ArgumentParser:
     p.add_argument("--draft-model", default=None, metavar="DIR", help="draft model for speculative decoding")
     p.add_argument("--lang", choices=("zh", "en"), default=None, help="interface language (default: saved, else zh)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
-                   help="torch threads in the engine process (default: cores - 1, at least 1)")
+    p.add_argument("--threads", type=threads_arg(), default=None, metavar="N",
+                   help="torch threads in the engine process, 1-256 (default: cores - 1, at least 1)")
     p.add_argument("--kiosk", action="store_true", help="fullscreen, attract loop when idle, locked down")
     p.add_argument("--presenter", action="store_true", help="large captions, fewer controls, clicker keys")
     p.add_argument("--screen", type=_screen_index, default=None, metavar="N", help="screen index for fullscreen / kiosk")

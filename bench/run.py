@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,14 +40,14 @@ SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="main.py bench", description="Benchmarks of the engine and the window.")
+    from model.argtypes import OneLineParser, threads_arg
+    p = OneLineParser(prog="main.py bench", description="Benchmarks of the engine and the window.")
     p.add_argument("--quick", action="store_true", help="a reduced run (about 2 minutes)")
     p.add_argument("--out", default=None, metavar="FILE",
                    help="the report (default: docs/benchmarks.md, or docs/benchmarks-quick.md with --quick)")
     p.add_argument("--model", default=None, metavar="DIR", help="target model (default: bundled)")
     p.add_argument("--draft-model", default=None, metavar="DIR", help="draft model (default: bundled)")
-    from model.cli import _positive_int
-    p.add_argument("--threads", type=_positive_int, default=None, metavar="N")
+    p.add_argument("--threads", type=threads_arg(), default=None, metavar="N", help="torch threads, 1-256")
     p.add_argument("--only", default=None, metavar="NAMES",
                    help="comma-separated subset: " + ",".join(SECTIONS))
     p.add_argument("--skip-window", action="store_true", help="do not start the window")
@@ -83,6 +84,12 @@ def bench_main(argv: list[str]) -> int:
         return 2
     if Path(args.out).is_dir():
         print(f"error: --out {args.out} is a folder; give a file name such as benchmarks.md", file=sys.stderr)
+        return 2
+    try:  # the report and its .json go there after minutes of measuring: try the folder now (root passes os.access)
+        with tempfile.NamedTemporaryFile(dir=Path(args.out).parent, prefix=".bench-", suffix=".probe"):
+            pass
+    except OSError as e:
+        print(f"error: --out {args.out}: its folder is not writable ({e.strerror or e})", file=sys.stderr)
         return 2
     from model.cli import BUNDLED_DRAFT, BUNDLED_MODEL, setup_torch
     from model.errors import ModelLoadError

@@ -10,7 +10,6 @@ exit code, exit time and any process left behind are recorded too.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import os
 import platform
@@ -163,18 +162,28 @@ def report(result: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.soak", description=__doc__.split("\n\n")[0])
-    p.add_argument("--minutes", type=float, default=30.0)
-    p.add_argument("--every", type=float, default=60.0, metavar="S", help="seconds between memory samples")
+    from model.argtypes import OneLineParser, float_in
+    p = OneLineParser(prog="python -m bench.soak", description=__doc__.split("\n\n")[0])
+    p.add_argument("--minutes", type=float_in(0.1, 7 * 24 * 60), default=30.0, help="0.1 to 10,080 (a week)")
+    p.add_argument("--every", type=float_in(1.0, 3600.0), default=60.0, metavar="S",
+                   help="seconds between memory samples, 1-3600")
     p.add_argument("--out", default=str(REPO / "docs" / "soak.md"), metavar="FILE")
     p.add_argument("--model", default=None, metavar="DIR")
     p.add_argument("--lang", choices=("zh", "en"), default="zh")
     p.add_argument("--display", action="store_true", help="use the real display instead of offscreen")
     args = p.parse_args(argv)
+    out = Path(args.out)
+    try:  # refused now, not after half an hour of measuring
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if out.is_dir():
+            raise IsADirectoryError(21, "is a folder; give a file name such as soak.md")
+        with tempfile.NamedTemporaryFile(dir=out.parent, prefix=".soak-", suffix=".probe"):
+            pass  # the folder takes a new file (root passes os.access everywhere)
+    except OSError as e:
+        print(f"python -m bench.soak: error: --out {args.out}: {e.strerror or e}", file=sys.stderr)
+        return 2
     result = run(args.minutes, args.every, args.model, args.lang, args.display)
     text = report(result)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     print(text)
     growth, ok = verdict(result["samples"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -35,7 +36,7 @@ def probe(model: str | None, batch: int, seconds: float, real_time: bool) -> dic
 
     from gui.app import build_window, create_app
 
-    launched = float(os.environ.get("ONE_TRIP_LAUNCHED_AT", time.time()))
+    launched = launched_at()
     app = create_app()
     args = argparse.Namespace(model=model, lang="en", device="cpu", threads=None, kiosk=False, presenter=False,
                               screen=None, idle_seconds=None, draft_model=None)
@@ -142,11 +143,23 @@ def measure(model: Path | None, quick: bool = False) -> dict:
             "platform": rows[16]["platform"]}
 
 
+def launched_at() -> float:
+    """``$ONE_TRIP_LAUNCHED_AT`` (``time.time()`` seconds, set by ``measure`` for its child), or now when it is
+    unset, not a number, nan/inf or in the future."""
+    try:
+        launched = float(os.environ.get("ONE_TRIP_LAUNCHED_AT", ""))
+    except ValueError:
+        launched = math.nan
+    now = time.time()
+    return launched if math.isfinite(launched) and launched <= now else now
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.window_bench")
+    from model.argtypes import OneLineParser, float_in, int_in
+    p = OneLineParser(prog="python -m bench.window_bench")
     p.add_argument("--probe", action="store_true")
-    p.add_argument("--batch", type=int, default=1)
-    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--batch", type=int_in(1, 16), default=1, help="seats, 1-16")
+    p.add_argument("--seconds", type=float_in(1.0, 3600.0), default=10.0, help="measuring time, 1-3600 s")
     p.add_argument("--real-time", action="store_true")
     p.add_argument("--model", default=None)
     args = p.parse_args(argv)

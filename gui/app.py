@@ -119,6 +119,28 @@ def install_signal_handlers(app: QApplication, window) -> QTimer:
     return waker
 
 
+MAX_TIMER_MS = 86_400_000  # one day; QTimer takes at most 2**31 - 1 ms
+
+
+def env_ms(name: str) -> int | None:
+    """A delay in milliseconds from the environment variable ``name`` (0 to one day), or None when it is unset.
+
+    A value that is not a whole number or lies outside the range is ignored with a WARNING naming the variable,
+    the value and what is done instead: these hooks exist for tests, and a typo must not stop the window.
+    """
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return None
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_TIMER_MS:
+        log.warning("%s=%r is not a whole number of milliseconds from 0 to %d; ignored", name, raw, MAX_TIMER_MS)
+        return None
+    return value
+
+
 def run_app(args) -> int:
     """Open the main window and run until it is closed. Returns the exit code (0 on a clean exit).
 
@@ -159,12 +181,12 @@ def run_app(args) -> int:
     window.start()
     if os.environ.get("ONE_TRIP_AUTORUN") == "1":
         window.run()
-    autoclose = os.environ.get("ONE_TRIP_AUTOCLOSE_MS")
-    if autoclose:  # tests: close this long after the engine is ready (with AUTORUN: mid-decode)
+    autoclose = env_ms("ONE_TRIP_AUTOCLOSE_MS")
+    if autoclose is not None:  # tests: close this long after the engine is ready (with AUTORUN: mid-decode)
         window.bridge.ready.connect(lambda _info: QTimer.singleShot(int(autoclose), window.close),
                                     Qt.SingleShotConnection)
-    chord_ms = os.environ.get("ONE_TRIP_OPERATOR_CHORD_MS")
-    if chord_ms and controller is not None:  # tests: the operator chord, this long after the engine is ready
+    chord_ms = env_ms("ONE_TRIP_OPERATOR_CHORD_MS")
+    if chord_ms is not None and controller is not None:  # tests: the operator chord, this long after the engine is ready
         window.bridge.ready.connect(lambda _info: QTimer.singleShot(int(chord_ms), controller.operator_action.trigger),
                                     Qt.SingleShotConnection)
     code = app.exec()

@@ -18,6 +18,7 @@ import weakref
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from gui.engine_entry import run_engine
+from model.procs import children_ignore_sigint
 
 log = logging.getLogger(__name__)
 
@@ -76,11 +77,12 @@ class EngineBridge(QObject):
             return
         self.info = None
         self._stopping = False
-        self._commands = self._ctx.Queue()
-        self._events = self._ctx.Queue()
-        self._process = self._ctx.Process(target=run_engine, name="one-trip-engine", daemon=False,
-                                          args=(self.target, self._commands, self._events, dict(self.options)))
-        self._process.start()
+        with children_ignore_sigint():  # Ctrl+C is the GUI's to handle, even while the engine is still starting
+            self._commands = self._ctx.Queue()
+            self._events = self._ctx.Queue()
+            self._process = self._ctx.Process(target=run_engine, name="one-trip-engine", daemon=False,
+                                              args=(self.target, self._commands, self._events, dict(self.options)))
+            self._process.start()
         # If this bridge is garbage-collected without shutdown(), the engine must not outlive it.
         self._finalizer = weakref.finalize(self, _reap, self._process, self._commands, self._events)
         log.info("engine process %s started (%s)", self._process.pid, self.target)

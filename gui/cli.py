@@ -8,33 +8,48 @@
 from __future__ import annotations
 
 import argparse
+import json
+import logging
+import os
+import signal
 import sys
+import threading
+import time
+from pathlib import Path
+
+from model.argtypes import OneLineParser, float_in, int_in, threads_arg
+
+MAX_STEPS = 1000  # real trips; the bundled model's context window (512) ends a run well before
+MAX_BATCH = 16  # seats at the table
+MAX_WORKERS = 4  # as model.parallel.MAX_WORKERS (not imported: that module loads torch)
+SECTIONS = 18
 
 
 def build_screenshot_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="main.py screenshot",
+    p = OneLineParser(prog="main.py screenshot",
                                 description="Run N real trips offscreen and save the window as a PNG, or "
                                             "render one page of the tour (--section).")
     p.add_argument("--out", required=True, metavar="FILE.png", help="where to write the PNG")
     p.add_argument("--prompt", default=None, metavar="TEXT", help="the prompt (default: a preset)")
-    p.add_argument("--steps", type=int, default=8, metavar="N", help="real trips (forward passes) to run")
-    p.add_argument("--batch", type=int, default=1, metavar="N", help="seats sharing the table, 1-16")
+    p.add_argument("--steps", type=int_in(1, MAX_STEPS), default=8, metavar="N",
+                   help=f"real trips (forward passes) to run, 1-{MAX_STEPS}")
+    p.add_argument("--batch", type=int_in(1, MAX_BATCH), default=1, metavar="N", help="seats sharing the table, 1-16")
     p.add_argument("--lang", choices=("zh", "en"), default="en")
     p.add_argument("--size", default="1920x1080", metavar="WxH", help="window size in pixels")
     p.add_argument("--model", default=None, metavar="DIR", help="a GPT-2 directory (default: the bundled model)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    p.add_argument("--threads", type=int, default=None, metavar="N")
-    p.add_argument("--section", type=int, default=None, metavar="N",
+    p.add_argument("--threads", type=threads_arg(), default=None, metavar="N", help="engine threads, 1-256")
+    p.add_argument("--section", type=int_in(1, SECTIONS, "a tour page"), default=None, metavar="N",
                    help="render tour page N instead (1-15 the sections, 16 the game, 17 the metaphor table, "
                         "18 the three questions)")
     p.add_argument("--illustrative", action="store_true",
                    help="with --section: skip the live measurement on the bundled model")
-    p.add_argument("--draft-k", type=int, default=0, metavar="K", help="apprentice guesses per trip, 0-8")
+    p.add_argument("--draft-k", type=int_in(0, 8), default=0, metavar="K", help="apprentice guesses per trip, 0-8")
     p.add_argument("--draft-model", default=None, metavar="DIR", help="the draft model (default: the bundled one)")
     tear = p.add_mutually_exclusive_group()
-    tear.add_argument("--tp", type=int, default=None, metavar="N", help="tear the book by pages over N desks")
-    tear.add_argument("--pp", type=int, default=None, metavar="N", help="tear the book by chapters over N desks")
-    p.add_argument("--at", type=float, default=None, metavar="F",
+    tear.add_argument("--tp", type=int_in(1, MAX_WORKERS), default=None, metavar="N", help="tear the book by pages over N desks")
+    tear.add_argument("--pp", type=int_in(1, MAX_WORKERS), default=None, metavar="N", help="tear the book by chapters over N desks")
+    p.add_argument("--at", type=float_in(0.0, 1.0), default=None, metavar="F",
                    help="show the last trip at this fraction of its animation (default 0.55; 0.77 for a verify trip)")
     return p
 
@@ -51,6 +66,117 @@ def screenshot_main(argv: list[str]) -> int:
     if (reason := check_out_path(args.out)) is not None:  # before the engine starts, not after the run
         print(f"screenshot: {reason}", file=sys.stderr)
         return 2
+    if (reason := model_dir_problem(args)) is not None:  # before the engine starts, and in one line
+        print(f"screenshot: {reason}", file=sys.stderr)
+        return 2
+    if (reason := tear_problem(args)) is not None:  # before the engine and its workers start
+        print(f"screenshot: {reason}", file=sys.stderr)
+        return 2
+    from gui.app import install_qt_message_handler
+    install_qt_message_handler()  # the offscreen platform's notices go to the log (at DEBUG), not the terminal
+    previous = signal.signal(signal.SIGINT, _interrupted)
+    _RUN.update(active=True, backstop=None, raised=False, retrying=False)
+    try:
+        return _render(args, size)
+    finally:
+        _RUN["active"] = False  # no more retries; the clean way out has been taken
+        if _RUN.get("backstop") is not None:
+            _RUN["backstop"].cancel()
+        signal.signal(signal.SIGINT, previous)
+
+
+FORCE_EXIT_S = 10.0  # after Ctrl+C, the longest the clean way out may take before the hard one
+RETRY_S = 0.02  # how soon a Ctrl+C that landed inside Qt is delivered again
+_SAFE_FILES = ("gui/screenshot.py", "gui/cli.py", "main.py")  # code Python calls, never Qt (no slots, no overrides)
+
+
+def _interrupted(signum, frame):
+    """Ctrl+C during a screenshot: "interrupted" on one line and exit status 130 (128 + SIGINT).
+
+    KeyboardInterrupt is raised only where Python called the code: most of the time the signal lands in a
+    Python override that Qt called (an event filter, a paint event), where PySide would print a traceback and
+    go on taking the screenshot. Then a helper thread sends the signal again every ``RETRY_S`` until it lands
+    in the screenshot's own waiting loop (which spends its time in ``time.sleep``); there the window closes and
+    the engine is stopped as on any exit, and ``main.py`` says "interrupted". Should that take longer than
+    ``FORCE_EXIT_S``, the process says it and leaves at once: the engine process ends itself within half a
+    second of this one (``gui.engine_entry``).
+    """
+    if _RUN.get("raised"):
+        return  # the clean way out is under way: a repeated signal must not cut it short
+    logging.getLogger("gui.bridge").setLevel(logging.ERROR)  # stopping the engine hard is what was asked for
+    if _RUN.get("backstop") is None:
+        _RUN["backstop"] = threading.Timer(FORCE_EXIT_S, _exit_now)
+        _RUN["backstop"].daemon = True
+        _RUN["backstop"].start()
+    name = frame.f_code.co_filename.replace("\\", "/") if frame is not None else ""
+    qt = sys.modules.get("PySide6.QtCore")
+    if name.endswith(_SAFE_FILES) or qt is None or qt.QCoreApplication.instance() is None:
+        _RUN["raised"] = True
+        raise KeyboardInterrupt  # Python called this code (without an application, Qt calls nothing back)
+    if not _RUN.get("retrying"):
+        _RUN["retrying"] = True
+        threading.Thread(target=_again, name="ctrl-c-retry", daemon=True).start()
+
+
+def _again() -> None:
+    """Deliver SIGINT again until the handler could raise (a signal that arrives while a child process is being
+    started is ignored there, see ``model.procs``, so one retry is not enough)."""
+    while _RUN.get("active") and not _RUN.get("raised"):
+        time.sleep(RETRY_S)
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def _exit_now() -> None:
+    try:
+        sys.stderr.write("interrupted\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(130)
+
+
+_RUN: dict = {}
+
+
+def model_dir_problem(args) -> str | None:
+    """None if ``--model`` (and ``--draft-model`` with ``--draft-k``) name folders with a config.json, else a
+    one-line reason. Deeper faults (a truncated model.safetensors) are the engine's to report."""
+    for flag, value in (("--model", args.model), ("--draft-model", args.draft_model if args.draft_k else None)):
+        if value is None:
+            continue
+        path = Path(value)
+        if path.is_file():
+            return f"{flag} {value} is a file; give the model's folder (with config.json)"
+        if not path.is_dir():
+            return f"{flag} {value}: no such folder"
+        if not (path / "config.json").is_file():
+            return f"{flag} {value}: no config.json in it, so it is not a model folder"
+    return None
+
+
+def tear_problem(args) -> str | None:
+    """None if ``--tp``/``--pp`` fit the model's config.json (heads divisible by N; at most one stage per layer),
+    else a one-line reason naming the degrees that fit. An unreadable config is left to the engine to report."""
+    mode, n = ("tp", args.tp) if args.tp else ("pp", args.pp) if args.pp else ("tp", 1)
+    if n <= 1:
+        return None
+    from model.cli import BUNDLED_MODEL  # light: no torch at import
+    model_dir = Path(args.model) if args.model else BUNDLED_MODEL
+    try:
+        config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+        n_head, n_layer = int(config.get("n_head", 12)), int(config.get("n_layer", 12))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    if mode == "tp":
+        fits = [d for d in range(1, MAX_WORKERS + 1) if n_head % d == 0]
+        if n not in fits:
+            return (f"--tp {n}: the model's {n_head} heads split evenly only {', '.join(map(str, fits))} ways "
+                    f"(up to {MAX_WORKERS})")
+    elif n > n_layer:
+        return f"--pp {n}: the model has {n_layer} layers, so at most {min(n_layer, MAX_WORKERS)} stages"
+    return None
+
+
+def _render(args, size) -> int:
     if args.section is not None:
         from gui.tour import render_section_png
         code = render_section_png(args.section, args.lang, args.out, size=size, live=not args.illustrative,

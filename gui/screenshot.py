@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,6 +53,12 @@ def check_out_path(out: str) -> str | None:
         return f"--out {out}: cannot create its folder ({exc.strerror or exc})"
     if not os.access(path.parent, os.W_OK):
         return f"--out {out}: its folder is not writable"
+    try:  # os.access says yes to root everywhere, and knows nothing of /proc or a full disk: try it
+        probe = tempfile.NamedTemporaryFile(dir=path.parent, prefix=".one-trip-", suffix=".probe", delete=False)
+        probe.close()
+        os.unlink(probe.name)
+    except OSError as exc:
+        return f"--out {out}: its folder is not writable ({exc.strerror or exc})"
     return None
 
 

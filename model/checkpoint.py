@@ -60,6 +60,9 @@ def read_config(model_dir: str | Path) -> GPT2Config:
     """
     model_dir = Path(model_dir)
     path = model_dir / "config.json"
+    if model_dir.is_file():
+        raise ModelLoadError(f"{model_dir} is a file; give the model's folder (with config.json, "
+                             f"model.safetensors and tokenizer.json)")
     if not model_dir.is_dir():
         raise ModelLoadError(f"model directory not found: {model_dir}")
     if not path.is_file():

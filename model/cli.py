@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import assets
+from model.argtypes import OneLineParser, int_in, threads_arg
 
 ASSETS = assets.root()  # importlib.resources: a checkout, an editable install or site-packages
 BUNDLED_MODEL = ASSETS / "models" / "target"
@@ -30,14 +31,8 @@ BUNDLED_DRAFT = ASSETS / "models" / "draft"
 DEFAULT_DRAFT_K = 4  # guesses per verify pass when --draft is given without --draft-k (docs/benchmarks.md)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
-    return value
+MAX_NEW_TOKENS = 1_000_000  # far past any context window: the run stops at the window anyway ("context_full")
+MAX_BATCH = 256  # the engine's most sequences per forward pass
 
 
 def _float(text: str) -> float:
@@ -48,26 +43,27 @@ def _float(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="main.py generate",
+    p = OneLineParser(prog="main.py generate",
                                 description="Generate text with the engine and report every forward pass.")
     p.add_argument("prompts", nargs="+", metavar="PROMPT",
                    help="one or more prompts; several form one batch; - reads one from stdin")
-    p.add_argument("--max-new-tokens", type=_positive_int, default=64, metavar="N")
+    p.add_argument("--max-new-tokens", type=int_in(1, MAX_NEW_TOKENS), default=64, metavar="N",
+                   help=f"tokens to write per prompt, 1-{MAX_NEW_TOKENS:,} (the context window stops it sooner)")
     p.add_argument("--temperature", type=_float, default=0.0, metavar="T", help="0 = greedy (default)")
-    p.add_argument("--top-k", type=int, default=0, metavar="K", help="0 = no limit")
+    p.add_argument("--top-k", type=int_in(0, 2**31 - 1), default=0, metavar="K", help="0 = no limit")
     p.add_argument("--top-p", type=_float, default=1.0, metavar="P", help="1.0 = no limit")
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="RNG seed; request i uses S + i so prompts in a batch draw independently")
     p.add_argument("--batching", choices=("continuous", "static"), default="continuous")
-    p.add_argument("--max-batch", type=_positive_int, default=None, metavar="N",
-                   help="most sequences per forward pass (default: all prompts)")
+    p.add_argument("--max-batch", type=int_in(1, MAX_BATCH), default=None, metavar="N",
+                   help=f"most sequences per forward pass, 1-{MAX_BATCH} (default: all prompts)")
     p.add_argument("--no-kv-cache", action="store_true", help="recompute the whole sequence every step")
     p.add_argument("--no-prefix-cache", action="store_true")
     p.add_argument("--model", default=None, metavar="DIR",
                    help="a GPT-2 directory in Hugging Face layout (default: the bundled model)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
-                   help="torch intra-op threads (default: cores - 1, at least 1)")
+    p.add_argument("--threads", type=threads_arg(), default=None, metavar="N",
+                   help="torch intra-op threads, 1-256 (default: cores - 1, at least 1)")
     p.add_argument("--draft-k", type=int, default=None, metavar="K",
                    help="speculative decoding: draft guesses per verify pass, 0 (off) to 8 "
                         f"(default: {DEFAULT_DRAFT_K} with --draft or --draft-model, else 0)")
@@ -78,9 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="draft model directory (default: the bundled draft); implies --draft model")
     p.add_argument("--layer-timing", action="store_true", help="also time every layer")
     shard = p.add_mutually_exclusive_group()
-    shard.add_argument("--tp", type=_positive_int, default=1, metavar="N",
+    shard.add_argument("--tp", type=int_in(1, 64), default=1, metavar="N",
                        help="tensor parallel over N worker processes (N divides n_head)")
-    shard.add_argument("--pp", type=_positive_int, default=1, metavar="N",
+    shard.add_argument("--pp", type=int_in(1, 64), default=1, metavar="N",
                        help="pipeline parallel over N worker processes (N <= n_layer)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of streaming text")
     return p
@@ -160,7 +156,7 @@ def _generate(args) -> int:
 
     model_dir = Path(args.model) if args.model else BUNDLED_MODEL
     model, tokenizer = load_pretrained(model_dir, device=device)
-    engine = Engine(model, tokenizer, max_batch=min(args.max_batch or len(args.prompts), 256),
+    engine = Engine(model, tokenizer, max_batch=min(args.max_batch or len(args.prompts), MAX_BATCH),
                     batching=args.batching, kv_cache=not args.no_kv_cache,
                     prefix_cache=not args.no_prefix_cache, layer_timing=args.layer_timing)
     kind = args.draft or "model"
@@ -168,8 +164,14 @@ def _generate(args) -> int:
         raise ValueError("--draft ngram uses no draft model; leave out --draft-model")
     k = args.draft_k if args.draft_k is not None else (DEFAULT_DRAFT_K if args.draft or args.draft_model else 0)
     if k and kind == "model":
-        draft, draft_tokenizer = load_pretrained(Path(args.draft_model) if args.draft_model else BUNDLED_DRAFT,
-                                                 device=device)
+        from model.catalog import identify
+        from model.errors import ModelLoadError
+        bundled = identify(model_dir)  # a bundled target brings its own draft (the poems model, its poems draft)
+        draft_dir = Path(args.draft_model) if args.draft_model else (bundled.draft_path() if bundled else BUNDLED_DRAFT)
+        try:
+            draft, draft_tokenizer = load_pretrained(draft_dir, device=device)
+        except ModelLoadError as e:  # say which of the two models it is
+            raise ModelLoadError(f"draft model: {e}") from None
         engine.set_draft(draft, draft_tokenizer)
     if k:
         engine.set_draft_kind(kind)

@@ -59,6 +59,7 @@ import torch.nn.functional as F
 from model.errors import ShardingError
 from model.gpt2 import AttentionBatch, Block, GPT2Config
 from model.kv_cache import PagedKVCache
+from model.procs import children_ignore_sigint
 
 log = logging.getLogger(__name__)
 DEATH_GRACE_S = 0.05  # after a rank reports a transport error, how long to look for the peer that died
@@ -539,7 +540,8 @@ class ShardedRunner:
         state = self._full_state(model_dir_or_state, config)
         self._store, self.port = self._open_store(port_attempts)
         ctx = _mp_context(start_method)
-        self._res_q = ctx.Queue()
+        with children_ignore_sigint():  # the resource tracker this may start: Ctrl+C is the parent's to handle
+            self._res_q = ctx.Queue()
         try:
             for rank in range(n):
                 shard = shard_state(state, config, mode, n, rank)
@@ -550,11 +552,12 @@ class ShardedRunner:
                         "state": {k: v.float().numpy() if v.dtype == torch.bfloat16 else v.numpy()
                                   for k, v in shard.items()}}
                 del shard
-                cmd_q = ctx.Queue()
                 # daemonic where allowed: multiprocessing then also stops them when this process exits normally
-                proc = ctx.Process(target=_worker_main, args=(spec, cmd_q, self._res_q),
-                                   daemon=not mp.current_process().daemon, name=f"one-trip-{mode}{n}-rank{rank}")
-                proc.start()
+                with children_ignore_sigint():  # the forkserver (started by the first) and workers: see model.procs
+                    cmd_q = ctx.Queue()
+                    proc = ctx.Process(target=_worker_main, args=(spec, cmd_q, self._res_q),
+                                       daemon=not mp.current_process().daemon, name=f"one-trip-{mode}{n}-rank{rank}")
+                    proc.start()
                 self._cmd_qs.append(cmd_q)
                 self._procs.append(proc)
             del state
@@ -655,7 +658,7 @@ class ShardedRunner:
             if msg[0] == "error":
                 # a rank whose peer died reports the transport's own error ("Connection reset by peer"...):
                 # blame the worker that died, if one did, and keep the raw text for the log only
-                log.warning("worker %s reported: %s", msg[1], msg[2])
+                log.info("worker %s reported: %s", msg[1], msg[2])  # INFO: the log keeps it, a terminal does not
                 dead = self._dead()
                 wait_until = time.monotonic() + DEATH_GRACE_S
                 while dead is None and time.monotonic() < wait_until:

@@ -244,7 +244,9 @@ def coalesce(first: dict, commands) -> list[dict]:
 
 def engine_main(commands, events, options: dict) -> None:
     """Process entry point: load the model, then serve commands until "shutdown" or the parent dies."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s engine %(levelname)s %(message)s")
+    # WARNING: without the app's log file (``main.py screenshot``, tests) only what matters reaches the terminal;
+    # with it (gui.logs, set up by gui.engine_entry first) this call changes nothing and the file keeps INFO
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s engine %(levelname)s %(message)s")
     from model.errors import ModelLoadError
     try:
         service = EngineService(options, events.put)
