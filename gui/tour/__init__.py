@@ -38,11 +38,16 @@ def measure_in_subprocess(prompt: str, model_dir: str | Path | None = None, time
     import multiprocessing as mp
 
     from gui.tour.data import BUNDLED_MODEL
+    from model.catalog import identify  # standard library only: no torch in this process
+    from model.procs import children_ignore_sigint
     model_dir = Path(model_dir) if model_dir else BUNDLED_MODEL
-    draft = model_dir.parent / "draft"
+    bundled = identify(model_dir)
+    draft = bundled.draft_path() if bundled else model_dir.parent / "draft"
     ctx = mp.get_context("spawn")
     try:
-        with ctx.Pool(1) as pool:
+        with children_ignore_sigint():  # Ctrl+C is this process's to handle, not the helper's
+            pool = ctx.Pool(1)
+        with pool:
             event = pool.apply_async(_measure_child, (str(model_dir), prompt,
                                                       str(draft) if draft.is_dir() else None)).get(timeout_s)
     except Exception as exc:  # noqa: BLE001 - no model, a crash or a timeout: the tour shows illustrations
