@@ -11,26 +11,25 @@ clock (``trip_duration_s`` on screen). The readout names both.
 
 from __future__ import annotations
 
-import html
 import logging
 import time
 from collections import deque
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QKeySequence, QPainter
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFrame, QGraphicsView, QHBoxLayout, QLabel,
-                               QMainWindow, QPushButton, QSizePolicy, QSlider, QSplitter, QStackedWidget, QTextEdit,
-                               QVBoxLayout, QWidget)
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QMainWindow, QPushButton, QStackedWidget, QVBoxLayout, QWidget
 
+from animations.typescale import TypeScale, set_role
 from gui import i18n
 from gui.bridge import EngineBridge
-from gui.live_controls import ApprenticeControl, RefitOnResize, ShardMeter, SpecMeter, TearControl
-from gui.widgets import FrameCounter, FrameOverlay, RatePlot, TokenChips, TripPlot
+from gui.live.page import MAX_BATCH, MAX_PROMPT_CHARS, LivePage
+from gui.live.readout import fmt_ms, model_text, readout_text, sharding_why, speedup_why
+from gui.live.typeset import apply_type_scale, font_for, style_sheet
+from gui.live_controls import ShardMeter, SpecMeter
+from gui.widgets import FrameCounter, FrameOverlay
 
 log = logging.getLogger(__name__)
 
-MAX_PROMPT_CHARS = 2000  # typed prompts are capped (kiosk: nobody pastes a novel)
-MAX_BATCH = 16
 MAIN_NEW_TOKENS = 64  # tokens the visitor's own answer may take
 GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine may have dropped it)
 SHARDING_WATCHDOG_MS = 30_000  # workers that have not answered by then: the tearing slider goes back
@@ -56,22 +55,11 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("MainWindow", text)
 
 
-def _fmt_bytes(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000.0
-    return f"{n:.1f} GB"
-
-
-def _fmt_ms(ms: float) -> str:
-    if ms >= 100:
-        return f"{ms:.0f}"
-    if ms >= 10:
-        return f"{ms:.1f}"
-    if ms >= 0.1:
-        return f"{ms:.2f}"
-    return f"{ms:.3f}"
+# The Live page's widgets, kept as attributes of the window under these names (kiosk, presenter, tests).
+LIVE_WIDGETS = ("view", "prompt_caption", "prompt_box", "run_button", "pause_button", "step_button", "reset_button",
+                "trip_plot", "rate_plot", "trip_plot_title", "rate_plot_title", "batch_caption", "batch_slider",
+                "batch_value", "speed_caption", "speed_slider", "speed_value", "real_time_box", "status_line",
+                "apprentice", "tear")
 
 
 class _PaintCounter(QObject):
@@ -163,232 +151,86 @@ class MainWindow(QMainWindow):
         self.retranslate()
 
     # ---- construction ------------------------------------------------------------------------------------------
-    def _font(self, px: int, bold: bool = False) -> QFont:
-        f = QFont(self.font_family) if self.font_family else QFont()
-        f.setPixelSize(px)
-        f.setBold(bold)
-        return f
-
     def _build_ui(self) -> None:
         self.setObjectName("MainWindow")
         self.resize(1600, 1000)
         central = QWidget(self)
         central.setObjectName("central")
         self.setCentralWidget(central)
+        self.live_page = LivePage(self.scene, PRESET_PROMPTS, int(self.bridge.options.get("max_batch", 1)),
+                                  float(getattr(self.scene, "trip_duration_s", 1.0)))
         self._build_pages(central)
-        extras_row = self._build_live_extras()
-        outer = QVBoxLayout(self.live_page)
-        outer.setContentsMargins(16, 12, 16, 10)
-        outer.setSpacing(8)
-
-        # stage
-        self.view = QGraphicsView(self.scene)
-        self.view.setObjectName("stageView")
-        self.view.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
-        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.view.setFrameShape(QFrame.NoFrame)
-        self.view.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
-        self.view.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
-        self.view.setMinimumHeight(200)
+        page = self.live_page
+        for name in LIVE_WIDGETS:  # the page's widgets, by the names the rest of the app and the tests use
+            setattr(self, name, getattr(page, name))
+        self.readout = page.readout_panel.readout
+        self.model_label = page.readout_panel.model_label
+        self.extra_readout = page.readout_panel.extra_readout
+        self.answer = page.seats.answer
+        self.chips = page.seats.chips
         self._paint_counter = _PaintCounter(self.frame_counter, self)
         self.view.viewport().installEventFilter(self._paint_counter)
-        self._refit = RefitOnResize(self._fit_stage, self)
-        self.view.installEventFilter(self._refit)
         self.frame_overlay = FrameOverlay(self.frame_counter, self.view)
+        set_role(self.frame_overlay, "overlay")
         self.frame_overlay.move(10, 10)
-        self.frame_overlay.setFont(self._font(16))
-
-        # readout line
-        self.readout = QLabel()
-        self.readout.setObjectName("readout")
-        self.readout.setFont(self._font(24, bold=True))
-        self.readout.setAlignment(Qt.AlignCenter)
-        self.model_label = QLabel()
-        self.model_label.setObjectName("modelLabel")
-        self.model_label.setFont(self._font(18))
-        self.model_label.setAlignment(Qt.AlignCenter)
-
-        # prompt row
-        self.prompt_box = QComboBox()
-        self.prompt_box.setObjectName("promptBox")
-        self.prompt_box.setEditable(True)
-        self.prompt_box.setInsertPolicy(QComboBox.NoInsert)
-        self.prompt_box.lineEdit().setMaxLength(MAX_PROMPT_CHARS)
-        for p in PRESET_PROMPTS:
-            self.prompt_box.addItem(p.replace("\n", "⏎"), p)
-        self.prompt_box.setFont(self._font(22))
-        self.prompt_box.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
-        self.prompt_box.setMinimumContentsLength(20)
-        self.run_button = QPushButton()
-        self.pause_button = QPushButton()
-        self.step_button = QPushButton()
-        self.reset_button = QPushButton()
-        for b, name in ((self.run_button, "runButton"), (self.pause_button, "pauseButton"),
-                        (self.step_button, "stepButton"), (self.reset_button, "resetButton")):
-            b.setObjectName(name)
-            b.setFont(self._font(22, bold=True))
-            b.setMinimumHeight(52)
-            b.setFocusPolicy(Qt.TabFocus)
-        prompt_row = QHBoxLayout()
-        prompt_row.setSpacing(10)
-        self.prompt_caption = QLabel()
-        self.prompt_caption.setFont(self._font(20))
-        prompt_row.addWidget(self.prompt_caption)
-        prompt_row.addWidget(self.prompt_box, 1)
-        for b in (self.run_button, self.pause_button, self.step_button, self.reset_button):
-            prompt_row.addWidget(b)
-
-        # answer + chips (left), plots (right)
-        self.answer = QTextEdit()
-        self.answer.setObjectName("answer")
-        self.answer.setReadOnly(True)
-        self.answer.setFont(self._font(28))
-        self.answer.setFocusPolicy(Qt.NoFocus)
-        self.answer.setMinimumHeight(80)
-        self.chips = TokenChips()
-        self.chips.setFont(self._font(18))
-        self.chips.setFixedHeight(74)
-        left = QWidget()
-        left_col = QVBoxLayout(left)
-        left_col.setContentsMargins(0, 0, 0, 0)
-        left_col.setSpacing(6)
-        left_col.addWidget(self.answer, 1)
-        left_col.addWidget(self.chips)
-
-        plot_font = self._font(15)
-        self.trip_plot = TripPlot(font=plot_font)
-        self.rate_plot = RatePlot(font=plot_font)
-        self.trip_plot_title = QLabel()
-        self.rate_plot_title = QLabel()
-        for t in (self.trip_plot_title, self.rate_plot_title):
-            t.setFont(self._font(18, bold=True))
-        right = QWidget()
-        right_col = QVBoxLayout(right)
-        right_col.setContentsMargins(0, 0, 0, 0)
-        right_col.setSpacing(2)
-        right_col.addWidget(self.trip_plot_title)
-        right_col.addWidget(self.trip_plot, 1)
-        right_col.addWidget(self.rate_plot_title)
-        right_col.addWidget(self.rate_plot, 1)
-
-        lower = QSplitter(Qt.Horizontal)
-        lower.setChildrenCollapsible(False)
-        lower.addWidget(left)
-        lower.addWidget(right)
-        lower.setStretchFactor(0, 3)
-        lower.setStretchFactor(1, 2)
-        lower.setSizes([900, 600])
-
-        # control row
-        self.batch_caption = QLabel()
-        self.batch_slider = QSlider(Qt.Horizontal)
-        self.batch_slider.setObjectName("batchSlider")
-        self.batch_slider.setRange(1, MAX_BATCH)
-        self.batch_slider.setPageStep(1)
-        self.batch_slider.setValue(int(self.bridge.options.get("max_batch", 1)))
-        self.batch_slider.setMinimumWidth(220)
-        self.batch_value = QLabel()
-        self.speed_caption = QLabel()
-        self.speed_slider = QSlider(Qt.Horizontal)
-        self.speed_slider.setObjectName("speedSlider")
-        self.speed_slider.setRange(25, 300)  # hundredths of a second per trip on screen
-        self.speed_slider.setSingleStep(5)
-        self.speed_slider.setPageStep(25)
-        self.speed_slider.setValue(int(round(float(getattr(self.scene, "trip_duration_s", 1.0)) * 100)))
-        self.speed_slider.setMinimumWidth(180)
-        self.speed_value = QLabel()
-        self.real_time_box = QCheckBox()
-        self.real_time_box.setObjectName("realTimeBox")
-        self.lang_button = QPushButton()
-        self.lang_button.setObjectName("langButton")
-        self.lang_button.setFocusPolicy(Qt.TabFocus)
-        for w in (self.batch_caption, self.batch_value, self.speed_caption, self.speed_value, self.real_time_box,
-                  self.lang_button):
-            w.setFont(self._font(20))
-        self.batch_value.setMinimumWidth(36)
-        self.speed_value.setMinimumWidth(80)
-        controls = QHBoxLayout()
-        controls.setSpacing(10)
-        controls.addWidget(self.batch_caption)
-        controls.addWidget(self.batch_slider, 1)
-        controls.addWidget(self.batch_value)
-        controls.addSpacing(24)
-        controls.addWidget(self.speed_caption)
-        controls.addWidget(self.speed_slider, 1)
-        controls.addWidget(self.speed_value)
-        controls.addSpacing(24)
-        controls.addWidget(self.real_time_box)
-        controls.addStretch(0)
-        controls.addWidget(self.lang_button)
-
-        self.status_line = QLabel()
-        self.status_line.setObjectName("statusLine")
-        self.status_line.setFont(self._font(18))
-        self.status_line.setWordWrap(False)
-        self.status_line.setTextFormat(Qt.PlainText)
-
-        outer.addWidget(self.view, 6)
-        outer.addWidget(self.readout)
-        outer.addWidget(self.extra_readout)
-        outer.addWidget(self.model_label)
-        outer.addLayout(prompt_row)
-        outer.addWidget(lower, 3)
-        outer.addLayout(controls)
-        outer.addLayout(extras_row)
-        outer.addWidget(self.status_line)
-
-        self.setStyleSheet(STYLE_SHEET)
+        self._sharding_timer = QTimer(self)
+        self._sharding_timer.setSingleShot(True)
+        self._sharding_timer.timeout.connect(self._on_sharding_timeout)
+        self._apply_type_scale()
 
     def _build_pages(self, central: QWidget) -> None:
-        """The "Live" | "Tour" switch at the top and the two pages under it (the tour is built when first shown)."""
+        """The "Live" | "Tour" switch (and the language button) at the top, the two pages under it (the tour is
+        built when first shown)."""
         root = QVBoxLayout(central)
-        root.setContentsMargins(16, 8, 16, 0)
+        root.setContentsMargins(12, 6, 12, 0)
         root.setSpacing(0)
-        top = QHBoxLayout()
-        top.setSpacing(8)
+        self.top_bar = QWidget()
+        top = QHBoxLayout(self.top_bar)
+        top.setContentsMargins(0, 0, 0, 0)
+        top.setSpacing(6)
         self.live_tab = QPushButton()
         self.tour_tab = QPushButton()
         self._page_group = QButtonGroup(self)
         for b, name in ((self.live_tab, "liveTab"), (self.tour_tab, "tourTab")):
             b.setObjectName(name)
             b.setCheckable(True)
-            b.setFont(self._font(19, bold=True))
-            b.setMinimumHeight(40)
-            b.setMinimumWidth(140)
             b.setFocusPolicy(Qt.TabFocus)
+            set_role(b, "tab")
             self._page_group.addButton(b)
             top.addWidget(b)
         self.live_tab.setChecked(True)
         top.addStretch(1)
-        root.addLayout(top)
+        self.lang_button = QPushButton()
+        self.lang_button.setObjectName("langButton")
+        self.lang_button.setFocusPolicy(Qt.TabFocus)
+        set_role(self.lang_button, "button")
+        top.addWidget(self.lang_button)
+        root.addWidget(self.top_bar)
         self.pages = QStackedWidget()
         self.pages.setObjectName("pages")
-        self.live_page = QWidget()
-        self.live_page.setObjectName("livePage")
         self.pages.addWidget(self.live_page)
         root.addWidget(self.pages, 1)
         self.live_tab.clicked.connect(self.show_live)
         self.tour_tab.clicked.connect(self.show_tour)
 
-    def _build_live_extras(self) -> QHBoxLayout:
-        """The apprentice slider (speculative decoding) and the tearing slider (sharding), in one row."""
-        self.extra_readout = QLabel()
-        self.extra_readout.setObjectName("extraReadout")
-        self.extra_readout.setFont(self._font(19))
-        self.extra_readout.setAlignment(Qt.AlignCenter)
-        self.extra_readout.setVisible(False)
-        self.apprentice = ApprenticeControl(self._font(20))
-        self.tear = TearControl(self._font(20))
-        self._sharding_timer = QTimer(self)
-        self._sharding_timer.setSingleShot(True)
-        self._sharding_timer.timeout.connect(self._on_sharding_timeout)
-        row = QHBoxLayout()
-        row.setSpacing(10)
-        row.addWidget(self.apprentice, 5)
-        row.addSpacing(24)
-        row.addWidget(self.tear, 4)
-        return row
+    def set_presenter_mode(self, on: bool) -> None:
+        """Presenter mode: every text of the Live page one type step larger (``TypeScale(presenter=True)``)."""
+        self.live_page.presenter_mode = bool(on)
+        self._apply_type_scale()
+
+    def _apply_type_scale(self) -> None:
+        presenter = getattr(getattr(self, "presenter", None), "presenter_mode", False)
+        if presenter and not self.live_page.presenter_mode:
+            self.live_page.presenter_mode = True
+        scale = TypeScale(max(1, self.height()), self.live_page.presenter_mode)
+        key = (self.height(), self.live_page.presenter_mode, self.font_family)
+        if key == getattr(self, "_type_key", None):
+            return
+        self._type_key = key
+        apply_type_scale(self.top_bar, scale, self.font_family)
+        self.frame_overlay.setFont(font_for("overlay", scale, self.font_family))
+        self.live_page.apply_type_scale(self.height(), self.font_family)
+        self.setStyleSheet(style_sheet(scale))
 
     def _build_actions(self) -> None:
         """Window-wide keys. Kept in ``self.actions`` by name so kiosk/presenter modes can remap them."""
@@ -448,6 +290,8 @@ class MainWindow(QMainWindow):
         """Stop the clock, every timer and the engine process (waits at most about 1.5 s)."""
         self.clock.stop()
         self.frame_overlay.stop()
+        self.trip_plot.stop_redraws()
+        self.rate_plot.stop_redraws()
         self._restart_timer.stop()
         self._sharding_timer.stop()
         if self._tour is not None:
@@ -491,7 +335,10 @@ class MainWindow(QMainWindow):
         if self.real_time_box.isChecked():
             self.bridge.free_run(False)
         if not self._main_done:
-            self._set_status("Paused. Press Run to go on, or Step for one trip.")
+            if self.step_button.isHidden():  # presenter mode: no Step button, the keys step
+                self._set_status("Paused. Space goes on; → makes one trip.")
+            else:
+                self._set_status("Paused. Press Run to go on, or Step for one trip.")
 
     def toggle_run(self) -> None:
         """Space: run if paused, pause if running."""
@@ -644,12 +491,11 @@ class MainWindow(QMainWindow):
         self._prompt_text = prompt
         self.answer_text = ""
         self.answer_token_ids = []
-        self._render_answer()
         self.bridge.set_max_batch(self.batch_slider.value())
         self.spec_meter.reset()
         if self.apprentice.value() == 0:
             self.spec_meter.start_plain(self._spec_key(prompt))
-        self._submit(self._main_id, prompt, self.main_new_tokens)
+        self._submit(self._main_id, prompt, self.main_new_tokens, main=True)
         self._fill_seats()
         return True
 
@@ -663,12 +509,23 @@ class MainWindow(QMainWindow):
         self.answer_text = ""
         self.answer_token_ids = []
         self._prompt_text = ""
-        self.chips.clear()
-        self._render_answer()
+        self.live_page.seats.clear()
+        self._show_requests()
 
-    def _submit(self, request_id: str, prompt: str, max_new_tokens: int) -> None:
+    def _submit(self, request_id: str, prompt: str, max_new_tokens: int, main: bool = False) -> None:
         if self.bridge.submit(request_id, prompt, max_new_tokens, temperature=0.0):
             self._active.add(request_id)
+            self.live_page.seats.add_request(request_id, prompt, main=main)
+            self._show_requests()
+
+    def _show_requests(self) -> None:
+        """Every seat's prompt and answer, as plain data, to the stage."""
+        show = getattr(self.scene, "show_requests", None)
+        if show is not None:  # TODO(stage): StageScene.show_requests(seats) is being added by the stage helper
+            try:
+                show(self.live_page.seats.seat_list())
+            except Exception:  # noqa: BLE001 - a drawing problem must not stop the words and numbers
+                log.exception("the stage could not show the seats")
 
     def _fill_seats(self) -> None:
         """Fill empty seats at the table with preset prompts, up to the batch slider's value."""
@@ -723,13 +580,13 @@ class MainWindow(QMainWindow):
         report, self._on_stage = self._on_stage, None
         if report is None:
             return
-        for tok in report.get("tokens", []):
-            if tok.get("request_id") != self._main_id:
-                continue
-            self.answer_text += tok.get("text", "")
-            self.answer_token_ids.append(int(tok.get("token_id", -1)))
-            self.chips.add(tok.get("label", ""), tok.get("token_id", -1))
-        self._render_answer()
+        tokens = report.get("tokens", [])
+        for tok in tokens:
+            if tok.get("request_id") == self._main_id:
+                self.answer_text += tok.get("text", "")
+                self.answer_token_ids.append(int(tok.get("token_id", -1)))
+        if self.live_page.seats.add_tokens(tokens):
+            self._show_requests()
         if self._main_done and not self._pending:
             self._set_status("Done. Press Run for a new answer.")
             self.session_finished.emit()
@@ -777,9 +634,9 @@ class MainWindow(QMainWindow):
         rid = event.get("request_id", "")
         if rid == self._main_id and event.get("notice"):
             self._set_status_text(str(event["notice"]))  # e.g. the prompt was cut to fit the context
-        if rid == self._main_id:
-            for tid, label in zip(event.get("prompt_token_ids", []), event.get("prompt_labels", [])):
-                self.chips.add(label, tid, kind="prompt")
+        if self._in_session(rid):
+            self.live_page.seats.add_prompt_chips(rid, list(event.get("prompt_labels", [])),
+                                                  list(event.get("prompt_token_ids", [])))
 
     def _on_step(self, report: dict) -> None:
         self.reports_received += 1
@@ -810,6 +667,7 @@ class MainWindow(QMainWindow):
         if not self._in_session(rid):
             return
         self._active.discard(rid)
+        self.live_page.seats.finish(rid)
         if rid == self._main_id:
             self._main_done = True
             self._running = False
@@ -895,10 +753,14 @@ class MainWindow(QMainWindow):
         mode, n = self._sharding
         if n > 1:
             lines.append(self.shard_meter.text(mode, n))
+        why = ""
+        if k > 0 and self.apprentice.is_available() and self.spec_meter.trips:
+            why = speedup_why(self.spec_meter.speedup(self._spec_key()))
+        if n > 1 and not why:
+            why = sharding_why(self.shard_meter.compute_ms(), self.shard_meter.comm_ms())
         if self.tear.is_pending():
             lines.append(_tr("Starting the workers… the book is being torn (a few seconds)"))
-        self.extra_readout.setText("\n".join(lines))
-        self.extra_readout.setVisible(bool(lines))
+        self.live_page.readout_panel.set_extras(lines, why)
 
     def _on_draft_k_changed(self, k: int) -> None:
         self.spec_meter.reset()
@@ -947,14 +809,6 @@ class MainWindow(QMainWindow):
             self._update_extra_readout()
 
     # ---- text on screen ----------------------------------------------------------------------------------------
-    def _render_answer(self) -> None:
-        prompt = html.escape(self._prompt_text).replace("\n", "<br>")
-        answer = html.escape(self.answer_text).replace("\n", "<br>")
-        self.answer.setHtml(f"<span style='color:#7d8b99'>{prompt}</span>"
-                            f"<span style='color:#eef3f8'>{answer}</span>")
-        bar = self.answer.verticalScrollBar()
-        bar.setValue(bar.maximum())
-
     def _update_readout_from(self, report: dict) -> None:
         wall = float(report.get("wall_ms", 0.0))
         tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
@@ -962,38 +816,22 @@ class MainWindow(QMainWindow):
         self._update_readout()
 
     def _update_readout(self) -> None:
-        a = self._readout_args
-        if a is None:
-            self.readout.setText(_tr("Press Run: every trip below is a real forward pass, timed."))
-            return
-        wall = a["wall"]
-        tps = a["tokens"] / wall * 1000.0 if wall > 0 else 0.0
-        if self.real_time_box.isChecked():
-            shown = _tr("shown at real speed")
-        else:
-            factor = float(getattr(self.scene, "trip_duration_s", 1.0)) * 1000.0 / wall if wall > 0 else 0.0
-            shown = _tr("shown {factor}× slower").format(factor=f"{factor:,.0f}")
-        self.readout.setText(_tr("measured {ms} ms · {shown} · {tpt} tokens/trip · {tps} tok/s").format(
-            ms=_fmt_ms(wall), shown=shown, tpt=a["tokens"], tps=f"{tps:,.0f}"))
+        text = readout_text(self._readout_args, self.engine_info is not None, self.real_time_box.isChecked(),
+                            float(getattr(self.scene, "trip_duration_s", 1.0)))
+        if self.readout.text() != text:  # a changed text relayouts the page: only when it changes
+            self.readout.setText(text)
 
     def _retranslate_engine_texts(self) -> None:
-        info = self.engine_info
-        if info is None:
-            self.model_label.setText(_tr("Starting the model…") if self._fatal is None else "")
-            self.trip_plot.set_floor(None, "")
-            return
-        model = info.get("model", {})
-        bw = float(info.get("memory_bandwidth_bytes_per_s") or 0)
-        self.model_label.setText(_tr("{name}: {layers} layers (chapters) · {weights} of weights · "
-                                     "memory {bw}/s measured · {device}, threads: {threads}").format(
-            name=model.get("name", "GPT-2"), layers=model.get("n_layer", "?"),
-            weights=_fmt_bytes(float(model.get("weight_bytes") or 0)), bw=_fmt_bytes(bw),
-            threads=info.get("threads", "?"), device=info.get("device", "cpu")))
-        if self.floor_ms is not None:
+        self.model_label.setText(model_text(self.engine_info, self._fatal))
+        title = _tr("Measured ms per trip (orange: reading the question · blue: writing)")
+        if self.engine_info is None or self.floor_ms is None:
+            self.trip_plot.set_floor(None)
+        else:
             self.trip_plot.setToolTip(_tr("Red line: the floor, weights ÷ measured memory bandwidth; no trip can be "
                                           "faster on this computer"))
-            self.trip_plot.set_floor(self.floor_ms, _tr("floor {ms} ms").format(
-                ms=_fmt_ms(self.floor_ms)))
+            self.trip_plot.set_floor(self.floor_ms)
+            title += " · " + _tr("red dashes: the floor, {ms} ms").format(ms=fmt_ms(self.floor_ms))
+        self.trip_plot_title.setText(title)
 
     def _set_status(self, english: str) -> None:
         """Show a calm one-line message (an English source string, translated now and on language change)."""
@@ -1037,7 +875,6 @@ class MainWindow(QMainWindow):
         self.real_time_box.setToolTip(_tr("Show the trips at the speed they were measured"))
         self.lang_button.setText("English" if self.lang == "zh" else "中文")
         self.lang_button.setToolTip(_tr("Switch language"))
-        self.trip_plot_title.setText(_tr("Measured ms per trip  (orange: reading the question · blue: writing)"))
         self.rate_plot_title.setText(_tr("Tokens per second"))
         self.view.setToolTip(_tr("F: full screen · F12: frame times"))
         self._on_batch_label()
@@ -1053,6 +890,7 @@ class MainWindow(QMainWindow):
         self.tour_tab.setToolTip(_tr("The guided tour: fifteen sections, the game, the metaphor table"))
         self.apprentice.retranslate()
         self.tear.retranslate()
+        self.live_page.seats.retranslate()
         self._update_extra_readout()
 
     # ---- controls ----------------------------------------------------------------------------------------------
@@ -1075,54 +913,15 @@ class MainWindow(QMainWindow):
     # ---- layout and exit ---------------------------------------------------------------------------------------
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        self._fit_stage()
+        self._apply_type_scale()
+        self.live_page.fit_stage()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
-        self._fit_stage()
-
-    def _fit_stage(self) -> None:
-        rect = self.scene.sceneRect()
-        if rect.isValid():
-            self.view.fitInView(rect, Qt.KeepAspectRatio)
+        self._apply_type_scale()
+        self.live_page.fit_stage()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         log.info("window closing")
         self.stop()
         super().closeEvent(event)
-
-
-STYLE_SHEET = """
-QWidget#central { background: #0f1419; }
-QWidget { color: #eef3f8; }
-QGraphicsView#stageView { background: #0f1419; border: 1px solid #33465b; border-radius: 10px; }
-QLabel#readout { color: #ffc94a; padding: 4px; }
-QLabel#modelLabel { color: #a9b8c8; }
-QLabel#statusLine { color: #7ec8ff; padding: 2px 4px; }
-QLabel#frameOverlay { background: rgba(0, 0, 0, 200); color: #f0f0f0; padding: 6px 10px; border-radius: 6px; }
-QTextEdit#answer { background: #17202a; border: 1px solid #33465b; border-radius: 10px; padding: 8px; }
-QComboBox#promptBox { background: #17202a; border: 1px solid #33465b; border-radius: 8px; padding: 6px 10px; }
-QComboBox#promptBox QAbstractItemView { background: #17202a; color: #eef3f8; selection-background-color: #2b5a8c; }
-QComboBox#promptBox::drop-down { border: none; width: 28px; }
-QPushButton { background: #1f2b38; border: 1px solid #33465b; border-radius: 10px; padding: 6px 18px; }
-QPushButton:hover { background: #273647; }
-QPushButton:pressed { background: #2f4257; }
-QPushButton#runButton { background: #ffc94a; color: #0f1419; border: none; }
-QPushButton#runButton:hover { background: #ffd66e; }
-QLabel#chip { background: #1f2b38; border: 1px solid #3b5570; border-radius: 8px; padding: 2px 8px; }
-QLabel#chipPrompt { background: #141b23; border: 1px solid #2a3947; border-radius: 8px; padding: 2px 8px;
-                    color: #a9b8c8; }
-QScrollArea#chips, QWidget#chipsInner { background: transparent; }
-QCheckBox::indicator { width: 22px; height: 22px; }
-QSlider::groove:horizontal { height: 8px; background: #2a3947; border-radius: 4px; }
-QSlider::handle:horizontal { background: #ffc94a; width: 26px; margin: -10px 0; border-radius: 13px; }
-QSlider::sub-page:horizontal { background: #7ea6cf; border-radius: 4px; }
-QSplitter::handle { background: #0f1419; }
-QToolTip { background: #17202a; color: #eef3f8; border: 1px solid #33465b; }
-QLabel#extraReadout { color: #b5f5c5; padding: 0px 4px; }
-QLabel#reasonLabel { color: #ff9c9c; }
-QPushButton:checked { background: #2b5a8c; border: 1px solid #7ec8ff; }
-QPushButton#liveTab, QPushButton#tourTab { padding: 4px 24px; }
-QSlider::handle:horizontal:disabled { background: #4a5a6a; }
-QSlider::sub-page:horizontal:disabled { background: #33465b; }
-"""
