@@ -411,3 +411,45 @@ def exact_image(widget: QWidget, size: tuple[int, int] | None = None) -> QImage:
     finally:
         painter.end()
     return image
+
+
+# ---- language ---------------------------------------------------------------------------------------------------
+# Technical terms that stay in Latin letters in the Chinese interface (units, field terms, names).
+LATIN_TERMS = frozenset({"KV", "GPU", "CPU", "TP", "PP", "MB", "KB", "GB", "kB", "ms", "GPT", "BPE", "HBM", "DRAM",
+                         "SSE", "APC", "MLA", "English", "One", "Trip", "tok", "id", "ids", "Ch"})
+
+
+def english_ui_words(min_len: int = 4) -> set[str]:
+    """Words of the English UI: every word (letters only, ``min_len`` or longer, lower case) of the source
+    texts of ``assets/i18n/one_trip_zh_CN.ts`` that have a translation, less ``LATIN_TERMS``."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    from gui.i18n import I18N_DIR
+    root = ET.parse(I18N_DIR / "one_trip_zh_CN.ts").getroot()
+    words: set[str] = set()
+    for m in root.iter("message"):
+        src = re.sub(r"\{\w*\}", " ", m.findtext("source") or "")
+        for w in re.findall(r"[A-Za-z]+", src):
+            if len(w) >= min_len and w not in LATIN_TERMS:
+                words.add(w.lower())
+    return words
+
+
+def untranslated_items(layout: dict, words: set[str], skip_roles: set[str] = frozenset(),
+                       allow: set[str] = frozenset()) -> list[str]:
+    """Items of a Chinese layout whose text holds an English UI word (``english_ui_words``), one line each.
+
+    ``skip_roles``: roles whose text is content, not interface (the prompt, the model's answer, token chips).
+    ``allow``: words that are names, not interface (e.g. the folder name of a model given with --model).
+    """
+    import re
+    words = {w for w in words if w not in {a.lower() for a in allow}}
+    out = []
+    for it in layout["items"]:
+        if it["role"] in skip_roles:
+            continue
+        hits = sorted({w for w in re.findall(r"[A-Za-z]+", it["text"]) if w.lower() in words})
+        if hits:
+            out.append(f"English {hits} in {it['role']} {it['text'][:60]!r}")
+    return out

@@ -1258,6 +1258,86 @@
 <context>
     <name>MainWindow</name>
     <message>
+        <source>Slower here: a tiny model on two CPU cores is bound by overhead, not by memory, and the apprentice's pass costs nearly as much as the master's.</source>
+        <translation>这里反而更慢：两个 CPU 核心上的小模型卡在开销上，不在内存上；小徒弟搬一趟几乎和师傅一样贵。</translation>
+    </message>
+    <message>
+        <source>Slower here: passing the pages between processes costs more than the tiny model's compute; tearing pays off for models too big for one GPU.</source>
+        <translation>这里反而更慢：进程之间传书页比小模型的计算还贵；拆书只对一张 GPU 装不下的大模型划算。</translation>
+    </message>
+    <message>
+        <source>One Trip apprentice model</source>
+        <translation>一趟·小徒弟模型</translation>
+    </message>
+    <message>
+        <source>One Trip code model</source>
+        <translation>一趟·代码模型</translation>
+    </message>
+    <message>
+        <source>One Trip poetry apprentice</source>
+        <translation>一趟·诗词小徒弟</translation>
+    </message>
+    <message>
+        <source>One Trip poetry model</source>
+        <translation>一趟·古诗模型</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>The model is loading: nothing measured yet.</source>
+        <translation>模型正在加载：还没有测到任何数字。</translation>
+    </message>
+    <message>
+        <source>{n} token/trip</source>
+        <translation>每趟 {n} 个字</translation>
+    </message>
+    <message>
+        <source>{n} tokens/trip</source>
+        <translation>每趟 {n} 个字</translation>
+    </message>
+    <message>
+        <source>measured {ms} ms · {shown} · {per_trip} · {tps} tok/s</source>
+        <translation>实测 {ms} 毫秒 · {shown} · {per_trip} · 每秒 {tps} 个字</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>没有加载模型。</translation>
+    </message>
+    <message>
+        <source>{name} · {params} parameters</source>
+        <translation>{name} · {params} 参数</translation>
+    </message>
+    <message>
+        <source>{name} · {device} · {layers} chapters (layers) · {weights} of weights · memory {bw}/s measured · {threads} threads</source>
+        <translation>{name} · {device} · {layers} 章（层） · 权重 {weights} · 实测内存带宽 {bw}/秒 · {threads} 个线程</translation>
+    </message>
+    <message>
+        <source>Seats</source>
+        <translation>座位</translation>
+    </message>
+    <message>
+        <source>Every request at the table: pick one to read its prompt and answer</source>
+        <translation>桌上的每个请求：点一个，看它的题目和回答</translation>
+    </message>
+    <message>
+        <source>Paused. Space goes on; → makes one trip.</source>
+        <translation>已暂停。空格继续；→ 搬一趟。</translation>
+    </message>
+    <message>
+        <source>Measured ms per trip (orange: reading the question · blue: writing)</source>
+        <translation>每趟实测毫秒数（橙：读题 · 蓝：写字）</translation>
+    </message>
+    <message>
+        <source>red dashes: the floor, {ms} ms</source>
+        <translation>红虚线：下限 {ms} 毫秒</translation>
+    </message>
+    <message>
         <source>No model could be loaded, so no trips today: the reason is below.</source>
         <translation>模型没能加载，今天搬不了书：原因写在下面。</translation>
     </message>

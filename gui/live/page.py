@@ -69,6 +69,7 @@ class LivePage(QWidget):
         self.scene = scene
         self.presenter_mode = False
         self._scale_key: tuple | None = None
+        self._fitted_for: tuple | None = None
         self.font_family: str | None = None
 
         # stage
@@ -246,16 +247,20 @@ class LivePage(QWidget):
         stage = int(max(floor, min(full, H - others, H * STAGE_MAX_HEIGHT)))
         strip = max(strip_min, H - stage - readout - status - 4 * self.GAP)
         y = self.GAP
+        view_size = self.view.size()
         for w, h in ((self.view, stage), (self.readout_panel, readout), (self.strip, strip),
                      (self.status_line, status)):
             if w.isHidden():
                 continue
-            w.setGeometry(0, y, W, h)
+            if w.geometry().getRect() != (0, y, W, h):
+                w.setGeometry(0, y, W, h)
             y += h + self.GAP
-        self.fit_stage()
+        if self.view.size() != view_size or self._fitted_for != (self.view.size(), self.scene.sceneRect()):
+            self.fit_stage()
 
     def fit_stage(self) -> None:
         """Fit the whole scene into the view, keeping its proportions."""
         rect = self.scene.sceneRect()
         if rect.isValid():
             self.view.fitInView(rect, Qt.KeepAspectRatio)
+            self._fitted_for = (self.view.size(), rect)

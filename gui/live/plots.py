@@ -64,6 +64,7 @@ class _Plot(pg.PlotWidget):
             axis.setTextPen(AXIS_TEXT)
             axis.setPen(AXIS_LINE)
             axis.setStyle(autoExpandTextSpace=False, tickTextOffset=3)
+            axis.setTicks([[], []])  # no tick until there is data; then ours (``_set_ticks``), never the defaults
             set_role(axis, "axis")
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -84,9 +85,13 @@ class _Plot(pg.PlotWidget):
         super().resizeEvent(event)
         self._schedule()
 
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self._schedule()
+
     def _schedule(self) -> None:
         timer = self.__dict__.get("_timer")  # resizeEvent comes from pyqtgraph's constructor, before ours ran
-        if timer is not None and not timer.isActive():
+        if timer is not None and not timer.isActive() and self.isVisible():  # hidden: redrawn when shown
             timer.start()
 
     def _set_ticks(self, top: float) -> None:
