@@ -27,9 +27,12 @@ def _call_name(call: ast.Call) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
-def _helpers(tree: ast.Module) -> dict[str, str]:
-    """Module-level or method helpers ``def h(text)`` that call translate("Ctx", text): {name: Ctx}."""
-    found: dict[str, str] = {}
+def _helpers(tree: ast.Module, found: dict[str, str] | None = None) -> dict[str, str]:
+    """Module-level or method helpers ``def h(text)`` that call translate("Ctx", text): {name: Ctx}.
+
+    ``found``: helpers of other modules already known (a method mixed into a class in another file).
+    """
+    found = dict(found or {})
     for fn in ast.walk(tree):
         if not isinstance(fn, ast.FunctionDef):
             continue
@@ -64,10 +67,15 @@ def _helpers(tree: ast.Module) -> dict[str, str]:
 def source_strings() -> set[tuple[str, str, str]]:
     """{(context, source text, "file:line")} of every translatable string literal in gui/ and animations/."""
     out: set[tuple[str, str, str]] = set()
+    paths = [p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))]
+    trees = {p: ast.parse(p.read_text(encoding="utf-8")) for p in paths}
+    methods: dict[str, str] = {}
+    for tree in trees.values():  # methods such as ``_set_status`` are called from mixins in other files
+        methods.update({k: v for k, v in _helpers(tree).items() if not k.startswith("_tr")})
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            helpers = _helpers(tree)
+            tree = trees[path]
+            helpers = _helpers(tree, methods)
             where = path.relative_to(ROOT)
 
             def visit(node, cls: str | None):

@@ -123,6 +123,18 @@
 <context>
     <name>Tour</name>
     <message>
+        <source>{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either way</source>
+        <translation>带小徒弟 {t} 趟写了 {n} 个字，不带要 {p} 趟；写出来的字一模一样</translation>
+    </message>
+    <message>
+        <source>the live draft and target models</source>
+        <translation>现场运行的草稿模型和目标模型</translation>
+    </message>
+    <message>
+        <source>Faster than the memory floor: this small book fits in the processor's cache, so a trip does not go all the way to main memory.</source>
+        <translation>比内存下限还快：这本小书装得进处理器的缓存，一趟不必跑回主内存。</translation>
+    </message>
+    <message>
         <source>tensor parallel</source>
         <translation>张量并行</translation>
     </message>

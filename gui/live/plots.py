@@ -35,6 +35,8 @@ def nice_ticks(top: float, max_ticks: int) -> list[float]:
     raw = top / max_ticks
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    if step > top:  # one tick: the largest round value under the top
+        step = next(m * mag for m in (5, 2, 1) if m * mag <= top)
     n = int(top // step)
     return [round(step * i, 10) for i in range(1, n + 1)]
 
@@ -100,7 +102,8 @@ class _Plot(pg.PlotWidget):
         h, w = max(1.0, vb.height()), max(1.0, vb.width())
         text_h = self._fm.height()
         y_ticks = nice_ticks(top, max(1, int(h // (2.0 * text_h))))
-        self.getAxis("left").setTicks([[(v, _label(v)) for v in y_ticks if v <= top], []])
+        half = (text_h / 2 + 1) * top / h  # a label is centred on its tick: keep it inside the axis
+        self.getAxis("left").setTicks([[(v, _label(v)) for v in y_ticks if half <= v <= top - half], []])
         if self._x:
             lo, hi = self._x[0], max(self._x[-1], self._x[0] + 10)
             span = hi - lo

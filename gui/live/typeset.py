@@ -96,7 +96,10 @@ QLabel#chip {{ background: #1f2b38; border: 1px solid #3b5570; border-radius: {r
 QLabel#chipPrompt {{ background: #141b23; border: 1px solid #2a3947; border-radius: {r}px; padding: 0px {2 * u}px;
                      color: #a9b8c8; }}
 QScrollArea#chips, QWidget#chipsInner {{ background: transparent; }}
-QCheckBox::indicator {{ width: {handle}px; height: {handle}px; }}
+QCheckBox::indicator {{ width: {handle}px; height: {handle}px; border: 1px solid #7ea6cf; border-radius: {r}px;
+                       background: #17202a; }}
+QCheckBox::indicator:checked {{ background: #ffc94a; border: 1px solid #ffc94a; }}
+QSlider:horizontal {{ min-height: {handle + 2}px; }}
 QSlider::groove:horizontal {{ height: {groove}px; background: #2a3947; border-radius: {groove // 2}px; }}
 QSlider::handle:horizontal {{ background: #ffc94a; width: {handle}px; margin: -{(handle - groove) // 2}px 0;
                               border-radius: {handle // 2}px; }}
