@@ -1270,6 +1270,26 @@
 <context>
     <name>MainWindow</name>
     <message>
+        <source>1 thread</source>
+        <translation>1 个线程</translation>
+    </message>
+    <message>
+        <source>{n} threads</source>
+        <translation>{n} 个线程</translation>
+    </message>
+    <message>
+        <source>{name} · {device} · {layers} chapters (layers) · {weights} of weights · memory {bw}/s measured · {threads}</source>
+        <translation>{name} · {device} · {layers} 章（层） · 权重 {weights} · 实测内存带宽 {bw}/秒 · {threads}</translation>
+    </message>
+    <message>
+        <source>Measured ms per trip · orange: reading the question · blue: writing</source>
+        <translation>每趟实测毫秒 · 橙：读题 · 蓝：写字</translation>
+    </message>
+    <message>
+        <source>red: the floor, {ms} ms</source>
+        <translation>红：下限 {ms} 毫秒</translation>
+    </message>
+    <message>
         <source>Slower here: a tiny model on two CPU cores is bound by overhead, not by memory, and the apprentice's pass costs nearly as much as the master's.</source>
         <translation>这里反而更慢：两个 CPU 核心上的小模型卡在开销上，不在内存上；小徒弟搬一趟几乎和师傅一样贵。</translation>
     </message>
@@ -1326,10 +1346,6 @@
         <translation>{name} · {params} 参数</translation>
     </message>
     <message>
-        <source>{name} · {device} · {layers} chapters (layers) · {weights} of weights · memory {bw}/s measured · {threads} threads</source>
-        <translation>{name} · {device} · {layers} 章（层） · 权重 {weights} · 实测内存带宽 {bw}/秒 · {threads} 个线程</translation>
-    </message>
-    <message>
         <source>Seats</source>
         <translation>座位</translation>
     </message>
@@ -1340,14 +1356,6 @@
     <message>
         <source>Paused. Space goes on; → makes one trip.</source>
         <translation>已暂停。空格继续；→ 搬一趟。</translation>
-    </message>
-    <message>
-        <source>Measured ms per trip (orange: reading the question · blue: writing)</source>
-        <translation>每趟实测毫秒数（橙：读题 · 蓝：写字）</translation>
-    </message>
-    <message>
-        <source>red dashes: the floor, {ms} ms</source>
-        <translation>红虚线：下限 {ms} 毫秒</translation>
     </message>
     <message>
         <source>No model could be loaded, so no trips today: the reason is below.</source>

@@ -245,14 +245,14 @@ class EngineEvents:
 
     def _retranslate_engine_texts(self) -> None:
         self.model_label.setText(model_text(self.engine_info, self._fatal))
-        title = _tr("Measured ms per trip (orange: reading the question · blue: writing)")
+        title = _tr("Measured ms per trip · orange: reading the question · blue: writing")
         if self.engine_info is None or self.floor_ms is None:
             self.trip_plot.set_floor(None)
         else:
             self.trip_plot.setToolTip(_tr("Red line: the floor, weights ÷ measured memory bandwidth; no trip can be "
                                           "faster on this computer"))
             self.trip_plot.set_floor(self.floor_ms)
-            title += " · " + _tr("red dashes: the floor, {ms} ms").format(ms=fmt_ms(self.floor_ms))
+            title += " · " + _tr("red: the floor, {ms} ms").format(ms=fmt_ms(self.floor_ms))
         self.trip_plot_title.setText(title)
 
     def _set_status(self, english: str) -> None:

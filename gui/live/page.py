@@ -169,8 +169,8 @@ class LivePage(QWidget):
         strip = QHBoxLayout(self.strip)
         strip.setContentsMargins(0, 0, 0, 0)
         strip.setSpacing(10)
-        strip.addLayout(words, 9)
-        strip.addLayout(plots, 5)
+        strip.addLayout(words, 8)
+        strip.addLayout(plots, 6)
         strip.addLayout(grid, 6)
 
         self.status_line = _label("status", "statusLine", wrap=True)
@@ -190,6 +190,9 @@ class LivePage(QWidget):
         scale = TypeScale(window_height, self.presenter_mode)
         apply_type_scale(self, scale, family)
         self.setStyleSheet(style_sheet(scale))
+        answer = self.seats.answer
+        answer.setMinimumHeight(int(answer.fontMetrics().lineSpacing() * 2 + 2 * answer.document().documentMargin()
+                                    + 2 * answer.frameWidth() + 4))
         small = self.trip_plot_title.font()
         small.setBold(False)
         for plot in (self.trip_plot, self.rate_plot):
@@ -244,7 +247,9 @@ class LivePage(QWidget):
         readout, strip_min, status = self._row_heights(W)
         floor, full = self._stage_heights(W)
         others = readout + strip_min + status + 4 * self.GAP
-        stage = int(max(floor, min(full, H - others, H * STAGE_MAX_HEIGHT)))
+        # the stage's share when there is room; when there is not (presenter mode in a small window), the rest
+        # must still fit whole, so the stage gives way
+        stage = int(max(0, min(max(floor, min(full, H * STAGE_MAX_HEIGHT)), H - others)))
         strip = max(strip_min, H - stage - readout - status - 4 * self.GAP)
         y = self.GAP
         view_size = self.view.size()

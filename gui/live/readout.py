@@ -88,11 +88,12 @@ def model_text(info: dict | None, fatal: str | None) -> str:
     name = model_display_name(str(model.get("name", "")))
     if params:
         name = _tr("{name} · {params} parameters").format(name=name, params=fmt_params(params))
+    threads = info.get("threads", "?")
+    threads = (_tr("1 thread") if threads == 1 else _tr("{n} threads").format(n=threads))
     return _tr("{name} · {device} · {layers} chapters (layers) · {weights} of weights · memory {bw}/s measured · "
-               "{threads} threads").format(
+               "{threads}").format(
         name=name, device=device_name(str(info.get("device", "cpu"))), layers=model.get("n_layer", "?"),
-        weights=fmt_bytes(float(model.get("weight_bytes") or 0)), bw=fmt_bytes(bw),
-        threads=info.get("threads", "?"))
+        weights=fmt_bytes(float(model.get("weight_bytes") or 0)), bw=fmt_bytes(bw), threads=threads)
 
 
 def speedup_why(speedup: float | None) -> str:

@@ -81,16 +81,28 @@ class AnswerBox(QTextEdit):
         return self.document().size().height() <= self.viewport().height() + 1
 
     def _render(self) -> None:
+        """Whole prompt and answer if they fit; else the prompt's one-line summary, then as much of the answer's
+        end as fits (its head cut by halves, then a character at a time); the summary shrinks last."""
         prompt, answer = self._prompt, self._answer
         self.setHtml(self._html(prompt, answer))
         if self._fits() or not (prompt or answer):
             return
-        prompt = summary(prompt) + ("\n" if answer else "")
-        self.setHtml(self._html(prompt, answer))
-        cut = 0
-        while not self._fits() and cut < len(answer):
-            cut += max(1, (len(answer) - cut) // 5)
-            self.setHtml(self._html(prompt, "…" + answer[cut:]))
+        for n in (PROMPT_SUMMARY_CHARS, 24, 12):
+            head = summary(prompt, n) + " "
+            self.setHtml(self._html(head, answer))
+            if self._fits():
+                break
+            lo, hi = 0, len(answer)  # the smallest cut that fits, by bisection
+            while lo < hi:
+                mid = (lo + hi) // 2
+                self.setHtml(self._html(head, "…" + answer[mid:]))
+                if self._fits():
+                    hi = mid
+                else:
+                    lo = mid + 1
+            self.setHtml(self._html(head, "…" + answer[lo:]))
+            if lo < len(answer) and self._fits():
+                break
         self.verticalScrollBar().setValue(0)
 
 
@@ -138,6 +150,8 @@ class SeatPanel(QWidget):
         self.order.clear()
         for b in self.seat_buttons.values():
             self._group.removeButton(b)
+            self._seat_layout.removeWidget(b)
+            b.hide()  # gone from the screen now, not at the next turn of the event loop
             b.deleteLater()
         self.seat_buttons.clear()
         self.shown = None
