@@ -85,12 +85,14 @@ class TokenChips(QScrollArea):
         """Show the newest chips that fit whole in the visible width; hide the older ones."""
         if self.height() != self.sizeHint().height():
             self.setFixedHeight(self.sizeHint().height())
-        room = self.viewport().width() - 4
+        margins = self._row.contentsMargins()
+        room = self.viewport().width() - margins.left() - margins.right() - 2
         spacing = self._row.spacing()
         used = 0
         fits = True
         for chip in reversed(self.chips):
-            w = chip.sizeHint().width()
+            chip.ensurePolished()  # the style sheet's padding and border are in its size hint only once polished
+            w = max(chip.sizeHint().width(), chip.minimumSizeHint().width())
             fits = fits and used + w <= room
             chip.setVisible(fits)
             if fits:

@@ -169,8 +169,8 @@ class LivePage(QWidget):
         strip = QHBoxLayout(self.strip)
         strip.setContentsMargins(0, 0, 0, 0)
         strip.setSpacing(10)
-        strip.addLayout(words, 8)
-        strip.addLayout(plots, 6)
+        strip.addLayout(words, 9)
+        strip.addLayout(plots, 5)
         strip.addLayout(grid, 6)
 
         self.status_line = _label("status", "statusLine", wrap=True)
