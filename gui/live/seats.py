@@ -15,6 +15,7 @@ import html
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
                                QWidget)
 
@@ -61,6 +62,8 @@ class AnswerBox(QTextEdit):
         set_role(self, "answer")
         self._prompt = ""
         self._answer = ""
+        self._shown_html = ""
+        self._probe = QTextDocument(self)
 
     def show_text(self, prompt: str, answer: str) -> None:
         """Show ``prompt`` then ``answer``; cut the prompt to a summary and the answer's head until it fits."""
@@ -76,33 +79,39 @@ class AnswerBox(QTextEdit):
         a = html.escape(answer).replace("\n", "<br>")
         return f"<span style='color:#7d8b99'>{p}</span><span style='color:#eef3f8'>{a}</span>"
 
-    def _fits(self) -> bool:
-        self.document().setTextWidth(self.viewport().width())
-        return self.document().size().height() <= self.viewport().height() + 1
+    def _fits(self, html_text: str) -> bool:
+        """Would ``html_text`` fit the box? Measured on a spare document (the box itself is set once)."""
+        doc = self._probe
+        doc.setDefaultFont(self.font())
+        doc.setDocumentMargin(self.document().documentMargin())
+        doc.setTextWidth(self.viewport().width())
+        doc.setHtml(html_text)
+        return doc.size().height() <= self.viewport().height() + 1
 
     def _render(self) -> None:
         """Whole prompt and answer if they fit; else the prompt's one-line summary, then as much of the answer's
-        end as fits (its head cut by halves, then a character at a time); the summary shrinks last."""
+        end as fits (the smallest cut of its head, by bisection); the summary shrinks last."""
         prompt, answer = self._prompt, self._answer
-        self.setHtml(self._html(prompt, answer))
-        if self._fits() or not (prompt or answer):
-            return
-        for n in (PROMPT_SUMMARY_CHARS, 24, 12):
-            head = summary(prompt, n) + " "
-            self.setHtml(self._html(head, answer))
-            if self._fits():
-                break
-            lo, hi = 0, len(answer)  # the smallest cut that fits, by bisection
-            while lo < hi:
-                mid = (lo + hi) // 2
-                self.setHtml(self._html(head, "…" + answer[mid:]))
-                if self._fits():
-                    hi = mid
-                else:
-                    lo = mid + 1
-            self.setHtml(self._html(head, "…" + answer[lo:]))
-            if lo < len(answer) and self._fits():
-                break
+        best = self._html(prompt, answer)
+        if (prompt or answer) and not self._fits(best):
+            for n in (PROMPT_SUMMARY_CHARS, 24, 12):
+                head = summary(prompt, n) + " "
+                best = self._html(head, answer)
+                if self._fits(best):
+                    break
+                lo, hi = 0, len(answer)
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if self._fits(self._html(head, "…" + answer[mid:])):
+                        hi = mid
+                    else:
+                        lo = mid + 1
+                best = self._html(head, "…" + answer[lo:])
+                if lo < len(answer):
+                    break
+        if best != self._shown_html:
+            self._shown_html = best
+            self.setHtml(best)
         self.verticalScrollBar().setValue(0)
 
 
