@@ -11,7 +11,7 @@ import time
 
 from PySide6.QtCore import QCoreApplication
 
-from gui.live.readout import fmt_ms, model_text, readout_text, sharding_why, speedup_why
+from gui.live.readout import fmt_ms, model_display_name, model_text, readout_text, sharding_why, speedup_why
 
 log = logging.getLogger("gui.main_window")
 
@@ -34,8 +34,9 @@ class EngineEvents:
         layer_bytes = list(model.get("layer_weight_bytes", []))
         try:
             dictionary = int(model.get("weight_bytes") or 0) - sum(layer_bytes)  # embeddings and final norm
+            name = model_display_name(str(model.get("name", "")))  # "One Trip code model", not "target"
             self.scene.configure(layer_bytes, int(info.get("kv_bytes_per_block", 0)),
-                                 int(info.get("num_blocks", 0)), str(model.get("name", "GPT-2")), dictionary)
+                                 int(info.get("num_blocks", 0)), name, dictionary)
         except Exception:  # noqa: BLE001 - a drawing problem must not stop the words and numbers
             log.exception("stage could not be configured")
         bandwidth = float(info.get("memory_bandwidth_bytes_per_s") or 0)
