@@ -24,6 +24,7 @@ from gui.widgets import TokenChips
 
 PROMPT_SUMMARY_CHARS = 48
 MAX_SEAT_CHIPS = 240
+MAX_SEAT_BUTTONS = 16  # the table's size: a finished seat's button goes when a new request needs the room
 
 
 def _tr(text: str) -> str:
@@ -150,6 +151,7 @@ class SeatPanel(QWidget):
         self.order: list[str] = []
         self.shown: str | None = None
         self.main_id: str | None = None
+        self._count = 0  # requests seated since the last clear (a seat button's number)
         self.retranslate()
 
     # ---- data --------------------------------------------------------------------------------------------------
@@ -163,6 +165,7 @@ class SeatPanel(QWidget):
             b.hide()  # gone from the screen now, not at the next turn of the event loop
             b.deleteLater()
         self.seat_buttons.clear()
+        self._count = 0
         self.shown = None
         self.main_id = None
         self.chips.clear()
@@ -173,10 +176,13 @@ class SeatPanel(QWidget):
         """A request sat down at the table (the visitor's own when ``main``)."""
         self.seats[request_id] = SeatText(request_id, prompt)
         self.order.append(request_id)
+        self._count += 1
+        while len(self.order) > MAX_SEAT_BUTTONS and self._drop_one_done():
+            pass
         if main:
             self.main_id = request_id
             self.shown = request_id
-        button = QPushButton(str(len(self.order)))
+        button = QPushButton(str(self._count))
         button.setCheckable(True)
         button.setFocusPolicy(Qt.NoFocus)
         button.setToolTip(summary(prompt))
@@ -190,6 +196,20 @@ class SeatPanel(QWidget):
         self.seat_row.setVisible(len(self.order) >= 2)
         if request_id == self.shown:
             self._show()
+
+    def _drop_one_done(self) -> bool:
+        """Forget the oldest finished seat other than the visitor's and the one being read. False if none."""
+        for rid in self.order:
+            if self.seats[rid].done and rid not in (self.main_id, self.shown):
+                self.order.remove(rid)
+                del self.seats[rid]
+                b = self.seat_buttons.pop(rid)
+                self._group.removeButton(b)
+                self._seat_layout.removeWidget(b)
+                b.hide()
+                b.deleteLater()
+                return True
+        return False
 
     def add_prompt_chips(self, request_id: str, labels: list[str], token_ids: list[int]) -> None:
         """The prompt's tokens (from the engine's ``accepted``)."""

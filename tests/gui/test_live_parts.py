@@ -94,3 +94,16 @@ def test_paused_status_matches_the_buttons_on_screen(qtbot, make_window):
     w.step_button.hide()  # presenter mode hides Step
     w.pause()
     assert "Step" not in w.status_line.text()
+
+
+def test_seat_buttons_never_outgrow_the_table(qtbot):
+    from gui.live.seats import MAX_SEAT_BUTTONS, SeatPanel
+    panel = SeatPanel()
+    qtbot.addWidget(panel)
+    panel.add_request("main", "Once upon a time", main=True)
+    for i in range(40):  # seats that finish and are taken again (continuous batching)
+        panel.add_request(f"seat{i}", f"prompt {i}")
+        panel.finish(f"seat{i}")
+    assert len(panel.seat_buttons) == MAX_SEAT_BUTTONS
+    assert "main" in panel.seats and panel.shown == "main"
+    assert panel.seat_buttons["seat39"].text() == "41"  # numbered in the order they sat down
