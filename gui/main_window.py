@@ -114,6 +114,7 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         self.main_new_tokens = MAIN_NEW_TOKENS
         self._prompt_text = ""
         self._restarts: deque[float] = deque(maxlen=6)
+        self._rapid_deaths = 0  # engine deaths each within a minute of the one before
         self._status_key: tuple[str, dict] | None = None
         self._readout_args: dict | None = None
         # the apprentice (speculative decoding) and the torn book (sharding): requested and measured

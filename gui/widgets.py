@@ -46,8 +46,9 @@ class TokenChips(QScrollArea):
         chip.setTextFormat(Qt.RichText)
         chip.setFont(self.font())
         chip.setObjectName("chipPrompt" if kind == "prompt" else "chip")
-        chip.setToolTip(QCoreApplication.translate("TokenChips", "token {label} has id {id}")
-                        .format(label=label, id=token_id))
+        chip.setProperty("tokenLabel", label)
+        chip.setProperty("tokenId", int(token_id))
+        self._tooltip(chip)
         self._row.insertWidget(self._row.count() - 1, chip)
         self.chips.append(chip)
         while len(self.chips) > self.max_chips:
@@ -68,9 +69,17 @@ class TokenChips(QScrollArea):
     def minimumSizeHint(self):  # noqa: N802 - Qt override
         return self.sizeHint()
 
+    @staticmethod
+    def _tooltip(chip: QLabel) -> None:
+        chip.setToolTip(QCoreApplication.translate("TokenChips", "token {label} has id {id}")
+                        .format(label=chip.property("tokenLabel"), id=chip.property("tokenId")))
+
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        super().changeEvent(event)
         from PySide6.QtCore import QEvent
+        if event.type() == QEvent.LanguageChange:  # tooltips follow a language switch
+            for chip in self.chips:
+                self._tooltip(chip)
+        super().changeEvent(event)
         if event.type() == QEvent.FontChange:
             for chip in self.chips:
                 chip.setFont(self.font())

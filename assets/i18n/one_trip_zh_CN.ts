@@ -1270,6 +1270,18 @@
 <context>
     <name>MainWindow</name>
     <message>
+        <source>The engine keeps stopping; trying again in {s} s. See the log.</source>
+        <translation>引擎反复停止，{s} 秒后再试。详情见日志。</translation>
+    </message>
+    <message>
+        <source>The engine is restarting; it will run when it is ready.</source>
+        <translation>引擎正在重启，准备好就开始写。</translation>
+    </message>
+    <message>
+        <source>The engine is not running.</source>
+        <translation>引擎没有在运行。</translation>
+    </message>
+    <message>
         <source>1 thread</source>
         <translation>1 个线程</translation>
     </message>

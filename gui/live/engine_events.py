@@ -17,6 +17,7 @@ log = logging.getLogger("gui.main_window")
 
 SHARDING_WATCHDOG_MS = 30_000  # workers that have not answered by then: the tearing slider goes back
 RESTART_DELAY_MS = 400
+RESTART_MAX_DELAY_MS = 60_000  # an engine that keeps dying is retried at most this far apart, for days
 
 
 def _tr(text: str) -> str:
@@ -125,12 +126,19 @@ class EngineEvents:
         if self._fatal is not None or not self.auto_restart:
             return
         now = time.monotonic()
+        rapid = bool(self._restarts) and now - self._restarts[-1] < 60
+        self._rapid_deaths = self._rapid_deaths + 1 if rapid else 0
         self._restarts.append(now)
-        if len(self._restarts) == self._restarts.maxlen and now - self._restarts[0] < 60:
-            self._set_status("The engine keeps stopping; it will not be restarted. See the log.")
-            return
-        self._set_status_text(_tr("The engine stopped (code {code}). Starting a new one…").format(code=code))
-        self._restart_timer.start(RESTART_DELAY_MS)
+        # a kiosk runs for days: never give up, back off (0.4 s, then doubling after a few quick deaths, to 60 s)
+        delay = min(RESTART_MAX_DELAY_MS, RESTART_DELAY_MS * 2 ** max(0, self._rapid_deaths - 2))
+        if self._rapid_deaths >= 5:
+            log.warning("engine stopped again (code %s), %d times in a row; next try in %.1f s",
+                        code, self._rapid_deaths + 1, delay / 1000)
+            self._set_status_text(_tr("The engine keeps stopping; trying again in {s} s. See the log.").format(
+                s=f"{delay / 1000:.0f}"))
+        else:
+            self._set_status_text(_tr("The engine stopped (code {code}). Starting a new one…").format(code=code))
+        self._restart_timer.start(delay)
 
     def _restart_engine(self) -> None:
         self._want_run = self._want_run or self._running

@@ -20,6 +20,7 @@ the page's width.
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QGridLayout, QHBoxLayout, QLabel,
@@ -47,7 +48,7 @@ class _Refit(QObject):
 
     def eventFilter(self, obj, event):  # noqa: N802 - Qt override
         if event.type() == QEvent.Resize:
-            QTimer.singleShot(0, self._fit)
+            QTimer.singleShot(0, self, self._fit)  # dropped if the page goes first (the context object)
         return False
 
 
@@ -265,6 +266,8 @@ class LivePage(QWidget):
 
     def fit_stage(self) -> None:
         """Fit the whole scene into the view, keeping its proportions."""
+        if not shiboken6.isValid(self.scene):  # the window is being torn down
+            return
         rect = self.scene.sceneRect()
         if rect.isValid():
             self.view.fitInView(rect, Qt.KeepAspectRatio)

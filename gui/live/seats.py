@@ -95,10 +95,11 @@ class AnswerBox(QTextEdit):
         prompt, answer = self._prompt, self._answer
         best = self._html(prompt, answer)
         if (prompt or answer) and not self._fits(best):
+            most = None  # (cut, html): the summary length that leaves the most of the answer in view
             for n in (PROMPT_SUMMARY_CHARS, 24, 12):
                 head = summary(prompt, n) + " "
-                best = self._html(head, answer)
-                if self._fits(best):
+                if self._fits(self._html(head, answer)):
+                    most = (0, self._html(head, answer))
                     break
                 lo, hi = 0, len(answer)
                 while lo < hi:
@@ -107,9 +108,9 @@ class AnswerBox(QTextEdit):
                         hi = mid
                     else:
                         lo = mid + 1
-                best = self._html(head, "…" + answer[lo:])
-                if lo < len(answer):
-                    break
+                if most is None or lo < most[0]:
+                    most = (lo, self._html(head, "…" + answer[lo:]))
+            best = most[1]
         if best != self._shown_html:
             self._shown_html = best
             self.setHtml(best)

@@ -74,8 +74,12 @@ class LiveSession:
         """Run: start a new answer if none is in progress, then keep granting trips."""
         if self.engine_info is None:
             self._want_run = self._fatal is None
-            if self._fatal is None:
+            if self._fatal is None and self._restart_timer.isActive():  # say what is really happening
+                self._set_status("The engine is restarting; it will run when it is ready.")
+            elif self._fatal is None and self.bridge.is_running():
                 self._set_status("Loading the model…")
+            elif self._fatal is None:
+                self._set_status("The engine is not running.")
             else:
                 self._set_status("The model is not available.")
             return
