@@ -4,13 +4,13 @@
     │                                                                                      │
     └──────────────────────────────────────────────────────────────────────────────────────┘
       readout: measured ms · shown N× slower · tokens/trip · tok/s      (wraps, never cut)
-      model line · apprentice / torn-book figures · why they differ from the source's claim
+      apprentice / torn-book figures · why they differ from the source's claim (only when there are some)
     ┌ prompt [Run Pause Step Reset] ┐ ┌ ms per trip ┐ ┌ sharing a table ──●── 4      ┐
     │ seats 1 2 3 4                 │ │   plot      │ │ trip on screen ─●─ 1.00 s    │
     │ answer (newest text, prompt)  │ ├ tokens/s ───┤ │ apprentice ●── off           │
     │ chips                         │ │   plot      │ │ tear the book [TP][PP] ●── 1 │
     └───────────────────────────────┘ └─────────────┘ └ real time                    ┘
-      status line (what the controls on screen can do next)
+      status line (what the controls on screen can do next)           model · parameters · CPU · bandwidth
 
 Every text widget has a role (``animations.typescale.set_role``); ``LivePage.apply_type_scale`` gives each its
 font from the window height (``gui.live.typeset``), so the page is the same picture from 1280×720 to 3840×2160.
@@ -176,8 +176,14 @@ class LivePage(QWidget):
 
         self.status_line = _label("status", "statusLine", wrap=True)
         self.status_line.setTextFormat(Qt.PlainText)
+        self.footer = QWidget()  # the status line (what the controls can do next) and the model line
+        foot = QHBoxLayout(self.footer)
+        foot.setContentsMargins(0, 0, 0, 0)
+        foot.setSpacing(12)
+        foot.addWidget(self.status_line, 1)
+        foot.addWidget(self.readout_panel.model_label, 1)
 
-        for w in (self.view, self.readout_panel, self.strip, self.status_line):
+        for w in (self.view, self.readout_panel, self.strip, self.footer):
             w.setParent(self)
 
     # ---- sizes -----------------------------------------------------------------------------------------------
@@ -222,7 +228,7 @@ class LivePage(QWidget):
             return h if h >= 0 else w.sizeHint().height()
         readout = hfw(self.readout_panel)
         strip = self.strip.minimumSizeHint().height()
-        return readout, strip, hfw(self.status_line)
+        return readout, strip, hfw(self.footer)
 
     def _stage_heights(self, width: int) -> tuple[float, float]:
         rect = self.scene.sceneRect()
@@ -255,7 +261,7 @@ class LivePage(QWidget):
         y = self.GAP
         view_size = self.view.size()
         for w, h in ((self.view, stage), (self.readout_panel, readout), (self.strip, strip),
-                     (self.status_line, status)):
+                     (self.footer, status)):
             if w.isHidden():
                 continue
             if w.geometry().getRect() != (0, y, W, h):
@@ -268,6 +274,11 @@ class LivePage(QWidget):
         """Fit the whole scene into the view, keeping its proportions."""
         if not shiboken6.isValid(self.scene):  # the window is being torn down
             return
+        set_view = getattr(self.scene, "set_view", None)
+        if set_view is not None and self.view.width() > 0 and self.view.height() > 0:
+            # the stage picks its font sizes for this view, so that after fitInView none is under height / 60
+            set_view(float(self.view.width()), float(self.view.height()), float(self.window().height()),
+                     self.presenter_mode)
         rect = self.scene.sceneRect()
         if rect.isValid():
             self.view.fitInView(rect, Qt.KeepAspectRatio)

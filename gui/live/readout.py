@@ -113,7 +113,8 @@ def sharding_why(compute_ms: float | None, comm_ms: float | None) -> str:
 
 
 class ReadoutPanel(QWidget):
-    """The readout (big figures), the model line, the extras (apprentice, torn book) and their "why" line.
+    """The readout (big figures), the extras (apprentice, torn book) and their "why" line; also the model line,
+    which the page shows in its footer beside the status line.
 
     Every label wraps: a long line in a narrow window grows the panel instead of being cut.
     """
@@ -127,8 +128,9 @@ class ReadoutPanel(QWidget):
         self.model_label = self._label("modelLabel", "info")
         self.extra_readout = self._label("extraReadout", "extra")
         self.why_label = self._label("whyLabel", "why")
-        for w in (self.readout, self.model_label, self.extra_readout, self.why_label):
+        for w in (self.readout, self.extra_readout, self.why_label):
             col.addWidget(w)
+        self.model_label.setAlignment(Qt.AlignRight | Qt.AlignVCenter)  # shown in the page's footer row
         self.extra_readout.setVisible(False)
         self.why_label.setVisible(False)
 
