@@ -164,7 +164,7 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         """The "Live" | "Tour" switch (and the language button) at the top, the two pages under it (the tour is
         built when first shown)."""
         root = QVBoxLayout(central)
-        root.setContentsMargins(12, 6, 12, 0)
+        root.setContentsMargins(12, 3, 12, 0)
         root.setSpacing(0)
         self.top_bar = QWidget()
         top = QHBoxLayout(self.top_bar)

@@ -87,7 +87,7 @@ QPushButton:pressed {{ background: #2f4257; }}
 QPushButton#runButton {{ background: #ffc94a; color: #0f1419; border: none; }}
 QPushButton#runButton:hover {{ background: #ffd66e; }}
 QPushButton:checked {{ background: #2b5a8c; border: 1px solid #7ec8ff; }}
-QPushButton#liveTab, QPushButton#tourTab {{ padding: {u}px {5 * u}px; }}
+QPushButton#liveTab, QPushButton#tourTab {{ padding: 0px {5 * u}px; }}
 QTabBar#seatTabs::tab {{ background: #1f2b38; border: 1px solid #33465b; border-radius: {r}px;
                          padding: 0px {2 * u}px; margin-right: {u}px; }}
 QTabBar#seatTabs::tab:selected {{ background: #2b5a8c; border: 1px solid #7ec8ff; }}
