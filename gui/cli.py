@@ -1,7 +1,7 @@
 """``python main.py screenshot ...``: the command line of the screenshot command (see ``gui.screenshot``).
 
     python main.py screenshot --out FILE.png [--prompt TEXT] [--steps N] [--batch N] [--lang zh|en] [--size WxH]
-                              [--draft-k K] [--tp N | --pp N]          the live window after N real trips
+                              [--draft-k K] [--tp N | --pp N] [--layout-json F] the live window after N real trips
     python main.py screenshot --section N --lang zh|en --out FILE.png  tour page N (1-18), offscreen
 """
 
@@ -51,6 +51,9 @@ def build_screenshot_parser() -> argparse.ArgumentParser:
     tear.add_argument("--pp", type=int_in(1, MAX_WORKERS), default=None, metavar="N", help="tear the book by chapters over N desks")
     p.add_argument("--at", type=float_in(0.0, 1.0), default=None, metavar="F",
                    help="show the last trip at this fraction of its animation (default 0.55; 0.77 for a verify trip)")
+    p.add_argument("--layout-json", default=None, metavar="FILE.json",
+                   help="also write every visible text (rect, font px, clipped, role) as JSON (gui.layout_audit)")
+    p.add_argument("--presenter", action="store_true", help="presenter mode: one type step larger, fewer buttons")
     return p
 
 
@@ -180,9 +183,9 @@ def _render(args, size) -> int:
     if args.section is not None:
         from gui.tour import render_section_png
         code = render_section_png(args.section, args.lang, args.out, size=size, live=not args.illustrative,
-                                  prompt=args.prompt)
+                                  prompt=args.prompt, layout_json=args.layout_json)
         if code == 0:
-            print(f"screenshot: {args.out} (tour page {args.section}, {args.lang})")
+            print(f"screenshot: {args.out} ({size[0]}x{size[1]}, tour page {args.section}, {args.lang})")
         return code
     from gui.screenshot import screenshot_main as run
     return run(args)

@@ -26,7 +26,10 @@ _QT_LOCALE = {"zh": "zh_CN"}
 
 
 class TsTranslator(QTranslator):
-    """A translator read straight from a Qt Linguist ``.ts`` file (contexts, sources, translations)."""
+    """A translator read straight from a Qt Linguist ``.ts`` file (contexts, sources, translations).
+
+    A string without a finished translation is shown in English (its source text), never as an empty string.
+    """
 
     def __init__(self, path: str | Path, parent=None):
         super().__init__(parent)
@@ -44,7 +47,9 @@ class TsTranslator(QTranslator):
                 self.table[(name, source)] = translation.text
 
     def translate(self, context, source_text, disambiguation=None, n=-1):  # noqa: D102 - Qt override
-        return self.table.get((context, source_text), "")
+        # A missing translation falls back to the English source, never to "": Qt keeps a translator's
+        # empty-but-not-null answer (Python's "") as the translation, which would blank the label.
+        return self.table.get((context, source_text)) or source_text
 
     def isEmpty(self) -> bool:  # noqa: N802 - Qt override
         return not self.table

@@ -15,9 +15,11 @@ from __future__ import annotations
 import statistics
 from collections import deque
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSlider, QWidget
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
+
+from animations.typescale import set_role
 
 MAX_DRAFT_K = 8
 TEAR_DEGREES = (1, 2, 4)
@@ -155,6 +157,14 @@ class ShardMeter:
         self._comm.append(statistics.median(float(w.get("comm_ms") or 0.0) for w in workers))
         self._bubble.append(statistics.median(float(w.get("bubble_ms") or 0.0) for w in workers))
 
+    def compute_ms(self) -> float | None:
+        """Median per-desk compute ms per trip since the last reset (None before the first sharded trip)."""
+        return _median(self._compute)
+
+    def comm_ms(self) -> float | None:
+        """Median per-desk communication ms per trip since the last reset (None before the first)."""
+        return _median(self._comm)
+
     def text(self, mode: str, n: int) -> str:
         how = _tr("by pages (TP)") if mode == "tp" else _tr("by chapters (PP)")
         if not self.trips:
@@ -168,18 +178,29 @@ class ShardMeter:
 
 
 class _Row(QWidget):
-    def __init__(self, font: QFont, parent=None):
+    """A row of controls (``self.row``) with room for a wrapped line under it (``self.col``).
+
+    ``font`` is optional: on the Live page the type scale sets every font from the labels' roles.
+    """
+
+    def __init__(self, font: QFont | None = None, parent=None):
         super().__init__(parent)
         self._f = font
-        self.row = QHBoxLayout(self)
+        self.col = QVBoxLayout(self)
+        self.col.setContentsMargins(0, 0, 0, 0)
+        self.col.setSpacing(0)
+        self.row = QHBoxLayout()
         self.row.setContentsMargins(0, 0, 0, 0)
-        self.row.setSpacing(10)
+        self.row.setSpacing(6)
+        self.col.addLayout(self.row)
 
-    def label(self, name: str = "") -> QLabel:
+    def label(self, name: str = "", role: str = "caption") -> QLabel:
         lab = QLabel()
-        lab.setFont(self._f)
+        if self._f is not None:
+            lab.setFont(self._f)
         if name:
             lab.setObjectName(name)
+        set_role(lab, role)
         return lab
 
 
@@ -188,23 +209,21 @@ class ApprenticeControl(_Row):
 
     k_changed = Signal(int)
 
-    def __init__(self, font: QFont, parent=None):
+    def __init__(self, font: QFont | None = None, parent=None):
         super().__init__(font, parent)
         self.caption = self.label()
         self.slider = QSlider(Qt.Horizontal)
         self.slider.setObjectName("draftSlider")
         self.slider.setRange(0, MAX_DRAFT_K)
         self.slider.setPageStep(1)
-        self.slider.setMinimumWidth(160)
-        self.value_label = self.label()
-        self.value_label.setMinimumWidth(44)
-        self.reason_label = self.label("reasonLabel")
-        self.reason_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.slider.setMinimumWidth(60)
+        self.value_label = self.label(role="value")
+        self.reason_label = self.label("reasonLabel", role="reason")
         self.reason_label.setWordWrap(True)  # a narrow window wraps the reason instead of cutting it off
         self.row.addWidget(self.caption)
         self.row.addWidget(self.slider, 1)
         self.row.addWidget(self.value_label)
-        self.row.addWidget(self.reason_label, 2)
+        self.col.addWidget(self.reason_label)
         self._error: str | None = None
         self._available = False
         self.slider.valueChanged.connect(self._on_value)
@@ -258,6 +277,7 @@ class ApprenticeControl(_Row):
         else:
             self.reason_label.setText(_tr("No apprentice: {why}").format(why=draft_reason(self._error)))
             self.reason_label.setToolTip(self._error or "")
+        self.reason_label.setVisible(bool(self.reason_label.text()))
 
 
 class TearControl(_Row):
@@ -265,7 +285,7 @@ class TearControl(_Row):
 
     requested = Signal(str, int)
 
-    def __init__(self, font: QFont, parent=None):
+    def __init__(self, font: QFont | None = None, parent=None):
         super().__init__(font, parent)
         self.caption = self.label()
         self.tp_button = QPushButton()
@@ -274,17 +294,17 @@ class TearControl(_Row):
         for b, name in ((self.tp_button, "tpButton"), (self.pp_button, "ppButton")):
             b.setObjectName(name)
             b.setCheckable(True)
-            b.setFont(self._f)
+            if self._f is not None:
+                b.setFont(self._f)
+            set_role(b, "button")
             b.setFocusPolicy(Qt.TabFocus)
-            b.setMinimumHeight(40)
             group.addButton(b)
         self.tp_button.setChecked(True)
         self.slider = QSlider(Qt.Horizontal)
         self.slider.setObjectName("tearSlider")
         self.slider.setPageStep(1)
-        self.slider.setMinimumWidth(120)
-        self.value_label = self.label()
-        self.value_label.setMinimumWidth(36)
+        self.slider.setMinimumWidth(40)
+        self.value_label = self.label(role="value")
         self.row.addWidget(self.caption)
         self.row.addWidget(self.tp_button)
         self.row.addWidget(self.pp_button)
@@ -404,17 +424,3 @@ class TearControl(_Row):
         self.pp_button.setText(_tr("PP · chapters"))
         self.pp_button.setToolTip(_tr("Pipeline parallel: contiguous chapters per desk"))
         self.value_label.setText("…" if self._pending else str(self.value()))
-
-
-class RefitOnResize(QObject):
-    """Calls ``fit()`` whenever the watched widget is resized (the stage view changes size when a readout line
-    appears or a label wraps, not only when the window does)."""
-
-    def __init__(self, fit, parent: QObject):
-        super().__init__(parent)
-        self._fit = fit
-
-    def eventFilter(self, obj, event):  # noqa: N802 - Qt override
-        if event.type() == QEvent.Resize:
-            QTimer.singleShot(0, self._fit)  # after the view has resized its viewport
-        return False

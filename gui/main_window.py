@@ -1,9 +1,8 @@
-"""The main window: the stage on top, the words and live numbers below, the controls at the bottom.
+"""The main window: a thin shell holding the Live page and the tour, the keys, the language and the type scale.
 
-Pacing. In paced mode (the default) the window grants the engine one forward pass at a time: only when the
-stage has finished showing the previous trip and no report is waiting. Each step report is then shown as one
-trip on the stage, and its tokens are written when that trip ends. Step grants exactly one pass. In real-time
-mode the engine runs freely ("free_run") and the stage shows the trips as they come.
+The Live page is in parts under ``gui/live``: ``page`` (its widgets and layout), ``session`` (Run, Pause, Step,
+Reset and the pacing of trips), ``engine_events`` (the engine's answers, the extras, the readout and status),
+``readout``, ``seats``, ``plots`` and ``typeset``. ``MainWindow`` mixes in ``LiveSession`` and ``EngineEvents``.
 
 Two clocks stay apart: the engine's measured wall time per pass (ms, from the report) and the animation's
 clock (``trip_duration_s`` on screen). The readout names both.
@@ -11,68 +10,37 @@ clock (``trip_duration_s`` on screen). The readout names both.
 
 from __future__ import annotations
 
-import html
 import logging
-import time
 from collections import deque
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QKeySequence, QPainter
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFrame, QGraphicsView, QHBoxLayout, QLabel,
-                               QMainWindow, QPushButton, QSizePolicy, QSlider, QSplitter, QStackedWidget, QTextEdit,
-                               QVBoxLayout, QWidget)
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QMainWindow, QPushButton, QStackedWidget, QVBoxLayout, QWidget
 
+from animations.typescale import TypeScale, set_role
 from gui import i18n
 from gui.bridge import EngineBridge
-from gui.live_controls import ApprenticeControl, RefitOnResize, ShardMeter, SpecMeter, TearControl
-from gui.widgets import FrameCounter, FrameOverlay, RatePlot, TokenChips, TripPlot
+from gui.live.engine_events import EngineEvents
+from gui.live.page import MAX_PROMPT_CHARS, LivePage
+from gui.live.session import PRESET_PROMPTS, LiveSession
+from gui.live.typeset import apply_type_scale, font_for, style_sheet
+from gui.live_controls import ShardMeter, SpecMeter
+from gui.widgets import FrameCounter, FrameOverlay
 
 log = logging.getLogger(__name__)
 
-MAX_PROMPT_CHARS = 2000  # typed prompts are capped (kiosk: nobody pastes a novel)
-MAX_BATCH = 16
 MAIN_NEW_TOKENS = 64  # tokens the visitor's own answer may take
-GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine may have dropped it)
-SHARDING_WATCHDOG_MS = 30_000  # workers that have not answered by then: the tearing slider goes back
-RESTART_DELAY_MS = 400
-RESTART_MAX_DELAY_MS = 60_000  # an engine that keeps dying is retried at most this far apart, for days
-
-# The bundled model learned from the Python documentation and standard library (assets/models/README.md),
-# so code and documentation prose come first; Chinese shows how the tokenizer cuts what it never learned.
-PRESET_PROMPTS = [
-    "def fibonacci(n):",
-    "This module provides",
-    "import os\n\ndef read_lines(path):",
-    "The function returns",
-    "class Stack:\n    def __init__(self):",
-    "To open a file, use",
-    "for i in range(10):",
-    "The best way to learn Python is",
-    "从前有一座山，",
-    "Once upon a time, a little robot",
-]
 
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("MainWindow", text)
 
 
-def _fmt_bytes(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000.0
-    return f"{n:.1f} GB"
-
-
-def _fmt_ms(ms: float) -> str:
-    if ms >= 100:
-        return f"{ms:.0f}"
-    if ms >= 10:
-        return f"{ms:.1f}"
-    if ms >= 0.1:
-        return f"{ms:.2f}"
-    return f"{ms:.3f}"
+# The Live page's widgets, kept as attributes of the window under these names (kiosk, presenter, tests).
+LIVE_WIDGETS = ("view", "prompt_caption", "prompt_box", "run_button", "pause_button", "step_button", "reset_button",
+                "trip_plot", "rate_plot", "trip_plot_title", "rate_plot_title", "batch_caption", "batch_slider",
+                "batch_value", "speed_caption", "speed_slider", "speed_value", "real_time_box", "status_line",
+                "apprentice", "tear")
 
 
 class _PaintCounter(QObject):
@@ -88,7 +56,7 @@ class _PaintCounter(QObject):
         return False
 
 
-class MainWindow(QMainWindow):
+class MainWindow(LiveSession, EngineEvents, QMainWindow):
     """The One Trip window.
 
     Args:
@@ -165,232 +133,86 @@ class MainWindow(QMainWindow):
         self.retranslate()
 
     # ---- construction ------------------------------------------------------------------------------------------
-    def _font(self, px: int, bold: bool = False) -> QFont:
-        f = QFont(self.font_family) if self.font_family else QFont()
-        f.setPixelSize(px)
-        f.setBold(bold)
-        return f
-
     def _build_ui(self) -> None:
         self.setObjectName("MainWindow")
         self.resize(1600, 1000)
         central = QWidget(self)
         central.setObjectName("central")
         self.setCentralWidget(central)
+        self.live_page = LivePage(self.scene, PRESET_PROMPTS, int(self.bridge.options.get("max_batch", 1)),
+                                  float(getattr(self.scene, "trip_duration_s", 1.0)))
         self._build_pages(central)
-        extras_row = self._build_live_extras()
-        outer = QVBoxLayout(self.live_page)
-        outer.setContentsMargins(16, 12, 16, 10)
-        outer.setSpacing(8)
-
-        # stage
-        self.view = QGraphicsView(self.scene)
-        self.view.setObjectName("stageView")
-        self.view.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
-        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.view.setFrameShape(QFrame.NoFrame)
-        self.view.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
-        self.view.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
-        self.view.setMinimumHeight(200)
+        page = self.live_page
+        for name in LIVE_WIDGETS:  # the page's widgets, by the names the rest of the app and the tests use
+            setattr(self, name, getattr(page, name))
+        self.readout = page.readout_panel.readout
+        self.model_label = page.readout_panel.model_label
+        self.extra_readout = page.readout_panel.extra_readout
+        self.answer = page.seats.answer
+        self.chips = page.seats.chips
         self._paint_counter = _PaintCounter(self.frame_counter, self)
         self.view.viewport().installEventFilter(self._paint_counter)
-        self._refit = RefitOnResize(self._fit_stage, self)
-        self.view.installEventFilter(self._refit)
         self.frame_overlay = FrameOverlay(self.frame_counter, self.view)
+        set_role(self.frame_overlay, "overlay")
         self.frame_overlay.move(10, 10)
-        self.frame_overlay.setFont(self._font(16))
-
-        # readout line
-        self.readout = QLabel()
-        self.readout.setObjectName("readout")
-        self.readout.setFont(self._font(24, bold=True))
-        self.readout.setAlignment(Qt.AlignCenter)
-        self.model_label = QLabel()
-        self.model_label.setObjectName("modelLabel")
-        self.model_label.setFont(self._font(18))
-        self.model_label.setAlignment(Qt.AlignCenter)
-
-        # prompt row
-        self.prompt_box = QComboBox()
-        self.prompt_box.setObjectName("promptBox")
-        self.prompt_box.setEditable(True)
-        self.prompt_box.setInsertPolicy(QComboBox.NoInsert)
-        self.prompt_box.lineEdit().setMaxLength(MAX_PROMPT_CHARS)
-        for p in PRESET_PROMPTS:
-            self.prompt_box.addItem(p.replace("\n", "⏎"), p)
-        self.prompt_box.setFont(self._font(22))
-        self.prompt_box.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
-        self.prompt_box.setMinimumContentsLength(20)
-        self.run_button = QPushButton()
-        self.pause_button = QPushButton()
-        self.step_button = QPushButton()
-        self.reset_button = QPushButton()
-        for b, name in ((self.run_button, "runButton"), (self.pause_button, "pauseButton"),
-                        (self.step_button, "stepButton"), (self.reset_button, "resetButton")):
-            b.setObjectName(name)
-            b.setFont(self._font(22, bold=True))
-            b.setMinimumHeight(52)
-            b.setFocusPolicy(Qt.TabFocus)
-        prompt_row = QHBoxLayout()
-        prompt_row.setSpacing(10)
-        self.prompt_caption = QLabel()
-        self.prompt_caption.setFont(self._font(20))
-        prompt_row.addWidget(self.prompt_caption)
-        prompt_row.addWidget(self.prompt_box, 1)
-        for b in (self.run_button, self.pause_button, self.step_button, self.reset_button):
-            prompt_row.addWidget(b)
-
-        # answer + chips (left), plots (right)
-        self.answer = QTextEdit()
-        self.answer.setObjectName("answer")
-        self.answer.setReadOnly(True)
-        self.answer.setFont(self._font(28))
-        self.answer.setFocusPolicy(Qt.NoFocus)
-        self.answer.setMinimumHeight(80)
-        self.chips = TokenChips()
-        self.chips.setFont(self._font(18))
-        self.chips.setFixedHeight(74)
-        left = QWidget()
-        left_col = QVBoxLayout(left)
-        left_col.setContentsMargins(0, 0, 0, 0)
-        left_col.setSpacing(6)
-        left_col.addWidget(self.answer, 1)
-        left_col.addWidget(self.chips)
-
-        plot_font = self._font(15)
-        self.trip_plot = TripPlot(font=plot_font)
-        self.rate_plot = RatePlot(font=plot_font)
-        self.trip_plot_title = QLabel()
-        self.rate_plot_title = QLabel()
-        for t in (self.trip_plot_title, self.rate_plot_title):
-            t.setFont(self._font(18, bold=True))
-        right = QWidget()
-        right_col = QVBoxLayout(right)
-        right_col.setContentsMargins(0, 0, 0, 0)
-        right_col.setSpacing(2)
-        right_col.addWidget(self.trip_plot_title)
-        right_col.addWidget(self.trip_plot, 1)
-        right_col.addWidget(self.rate_plot_title)
-        right_col.addWidget(self.rate_plot, 1)
-
-        lower = QSplitter(Qt.Horizontal)
-        lower.setChildrenCollapsible(False)
-        lower.addWidget(left)
-        lower.addWidget(right)
-        lower.setStretchFactor(0, 3)
-        lower.setStretchFactor(1, 2)
-        lower.setSizes([900, 600])
-
-        # control row
-        self.batch_caption = QLabel()
-        self.batch_slider = QSlider(Qt.Horizontal)
-        self.batch_slider.setObjectName("batchSlider")
-        self.batch_slider.setRange(1, MAX_BATCH)
-        self.batch_slider.setPageStep(1)
-        self.batch_slider.setValue(int(self.bridge.options.get("max_batch", 1)))
-        self.batch_slider.setMinimumWidth(220)
-        self.batch_value = QLabel()
-        self.speed_caption = QLabel()
-        self.speed_slider = QSlider(Qt.Horizontal)
-        self.speed_slider.setObjectName("speedSlider")
-        self.speed_slider.setRange(25, 300)  # hundredths of a second per trip on screen
-        self.speed_slider.setSingleStep(5)
-        self.speed_slider.setPageStep(25)
-        self.speed_slider.setValue(int(round(float(getattr(self.scene, "trip_duration_s", 1.0)) * 100)))
-        self.speed_slider.setMinimumWidth(180)
-        self.speed_value = QLabel()
-        self.real_time_box = QCheckBox()
-        self.real_time_box.setObjectName("realTimeBox")
-        self.lang_button = QPushButton()
-        self.lang_button.setObjectName("langButton")
-        self.lang_button.setFocusPolicy(Qt.TabFocus)
-        for w in (self.batch_caption, self.batch_value, self.speed_caption, self.speed_value, self.real_time_box,
-                  self.lang_button):
-            w.setFont(self._font(20))
-        self.batch_value.setMinimumWidth(36)
-        self.speed_value.setMinimumWidth(80)
-        controls = QHBoxLayout()
-        controls.setSpacing(10)
-        controls.addWidget(self.batch_caption)
-        controls.addWidget(self.batch_slider, 1)
-        controls.addWidget(self.batch_value)
-        controls.addSpacing(24)
-        controls.addWidget(self.speed_caption)
-        controls.addWidget(self.speed_slider, 1)
-        controls.addWidget(self.speed_value)
-        controls.addSpacing(24)
-        controls.addWidget(self.real_time_box)
-        controls.addStretch(0)
-        controls.addWidget(self.lang_button)
-
-        self.status_line = QLabel()
-        self.status_line.setObjectName("statusLine")
-        self.status_line.setFont(self._font(18))
-        self.status_line.setWordWrap(False)
-        self.status_line.setTextFormat(Qt.PlainText)
-
-        outer.addWidget(self.view, 6)
-        outer.addWidget(self.readout)
-        outer.addWidget(self.extra_readout)
-        outer.addWidget(self.model_label)
-        outer.addLayout(prompt_row)
-        outer.addWidget(lower, 3)
-        outer.addLayout(controls)
-        outer.addLayout(extras_row)
-        outer.addWidget(self.status_line)
-
-        self.setStyleSheet(STYLE_SHEET)
+        self._sharding_timer = QTimer(self)
+        self._sharding_timer.setSingleShot(True)
+        self._sharding_timer.timeout.connect(self._on_sharding_timeout)
+        self._apply_type_scale()
 
     def _build_pages(self, central: QWidget) -> None:
-        """The "Live" | "Tour" switch at the top and the two pages under it (the tour is built when first shown)."""
+        """The "Live" | "Tour" switch (and the language button) at the top, the two pages under it (the tour is
+        built when first shown)."""
         root = QVBoxLayout(central)
-        root.setContentsMargins(16, 8, 16, 0)
+        root.setContentsMargins(12, 3, 12, 0)
         root.setSpacing(0)
-        top = QHBoxLayout()
-        top.setSpacing(8)
+        self.top_bar = QWidget()
+        top = QHBoxLayout(self.top_bar)
+        top.setContentsMargins(0, 0, 0, 0)
+        top.setSpacing(6)
         self.live_tab = QPushButton()
         self.tour_tab = QPushButton()
         self._page_group = QButtonGroup(self)
         for b, name in ((self.live_tab, "liveTab"), (self.tour_tab, "tourTab")):
             b.setObjectName(name)
             b.setCheckable(True)
-            b.setFont(self._font(19, bold=True))
-            b.setMinimumHeight(40)
-            b.setMinimumWidth(140)
             b.setFocusPolicy(Qt.TabFocus)
+            set_role(b, "tab")
             self._page_group.addButton(b)
             top.addWidget(b)
         self.live_tab.setChecked(True)
         top.addStretch(1)
-        root.addLayout(top)
+        self.lang_button = QPushButton()
+        self.lang_button.setObjectName("langButton")
+        self.lang_button.setFocusPolicy(Qt.TabFocus)
+        set_role(self.lang_button, "button")
+        top.addWidget(self.lang_button)
+        root.addWidget(self.top_bar)
         self.pages = QStackedWidget()
         self.pages.setObjectName("pages")
-        self.live_page = QWidget()
-        self.live_page.setObjectName("livePage")
         self.pages.addWidget(self.live_page)
         root.addWidget(self.pages, 1)
         self.live_tab.clicked.connect(self.show_live)
         self.tour_tab.clicked.connect(self.show_tour)
 
-    def _build_live_extras(self) -> QHBoxLayout:
-        """The apprentice slider (speculative decoding) and the tearing slider (sharding), in one row."""
-        self.extra_readout = QLabel()
-        self.extra_readout.setObjectName("extraReadout")
-        self.extra_readout.setFont(self._font(19))
-        self.extra_readout.setAlignment(Qt.AlignCenter)
-        self.extra_readout.setVisible(False)
-        self.apprentice = ApprenticeControl(self._font(20))
-        self.tear = TearControl(self._font(20))
-        self._sharding_timer = QTimer(self)
-        self._sharding_timer.setSingleShot(True)
-        self._sharding_timer.timeout.connect(self._on_sharding_timeout)
-        row = QHBoxLayout()
-        row.setSpacing(10)
-        row.addWidget(self.apprentice, 5)
-        row.addSpacing(24)
-        row.addWidget(self.tear, 4)
-        return row
+    def set_presenter_mode(self, on: bool) -> None:
+        """Presenter mode: every text of the Live page one type step larger (``TypeScale(presenter=True)``)."""
+        self.live_page.presenter_mode = bool(on)
+        self._apply_type_scale()
+
+    def _apply_type_scale(self) -> None:
+        presenter = getattr(getattr(self, "presenter", None), "presenter_mode", False)
+        if presenter and not self.live_page.presenter_mode:
+            self.live_page.presenter_mode = True
+        scale = TypeScale(max(1, self.height()), self.live_page.presenter_mode)
+        key = (self.height(), self.live_page.presenter_mode, self.font_family)
+        if key == getattr(self, "_type_key", None):
+            return
+        self._type_key = key
+        apply_type_scale(self.top_bar, scale, self.font_family)
+        self.frame_overlay.setFont(font_for("overlay", scale, self.font_family))
+        self.live_page.apply_type_scale(self.height(), self.font_family)
+        self.setStyleSheet(style_sheet(scale))
 
     def _build_actions(self) -> None:
         """Window-wide keys. Kept in ``self.actions`` by name so kiosk/presenter modes can remap them."""
@@ -437,148 +259,6 @@ class MainWindow(QMainWindow):
         self._restart_timer.setSingleShot(True)
         self._restart_timer.timeout.connect(self._restart_engine)
         self._on_speed_changed(self.speed_slider.value())
-
-    # ---- public controls -------------------------------------------------------------------------------------
-    def start(self) -> None:
-        """Start the engine process and the animation clock."""
-        self._set_status("Loading the model…")
-        self.bridge.start()
-        if not self.clock.is_running():
-            self.clock.start()
-
-    def stop(self) -> None:
-        """Stop the clock, every timer and the engine process (waits at most about 1.5 s)."""
-        self.clock.stop()
-        self.frame_overlay.stop()
-        self._restart_timer.stop()
-        self._sharding_timer.stop()
-        if self._tour is not None:
-            self._tour.clock.stop()
-        self.bridge.shutdown(timeout=1.5)
-
-    def prompt(self) -> str:
-        """The prompt to run: the chosen preset's full text, or what was typed (at most MAX_PROMPT_CHARS)."""
-        text = self.prompt_box.currentText()
-        index = self.prompt_box.findText(text)
-        if index >= 0 and self.prompt_box.itemData(index):
-            text = self.prompt_box.itemData(index)
-        return text[:MAX_PROMPT_CHARS]
-
-    def set_prompt(self, text: str) -> None:
-        """Put ``text`` in the prompt box (as if typed)."""
-        self.prompt_box.setEditText(text[:MAX_PROMPT_CHARS])
-
-    def run(self) -> None:
-        """Run: start a new answer if none is in progress, then keep granting trips."""
-        if self.engine_info is None:
-            self._want_run = self._fatal is None
-            if self._fatal is None and self._restart_timer.isActive():  # say what is really happening
-                self._set_status("The engine is restarting; it will run when it is ready.")
-            elif self._fatal is None and self.bridge.is_running():
-                self._set_status("Loading the model…")
-            elif self._fatal is None:
-                self._set_status("The engine is not running.")
-            else:
-                self._set_status("The model is not available.")
-            return
-        if self._main_done:
-            if not self._start_session():
-                return
-        self._running = True
-        if self.real_time_box.isChecked():
-            self.bridge.free_run(True)
-        self._set_status("Running.")
-        self._pump()
-
-    def pause(self) -> None:
-        """Stop granting trips (the trip on stage finishes)."""
-        self._want_run = False
-        self._running = False
-        if self.real_time_box.isChecked():
-            self.bridge.free_run(False)
-        if not self._main_done:
-            self._set_status("Paused. Press Run to go on, or Step for one trip.")
-
-    def toggle_run(self) -> None:
-        """Space: run if paused, pause if running."""
-        if self._running or self._want_run:
-            self.pause()
-        else:
-            self.run()
-
-    def step_once(self) -> None:
-        """Step: exactly one real forward pass (starting a new answer if needed)."""
-        if self.engine_info is None:
-            return
-        if self._running:
-            self.pause()
-        if self._main_done and not self._start_session():
-            return
-        if self._active:
-            self.bridge.grant(1)
-            self._grants_outstanding += 1
-            self._grant_time = time.monotonic()
-            self._set_status("One trip.")
-
-    def run_trips(self, n: int) -> bool:
-        """Grant ``n`` trips at once (screenshots, benchmarks), starting a new answer if none is in progress.
-
-        Returns False if the engine is not ready or the prompt is empty.
-        """
-        if self.engine_info is None:
-            return False
-        self._running = False
-        if self._main_done and not self._start_session():
-            return False
-        self.bridge.grant(n)
-        self._grants_outstanding += n
-        self._grant_time = time.monotonic()
-        self._set_status("Running.")
-        return True
-
-    def reset(self) -> None:
-        """Abort every request and clear the answer, the chips and the plots."""
-        self._running = False
-        self._want_run = False
-        self.bridge.free_run(False)
-        self.bridge.reset()
-        self._end_session()
-        if hasattr(self.scene, "reset"):
-            self.scene.reset()
-        self._trip_count = 0
-        self.trip_plot.clear_trips()
-        self.rate_plot.clear_trips()
-        self._readout_args = None
-        self._update_readout()
-        self._set_status("Reset. Choose a prompt and press Run.")
-
-    def set_real_time(self, on: bool) -> None:
-        """Real-time mode: the engine runs freely and the stage shows trips at their measured pace."""
-        if self.real_time_box.isChecked() != on:
-            self.real_time_box.setChecked(on)  # re-enters through the toggled signal
-            return
-        self.scene.real_time = on
-        if on:
-            self._flush_pending()
-        if self._running:
-            self.bridge.free_run(on)
-        self._update_readout()
-
-    def set_batch(self, n: int) -> None:
-        """Move the "sharing a table" slider to ``n`` seats (1–16)."""
-        self.batch_slider.setValue(max(1, min(MAX_BATCH, int(n))))
-
-    def set_draft_k(self, k: int) -> None:
-        """Move the "apprentice guesses" slider to ``k`` (0 = off; ignored while no draft model is usable)."""
-        self.apprentice.set_value(k)
-
-    def set_sharding(self, mode: str, n: int) -> None:
-        """Move the "tear the book" controls to ``mode`` ("tp"/"pp") and ``n`` desks (the engine answers later)."""
-        self.tear.set_value(mode, n)
-
-    def sharding(self) -> tuple[str, int]:
-        """The sharding in force, as the engine last confirmed it: (mode, n)."""
-        return self._sharding
 
     # ---- pages: live and tour ----------------------------------------------------------------------------------
     @property
@@ -628,397 +308,6 @@ class MainWindow(QMainWindow):
         """F: full screen on and off."""
         self.showNormal() if self.isFullScreen() else self.showFullScreen()
 
-    def is_running(self) -> bool:
-        """True while trips are being granted (Run pressed and not paused, answer not complete)."""
-        return self._running
-
-    def is_session_done(self) -> bool:
-        """True when no answer is in progress (never started, complete, or reset)."""
-        return self._main_done and self._on_stage is None and not self._pending
-
-    # ---- sessions ----------------------------------------------------------------------------------------------
-    def _start_session(self) -> bool:
-        prompt = self.prompt()
-        if not prompt.strip():
-            self._set_status("Type a prompt first.")
-            return False
-        self.bridge.reset()  # seats left over from the last answer go
-        self._end_session()
-        self._session += 1
-        self._main_id = f"s{self._session}-main"
-        self._main_done = False
-        self._prompt_text = prompt
-        self.answer_text = ""
-        self.answer_token_ids = []
-        self._render_answer()
-        self.bridge.set_max_batch(self.batch_slider.value())
-        self.spec_meter.reset()
-        if self.apprentice.value() == 0:
-            self.spec_meter.start_plain(self._spec_key(prompt))
-        self._submit(self._main_id, prompt, self.main_new_tokens)
-        self._fill_seats()
-        return True
-
-    def _end_session(self) -> None:
-        self._main_done = True
-        self._main_id = None
-        self._active.clear()
-        self._pending.clear()
-        self._on_stage = None
-        self._grants_outstanding = 0
-        self.answer_text = ""
-        self.answer_token_ids = []
-        self._prompt_text = ""
-        self.chips.clear()
-        self._render_answer()
-
-    def _submit(self, request_id: str, prompt: str, max_new_tokens: int) -> None:
-        if self.bridge.submit(request_id, prompt, max_new_tokens, temperature=0.0):
-            self._active.add(request_id)
-
-    def _fill_seats(self) -> None:
-        """Fill empty seats at the table with preset prompts, up to the batch slider's value."""
-        if self._main_done:
-            return
-        while len(self._active) < self.batch_slider.value():
-            self._seat_count += 1
-            prompt = PRESET_PROMPTS[self._preset_cursor % len(PRESET_PROMPTS)]
-            self._preset_cursor += 1
-            # different lengths, so seats free up at different trips (continuous batching at work)
-            n_new = 16 + (self._seat_count * 11) % 40
-            before = len(self._active)
-            self._submit(f"s{self._session}-seat{self._seat_count}", prompt, n_new)
-            if len(self._active) == before:  # the engine is gone; do not loop
-                return
-
-    def _in_session(self, request_id: str) -> bool:
-        return self._main_id is not None and request_id.startswith(f"s{self._session}-")
-
-    # ---- pacing ------------------------------------------------------------------------------------------------
-    def _on_tick(self, dt_s: float) -> None:
-        self.scene.advance(dt_s)
-        self._pump()
-
-    def _pump(self) -> None:
-        """Grant one trip when the stage is free and nothing is waiting (paced mode)."""
-        if not self._running or self.real_time_box.isChecked() or self.engine_info is None:
-            return
-        if self._grants_outstanding > 0:
-            if time.monotonic() - self._grant_time < GRANT_WATCHDOG_S:
-                return
-            log.warning("no report for a granted trip in %.0f s; granting again", GRANT_WATCHDOG_S)
-            self._grants_outstanding = 0
-        if self._pending or self._on_stage is not None or self.scene.busy() or not self._active:
-            return
-        if self.bridge.grant(1):
-            self._grants_outstanding += 1
-            self._grant_time = time.monotonic()
-
-    def _show_next(self) -> None:
-        if self._on_stage is not None or not self._pending or self.scene.busy():
-            return
-        report = self._pending.popleft()
-        self._on_stage = report
-        self.scene.show_trip(report)
-        self._update_readout_from(report)
-        if self.scene.real_time or not self.scene.busy():  # nothing to wait for: write now
-            self._write_trip()
-
-    def _write_trip(self) -> None:
-        """Write the tokens of the trip on stage: answer text and chips."""
-        report, self._on_stage = self._on_stage, None
-        if report is None:
-            return
-        for tok in report.get("tokens", []):
-            if tok.get("request_id") != self._main_id:
-                continue
-            self.answer_text += tok.get("text", "")
-            self.answer_token_ids.append(int(tok.get("token_id", -1)))
-            self.chips.add(tok.get("label", ""), tok.get("token_id", -1))
-        self._render_answer()
-        if self._main_done and not self._pending:
-            self._set_status("Done. Press Run for a new answer.")
-            self.session_finished.emit()
-
-    def _flush_pending(self) -> None:
-        """Write every waiting trip at once (used when switching to real time)."""
-        if self._on_stage is not None:
-            self._write_trip()
-        while self._pending:
-            self._on_stage = self._pending.popleft()
-            self._write_trip()
-
-    def _on_trip_finished(self) -> None:
-        self._write_trip()
-        self._show_next()
-        self._pump()
-
-    # ---- engine events -----------------------------------------------------------------------------------------
-    def _on_ready(self, info: dict) -> None:
-        self.engine_info = info
-        self._fatal = None
-        model = info.get("model", {})
-        layer_bytes = list(model.get("layer_weight_bytes", []))
-        try:
-            dictionary = int(model.get("weight_bytes") or 0) - sum(layer_bytes)  # embeddings and final norm
-            self.scene.configure(layer_bytes, int(info.get("kv_bytes_per_block", 0)),
-                                 int(info.get("num_blocks", 0)), str(model.get("name", "GPT-2")), dictionary)
-        except Exception:  # noqa: BLE001 - a drawing problem must not stop the words and numbers
-            log.exception("stage could not be configured")
-        bandwidth = float(info.get("memory_bandwidth_bytes_per_s") or 0)
-        weight_bytes = float(model.get("weight_bytes") or 0)
-        self.floor_ms = weight_bytes / bandwidth * 1000.0 if bandwidth > 0 and weight_bytes > 0 else None
-        self.bridge.set_max_batch(self.batch_slider.value())
-        self._configure_extras(info)
-        self._retranslate_engine_texts()
-        restart_session = not self._main_done
-        if restart_session:  # the engine was restarted mid-answer: start the answer again
-            self._main_done = True
-        self._set_status("Ready. Choose a prompt and press Run.")
-        if self._want_run or (restart_session and self._running):
-            self._want_run = False
-            self.run()
-
-    def _on_accepted(self, event: dict) -> None:
-        rid = event.get("request_id", "")
-        if rid == self._main_id and event.get("notice"):
-            self._set_status_text(str(event["notice"]))  # e.g. the prompt was cut to fit the context
-        if rid == self._main_id:
-            for tid, label in zip(event.get("prompt_token_ids", []), event.get("prompt_labels", [])):
-                self.chips.add(label, tid, kind="prompt")
-
-    def _on_step(self, report: dict) -> None:
-        self.reports_received += 1
-        self._grants_outstanding = max(0, self._grants_outstanding - 1)
-        if self._main_done or not any(self._in_session(r) for r in report.get("request_ids", [])):
-            return  # a report for an answer that was reset or is already complete
-        self._trip_count += 1
-        self.last_report = report
-        wall = float(report.get("wall_ms", 0.0))
-        self.trip_plot.add_trip(self._trip_count, wall, report.get("phase") in ("prefill", "mixed"))
-        if wall > 0:
-            tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
-            self.rate_plot.add_trip(self._trip_count, tokens / wall * 1000.0)
-        self._measure_extras(report)
-        if self.real_time_box.isChecked():
-            # Real time: the stage queues (and, when far behind, drops) trips itself; words appear at once.
-            self._flush_pending()
-            self.scene.show_trip(report)
-            self._update_readout_from(report)
-            self._on_stage = report
-            self._write_trip()
-            return
-        self._pending.append(report)
-        self._show_next()
-
-    def _on_finished(self, event: dict) -> None:
-        rid = event.get("request_id", "")
-        if not self._in_session(rid):
-            return
-        self._active.discard(rid)
-        if rid == self._main_id:
-            self._main_done = True
-            self._running = False
-            if self.real_time_box.isChecked():
-                self.bridge.free_run(False)
-            self.bridge.reset()  # the other seats stop with the visitor's answer
-            self._active.clear()
-            if self._on_stage is None and not self._pending:
-                self._set_status("Done. Press Run for a new answer.")
-                self.session_finished.emit()
-        else:
-            self._fill_seats()
-
-    def _on_idle(self) -> None:
-        self._grants_outstanding = 0
-
-    def _on_error(self, message: str) -> None:
-        self._set_status_text(_tr("The engine says: {message}").format(message=message))
-
-    def _on_fatal(self, message: str) -> None:
-        self._fatal = message
-        self.scene.show_notice(lambda: _tr("No model could be loaded, so no trips today: the reason is below."))
-        self.engine_info = None
-        self._running = False
-        self._set_status_text(_tr("The model could not be loaded: {message}").format(message=message))
-
-    def _on_engine_died(self, code: int) -> None:
-        self.engine_info = None
-        self._grants_outstanding = 0
-        self._pending.clear()
-        self._on_stage = None
-        if self._fatal is not None or not self.auto_restart:
-            return
-        now = time.monotonic()
-        rapid = bool(self._restarts) and now - self._restarts[-1] < 60
-        self._rapid_deaths = self._rapid_deaths + 1 if rapid else 0
-        self._restarts.append(now)
-        # a kiosk runs for days: never give up, back off (0.4 s, then doubling after a few quick deaths, to 60 s)
-        delay = min(RESTART_MAX_DELAY_MS, RESTART_DELAY_MS * 2 ** max(0, self._rapid_deaths - 2))
-        if self._rapid_deaths >= 5:
-            log.warning("engine stopped again (code %s), %d times in a row; next try in %.1f s",
-                        code, self._rapid_deaths + 1, delay / 1000)
-            self._set_status_text(_tr("The engine keeps stopping; trying again in {s} s. See the log.").format(
-                s=f"{delay / 1000:.0f}"))
-        else:
-            self._set_status_text(_tr("The engine stopped (code {code}). Starting a new one…").format(code=code))
-        self._restart_timer.start(delay)
-
-    def _restart_engine(self) -> None:
-        self._want_run = self._want_run or self._running
-        self.bridge.restart()
-
-    # ---- the apprentice and the torn book ---------------------------------------------------------------------
-    def _configure_extras(self, info: dict) -> None:
-        """From ``ready``: is there a usable draft model, which degrees may the book be torn into; and after an
-        engine restart, ask again for what the sliders show."""
-        draft_ok = info.get("draft") is not None and not info.get("draft_error")
-        k = self.apprentice.value()
-        self.apprentice.set_available(draft_ok, info.get("draft_error") or ("" if draft_ok else None))
-        if draft_ok and k:
-            self.apprentice.blockSignals(True)
-            self.apprentice.set_value(k)
-            self.apprentice.blockSignals(False)
-            self.bridge.set_draft_k(k)
-        sharding = info.get("sharding") or {}
-        self._sharding = (str(sharding.get("mode", "tp")), int(sharding.get("n", 1) or 1))
-        wanted = (self.tear.mode(), self.tear.value())
-        self.tear.confirmed = self._sharding
-        self.tear.configure(list(sharding.get("degrees_tp") or [1]), int(sharding.get("max_pp") or 1))
-        if hasattr(self.scene, "set_sharding"):
-            self.scene.set_sharding(*self._sharding)
-        if wanted[1] > 1 and wanted != self._sharding:  # a restarted engine: tear the book again
-            self.tear.set_value(*wanted)
-        self._update_extra_readout()
-
-    def _spec_key(self, prompt: str | None = None) -> tuple:
-        """What "the same prompt" means for the speed-up: prompt, table size and sharding."""
-        return (prompt if prompt is not None else self._prompt_text, self.batch_slider.value(), self._sharding)
-
-    def _measure_extras(self, report: dict) -> None:
-        self.spec_meter.add(report, self._spec_key())
-        self.shard_meter.add(report)
-        self._update_extra_readout()
-
-    def _update_extra_readout(self) -> None:
-        lines = []
-        k = self.apprentice.value()
-        if k > 0 and self.apprentice.is_available():
-            lines.append(self.spec_meter.text(self._spec_key(), k))
-        mode, n = self._sharding
-        if n > 1:
-            lines.append(self.shard_meter.text(mode, n))
-        if self.tear.is_pending():
-            lines.append(_tr("Starting the workers… the book is being torn (a few seconds)"))
-        self.extra_readout.setText("\n".join(lines))
-        self.extra_readout.setVisible(bool(lines))
-
-    def _on_draft_k_changed(self, k: int) -> None:
-        self.spec_meter.reset()
-        if self.engine_info is not None:
-            self.bridge.set_draft_k(k)
-        if k:
-            self._set_status_text(_tr("The apprentice now guesses {k} tokens before every trip.").format(k=k))
-        else:
-            self._set_status("The apprentice rests: one trip, one token.")
-        self._update_extra_readout()
-
-    def _on_tear_requested(self, mode: str, n: int) -> None:
-        if self.engine_info is None or not self.bridge.set_sharding(mode, n):
-            self.tear.give_up()
-            return
-        self._sharding_timer.start(SHARDING_WATCHDOG_MS)
-        if n > 1:
-            self._set_status("Starting the workers… the book is being torn (a few seconds)")
-        else:
-            self._set_status("Putting the book back together on one desk…")
-        self._update_extra_readout()
-
-    def _on_sharding(self, event: dict) -> None:
-        mode, n = str(event.get("mode", "tp")), int(event.get("n", 1) or 1)
-        asked = (self.tear.mode(), self.tear.value())
-        self._sharding_timer.stop()
-        self._sharding = (mode, n)
-        self.tear.confirm(mode, n)
-        self.shard_meter.reset()
-        layers = [tuple(w["layers"]) for w in event.get("workers") or [] if w.get("layers")]
-        if hasattr(self.scene, "set_sharding"):
-            self.scene.set_sharding(mode, n, layers or None)
-        if (mode, n) == asked or n > 1:  # after a fallback the engine's own calm message stays on screen
-            if n > 1:
-                how = _tr("by pages (TP)") if mode == "tp" else _tr("by chapters (PP)")
-                self._set_status_text(_tr("The book is torn {n} ways {how}: {n} desks work on every trip.").format(
-                    n=n, how=how))
-            else:
-                self._set_status("The book is whole again: one desk.")
-        self._update_extra_readout()
-
-    def _on_sharding_timeout(self) -> None:
-        if self.tear.is_pending():
-            self.tear.give_up()
-            self._set_status("The workers did not answer; the book stays as it was.")
-            self._update_extra_readout()
-
-    # ---- text on screen ----------------------------------------------------------------------------------------
-    def _render_answer(self) -> None:
-        prompt = html.escape(self._prompt_text).replace("\n", "<br>")
-        answer = html.escape(self.answer_text).replace("\n", "<br>")
-        self.answer.setHtml(f"<span style='color:#7d8b99'>{prompt}</span>"
-                            f"<span style='color:#eef3f8'>{answer}</span>")
-        bar = self.answer.verticalScrollBar()
-        bar.setValue(bar.maximum())
-
-    def _update_readout_from(self, report: dict) -> None:
-        wall = float(report.get("wall_ms", 0.0))
-        tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
-        self._readout_args = {"wall": wall, "tokens": tokens, "batch": int(report.get("batch", 1))}
-        self._update_readout()
-
-    def _update_readout(self) -> None:
-        a = self._readout_args
-        if a is None:
-            self.readout.setText(_tr("Press Run: every trip below is a real forward pass, timed."))
-            return
-        wall = a["wall"]
-        tps = a["tokens"] / wall * 1000.0 if wall > 0 else 0.0
-        if self.real_time_box.isChecked():
-            shown = _tr("shown at real speed")
-        else:
-            factor = float(getattr(self.scene, "trip_duration_s", 1.0)) * 1000.0 / wall if wall > 0 else 0.0
-            shown = _tr("shown {factor}× slower").format(factor=f"{factor:,.0f}")
-        self.readout.setText(_tr("measured {ms} ms · {shown} · {tpt} tokens/trip · {tps} tok/s").format(
-            ms=_fmt_ms(wall), shown=shown, tpt=a["tokens"], tps=f"{tps:,.0f}"))
-
-    def _retranslate_engine_texts(self) -> None:
-        info = self.engine_info
-        if info is None:
-            self.model_label.setText(_tr("Starting the model…") if self._fatal is None else "")
-            self.trip_plot.set_floor(None, "")
-            return
-        model = info.get("model", {})
-        bw = float(info.get("memory_bandwidth_bytes_per_s") or 0)
-        self.model_label.setText(_tr("{name}: {layers} layers (chapters) · {weights} of weights · "
-                                     "memory {bw}/s measured · {device}, threads: {threads}").format(
-            name=model.get("name", "GPT-2"), layers=model.get("n_layer", "?"),
-            weights=_fmt_bytes(float(model.get("weight_bytes") or 0)), bw=_fmt_bytes(bw),
-            threads=info.get("threads", "?"), device=info.get("device", "cpu")))
-        if self.floor_ms is not None:
-            self.trip_plot.setToolTip(_tr("Red line: the floor, weights ÷ measured memory bandwidth; no trip can be "
-                                          "faster on this computer"))
-            self.trip_plot.set_floor(self.floor_ms, _tr("floor {ms} ms").format(
-                ms=_fmt_ms(self.floor_ms)))
-
-    def _set_status(self, english: str) -> None:
-        """Show a calm one-line message (an English source string, translated now and on language change)."""
-        self._status_key = (english, {})
-        self.status_line.setText(_tr(english))
-        log.info("status: %s", english)
-
-    def _set_status_text(self, text: str) -> None:
-        self._status_key = None
-        self.status_line.setText(text)
-        log.info("status: %s", text)
-
     # ---- language ----------------------------------------------------------------------------------------------
     def _toggle_language(self) -> None:
         self.set_language("en" if self.lang == "zh" else "zh")
@@ -1050,7 +339,6 @@ class MainWindow(QMainWindow):
         self.real_time_box.setToolTip(_tr("Show the trips at the speed they were measured"))
         self.lang_button.setText("English" if self.lang == "zh" else "中文")
         self.lang_button.setToolTip(_tr("Switch language"))
-        self.trip_plot_title.setText(_tr("Measured ms per trip  (orange: reading the question · blue: writing)"))
         self.rate_plot_title.setText(_tr("Tokens per second"))
         self.view.setToolTip(_tr("F: full screen · F12: frame times"))
         self._on_batch_label()
@@ -1066,6 +354,7 @@ class MainWindow(QMainWindow):
         self.tour_tab.setToolTip(_tr("The guided tour: fifteen sections, the game, the metaphor table"))
         self.apprentice.retranslate()
         self.tear.retranslate()
+        self.live_page.seats.retranslate()
         self._update_extra_readout()
 
     # ---- controls ----------------------------------------------------------------------------------------------
@@ -1088,54 +377,15 @@ class MainWindow(QMainWindow):
     # ---- layout and exit ---------------------------------------------------------------------------------------
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        self._fit_stage()
+        self._apply_type_scale()
+        self.live_page.fit_stage()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
-        self._fit_stage()
-
-    def _fit_stage(self) -> None:
-        rect = self.scene.sceneRect()
-        if rect.isValid():
-            self.view.fitInView(rect, Qt.KeepAspectRatio)
+        self._apply_type_scale()
+        self.live_page.fit_stage()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         log.info("window closing")
         self.stop()
         super().closeEvent(event)
-
-
-STYLE_SHEET = """
-QWidget#central { background: #0f1419; }
-QWidget { color: #eef3f8; }
-QGraphicsView#stageView { background: #0f1419; border: 1px solid #33465b; border-radius: 10px; }
-QLabel#readout { color: #ffc94a; padding: 4px; }
-QLabel#modelLabel { color: #a9b8c8; }
-QLabel#statusLine { color: #7ec8ff; padding: 2px 4px; }
-QLabel#frameOverlay { background: rgba(0, 0, 0, 200); color: #f0f0f0; padding: 6px 10px; border-radius: 6px; }
-QTextEdit#answer { background: #17202a; border: 1px solid #33465b; border-radius: 10px; padding: 8px; }
-QComboBox#promptBox { background: #17202a; border: 1px solid #33465b; border-radius: 8px; padding: 6px 10px; }
-QComboBox#promptBox QAbstractItemView { background: #17202a; color: #eef3f8; selection-background-color: #2b5a8c; }
-QComboBox#promptBox::drop-down { border: none; width: 28px; }
-QPushButton { background: #1f2b38; border: 1px solid #33465b; border-radius: 10px; padding: 6px 18px; }
-QPushButton:hover { background: #273647; }
-QPushButton:pressed { background: #2f4257; }
-QPushButton#runButton { background: #ffc94a; color: #0f1419; border: none; }
-QPushButton#runButton:hover { background: #ffd66e; }
-QLabel#chip { background: #1f2b38; border: 1px solid #3b5570; border-radius: 8px; padding: 2px 8px; }
-QLabel#chipPrompt { background: #141b23; border: 1px solid #2a3947; border-radius: 8px; padding: 2px 8px;
-                    color: #a9b8c8; }
-QScrollArea#chips, QWidget#chipsInner { background: transparent; }
-QCheckBox::indicator { width: 22px; height: 22px; }
-QSlider::groove:horizontal { height: 8px; background: #2a3947; border-radius: 4px; }
-QSlider::handle:horizontal { background: #ffc94a; width: 26px; margin: -10px 0; border-radius: 13px; }
-QSlider::sub-page:horizontal { background: #7ea6cf; border-radius: 4px; }
-QSplitter::handle { background: #0f1419; }
-QToolTip { background: #17202a; color: #eef3f8; border: 1px solid #33465b; }
-QLabel#extraReadout { color: #b5f5c5; padding: 0px 4px; }
-QLabel#reasonLabel { color: #ff9c9c; }
-QPushButton:checked { background: #2b5a8c; border: 1px solid #7ec8ff; }
-QPushButton#liveTab, QPushButton#tourTab { padding: 4px 24px; }
-QSlider::handle:horizontal:disabled { background: #4a5a6a; }
-QSlider::sub-page:horizontal:disabled { background: #33465b; }
-"""

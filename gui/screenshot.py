@@ -1,8 +1,11 @@
-"""``python main.py screenshot --out FILE.png [--prompt TEXT] [--steps N] [--batch N] [--lang zh|en] [--size WxH]``
+"""``python main.py screenshot --out FILE.png [--prompt TEXT] [--steps N] [--batch N] [--lang zh|en] [--size WxH]
+[--layout-json FILE.json] [--presenter]``
 
 Runs N real trips of the engine (granted at once, so it is quick), waits for their reports, then shows the last
 trip on the stage half-way through its animation and saves the whole window as a PNG. Works without a display
-(the offscreen platform is chosen when there is none).
+(the offscreen platform is chosen when there is none). The PNG is exactly W×H device-independent pixels at any
+scale factor (``gui.layout_audit.exact_image``); a window that cannot be that size is refused with exit status 2.
+``--layout-json`` also writes every visible text with its rect, font size, role and whether it is clipped.
 """
 
 from __future__ import annotations
@@ -115,8 +118,16 @@ def screenshot_main(args) -> int:
     from gui.app import build_window, create_app
     app = create_app()
     window = build_window(args, app)
+    if getattr(args, "presenter", False):
+        from gui.presenter import Presenter
+        Presenter(window).install(presenter_mode=True)
     window.resize(width, height)
     window.show()
+    app.processEvents()
+    if (window.width(), window.height()) != (width, height):
+        print(f"screenshot: the window cannot be {width}x{height} (it is {window.width()}x{window.height()}: "
+              f"its contents need more room)", file=sys.stderr)
+        return 2
     window.start()
     try:
         if not _wait(app, lambda: window.engine_info is not None or window._fatal is not None
@@ -167,10 +178,16 @@ def screenshot_main(args) -> int:
         if (reason := check_out_path(out)) is not None:
             print(f"screenshot: {reason}", file=sys.stderr)
             return 2
-        if not window.grab().save(str(path)):
+        from gui.layout_audit import exact_image, write_layout_json
+        layout_json = getattr(args, "layout_json", None)
+        if layout_json:
+            write_layout_json(window, layout_json, window.lang)
+        image = exact_image(window)  # device-independent pixels, whatever QT_SCALE_FACTOR says
+        if not image.save(str(path)):
             print(f"screenshot: could not write {path}", file=sys.stderr)
             return 1
-        print(f"screenshot: {path} ({width}x{height}, {window.reports_received - start} trips)")
+        extra = f", layout in {layout_json}" if layout_json else ""
+        print(f"screenshot: {path} ({image.width()}x{image.height()}, {window.reports_received - start} trips{extra})")
         return 0
     finally:
         window.close()

@@ -1,4 +1,4 @@
-"""Small widgets of the main window: token chips, the live plots and the frame-time counter."""
+"""Small widgets of the main window: token chips and the frame-time counter (the plots: ``gui.live.plots``)."""
 
 from __future__ import annotations
 
@@ -7,23 +7,16 @@ import math
 import time
 from collections import deque
 
-import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QWidget
 
-# Colours match the stage (animations.items): dark panels, light text.
-PREFILL_COLOR = "#ffb347"  # orange: trips that read the whole question
-DECODE_COLOR = "#7ec8ff"  # blue: trips that write one token per seat
-FLOOR_COLOR = "#ff6b6b"  # red: the time a trip cannot beat on this computer
-RATE_COLOR = "#5fd39a"
-PLOT_BG = "#17202a"
-AXIS_TEXT = "#a9b8c8"
-AXIS_LINE = "#33465b"
+from gui.live.plots import RatePlot, TripPlot  # noqa: F401 - the plots live in gui.live.plots now
 
 
 class TokenChips(QScrollArea):
-    """A row of chips, one per token: the token's label above, its id below. Scrolls to the newest chip.
+    """A row of chips, one per token: the token's label above, its id below. Shows the newest chips that fit
+    whole (older ones are hidden, never cut at the edge); its height follows its font (two lines).
 
     At most ``max_chips`` are kept (the oldest go first), so a kiosk running for days does not grow.
     """
@@ -49,8 +42,9 @@ class TokenChips(QScrollArea):
     def add(self, label: str, token_id: int, kind: str = "answer") -> QLabel:
         """Add a chip. ``kind`` is "answer" (a generated token) or "prompt" (a token of the question)."""
         chip = QLabel(f"<div align='center'>{html.escape(label) or '&nbsp;'}<br>"
-                      f"<span style='font-size:small; color:#8797a8'>{int(token_id)}</span></div>")
+                      f"<span style='color:#8797a8'>{int(token_id)}</span></div>")
         chip.setTextFormat(Qt.RichText)
+        chip.setFont(self.font())
         chip.setObjectName("chipPrompt" if kind == "prompt" else "chip")
         chip.setProperty("tokenLabel", label)
         chip.setProperty("tokenId", int(token_id))
@@ -61,7 +55,19 @@ class TokenChips(QScrollArea):
             old = self.chips.popleft()
             self._row.removeWidget(old)
             old.deleteLater()
+        self._fit()
         return chip
+
+    def sizeHint(self):  # noqa: N802 - Qt override: two lines of text and the chip's frame
+        from PySide6.QtCore import QSize
+        from PySide6.QtGui import QFontMetrics
+        h = QFontMetrics(self.font()).lineSpacing() * 2 + 12
+        if self.chips:
+            h = max(h, max(c.sizeHint().height() for c in list(self.chips)[-8:]) + 6)
+        return QSize(200, h)
+
+    def minimumSizeHint(self):  # noqa: N802 - Qt override
+        return self.sizeHint()
 
     @staticmethod
     def _tooltip(chip: QLabel) -> None:
@@ -69,15 +75,43 @@ class TokenChips(QScrollArea):
                         .format(label=chip.property("tokenLabel"), id=chip.property("tokenId")))
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        from PySide6.QtCore import QEvent
         if event.type() == QEvent.LanguageChange:  # tooltips follow a language switch
             for chip in self.chips:
                 self._tooltip(chip)
         super().changeEvent(event)
+        if event.type() == QEvent.FontChange:
+            for chip in self.chips:
+                chip.setFont(self.font())
+            self.setFixedHeight(self.sizeHint().height())
+            self._fit()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Show the newest chips that fit whole in the visible width; hide the older ones."""
+        if self.height() != self.sizeHint().height():
+            self.setFixedHeight(self.sizeHint().height())
+        margins = self._row.contentsMargins()
+        room = self.viewport().width() - margins.left() - margins.right() - 2
+        spacing = self._row.spacing()
+        used = 0
+        fits = True
+        for chip in reversed(self.chips):
+            chip.ensurePolished()  # the style sheet's padding and border are in its size hint only once polished
+            w = max(chip.sizeHint().width(), chip.minimumSizeHint().width())
+            fits = fits and used + w <= room
+            chip.setVisible(fits)
+            if fits:
+                used += w + spacing
 
     def clear(self) -> None:
         """Remove every chip."""
         while self.chips:
             chip = self.chips.popleft()
+            chip.hide()
             self._row.removeWidget(chip)
             chip.deleteLater()
 
@@ -87,113 +121,6 @@ class TokenChips(QScrollArea):
 
     def _scroll_to_end(self, _lo: int, hi: int) -> None:
         self.horizontalScrollBar().setValue(hi)
-
-
-def _quiet(plot: pg.PlotWidget) -> None:
-    """A plot to look at, not to fiddle with: no mouse zoom, buttons or menu; a faint horizontal grid."""
-    plot.setMinimumHeight(70)
-    plot.setMouseEnabled(x=False, y=False)
-    plot.hideButtons()
-    plot.setMenuEnabled(False)
-    plot.showGrid(x=False, y=True, alpha=0.25)
-
-
-class TripPlot(pg.PlotWidget):
-    """Measured milliseconds per trip (one point per forward pass), with the floor drawn as a line.
-
-    Prefill trips are orange, decode trips blue. Keeps the last ``max_points`` trips.
-    """
-
-    def __init__(self, parent: QWidget | None = None, max_points: int = 400, font: QFont | None = None):
-        super().__init__(parent, background=PLOT_BG)
-        self.max_points = max_points
-        _quiet(self)
-        self._x: deque[int] = deque(maxlen=max_points)
-        self._y: deque[float] = deque(maxlen=max_points)
-        self._prefill: deque[bool] = deque(maxlen=max_points)
-        self._line = self.plot([], [], pen=pg.mkPen("#4d6a86", width=1.5))
-        self._scatter = pg.ScatterPlotItem(size=7, pen=None)
-        self.addItem(self._scatter)
-        self.floor_ms: float | None = None
-        self._floor = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(FLOOR_COLOR, width=2, style=Qt.DashLine),
-                                      label="floor", labelOpts={"position": 0.985, "color": FLOOR_COLOR,
-                                                                "fill": (23, 32, 42, 220), "anchors": [(1, 1), (1, 1)]})
-        self._floor.setVisible(False)
-        self.addItem(self._floor, ignoreBounds=False)
-        if font is not None:
-            self._floor.label.setFont(font)
-            for side in ("left", "bottom"):
-                self.getAxis(side).setTickFont(font)
-                self.getAxis(side).setTextPen(AXIS_TEXT)
-                self.getAxis(side).setPen(AXIS_LINE)
-
-    def add_trip(self, x: int, ms: float, prefill: bool) -> None:
-        """Plot one trip: ``ms`` is the measured wall time of the forward pass in milliseconds."""
-        self._x.append(x)
-        self._y.append(ms)
-        self._prefill.append(prefill)
-        self._line.setData(list(self._x), list(self._y))
-        brushes = [pg.mkBrush(PREFILL_COLOR if p else DECODE_COLOR) for p in self._prefill]
-        self._scatter.setData(list(self._x), list(self._y), brush=brushes)
-        self._update_range()
-
-    def set_floor(self, floor_ms: float | None, text: str) -> None:
-        """Draw the floor at ``floor_ms`` milliseconds with ``text`` as its label; None hides it."""
-        self.floor_ms = floor_ms
-        self._floor.setVisible(floor_ms is not None)
-        if floor_ms is not None:
-            self._floor.setValue(floor_ms)
-            self._floor.label.setFormat(text)
-        self._update_range()
-
-    def clear_trips(self) -> None:
-        """Forget every plotted trip (the floor stays)."""
-        self._x.clear()
-        self._y.clear()
-        self._prefill.clear()
-        self._line.setData([], [])
-        self._scatter.setData([], [])
-        self._update_range()
-
-    def points(self) -> list[tuple[int, float]]:
-        """The plotted (trip, ms) pairs."""
-        return list(zip(self._x, self._y))
-
-    def _update_range(self) -> None:
-        top = max([*self._y, (self.floor_ms or 0) * 1.5, 0.01])
-        self.setYRange(0, top * 1.1, padding=0)
-        if self._x:
-            self.setXRange(self._x[0], max(self._x[-1], self._x[0] + 10), padding=0.02)
-
-
-class RatePlot(pg.PlotWidget):
-    """Tokens per second of each trip: tokens written ÷ measured wall time."""
-
-    def __init__(self, parent: QWidget | None = None, max_points: int = 400, font: QFont | None = None):
-        super().__init__(parent, background=PLOT_BG)
-        _quiet(self)
-        self._x: deque[int] = deque(maxlen=max_points)
-        self._y: deque[float] = deque(maxlen=max_points)
-        self._curve = self.plot([], [], pen=pg.mkPen(RATE_COLOR, width=2), symbol="o", symbolSize=5,
-                                symbolBrush=RATE_COLOR, symbolPen=None)
-        if font is not None:
-            for side in ("left", "bottom"):
-                self.getAxis(side).setTickFont(font)
-                self.getAxis(side).setTextPen(AXIS_TEXT)
-                self.getAxis(side).setPen(AXIS_LINE)
-
-    def add_trip(self, x: int, tokens_per_s: float) -> None:
-        """Plot the throughput of one trip in tokens per second."""
-        self._x.append(x)
-        self._y.append(tokens_per_s)
-        self._curve.setData(list(self._x), list(self._y))
-        self.setYRange(0, max(self._y) * 1.15 or 1, padding=0)
-
-    def clear_trips(self) -> None:
-        """Forget every plotted trip."""
-        self._x.clear()
-        self._y.clear()
-        self._curve.setData([], [])
 
 
 def percentile(values: list[float], q: float) -> float:

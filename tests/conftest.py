@@ -136,8 +136,10 @@ def _stop_everything() -> None:
         for anim in owner.findChildren(QAbstractAnimation):
             anim.stop()
     for obj in gc.get_objects():
+        if type(obj).__name__ != "AnimationClock":
+            continue
         stop = getattr(obj, "stop", None)
-        if type(obj).__name__ == "AnimationClock" and callable(stop):
+        if callable(stop):
             try:
                 stop()
             except RuntimeError:

@@ -307,6 +307,18 @@
 <context>
     <name>Tour</name>
     <message>
+        <source>{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either way</source>
+        <translation>带小徒弟 {t} 趟写了 {n} 个字，不带要 {p} 趟；写出来的字一模一样</translation>
+    </message>
+    <message>
+        <source>the live draft and target models</source>
+        <translation>现场运行的草稿模型和目标模型</translation>
+    </message>
+    <message>
+        <source>Faster than the memory floor: this small book fits in the processor's cache, so a trip does not go all the way to main memory.</source>
+        <translation>比内存下限还快：这本小书装得进处理器的缓存，一趟不必跑回主内存。</translation>
+    </message>
+    <message>
         <source>tensor parallel</source>
         <translation>张量并行</translation>
     </message>
@@ -1519,20 +1531,12 @@
         <translation>本机实测：连续批趟数更少，总时间却更长（{c} 对 {s}）：在两个 CPU 核上，一趟的时间随它带的字数增长，所以把趟装满省得不如 GPU 多；在 GPU 上，一趟装多装少耗时差不多。</translation>
     </message>
     <message>
-        <source>{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either way</source>
-        <translation>带小徒弟 {t} 趟写出 {n} 个字，不带要 {p} 趟；两种写法文字完全相同</translation>
-    </message>
-    <message>
         <source>Trips for the same {n} tokens</source>
         <translation>写同样 {n} 个字要几趟</translation>
     </message>
     <message>
         <source>Measured here the apprentice kept {pct:.0f}% of its guesses, fewer than the source's 3–4 of 5: both models here are tiny and briefly trained, so they agree less often than a good draft agrees with a big model, and this text is not code.</source>
         <translation>本机实测：小徒弟猜的留下了 {pct:.0f}%，比原文说的“5 个里猜中 3–4 个”少：这里两个模型都很小、训练时间很短，彼此一致的时候不如好的草稿模型和大模型那么多，而且这段文字也不是代码。</translation>
-    </message>
-    <message>
-        <source>the live draft and target models</source>
-        <translation>现场的草稿模型和目标模型</translation>
     </message>
     <message>
         <source>without: {n} trips</source>
@@ -1561,10 +1565,6 @@
     <message>
         <source>The same odds at three temperatures:</source>
         <translation>同一组概率，换三个温度：</translation>
-    </message>
-    <message>
-        <source>Faster than the memory floor: this small book fits in the processor's cache, so a trip does not go all the way to main memory.</source>
-        <translation>比显存下限还快：这本小书整本放得进处理器的缓存，一趟不用一路跑到主内存。</translation>
     </message>
     <message>
         <source>your trips so far: one column per trip, one square per token</source>
@@ -1613,6 +1613,106 @@
 </context>
 <context>
     <name>MainWindow</name>
+    <message>
+        <source>The engine keeps stopping; trying again in {s} s. See the log.</source>
+        <translation>引擎反复停止，{s} 秒后再试。详情见日志。</translation>
+    </message>
+    <message>
+        <source>The engine is restarting; it will run when it is ready.</source>
+        <translation>引擎正在重启，准备好就开始写。</translation>
+    </message>
+    <message>
+        <source>The engine is not running.</source>
+        <translation>引擎没有在运行。</translation>
+    </message>
+    <message>
+        <source>1 thread</source>
+        <translation>1 个线程</translation>
+    </message>
+    <message>
+        <source>{n} threads</source>
+        <translation>{n} 个线程</translation>
+    </message>
+    <message>
+        <source>{name} · {device} · {layers} chapters (layers) · {weights} of weights · memory {bw}/s measured · {threads}</source>
+        <translation>{name} · {device} · {layers} 章（层） · 权重 {weights} · 实测内存带宽 {bw}/秒 · {threads}</translation>
+    </message>
+    <message>
+        <source>Measured ms per trip · orange: reading the question · blue: writing</source>
+        <translation>每趟实测毫秒 · 橙：读题 · 蓝：写字</translation>
+    </message>
+    <message>
+        <source>red: the floor, {ms} ms</source>
+        <translation>红：下限 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>Slower here: a tiny model on two CPU cores is bound by overhead, not by memory, and the apprentice's pass costs nearly as much as the master's.</source>
+        <translation>这里反而更慢：两个 CPU 核心上的小模型卡在开销上，不在内存上；小徒弟搬一趟几乎和师傅一样贵。</translation>
+    </message>
+    <message>
+        <source>Slower here: passing the pages between processes costs more than the tiny model's compute; tearing pays off for models too big for one GPU.</source>
+        <translation>这里反而更慢：进程之间传书页比小模型的计算还贵；拆书只对一张 GPU 装不下的大模型划算。</translation>
+    </message>
+    <message>
+        <source>One Trip apprentice model</source>
+        <translation>一趟·小徒弟模型</translation>
+    </message>
+    <message>
+        <source>One Trip code model</source>
+        <translation>一趟·代码模型</translation>
+    </message>
+    <message>
+        <source>One Trip poetry apprentice</source>
+        <translation>一趟·诗词小徒弟</translation>
+    </message>
+    <message>
+        <source>One Trip poetry model</source>
+        <translation>一趟·古诗模型</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>The model is loading: nothing measured yet.</source>
+        <translation>模型正在加载：还没有测到任何数字。</translation>
+    </message>
+    <message>
+        <source>{n} token/trip</source>
+        <translation>每趟 {n} 个字</translation>
+    </message>
+    <message>
+        <source>{n} tokens/trip</source>
+        <translation>每趟 {n} 个字</translation>
+    </message>
+    <message>
+        <source>measured {ms} ms · {shown} · {per_trip} · {tps} tok/s</source>
+        <translation>实测 {ms} 毫秒 · {shown} · {per_trip} · 每秒 {tps} 个字</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>没有加载模型。</translation>
+    </message>
+    <message>
+        <source>{name} · {params} parameters</source>
+        <translation>{name} · {params} 参数</translation>
+    </message>
+    <message>
+        <source>Seats</source>
+        <translation>座位</translation>
+    </message>
+    <message>
+        <source>Every request at the table: pick one to read its prompt and answer</source>
+        <translation>桌上的每个请求：点一个，看它的题目和回答</translation>
+    </message>
+    <message>
+        <source>Paused. Space goes on; → makes one trip.</source>
+        <translation>已暂停。空格继续；→ 搬一趟。</translation>
+    </message>
     <message>
         <source>No model could be loaded, so no trips today: the reason is below.</source>
         <translation>模型没能加载，今天搬不了书：原因写在下面。</translation>
@@ -1784,18 +1884,6 @@
     <message>
         <source>Ready. Choose a prompt and press Run.</source>
         <translation>准备好了。选一个题目，按“开始”。</translation>
-    </message>
-    <message>
-        <source>The engine keeps stopping; trying again in {s} s. See the log.</source>
-        <translation>引擎反复停止，{s} 秒后再试。详情见日志。</translation>
-    </message>
-    <message>
-        <source>The engine is restarting; it will run when it is ready.</source>
-        <translation>引擎正在重启，准备好就开始写。</translation>
-    </message>
-    <message>
-        <source>The engine is not running.</source>
-        <translation>引擎没有在运行。</translation>
     </message>
     <message>
         <source>its tokenizer differs from the master's</source>

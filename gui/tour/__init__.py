@@ -60,7 +60,8 @@ def measure_in_subprocess(prompt: str, model_dir: str | Path | None = None, time
 
 
 def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] = (1600, 900), live: bool = True,
-                       analysis: dict | None = None, prompt: str | None = None) -> int:
+                       analysis: dict | None = None, prompt: str | None = None,
+                       layout_json: str | None = None) -> int:
     """Render tour page ``section`` offscreen to the PNG ``out``. Returns 0, or 1/2 with a message on stderr.
 
     section: 1–15 the source's sections, 16 the game, 17 the metaphor table, 18 the three questions.
@@ -116,7 +117,10 @@ def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] 
         except OSError as exc:
             print(f"screenshot: cannot create the folder of {path} ({exc.strerror or exc})", file=sys.stderr)
             return 2
-        if not widget.grab().save(str(path)):
+        from gui.layout_audit import exact_image, write_layout_json
+        if layout_json:
+            write_layout_json(widget, layout_json, lang)
+        if not exact_image(widget, size).save(str(path)):
             print(f"screenshot: could not write {path}", file=sys.stderr)
             return 1
     finally:

@@ -1,0 +1,290 @@
+"""The Live page's widgets and their layout: the stage on top across the whole width, one compact strip below.
+
+    ┌──────────────────────────── stage (≥ 80 % of the width) ────────────────────────────┐
+    │                                                                                      │
+    └──────────────────────────────────────────────────────────────────────────────────────┘
+      readout: measured ms · shown N× slower · tokens/trip · tok/s      (wraps, never cut)
+      apprentice / torn-book figures · why they differ from the source's claim (only when there are some)
+    ┌ prompt [Run Pause Step Reset] ┐ ┌ ms per trip ┐ ┌ sharing a table ──●── 4      ┐
+    │ seats 1 2 3 4                 │ │   plot      │ │ trip on screen ─●─ 1.00 s    │
+    │ answer (newest text, prompt)  │ ├ tokens/s ───┤ │ apprentice ●── off           │
+    │ chips                         │ │   plot      │ │ tear the book [TP][PP] ●── 1 │
+    └───────────────────────────────┘ └─────────────┘ └ real time                    ┘
+      status line (what the controls on screen can do next)           model · parameters · CPU · bandwidth
+
+Every text widget has a role (``animations.typescale.set_role``); ``LivePage.apply_type_scale`` gives each its
+font from the window height (``gui.live.typeset``), so the page is the same picture from 1280×720 to 3840×2160.
+The stage view's height is set so that the scene, fitted with ``fitInView``, spans at least ``STAGE_SHARE`` of
+the page's width.
+"""
+
+from __future__ import annotations
+
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QGridLayout, QHBoxLayout, QLabel,
+                               QPushButton, QSizePolicy, QSlider, QVBoxLayout, QWidget)
+
+from animations.typescale import TypeScale, set_role
+from gui.live.plots import RatePlot, TripPlot
+from gui.live.readout import ReadoutPanel
+from gui.live.seats import SeatPanel
+from gui.live.typeset import apply_type_scale, style_sheet
+from gui.live_controls import ApprenticeControl, TearControl
+
+STAGE_SHARE = 0.84  # of the page width (the window less its margins): the design asks for 80 % of the window
+STAGE_MAX_HEIGHT = 0.62  # past this share of the page height the strip below gets the room
+MAX_PROMPT_CHARS = 2000
+MAX_BATCH = 16
+
+
+class _Refit(QObject):
+    """Calls ``fit()`` after the watched widget is resized (the view changes size when a line wraps)."""
+
+    def __init__(self, fit, parent: QObject):
+        super().__init__(parent)
+        self._fit = fit
+
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt override
+        if event.type() == QEvent.Resize:
+            QTimer.singleShot(0, self, self._fit)  # dropped if the page goes first (the context object)
+        return False
+
+
+def _label(role: str, name: str = "", wrap: bool = False) -> QLabel:
+    label = QLabel()
+    if name:
+        label.setObjectName(name)
+    label.setWordWrap(wrap)
+    set_role(label, role)
+    return label
+
+
+class LivePage(QWidget):
+    """All widgets of the Live page, laid out; no behaviour (``MainWindow`` connects and drives them)."""
+
+    def __init__(self, scene, presets: list[str], batch: int, trip_s: float, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("livePage")
+        self.scene = scene
+        self.presenter_mode = False
+        self._scale_key: tuple | None = None
+        self._fitted_for: tuple | None = None
+        self.font_family: str | None = None
+
+        # stage
+        self.view = QGraphicsView(scene)
+        self.view.setObjectName("stageView")
+        self.view.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.view.setFrameShape(QFrame.NoFrame)
+        self.view.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
+        self.view.setOptimizationFlags(QGraphicsView.DontSavePainterState)
+        self.view.setMinimumHeight(0)
+        self.view.installEventFilter(_Refit(self.fit_stage, self))
+
+        self.readout_panel = ReadoutPanel()
+
+        # prompt row
+        self.prompt_caption = _label("caption")
+        self.prompt_box = QComboBox()
+        self.prompt_box.setObjectName("promptBox")
+        self.prompt_box.setEditable(True)
+        self.prompt_box.setInsertPolicy(QComboBox.NoInsert)
+        self.prompt_box.lineEdit().setMaxLength(MAX_PROMPT_CHARS)
+        for p in presets:
+            self.prompt_box.addItem(p.replace("\n", "⏎"), p)
+        self.prompt_box.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.prompt_box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.prompt_box.setMinimumContentsLength(6)
+        set_role(self.prompt_box, "prompt")
+        self.run_button, self.pause_button = QPushButton(), QPushButton()
+        self.step_button, self.reset_button = QPushButton(), QPushButton()
+        prompt_row = QHBoxLayout()
+        prompt_row.setSpacing(4)
+        prompt_row.addWidget(self.prompt_caption)
+        prompt_row.addWidget(self.prompt_box, 1)
+        for b, name in ((self.run_button, "runButton"), (self.pause_button, "pauseButton"),
+                        (self.step_button, "stepButton"), (self.reset_button, "resetButton")):
+            b.setObjectName(name)
+            b.setFocusPolicy(Qt.TabFocus)
+            set_role(b, "button")
+            prompt_row.addWidget(b)
+
+        # words
+        self.seats = SeatPanel()
+        words = QVBoxLayout()
+        words.setSpacing(4)
+        words.addLayout(prompt_row)
+        words.addWidget(self.seats, 1)
+
+        # plots
+        self.trip_plot_title = _label("plot-title", wrap=True)
+        self.rate_plot_title = _label("plot-title", wrap=True)
+        self.trip_plot, self.rate_plot = TripPlot(), RatePlot()
+        plots = QVBoxLayout()
+        plots.setSpacing(2)
+        for w, stretch in ((self.trip_plot_title, 0), (self.trip_plot, 1), (self.rate_plot_title, 0),
+                           (self.rate_plot, 1)):
+            plots.addWidget(w, stretch)
+
+        # controls
+        self.batch_caption, self.batch_value = _label("caption"), _label("value")
+        self.batch_slider = QSlider(Qt.Horizontal)
+        self.batch_slider.setObjectName("batchSlider")
+        self.batch_slider.setRange(1, MAX_BATCH)
+        self.batch_slider.setPageStep(1)
+        self.batch_slider.setValue(max(1, min(MAX_BATCH, int(batch))))
+        self.speed_caption, self.speed_value = _label("caption"), _label("value")
+        self.speed_slider = QSlider(Qt.Horizontal)
+        self.speed_slider.setObjectName("speedSlider")
+        self.speed_slider.setRange(25, 300)  # hundredths of a second per trip on screen
+        self.speed_slider.setSingleStep(5)
+        self.speed_slider.setPageStep(25)
+        self.speed_slider.setValue(int(round(trip_s * 100)))
+        self.real_time_box = QCheckBox()
+        self.real_time_box.setObjectName("realTimeBox")
+        set_role(self.real_time_box, "caption")
+        for s in (self.batch_slider, self.speed_slider):
+            s.setMinimumWidth(40)
+        self.apprentice = ApprenticeControl()
+        self.tear = TearControl()
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(6)
+        grid.setVerticalSpacing(2)
+        grid.addWidget(self.batch_caption, 0, 0)
+        grid.addWidget(self.batch_slider, 0, 1)
+        grid.addWidget(self.batch_value, 0, 2)
+        grid.addWidget(self.speed_caption, 1, 0)
+        grid.addWidget(self.speed_slider, 1, 1)
+        grid.addWidget(self.speed_value, 1, 2)
+        grid.addWidget(self.real_time_box, 2, 0, 1, 3)
+        grid.addWidget(self.apprentice, 3, 0, 1, 3)
+        grid.addWidget(self.tear, 4, 0, 1, 3)
+        grid.setColumnStretch(1, 1)
+        grid.setRowStretch(5, 1)
+
+        self.strip = QWidget()
+        strip = QHBoxLayout(self.strip)
+        strip.setContentsMargins(0, 0, 0, 0)
+        strip.setSpacing(10)
+        strip.addLayout(words, 9)
+        strip.addLayout(plots, 5)
+        strip.addLayout(grid, 6)
+
+        self.status_line = _label("status", "statusLine", wrap=True)
+        self.status_line.setTextFormat(Qt.PlainText)
+        self.footer = QWidget()  # the status line (what the controls can do next) and the model line
+        foot = QHBoxLayout(self.footer)
+        foot.setContentsMargins(0, 0, 0, 0)
+        foot.setSpacing(12)
+        foot.addWidget(self.status_line, 1)
+        foot.addWidget(self.readout_panel.model_label, 1)
+
+        for w in (self.view, self.readout_panel, self.strip, self.footer):
+            w.setParent(self)
+
+    # ---- sizes -----------------------------------------------------------------------------------------------
+    def apply_type_scale(self, window_height: int, family: str | None) -> None:
+        """Fonts and style sheet from the window height (and presenter mode); cheap when nothing changed."""
+        key = (int(window_height), self.presenter_mode, family)
+        if key == self._scale_key:
+            return
+        self._scale_key = key
+        self.font_family = family
+        scale = TypeScale(window_height, self.presenter_mode)
+        apply_type_scale(self, scale, family)
+        self.setStyleSheet(style_sheet(scale))
+        answer = self.seats.answer
+        answer.setMinimumHeight(int(answer.fontMetrics().lineSpacing() * 2 + 2 * answer.document().documentMargin()
+                                    + 2 * answer.frameWidth() + 4))
+        small = self.trip_plot_title.font()
+        small.setBold(False)
+        for plot in (self.trip_plot, self.rate_plot):
+            plot.set_text_font(small)
+        self.fit_stage()
+
+    # The page's four rows are placed by hand (``arrange``): Qt's box layout, once any row wraps text
+    # (height-for-width), treats every row's size hint as its minimum, and the stage could not keep its share.
+    GAP = 3
+
+    def event(self, event) -> bool:  # noqa: D102 - Qt override
+        if event.type() == QEvent.LayoutRequest:  # a line wrapped or appeared: the rows' heights change
+            self.arrange()
+        return super().event(event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self.arrange()
+
+    def _row_heights(self, width: int) -> tuple[int, int, int]:
+        """(readout panel, strip minimum, status line) heights at ``width``."""
+        def hfw(w: QWidget) -> int:
+            if w.isHidden():
+                return 0
+            h = w.heightForWidth(width) if w.hasHeightForWidth() else -1
+            return h if h >= 0 else w.sizeHint().height()
+        readout = hfw(self.readout_panel)
+        # the strip's box layout does not count wrapped titles at their width: add the plots column up by hand
+        col = self.trip_plot_title.width() or int(width * 5 / 20)
+        plots = sum(t.heightForWidth(col) for t in (self.trip_plot_title, self.rate_plot_title))
+        plots += sum(p.minimumHeight() for p in (self.trip_plot, self.rate_plot)) + 3 * 2
+        strip = max(self.strip.minimumSizeHint().height(), plots)
+        return readout, strip, hfw(self.footer)
+
+    def _stage_heights(self, width: int) -> tuple[float, float]:
+        rect = self.scene.sceneRect()
+        ratio = rect.height() / rect.width() if rect.isValid() and rect.width() > 0 else 0.375
+        return width * STAGE_SHARE * ratio, width * ratio
+
+    def minimumSizeHint(self):  # noqa: N802 - Qt override
+        width = max(self.width(), 640)
+        readout, strip, status = self._row_heights(width)
+        floor, _full = self._stage_heights(width)
+        hint = self.strip.minimumSizeHint()
+        # the stage may give way (``arrange``) down to half its share, so a 1280×720 window always fits
+        return QSize(hint.width(), int(floor * 0.5) + readout + strip + status + 4 * self.GAP)
+
+    def sizeHint(self):  # noqa: N802 - Qt override
+        return self.minimumSizeHint()
+
+    def arrange(self) -> None:
+        """Place the rows: stage (the whole width's worth when there is room, never under ``STAGE_SHARE`` of
+        it), readout, strip (the rest), status line."""
+        W, H = self.width(), self.height()
+        if W <= 0 or H <= 0:
+            return
+        readout, strip_min, status = self._row_heights(W)
+        floor, full = self._stage_heights(W)
+        others = readout + strip_min + status + 4 * self.GAP
+        # the stage's share when there is room; when there is not (presenter mode in a small window), the rest
+        # must still fit whole, so the stage gives way
+        stage = int(max(0, min(max(floor, min(full, H * STAGE_MAX_HEIGHT)), H - others)))
+        strip = max(strip_min, H - stage - readout - status - 4 * self.GAP)
+        y = self.GAP
+        view_size = self.view.size()
+        for w, h in ((self.view, stage), (self.readout_panel, readout), (self.strip, strip),
+                     (self.footer, status)):
+            if w.isHidden():
+                continue
+            if w.geometry().getRect() != (0, y, W, h):
+                w.setGeometry(0, y, W, h)
+            y += h + self.GAP
+        if self.view.size() != view_size or self._fitted_for != (self.view.size(), self.scene.sceneRect()):
+            self.fit_stage()
+
+    def fit_stage(self) -> None:
+        """Fit the whole scene into the view, keeping its proportions."""
+        if not shiboken6.isValid(self.scene):  # the window is being torn down
+            return
+        set_view = getattr(self.scene, "set_view", None)
+        if set_view is not None and self.view.width() > 0 and self.view.height() > 0:
+            # the stage picks its font sizes for this view, so that after fitInView none is under height / 60
+            set_view(float(self.view.width()), float(self.view.height()), float(self.window().height()),
+                     self.presenter_mode)
+        rect = self.scene.sceneRect()
+        if rect.isValid():
+            self.view.fitInView(rect, Qt.KeepAspectRatio)
+            self._fitted_for = (self.view.size(), rect)

@@ -1,0 +1,155 @@
+"""What the Live page says in words and figures: the readout line, the model line, the extras and their "why".
+
+Every figure is measured (a step report's ``wall_ms``, the engine's measured memory bandwidth) or computed from a
+stated formula (the floor: weight bytes ÷ measured bandwidth). Before the model is loaded the readout says so
+instead of showing zeros. The model is named by a display name ("One Trip code model · 4.3M parameters · CPU"),
+never by its folder name ("target").
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from animations.typescale import set_role
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("MainWindow", text)
+
+
+def fmt_bytes(n: float) -> str:
+    """1234567 -> "1.2 MB" (decimal units: B, KB, MB, GB)."""
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000.0
+    return f"{n:.1f} GB"
+
+
+def fmt_ms(ms: float) -> str:
+    """Milliseconds with three significant figures or so: 123, 12.3, 1.23, 0.123."""
+    if ms >= 100:
+        return f"{ms:.0f}"
+    if ms >= 10:
+        return f"{ms:.1f}"
+    if ms >= 0.1:
+        return f"{ms:.2f}"
+    return f"{ms:.3f}"
+
+
+def fmt_params(n: int) -> str:
+    """4321000 -> "4.3M", 124000000 -> "124M", 950000 -> "0.95M"."""
+    m = n / 1e6
+    return f"{m:.0f}M" if m >= 100 else f"{m:.1f}M" if m >= 1 else f"{m:.2f}M"
+
+
+def model_display_name(folder: str) -> str:
+    """A visitor's name for a model folder: the bundled ones by what they learned, any other by its folder."""
+    names = {"target": _tr("One Trip code model"), "draft": _tr("One Trip apprentice model"),
+             "poems": _tr("One Trip poetry model"), "poems_draft": _tr("One Trip poetry apprentice")}
+    return names.get(folder, folder or "GPT-2")
+
+
+def device_name(device: str) -> str:
+    """"cpu" -> "CPU", "cuda" / "cuda:0" -> "GPU"."""
+    d = (device or "cpu").lower()
+    return _tr("GPU") if d.startswith("cuda") else _tr("CPU") if d == "cpu" else d.upper()
+
+
+def readout_text(args: dict | None, loaded: bool, real_time: bool, trip_s: float) -> str:
+    """The big line: measured ms of the trip on stage, how much slower it is shown, tokens/trip, tokens/s.
+
+    ``args``: {"wall": ms, "tokens": n, "batch": n} of the trip on stage, or None before the first trip.
+    """
+    if not loaded:
+        return _tr("The model is loading: nothing measured yet.")
+    if args is None:
+        return _tr("Press Run: every trip below is a real forward pass, timed.")
+    wall, tokens = float(args["wall"]), int(args["tokens"])
+    tps = tokens / wall * 1000.0 if wall > 0 else 0.0
+    if real_time:
+        shown = _tr("shown at real speed")
+    else:
+        factor = trip_s * 1000.0 / wall if wall > 0 else 0.0
+        shown = _tr("shown {factor}× slower").format(factor=f"{factor:,.0f}")
+    per_trip = (_tr("{n} token/trip") if tokens == 1 else _tr("{n} tokens/trip")).format(n=tokens)
+    return _tr("measured {ms} ms · {shown} · {per_trip} · {tps} tok/s").format(
+        ms=fmt_ms(wall), shown=shown, per_trip=per_trip, tps=f"{tps:,.0f}")
+
+
+def model_text(info: dict | None, fatal: str | None) -> str:
+    """The model line: display name, parameters, device, chapters, weights, measured bandwidth, threads."""
+    if info is None:
+        return _tr("Starting the model…") if fatal is None else _tr("No model is loaded.")
+    model = info.get("model", {})
+    bw = float(info.get("memory_bandwidth_bytes_per_s") or 0)
+    params = int(model.get("parameters") or 0)
+    name = model_display_name(str(model.get("name", "")))
+    if params:
+        name = _tr("{name} · {params} parameters").format(name=name, params=fmt_params(params))
+    threads = info.get("threads", "?")
+    threads = (_tr("1 thread") if threads == 1 else _tr("{n} threads").format(n=threads))
+    return _tr("{name} · {device} · {layers} chapters (layers) · {weights} of weights · memory {bw}/s measured · "
+               "{threads}").format(
+        name=name, device=device_name(str(info.get("device", "cpu"))), layers=model.get("n_layer", "?"),
+        weights=fmt_bytes(float(model.get("weight_bytes") or 0)), bw=fmt_bytes(bw), threads=threads)
+
+
+def speedup_why(speedup: float | None) -> str:
+    """One line saying why a measured speed-up goes against the source's claim; "" when it does not."""
+    if speedup is None or speedup >= 1.0:
+        return ""
+    return _tr("Slower here: a tiny model on two CPU cores is bound by overhead, not by memory, and the "
+               "apprentice's pass costs nearly as much as the master's.")
+
+
+def sharding_why(compute_ms: float | None, comm_ms: float | None) -> str:
+    """Why tearing the book does not pay on this computer, when communication outweighs compute; else ""."""
+    if compute_ms is None or comm_ms is None or comm_ms <= compute_ms:
+        return ""
+    return _tr("Slower here: passing the pages between processes costs more than the tiny model's compute; "
+               "tearing pays off for models too big for one GPU.")
+
+
+class ReadoutPanel(QWidget):
+    """The readout (big figures), the extras (apprentice, torn book) and their "why" line; also the model line,
+    which the page shows in its footer beside the status line.
+
+    Every label wraps: a long line in a narrow window grows the panel instead of being cut.
+    """
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        col = QVBoxLayout(self)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(0)
+        self.readout = self._label("readout", "readout")
+        self.model_label = self._label("modelLabel", "info")
+        self.extra_readout = self._label("extraReadout", "extra")
+        self.why_label = self._label("whyLabel", "why")
+        for w in (self.readout, self.extra_readout, self.why_label):
+            col.addWidget(w)
+        self.model_label.setAlignment(Qt.AlignRight | Qt.AlignVCenter)  # shown in the page's footer row
+        self.extra_readout.setVisible(False)
+        self.why_label.setVisible(False)
+
+    def _label(self, name: str, role: str) -> QLabel:
+        label = QLabel()
+        label.setObjectName(name)
+        label.setTextFormat(Qt.PlainText)
+        label.setWordWrap(True)
+        label.setAlignment(Qt.AlignCenter)
+        label.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
+        set_role(label, role)
+        return label
+
+    def set_extras(self, lines: list[str], why: str) -> None:
+        """Show the extras' lines (hidden when empty) and the "why" line (hidden when "")."""
+        text = "\n".join(lines)
+        if self.extra_readout.text() != text:
+            self.extra_readout.setText(text)
+        self.extra_readout.setVisible(bool(lines))
+        if self.why_label.text() != why:
+            self.why_label.setText(why)
+        self.why_label.setVisible(bool(why))

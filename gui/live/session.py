@@ -1,0 +1,322 @@
+"""The Live page's session and pacing: what Run, Pause, Step and Reset do, and when a trip is granted.
+
+Pacing. In paced mode (the default) the window grants the engine one forward pass at a time: only when the
+stage has finished showing the previous trip and no report is waiting. Each step report is then shown as one
+trip on the stage, and its tokens are written when that trip ends. Step grants exactly one pass. In real-time
+mode the engine runs freely ("free_run") and the stage shows the trips as they come.
+
+A mixin of ``gui.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from gui.live.page import MAX_BATCH, MAX_PROMPT_CHARS
+
+log = logging.getLogger("gui.main_window")
+
+GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine may have dropped it)
+
+# The bundled model learned from the Python documentation and standard library (assets/models/README.md),
+# so code and documentation prose come first; Chinese shows how the tokenizer cuts what it never learned.
+PRESET_PROMPTS = [
+    "def fibonacci(n):",
+    "This module provides",
+    "import os\n\ndef read_lines(path):",
+    "The function returns",
+    "class Stack:\n    def __init__(self):",
+    "To open a file, use",
+    "for i in range(10):",
+    "The best way to learn Python is",
+    "从前有一座山，",
+    "Once upon a time, a little robot",
+]
+
+
+class LiveSession:
+    """Run, pause, step, reset; one answer (the visitor's) plus preset prompts on the other seats."""
+
+    # ---- public controls -------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the engine process and the animation clock."""
+        self._set_status("Loading the model…")
+        self.bridge.start()
+        if not self.clock.is_running():
+            self.clock.start()
+
+    def stop(self) -> None:
+        """Stop the clock, every timer and the engine process (waits at most about 1.5 s)."""
+        self.clock.stop()
+        self.frame_overlay.stop()
+        self.trip_plot.stop_redraws()
+        self.rate_plot.stop_redraws()
+        self._restart_timer.stop()
+        self._sharding_timer.stop()
+        if self._tour is not None:
+            self._tour.clock.stop()
+        self.bridge.shutdown(timeout=1.5)
+
+    def prompt(self) -> str:
+        """The prompt to run: the chosen preset's full text, or what was typed (at most MAX_PROMPT_CHARS)."""
+        text = self.prompt_box.currentText()
+        index = self.prompt_box.findText(text)
+        if index >= 0 and self.prompt_box.itemData(index):
+            text = self.prompt_box.itemData(index)
+        return text[:MAX_PROMPT_CHARS]
+
+    def set_prompt(self, text: str) -> None:
+        """Put ``text`` in the prompt box (as if typed)."""
+        self.prompt_box.setEditText(text[:MAX_PROMPT_CHARS])
+
+    def run(self) -> None:
+        """Run: start a new answer if none is in progress, then keep granting trips."""
+        if self.engine_info is None:
+            self._want_run = self._fatal is None
+            if self._fatal is None and self._restart_timer.isActive():  # say what is really happening
+                self._set_status("The engine is restarting; it will run when it is ready.")
+            elif self._fatal is None and self.bridge.is_running():
+                self._set_status("Loading the model…")
+            elif self._fatal is None:
+                self._set_status("The engine is not running.")
+            else:
+                self._set_status("The model is not available.")
+            return
+        if self._main_done:
+            if not self._start_session():
+                return
+        self._running = True
+        if self.real_time_box.isChecked():
+            self.bridge.free_run(True)
+        self._set_status("Running.")
+        self._pump()
+
+    def pause(self) -> None:
+        """Stop granting trips (the trip on stage finishes)."""
+        self._want_run = False
+        self._running = False
+        if self.real_time_box.isChecked():
+            self.bridge.free_run(False)
+        if not self._main_done:
+            if self.step_button.isHidden():  # presenter mode: no Step button, the keys step
+                self._set_status("Paused. Space goes on; → makes one trip.")
+            else:
+                self._set_status("Paused. Press Run to go on, or Step for one trip.")
+
+    def toggle_run(self) -> None:
+        """Space: run if paused, pause if running."""
+        if self._running or self._want_run:
+            self.pause()
+        else:
+            self.run()
+
+    def step_once(self) -> None:
+        """Step: exactly one real forward pass (starting a new answer if needed)."""
+        if self.engine_info is None:
+            return
+        if self._running:
+            self.pause()
+        if self._main_done and not self._start_session():
+            return
+        if self._active:
+            self.bridge.grant(1)
+            self._grants_outstanding += 1
+            self._grant_time = time.monotonic()
+            self._set_status("One trip.")
+
+    def run_trips(self, n: int) -> bool:
+        """Grant ``n`` trips at once (screenshots, benchmarks), starting a new answer if none is in progress.
+
+        Returns False if the engine is not ready or the prompt is empty.
+        """
+        if self.engine_info is None:
+            return False
+        self._running = False
+        if self._main_done and not self._start_session():
+            return False
+        self.bridge.grant(n)
+        self._grants_outstanding += n
+        self._grant_time = time.monotonic()
+        self._set_status("Running.")
+        return True
+
+    def reset(self) -> None:
+        """Abort every request and clear the answer, the chips and the plots."""
+        self._running = False
+        self._want_run = False
+        self.bridge.free_run(False)
+        self.bridge.reset()
+        self._end_session()
+        if hasattr(self.scene, "reset"):
+            self.scene.reset()
+        self._trip_count = 0
+        self.trip_plot.clear_trips()
+        self.rate_plot.clear_trips()
+        self._readout_args = None
+        self._update_readout()
+        self._set_status("Reset. Choose a prompt and press Run.")
+
+    def set_real_time(self, on: bool) -> None:
+        """Real-time mode: the engine runs freely and the stage shows trips at their measured pace."""
+        if self.real_time_box.isChecked() != on:
+            self.real_time_box.setChecked(on)  # re-enters through the toggled signal
+            return
+        self.scene.real_time = on
+        if on:
+            self._flush_pending()
+        if self._running:
+            self.bridge.free_run(on)
+        self._update_readout()
+
+    def set_batch(self, n: int) -> None:
+        """Move the "sharing a table" slider to ``n`` seats (1–16)."""
+        self.batch_slider.setValue(max(1, min(MAX_BATCH, int(n))))
+
+    def set_draft_k(self, k: int) -> None:
+        """Move the "apprentice guesses" slider to ``k`` (0 = off; ignored while no draft model is usable)."""
+        self.apprentice.set_value(k)
+
+    def set_sharding(self, mode: str, n: int) -> None:
+        """Move the "tear the book" controls to ``mode`` ("tp"/"pp") and ``n`` desks (the engine answers later)."""
+        self.tear.set_value(mode, n)
+
+    def sharding(self) -> tuple[str, int]:
+        """The sharding in force, as the engine last confirmed it: (mode, n)."""
+        return self._sharding
+
+    def is_running(self) -> bool:
+        """True while trips are being granted (Run pressed and not paused, answer not complete)."""
+        return self._running
+
+    def is_session_done(self) -> bool:
+        """True when no answer is in progress (never started, complete, or reset)."""
+        return self._main_done and self._on_stage is None and not self._pending
+
+    # ---- sessions ----------------------------------------------------------------------------------------------
+    def _start_session(self) -> bool:
+        prompt = self.prompt()
+        if not prompt.strip():
+            self._set_status("Type a prompt first.")
+            return False
+        self.bridge.reset()  # seats left over from the last answer go
+        self._end_session()
+        self._session += 1
+        self._main_id = f"s{self._session}-main"
+        self._main_done = False
+        self._prompt_text = prompt
+        self.answer_text = ""
+        self.answer_token_ids = []
+        self.bridge.set_max_batch(self.batch_slider.value())
+        self.spec_meter.reset()
+        if self.apprentice.value() == 0:
+            self.spec_meter.start_plain(self._spec_key(prompt))
+        self._submit(self._main_id, prompt, self.main_new_tokens, main=True)
+        self._fill_seats()
+        return True
+
+    def _end_session(self) -> None:
+        self._main_done = True
+        self._main_id = None
+        self._active.clear()
+        self._pending.clear()
+        self._on_stage = None
+        self._grants_outstanding = 0
+        self.answer_text = ""
+        self.answer_token_ids = []
+        self._prompt_text = ""
+        self.live_page.seats.clear()
+        self._show_requests()
+
+    def _submit(self, request_id: str, prompt: str, max_new_tokens: int, main: bool = False) -> None:
+        if self.bridge.submit(request_id, prompt, max_new_tokens, temperature=0.0):
+            self._active.add(request_id)
+            self.live_page.seats.add_request(request_id, prompt, main=main)
+            self._show_requests()
+
+    def _show_requests(self) -> None:
+        """Every seat's prompt and answer, as plain data, to the stage."""
+        show = getattr(self.scene, "show_requests", None)
+        if show is not None:  # TODO(stage): StageScene.show_requests(seats) is being added by the stage helper
+            try:
+                show(self.live_page.seats.seat_list())
+            except Exception:  # noqa: BLE001 - a drawing problem must not stop the words and numbers
+                log.exception("the stage could not show the seats")
+
+    def _fill_seats(self) -> None:
+        """Fill empty seats at the table with preset prompts, up to the batch slider's value."""
+        if self._main_done:
+            return
+        while len(self._active) < self.batch_slider.value():
+            self._seat_count += 1
+            prompt = PRESET_PROMPTS[self._preset_cursor % len(PRESET_PROMPTS)]
+            self._preset_cursor += 1
+            # different lengths, so seats free up at different trips (continuous batching at work)
+            n_new = 16 + (self._seat_count * 11) % 40
+            before = len(self._active)
+            self._submit(f"s{self._session}-seat{self._seat_count}", prompt, n_new)
+            if len(self._active) == before:  # the engine is gone; do not loop
+                return
+
+    def _in_session(self, request_id: str) -> bool:
+        return self._main_id is not None and request_id.startswith(f"s{self._session}-")
+
+    # ---- pacing ------------------------------------------------------------------------------------------------
+    def _on_tick(self, dt_s: float) -> None:
+        self.scene.advance(dt_s)
+        self._pump()
+
+    def _pump(self) -> None:
+        """Grant one trip when the stage is free and nothing is waiting (paced mode)."""
+        if not self._running or self.real_time_box.isChecked() or self.engine_info is None:
+            return
+        if self._grants_outstanding > 0:
+            if time.monotonic() - self._grant_time < GRANT_WATCHDOG_S:
+                return
+            log.warning("no report for a granted trip in %.0f s; granting again", GRANT_WATCHDOG_S)
+            self._grants_outstanding = 0
+        if self._pending or self._on_stage is not None or self.scene.busy() or not self._active:
+            return
+        if self.bridge.grant(1):
+            self._grants_outstanding += 1
+            self._grant_time = time.monotonic()
+
+    def _show_next(self) -> None:
+        if self._on_stage is not None or not self._pending or self.scene.busy():
+            return
+        report = self._pending.popleft()
+        self._on_stage = report
+        self.scene.show_trip(report)
+        self._update_readout_from(report)
+        if self.scene.real_time or not self.scene.busy():  # nothing to wait for: write now
+            self._write_trip()
+
+    def _write_trip(self) -> None:
+        """Write the tokens of the trip on stage: answer text and chips."""
+        report, self._on_stage = self._on_stage, None
+        if report is None:
+            return
+        tokens = report.get("tokens", [])
+        for tok in tokens:
+            if tok.get("request_id") == self._main_id:
+                self.answer_text += tok.get("text", "")
+                self.answer_token_ids.append(int(tok.get("token_id", -1)))
+        if self.live_page.seats.add_tokens(tokens):
+            self._show_requests()
+        if self._main_done and not self._pending:
+            self._set_status("Done. Press Run for a new answer.")
+            self.session_finished.emit()
+
+    def _flush_pending(self) -> None:
+        """Write every waiting trip at once (used when switching to real time)."""
+        if self._on_stage is not None:
+            self._write_trip()
+        while self._pending:
+            self._on_stage = self._pending.popleft()
+            self._write_trip()
+
+    def _on_trip_finished(self) -> None:
+        self._write_trip()
+        self._show_next()
+        self._pump()
+
