@@ -198,12 +198,21 @@ class AttractLoop(QObject):
 
     beat = Signal(str)
 
+    def _next_prompt(self) -> str:
+        """The settings' attract prompts in turn, else the presets of the model writing now (they follow the
+        language: the poetry model's first lines in Chinese, the code model's prompts in English)."""
+        if self._fixed_prompts is not None:
+            return next(self._fixed_prompts)
+        presets = self.window.presets() if hasattr(self.window, "presets") else ["def fibonacci(n):"]
+        self._preset_cursor += 1
+        return presets[(self._preset_cursor - 1) % len(presets)]
+
     def __init__(self, window, settings: Settings, prompts: list[str] | None = None):
         super().__init__(window)
         self.window = window
         self.settings = settings
-        from gui.main_window import PRESET_PROMPTS
-        self._prompts = itertools.cycle(settings.prompts or prompts or PRESET_PROMPTS)
+        self._fixed_prompts = itertools.cycle(settings.prompts or prompts) if (settings.prompts or prompts) else None
+        self._preset_cursor = 0
         self.running = False
         self.live_runs = 0
         self._sections_since_live = 0
@@ -287,7 +296,7 @@ class AttractLoop(QObject):
         self._phase = "live"
         _call(w, "show_live")
         w.reset()
-        w.set_prompt(next(self._prompts))
+        w.set_prompt(self._next_prompt())
         w.run()
         self.live_runs += 1
         self.beat.emit("live")

@@ -21,8 +21,9 @@ from animations.typescale import TypeScale, set_role
 from gui import i18n
 from gui.bridge import EngineBridge
 from gui.live.engine_events import EngineEvents
+from gui.live.model_choice import CUSTOM, ModelChoice
 from gui.live.page import MAX_PROMPT_CHARS, LivePage
-from gui.live.session import PRESET_PROMPTS, LiveSession
+from gui.live.session import LiveSession
 from gui.live.typeset import apply_type_scale, font_for, style_sheet
 from gui.live_controls import ShardMeter, SpecMeter
 from gui.widgets import FrameCounter, FrameOverlay
@@ -89,6 +90,18 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         self.font_family = font_family
         self.auto_restart = auto_restart
         self.persist_settings = False  # run_app turns it on: remember the language for the next start
+        # Which model writes: a --model DIR stays (pinned); otherwise the language's bundled model
+        # (Chinese: the poetry model, English: the code model) until the visitor picks one.
+        from model import catalog  # the standard library only: no torch in this process
+        self.custom_model_dir: str | None = self.bridge.options.get("model_dir") or None
+        if self.custom_model_dir:
+            found = catalog.identify(self.custom_model_dir)
+            self.model_key = found.key if found else CUSTOM
+            self._model_pinned = True
+        else:
+            self.model_key = catalog.for_language(lang).key
+            self._model_pinned = False
+            self.bridge.options["model_dir"] = str(catalog.by_key(self.model_key).path())
 
         # engine and session state
         self.engine_info: dict | None = None
@@ -139,7 +152,7 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         central = QWidget(self)
         central.setObjectName("central")
         self.setCentralWidget(central)
-        self.live_page = LivePage(self.scene, PRESET_PROMPTS, int(self.bridge.options.get("max_batch", 1)),
+        self.live_page = LivePage(self.scene, self.presets(), int(self.bridge.options.get("max_batch", 1)),
                                   float(getattr(self.scene, "trip_duration_s", 1.0)))
         self._build_pages(central)
         page = self.live_page
@@ -181,6 +194,10 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
             self._page_group.addButton(b)
             top.addWidget(b)
         self.live_tab.setChecked(True)
+        top.addSpacing(18)
+        self.model_choice = ModelChoice(self.model_key, self.custom_model_dir if self.model_key == CUSTOM else None)
+        self.model_choice.setObjectName("modelChoice")
+        top.addWidget(self.model_choice)
         top.addStretch(1)
         self.lang_button = QPushButton()
         self.lang_button.setObjectName("langButton")
@@ -194,6 +211,7 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         root.addWidget(self.pages, 1)
         self.live_tab.clicked.connect(self.show_live)
         self.tour_tab.clicked.connect(self.show_tour)
+        self.model_choice.model_chosen.connect(self._on_model_picked)
 
     def set_presenter_mode(self, on: bool) -> None:
         """Presenter mode: every text of the Live page one type step larger (``TypeScale(presenter=True)``)."""
@@ -303,6 +321,51 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         if self._tour is not None:
             self._tour.set_language(self.lang)
         self.retranslate()
+        if not self._model_pinned:  # the language's own model: poems for Chinese, code for English
+            from model import catalog
+            self.choose_model(catalog.for_language(self.lang).key)
+
+    # ---- the model -------------------------------------------------------------------------------------------
+    def presets(self) -> list[str]:
+        """Prompts the chosen model continues well (a user's own model gets the code model's)."""
+        return list(self.model_choice.bundled().presets) if hasattr(self, "model_choice") else \
+            list(self._bundled().presets)
+
+    def _bundled(self):
+        from model import catalog
+        return catalog.by_key(self.model_key) if self.model_key != CUSTOM else catalog.CODE
+
+    def _on_model_picked(self, key: str) -> None:
+        self._model_pinned = True  # the visitor chose: a language switch no longer changes it
+        self.choose_model(key)
+
+    def choose_model(self, key: str) -> None:
+        """Let model ``key`` ("code", "poems", or "custom" for --model DIR) write: its presets in the prompt box,
+        and, when an engine is running, a fresh engine on it (the answer so far is reset; the readout says that
+        the model is loading until it is ready)."""
+        if key == self.model_key:
+            return
+        from model import catalog
+        if key == CUSTOM and not self.custom_model_dir:
+            return
+        self.model_key = key
+        path = self.custom_model_dir if key == CUSTOM else str(catalog.by_key(key).path())
+        self.bridge.options["model_dir"] = path
+        self.bridge.options["draft_model_dir"] = None  # a bundled model brings its own draft
+        self.model_choice.set_current(key)
+        self.model_choice.set_seed(None)
+        self.live_page.set_presets(self.presets())
+        if self._tour is not None:
+            from gui.tour.data import TourData
+            self._tour.data = TourData(path)
+        log.info("model: %s (%s)", key, path)
+        if self.bridge.is_running():
+            self.reset()
+            self.engine_info = None
+            self._readout_args = None
+            self._update_readout()
+            self.bridge.restart()
+            self._set_status("Loading the model…")
 
     def toggle_fullscreen(self) -> None:
         """F: full screen on and off."""
@@ -320,6 +383,8 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
     def retranslate(self) -> None:
         """Re-apply every string in the current language."""
         self.setWindowTitle(_tr("One Trip: watch a real GPT-2 write, one trip per token"))
+        if hasattr(self, "model_choice"):
+            self.model_choice.retranslate()
         self.prompt_caption.setText(_tr("Prompt"))
         self.prompt_box.setToolTip(_tr("Pick a prompt or type your own (up to {n} characters)").format(
             n=MAX_PROMPT_CHARS))

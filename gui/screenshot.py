@@ -19,7 +19,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PROMPT = "Once upon a time, a little robot"
+DEFAULT_PROMPT = None  # the first preset of the model writing (poems in Chinese, code in English)
 READY_TIMEOUT_S = 90.0
 RUN_TIMEOUT_S = 120.0
 MAX_SIDE = 8192  # a bigger window needs gigabytes and Qt's painter gives up past 32767
@@ -137,7 +137,7 @@ def screenshot_main(args) -> int:
         if window.engine_info is None:
             print(f"screenshot: the engine could not start: {window._fatal or 'it stopped'}", file=sys.stderr)
             return 1
-        window.set_prompt(prompt)
+        window.set_prompt(prompt or window.presets()[0])
         window.set_batch(batch)
         if getattr(args, "draft_k", 0) and window.apprentice.is_available():
             # a plain run of the same prompt first, so the readout can show the measured speed-up

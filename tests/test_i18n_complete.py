@@ -85,13 +85,14 @@ def source_strings() -> set[tuple[str, str, str]]:
                         continue
                     if isinstance(child, ast.Call):
                         name = _call_name(child)
-                        if name == "translate" and len(child.args) >= 2:
+                        if name in ("translate", "tr") and len(child.args) >= 2:  # tr(ctx, text) too
                             ctx, text = _const_str(child.args[0]), _const_str(child.args[1])
                             if ctx and text:
                                 out.add((ctx, text, f"{where}:{child.lineno}"))
-                        elif name == "tr" and child.args and cls and _const_str(child.args[0]):
+                        elif (name == "tr" and isinstance(child.func, ast.Attribute) and child.args and cls
+                              and _const_str(child.args[0])):  # self.tr("..."): the class is the context
                             out.add((cls, _const_str(child.args[0]), f"{where}:{child.lineno}"))
-                        elif name in helpers and child.args and _const_str(child.args[0]):
+                        elif name in helpers and len(child.args) == 1 and _const_str(child.args[0]):
                             out.add((helpers[name], _const_str(child.args[0]), f"{where}:{child.lineno}"))
                     visit(child, cls)
 

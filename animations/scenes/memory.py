@@ -55,7 +55,7 @@ class KVSizeScene(TourScene):
             self.text(labels[i], 40 + w + 12, y, "label", TEXT, True, role="readout")
             self.badge(r.get("kind", "formula"), 1560, y, align="right")
             y += vh + 10
-        _, y = self.para(T("{n:,} tokens, one sequence; bars to scale against the book; GB = 10⁹ bytes").format(n=n),
+        _, y = self.para(T("{n:,} tokens, one sequence; bars to scale against the book; GB = 1,000,000,000 bytes").format(n=n),
                          40, y, 1520, "label", DIM, role="caption")
         live = ctx.get("live_kv")
         if live:

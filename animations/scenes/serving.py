@@ -272,7 +272,7 @@ class ParallelScene(TourScene):
             for a0, a1 in segs:
                 self.line(gx, a0, gx, a1, DIM, 2, dash=True)
         first = gpus[0]["name"] if gpus else "H100"
-        _, y = self.para(T("All in decimal GB (10⁹ bytes). Dashed: the memory each card reports. Green: fits one "
+        _, y = self.para(T("All in decimal GB (1 GB = 1,000,000,000 bytes). Dashed: the memory each card reports. Green: fits one "
                            "{gpu} with the weights alone; orange: needs a bigger card or several.").format(gpu=first),
                          40, y, 1520, "small", DIM, role="legend")
         pill = self.badge("formula", 40, y + 4, T("parameters × bytes per parameter; GPU sizes from the datasheets"))

@@ -1519,8 +1519,8 @@
         <translation>到“现场”页拉动“拆书”，这里就会显示真实工作进程的实测时间。</translation>
     </message>
     <message>
-        <source>All in decimal GB (10⁹ bytes). Dashed: the memory each card reports. Green: fits one {gpu} with the weights alone; orange: needs a bigger card or several.</source>
-        <translation>全部按十进制 GB（10⁹ 字节）。虚线：每张卡报告的显存。绿色：只放权重，一张 {gpu} 放得下；橙色：要更大的卡或几张卡。</translation>
+        <source>All in decimal GB (1 GB = 1,000,000,000 bytes). Dashed: the memory each card reports. Green: fits one {gpu} with the weights alone; orange: needs a bigger card or several.</source>
+        <translation>全部按十进制 GB（1 GB = 10 亿字节）。虚线：每张卡报告的显存。绿色：只放权重，一张 {gpu} 放得下；橙色：要更大的卡或几张卡。</translation>
     </message>
     <message>
         <source>its cache holds the opening</source>
@@ -1551,8 +1551,8 @@
         <translation>每一趟解码都要计费，看不看得见都一样：原文说，200 个 token 的回答，可能计费几千个解码步。</translation>
     </message>
     <message>
-        <source>{n:,} tokens, one sequence; bars to scale against the book; GB = 10⁹ bytes</source>
-        <translation>{n:,} 块、一个序列；柱子和书按同一比例；GB = 10⁹ 字节</translation>
+        <source>{n:,} tokens, one sequence; bars to scale against the book; GB = 1,000,000,000 bytes</source>
+        <translation>{n:,} 块、一个序列；柱子和书按同一比例；GB = 10 亿字节</translation>
     </message>
     <message>
         <source>thinking: {n} trips</source>
@@ -1634,8 +1634,8 @@
         <translation>{n} 个线程</translation>
     </message>
     <message>
-        <source>{name} · {device} · {layers} chapters (layers) · {weights} of weights · memory {bw}/s measured · {threads}</source>
-        <translation>{name} · {device} · {layers} 章（层） · 权重 {weights} · 实测内存带宽 {bw}/秒 · {threads}</translation>
+        <source>{name} · {device} · {layers} chapters (layers) · {weights} of weights · {threads}</source>
+        <translation>{name} · {device} · {layers} 章（层） · 权重 {weights} · {threads}</translation>
     </message>
     <message>
         <source>Measured ms per trip · orange: reading the question · blue: writing</source>
@@ -2408,6 +2408,49 @@
     <message>
         <source>Deck setting “{deck}” not understood: using the default deck (the log says why).</source>
         <translation>设置里的演讲顺序（deck）“{deck}”读不懂：改用默认顺序（原因见日志）。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelChoice</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Which model writes. The poetry model learned Tang and Song poems; the code model learned Python's documentation and source.</source>
+        <translation>由哪个模型来写。诗词模型读过唐诗宋诗；代码模型读过 Python 的文档和源码。</translation>
+    </message>
+    <message>
+        <source>Greedy</source>
+        <translation>贪心</translation>
+    </message>
+    <message>
+        <source>Greedy: always the most likely token (the same answer every time). Off: a token is drawn from the probabilities, with the seed shown.</source>
+        <translation>贪心：每次都取最可能的字（每次答案都一样）。关掉：按概率抽签，旁边显示随机种子。</translation>
+    </message>
+    <message>
+        <source>always the most likely token</source>
+        <translation>每次取最可能的字</translation>
+    </message>
+    <message>
+        <source>temperature {t} · top-p {p}</source>
+        <translation>温度 {t} · top-p {p}</translation>
+    </message>
+    <message>
+        <source>seed {n}</source>
+        <translation>种子 {n}</translation>
+    </message>
+    <message>
+        <source>Your model: {name}</source>
+        <translation>你的模型：{name}</translation>
+    </message>
+    <message>
+        <source>One Trip code model (English)</source>
+        <translation>代码模型（英文）</translation>
+    </message>
+    <message>
+        <source>One Trip poetry model (Chinese)</source>
+        <translation>诗词模型（中文）</translation>
     </message>
 </context>
 </TS>

@@ -148,7 +148,9 @@ class EngineEvents:
     def _configure_extras(self, info: dict) -> None:
         """From ``ready``: is there a usable draft model, which degrees may the book be torn into; and after an
         engine restart, ask again for what the sliders show."""
-        draft_ok = info.get("draft") is not None and not info.get("draft_error")
+        # the apprentice is there with a draft model, or else with the n-gram apprentice (no model: guesses
+        # copied from the request's own earlier text)
+        draft_ok = bool(info.get("draft_kinds")) or (info.get("draft") is not None and not info.get("draft_error"))
         k = self.apprentice.value()
         self.apprentice.set_available(draft_ok, info.get("draft_error") or ("" if draft_ok else None))
         if draft_ok and k:

@@ -186,6 +186,14 @@ class LivePage(QWidget):
         for w in (self.view, self.readout_panel, self.strip, self.footer):
             w.setParent(self)
 
+    def set_presets(self, presets: list[str]) -> None:
+        """Offer ``presets`` in the prompt box (a line break shows as ⏎) and put the first one in it."""
+        self.prompt_box.clear()
+        for p in presets:
+            self.prompt_box.addItem(p.replace("\n", "⏎"), p)
+        if presets:
+            self.prompt_box.setCurrentIndex(0)
+
     # ---- sizes -----------------------------------------------------------------------------------------------
     def apply_type_scale(self, window_height: int, family: str | None) -> None:
         """Fonts and style sheet from the window height (and presenter mode); cheap when nothing changed."""

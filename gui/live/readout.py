@@ -47,7 +47,7 @@ def fmt_params(n: int) -> str:
 def model_display_name(folder: str) -> str:
     """A visitor's name for a model folder: the bundled ones by what they learned, any other by its folder."""
     names = {"target": _tr("One Trip code model"), "draft": _tr("One Trip apprentice model"),
-             "poems": _tr("One Trip poetry model"), "poems_draft": _tr("One Trip poetry apprentice")}
+             "poems": _tr("One Trip poetry model"), "poems-draft": _tr("One Trip poetry apprentice")}
     return names.get(folder, folder or "GPT-2")
 
 
@@ -79,21 +79,20 @@ def readout_text(args: dict | None, loaded: bool, real_time: bool, trip_s: float
 
 
 def model_text(info: dict | None, fatal: str | None) -> str:
-    """The model line: display name, parameters, device, chapters, weights, measured bandwidth, threads."""
+    """The model line: display name, parameters, device, chapters, weights, threads."""
     if info is None:
         return _tr("Starting the model…") if fatal is None else _tr("No model is loaded.")
     model = info.get("model", {})
-    bw = float(info.get("memory_bandwidth_bytes_per_s") or 0)
     params = int(model.get("parameters") or 0)
     name = model_display_name(str(model.get("name", "")))
     if params:
         name = _tr("{name} · {params} parameters").format(name=name, params=fmt_params(params))
     threads = info.get("threads", "?")
     threads = (_tr("1 thread") if threads == 1 else _tr("{n} threads").format(n=threads))
-    return _tr("{name} · {device} · {layers} chapters (layers) · {weights} of weights · memory {bw}/s measured · "
-               "{threads}").format(
+    # one line at 1280 px: the measured bandwidth is on the plot (its floor line), not here
+    return _tr("{name} · {device} · {layers} chapters (layers) · {weights} of weights · {threads}").format(
         name=name, device=device_name(str(info.get("device", "cpu"))), layers=model.get("n_layer", "?"),
-        weights=fmt_bytes(float(model.get("weight_bytes") or 0)), bw=fmt_bytes(bw), threads=threads)
+        weights=fmt_bytes(float(model.get("weight_bytes") or 0)), threads=threads)
 
 
 def speedup_why(speedup: float | None) -> str:

@@ -19,20 +19,6 @@ log = logging.getLogger("gui.main_window")
 
 GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine may have dropped it)
 
-# The bundled model learned from the Python documentation and standard library (assets/models/README.md),
-# so code and documentation prose come first; Chinese shows how the tokenizer cuts what it never learned.
-PRESET_PROMPTS = [
-    "def fibonacci(n):",
-    "This module provides",
-    "import os\n\ndef read_lines(path):",
-    "The function returns",
-    "class Stack:\n    def __init__(self):",
-    "To open a file, use",
-    "for i in range(10):",
-    "The best way to learn Python is",
-    "从前有一座山，",
-    "Once upon a time, a little robot",
-]
 
 
 class LiveSession:
@@ -229,7 +215,11 @@ class LiveSession:
         self._show_requests()
 
     def _submit(self, request_id: str, prompt: str, max_new_tokens: int, main: bool = False) -> None:
-        if self.bridge.submit(request_id, prompt, max_new_tokens, temperature=0.0):
+        # the visitor's answer gets the session's seed (shown in the top bar), each other seat its own
+        seed = self._session if main else self._session * 1000 + self._seat_count
+        if main:
+            self.model_choice.set_seed(None if self.model_choice.greedy else seed)
+        if self.bridge.submit(request_id, prompt, max_new_tokens, **self.model_choice.sampling(seed)):
             self._active.add(request_id)
             self.live_page.seats.add_request(request_id, prompt, main=main)
             self._show_requests()
@@ -249,7 +239,8 @@ class LiveSession:
             return
         while len(self._active) < self.batch_slider.value():
             self._seat_count += 1
-            prompt = PRESET_PROMPTS[self._preset_cursor % len(PRESET_PROMPTS)]
+            presets = self.presets()
+            prompt = presets[self._preset_cursor % len(presets)]
             self._preset_cursor += 1
             # different lengths, so seats free up at different trips (continuous batching at work)
             n_new = 16 + (self._seat_count * 11) % 40

@@ -77,10 +77,10 @@ QTextEdit#answer QScrollBar:vertical {{ background: #17202a; width: {2 * u + 4}p
 QTextEdit#answer QScrollBar::handle:vertical {{ background: #33465b; border-radius: {u + 1}px; min-height: 20px; }}
 QTextEdit#answer QScrollBar::add-line, QTextEdit#answer QScrollBar::sub-line {{ height: 0; }}
 QTextEdit#answer QScrollBar::add-page, QTextEdit#answer QScrollBar::sub-page {{ background: none; }}
-QComboBox#promptBox {{ background: #17202a; border: 1px solid #33465b; border-radius: {r}px;
+QComboBox#promptBox, QComboBox#modelBox {{ background: #17202a; border: 1px solid #33465b; border-radius: {r}px;
                        padding: {u}px {2 * u}px; }}
-QComboBox#promptBox QAbstractItemView {{ background: #17202a; color: #eef3f8; selection-background-color: #2b5a8c; }}
-QComboBox#promptBox::drop-down {{ border: none; width: {handle}px; }}
+QComboBox#promptBox QAbstractItemView, QComboBox#modelBox QAbstractItemView {{ background: #17202a; color: #eef3f8; selection-background-color: #2b5a8c; }}
+QComboBox#promptBox::drop-down, QComboBox#modelBox::drop-down {{ border: none; width: {handle}px; }}
 QPushButton {{ background: #1f2b38; border: 1px solid #33465b; border-radius: {r}px; padding: {u}px {3 * u}px; }}
 QPushButton:hover {{ background: #273647; }}
 QPushButton:pressed {{ background: #2f4257; }}

@@ -135,4 +135,6 @@ def test_screenshot_section_renders_a_png(qtbot, tmp_path):
                             "--size", "1600x900"]) == 0
     image = QImage(str(out))
     assert not image.isNull() and image.width() == 1600 and image.height() == 900
-    assert screenshot_main(["--section", "19", "--out", str(tmp_path / "x.png"), "--illustrative"]) == 2
+    with pytest.raises(SystemExit) as refused:  # a usage error: one line and exit 2, before anything starts
+        screenshot_main(["--section", "19", "--out", str(tmp_path / "x.png"), "--illustrative"])
+    assert refused.value.code == 2

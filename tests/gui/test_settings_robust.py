@@ -123,7 +123,7 @@ def test_idle_watcher_refuses_overflowing_seconds(qapp):
 def test_an_engine_that_keeps_dying_is_retried_with_back_off(make_window):
     """Six deaths within a minute used to end all retries (and Run then promised 'Loading the model…' for
     ever); now the delay doubles up to a minute and Run says that the engine is restarting."""
-    from gui.main_window import RESTART_MAX_DELAY_MS
+    from gui.live.engine_events import RESTART_MAX_DELAY_MS
     window = make_window()
     delays = []
     for _ in range(12):

@@ -81,11 +81,16 @@ def test_bundled_pair_loads_and_round_trips_its_presets(bundled):
 
 @pytest.mark.skipif(catalog.POEMS not in SHIPPED, reason="the poems model is not shipped")
 def test_poems_model_keeps_the_line_length():
+    """At the window's sampling (T 0.8, top-p 0.95), six seeds each of a five- and a seven-character opening: at
+    least 80 % of the lines written have the opening's length (the model card measures 12 seeds of four)."""
     from model.poems_card import continue_poems
 
     model, tok = load_pretrained(catalog.POEMS.path())
+    lines = in_form = 0
     for prompt in ("床前明月光，", "春风又绿江南岸，"):
-        conts = continue_poems(model, tok, prompt, range(3), lines=4)
+        conts = continue_poems(model, tok, prompt, range(6), lines=4)
         score = catalog.form_score(prompt, conts)
-        assert score["lines"] >= 6, conts
-        assert score["score"] >= 0.8, (score, conts)
+        assert score["lines"] >= 12, conts  # it writes lines, not one run-on string
+        lines += score["lines"]
+        in_form += score["in_form"]
+    assert in_form / lines >= 0.8, (in_form, lines)

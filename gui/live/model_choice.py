@@ -1,0 +1,135 @@
+"""The model picker and the sampling switch of the top bar: which bundled model writes, and how it draws a token.
+
+The bundled models (``model.catalog``: the code model for English, the poetry model for Chinese) are listed by
+their display names, and a ``--model DIR`` of the user's as "Your model". The window samples by default (the
+model's temperature and top-p, with the seed of each answer shown) so that a visitor never watches a greedy
+loop; "Greedy" is one switch away (always the most likely token; what the apprentice's exactness demo uses).
+
+``model.catalog`` imports only the standard library: no torch comes into the window's process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget
+
+from animations.typescale import set_role
+from model import catalog
+
+CUSTOM = "custom"  # the key of a --model DIR that is not a bundled model
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("ModelChoice", text)
+
+
+def display_name(key: str, custom_dir: str | Path | None = None) -> str:
+    """The visitor's name of a model key: "One Trip poetry model", or "Your model: <folder>"."""
+    if key == CUSTOM:
+        return _tr("Your model: {name}").format(name=Path(custom_dir).name if custom_dir else "?")
+    names = {"code": _tr("One Trip code model (English)"), "poems": _tr("One Trip poetry model (Chinese)")}
+    return names.get(key, key)
+
+
+class ModelChoice(QWidget):
+    """A combo box of the models and a "Greedy" switch with the sampling in force beside it.
+
+    Signals: ``model_chosen(key)`` when the visitor picks another model (not when ``set_current`` is called);
+    ``sampling_changed()`` when Greedy is switched.
+    """
+
+    model_chosen = Signal(str)
+    sampling_changed = Signal()
+
+    def __init__(self, current: str, custom_dir: str | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.custom_dir = custom_dir
+        self.seed: int | None = None  # the seed of the answer being written, shown beside the switch
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(6)
+        self.caption = QLabel()
+        set_role(self.caption, "caption")
+        self.combo = QComboBox()
+        self.combo.setObjectName("modelBox")
+        self.combo.setFocusPolicy(Qt.TabFocus)
+        set_role(self.combo, "button")
+        keys = [m.key for m in catalog.BUNDLED] + ([CUSTOM] if custom_dir else [])
+        for key in keys:
+            self.combo.addItem("", key)
+        self.greedy_box = QCheckBox()
+        self.greedy_box.setObjectName("greedyBox")
+        self.greedy_box.setFocusPolicy(Qt.TabFocus)
+        set_role(self.greedy_box, "caption")
+        self.sampling_label = QLabel()
+        self.sampling_label.setObjectName("samplingLabel")
+        set_role(self.sampling_label, "caption")
+        for w in (self.caption, self.combo, self.greedy_box, self.sampling_label):
+            lay.addWidget(w)
+        self.set_current(current)
+        self.combo.activated.connect(self._on_activated)
+        self.greedy_box.toggled.connect(self._on_greedy)
+        self.retranslate()
+
+    # ---- state ---------------------------------------------------------------------------------------------
+    @property
+    def current(self) -> str:
+        return str(self.combo.currentData())
+
+    def set_current(self, key: str) -> None:
+        """Show ``key`` as the chosen model without emitting ``model_chosen``."""
+        i = self.combo.findData(key)
+        if i >= 0:
+            self.combo.setCurrentIndex(i)
+
+    def bundled(self) -> catalog.BundledModel:
+        """The catalog entry of the chosen model (a user's own model takes the code model's presets)."""
+        key = self.current
+        return catalog.by_key(key) if key != CUSTOM else catalog.CODE
+
+    @property
+    def greedy(self) -> bool:
+        return self.greedy_box.isChecked()
+
+    def sampling(self, seed: int) -> dict:
+        """The sampling of a request: keyword arguments of ``EngineBridge.submit`` (temperature, top_p, seed)."""
+        if self.greedy:
+            return {"temperature": 0.0, "top_p": 1.0, "seed": None}
+        m = self.bundled()
+        return {"temperature": m.temperature, "top_p": m.top_p, "seed": int(seed)}
+
+    def set_seed(self, seed: int | None) -> None:
+        self.seed = seed
+        self._update_label()
+
+    # ---- text ----------------------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.caption.setText(_tr("Model"))
+        for i in range(self.combo.count()):
+            self.combo.setItemText(i, display_name(str(self.combo.itemData(i)), self.custom_dir))
+        self.combo.setToolTip(_tr("Which model writes. The poetry model learned Tang and Song poems; the code "
+                                  "model learned Python's documentation and source."))
+        self.greedy_box.setText(_tr("Greedy"))
+        self.greedy_box.setToolTip(_tr("Greedy: always the most likely token (the same answer every time). Off: a "
+                                       "token is drawn from the probabilities, with the seed shown."))
+        self._update_label()
+
+    def _update_label(self) -> None:
+        if self.greedy:
+            self.sampling_label.setText(_tr("always the most likely token"))
+            return
+        m = self.bundled()
+        text = _tr("temperature {t} · top-p {p}").format(t=f"{m.temperature:g}", p=f"{m.top_p:g}")
+        if self.seed is not None:
+            text += " · " + _tr("seed {n}").format(n=self.seed)
+        self.sampling_label.setText(text)
+
+    def _on_activated(self, _index: int) -> None:
+        self._update_label()
+        self.model_chosen.emit(self.current)
+
+    def _on_greedy(self, _on: bool) -> None:
+        self._update_label()
+        self.sampling_changed.emit()
