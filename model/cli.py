@@ -271,7 +271,7 @@ def _print_summary(result: dict, reports) -> None:
     prefill = [r.wall_ms for r in reports if r.phase not in ("decode", "verify")]
     m = result["model"]
     lines = [f"model {m['name']}: {m['parameters']:,} parameters, {m['weight_bytes'] / 1e6:.1f} MB, "
-             f"{result['threads']} threads on {result['device']}",
+             f"{result['threads']} thread{'' if result['threads'] == 1 else 's'} on {result['device']}",
              f"{len(reports)} forward passes: prefill {sum(prefill):.1f} ms, "
              f"decode median {sorted(decode)[len(decode) // 2]:.2f} ms/step" if decode else
              f"{len(reports)} forward passes: prefill {sum(prefill):.1f} ms",
