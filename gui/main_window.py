@@ -284,7 +284,9 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         """The tour page (``gui.tour.TourWidget``), built on first use with this window's engine bridge."""
         if self._tour is None:
             from gui.tour.tour import TourWidget
-            self._tour = TourWidget(bridge=self.bridge, lang=self.lang, font_family=self.font_family)
+            from gui.tour.data import TourData
+            data = TourData(self.bridge.options.get("model_dir"))  # the model writing now, not always the code one
+            self._tour = TourWidget(bridge=self.bridge, data=data, lang=self.lang, font_family=self.font_family)
             self.pages.addWidget(self._tour)
         return self._tour
 

@@ -92,10 +92,12 @@ def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] 
     f.setPixelSize(BODY_PX)
     app.setFont(f)
     i18n.set_language(lang)
-    data = TourData()
+    from model.catalog import for_language
+    model_dir = for_language(lang).path()  # the model the window runs in this language (poems for Chinese)
+    data = TourData(model_dir)
     question = prompt or DEFAULT_PROMPTS[lang]
     if analysis is None and live and data.tokenizer is not None:
-        analysis = measure_in_subprocess(question)
+        analysis = measure_in_subprocess(question, model_dir)
     data.analysis = analysis
     widget = TourWidget(bridge=None, data=data, lang=lang, font_family=family)
     try:
