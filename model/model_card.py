@@ -191,7 +191,8 @@ def render(res: dict, manifest: dict, assets_bytes: int) -> str:
          "Hugging Face GPT-2 layout (`config.json`, `model.safetensors` fp32, `tokenizer.json`) and share one "
          "tokenizer. They are tiny and under-trained: they write Python-looking code and English-looking "
          "sentences, and they are wrong about almost everything. They exist so every number in the app is measured "
-         "on a real model, not to answer questions.", ""]
+         "on a real model, not to answer questions.", "",
+         "The Chinese pair, `poems/` and `poems-draft/`, has its own card: [poems/README.md](poems/README.md).", ""]
 
     L += ["## Models", "", "| | target | draft |", "|---|---|---|"]
     for key, label in (("n_layer", "layers"), ("n_embd", "width (n_embd)"), ("n_head", "heads"),
