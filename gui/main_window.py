@@ -317,7 +317,8 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         """Switch every string on screen to ``lang`` ("en" or "zh") at once."""
         self.lang = i18n.set_language(lang)
         if self.persist_settings:
-            QSettings().setValue("language", self.lang)
+            from gui.settings import remember_language
+            remember_language(self.lang)  # the operator's comments stay
         if hasattr(self.scene, "set_language"):
             self.scene.set_language(self.lang)
         if self._tour is not None:

@@ -248,3 +248,50 @@ def save(settings: Settings, qsettings=None, only_missing: bool = False) -> None
             value = PROMPT_SEPARATOR.join(value)
         qs.setValue(key, value)
     qs.sync()
+
+
+def remember_language(language: str, path: str | os.PathLike[str] | None = None) -> bool:
+    """Remember the interface language for the next start, keeping the operator's file as it is.
+
+    QSettings rewrites the whole INI file on any write, dropping the operator's ``;`` comments; so in an existing
+    file only the ``language=`` line of ``[General]`` is replaced (or added), and every other line stays as
+    written. A new file is written by QSettings. Returns False (after one WARNING) when the file cannot be
+    written; the window goes on in ``language`` either way.
+    """
+    target = Path(path) if path is not None else settings_path()
+    if not target.exists():
+        from PySide6.QtCore import QSettings
+        qs = QSettings(str(target), QSettings.IniFormat)
+        qs.setValue("language", language)
+        qs.sync()
+        return qs.status() == QSettings.NoError
+    try:
+        lines = target.read_text(encoding="utf-8").splitlines(keepends=True)
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("settings: the language is not remembered: %s cannot be read (%s)", target, exc)
+        return False
+    section, general_at, done = None, None, False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("[") and stripped.endswith("]"):
+            section = stripped[1:-1].strip()
+            if section == "General":
+                general_at = i
+            continue
+        if section in (None, "General") and stripped.split("=", 1)[0].strip() == "language" and "=" in stripped:
+            lines[i] = f"language={language}\n"
+            done = True
+            break
+    if not done:
+        if general_at is None:
+            lines = ["[General]\n", f"language={language}\n", "\n", *lines]
+        else:
+            lines.insert(general_at + 1, f"language={language}\n")
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        tmp.write_text("".join(lines), encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError as exc:
+        log.warning("settings: the language is not remembered: %s cannot be written (%s)", target, exc)
+        return False
+    return True

@@ -134,3 +134,24 @@ def test_an_engine_that_keeps_dying_is_retried_with_back_off(make_window):
     assert "trying again in 60 s" in window.status_line.text()
     window.run()
     assert window.status_line.text() == "The engine is restarting; it will run when it is ready."
+
+
+def test_remembering_the_language_keeps_the_operators_comments(tmp_path):
+    path = tmp_path / "one-trip.ini"
+    path.write_text("; set up by the museum's technician, 2026-11-02\n[General]\nlanguage=zh\n\n"
+                    "[kiosk]\n; the visitors' screen\nscreen=1\nidle_seconds=90\n", encoding="utf-8")
+    assert app_settings.remember_language("en", path)
+    text = path.read_text(encoding="utf-8")
+    assert "; set up by the museum's technician, 2026-11-02" in text and "; the visitors' screen" in text
+    qs = QSettings(str(path), QSettings.IniFormat)
+    assert qs.value("language") == "en" and qs.value("kiosk/screen") in ("1", 1)
+    assert text.count("language=") == 1
+
+
+def test_remembering_the_language_adds_it_to_a_file_without_one(tmp_path):
+    path = tmp_path / "one-trip.ini"
+    path.write_text("; only kiosk keys here\n[kiosk]\nscreen=0\n", encoding="utf-8")
+    assert app_settings.remember_language("zh", path)
+    qs = QSettings(str(path), QSettings.IniFormat)
+    assert qs.value("language") == "zh" and qs.value("kiosk/screen") in ("0", 0)
+    assert "; only kiosk keys here" in path.read_text(encoding="utf-8")
