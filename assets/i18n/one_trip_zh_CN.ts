@@ -1870,6 +1870,10 @@
         <translation>搬了一趟。</translation>
     </message>
     <message>
+        <source>Finishing the answer.</source>
+        <translation>正在写完这个回答。</translation>
+    </message>
+    <message>
         <source>Reset. Choose a prompt and press Run.</source>
         <translation>已重来。选一个题目，按“开始”。</translation>
     </message>
