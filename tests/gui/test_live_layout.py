@@ -39,6 +39,8 @@ def _settle(qtbot, window, size) -> None:
 
 
 def _run(qtbot, w, trips: int) -> None:
+    # a language switch picks that language's model (MainWindow.choose_model): the engine restarts on it
+    qtbot.waitUntil(lambda: w.engine_info is not None, timeout=60_000)
     start = w.reports_received
     assert w.run_trips(trips)
     qtbot.waitUntil(lambda: w.reports_received - start >= trips or w.is_session_done(), timeout=30_000)
