@@ -1962,6 +1962,10 @@
         <translation>没有小徒弟：{why}</translation>
     </message>
     <message>
+        <source>No draft model ({why}): the apprentice copies its guesses from the text so far</source>
+        <translation>没有草稿模型（{why}）：小徒弟从已写的文字里照抄着猜</translation>
+    </message>
+    <message>
         <source>Tear the book</source>
         <translation>拆书</translation>
     </message>
