@@ -246,9 +246,11 @@ class ApprenticeControl(_Row):
         return self.reason_label.text() if not self._available else ""
 
     def set_available(self, ok: bool, error: str | None, waiting: bool = False) -> None:
-        """Enable the slider (a usable draft model) or disable it and show why."""
+        """Enable the slider (a usable draft model, or the n-gram apprentice) or disable it and show why.
+        Enabled with an ``error`` (the draft model did not load, the n-gram apprentice guesses instead): the
+        reason is still shown, as a note."""
         self._available = bool(ok)
-        self._error = None if ok else (error or "")
+        self._error = (error or None) if ok else (error or "")
         self._waiting = waiting
         self.slider.setEnabled(self._available)
         if not ok:
@@ -269,7 +271,11 @@ class ApprenticeControl(_Row):
         self.caption.setToolTip(tip)
         k = self.slider.value()
         self.value_label.setText(str(k) if k else _tr("off"))
-        if self._available:
+        if self._available and self._error:
+            self.reason_label.setText(_tr("No draft model ({why}): the apprentice copies its guesses from the "
+                                          "text so far").format(why=draft_reason(self._error)))
+            self.reason_label.setToolTip(self._error)
+        elif self._available:
             self.reason_label.setText("")
             self.reason_label.setToolTip("")
         elif self._waiting:

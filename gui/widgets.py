@@ -121,6 +121,10 @@ class TokenChips(QScrollArea):
 
     def _scroll_to_end(self, _lo: int, hi: int) -> None:
         self.horizontalScrollBar().setValue(hi)
+        if hi > 0 and sum(c.isVisible() for c in self.chips) > 1:
+            # the row came out wider than the view (the fonts or the view changed after the last fit): hide
+            # the oldest chip that would be cut, rather than show it cut at the left edge
+            self._fit()
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -1870,6 +1870,10 @@
         <translation>搬了一趟。</translation>
     </message>
     <message>
+        <source>Finishing the answer.</source>
+        <translation>正在写完这个回答。</translation>
+    </message>
+    <message>
         <source>Reset. Choose a prompt and press Run.</source>
         <translation>已重来。选一个题目，按“开始”。</translation>
     </message>
@@ -1956,6 +1960,10 @@
     <message>
         <source>No apprentice: {why}</source>
         <translation>没有小徒弟：{why}</translation>
+    </message>
+    <message>
+        <source>No draft model ({why}): the apprentice copies its guesses from the text so far</source>
+        <translation>没有草稿模型（{why}）：小徒弟从已写的文字里照抄着猜</translation>
     </message>
     <message>
         <source>Tear the book</source>

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget
 
 from animations.typescale import set_role
@@ -55,6 +56,7 @@ class ModelChoice(QWidget):
         self.combo = QComboBox()
         self.combo.setObjectName("modelBox")
         self.combo.setFocusPolicy(Qt.TabFocus)
+        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)  # the zh names are not the en ones: refit on a language switch
         set_role(self.combo, "button")
         keys = [m.key for m in catalog.BUNDLED] + ([CUSTOM] if custom_dir else [])
         for key in keys:
@@ -69,6 +71,7 @@ class ModelChoice(QWidget):
         for w in (self.caption, self.combo, self.greedy_box, self.sampling_label):
             lay.addWidget(w)
         self.set_current(current)
+        self.combo.installEventFilter(self)  # a new font (the type scale) refits its width
         self.combo.activated.connect(self._on_activated)
         self.greedy_box.toggled.connect(self._on_greedy)
         self.retranslate()
@@ -111,10 +114,24 @@ class ModelChoice(QWidget):
             self.combo.setItemText(i, display_name(str(self.combo.itemData(i)), self.custom_dir))
         self.combo.setToolTip(_tr("Which model writes. The poetry model learned Tang and Song poems; the code "
                                   "model learned Python's documentation and source."))
+        self._fit_combo()
         self.greedy_box.setText(_tr("Greedy"))
         self.greedy_box.setToolTip(_tr("Greedy: always the most likely token (the same answer every time). Off: a "
                                        "token is drawn from the probabilities, with the seed shown."))
         self._update_label()
+
+    def _fit_combo(self) -> None:
+        """Wide enough for the longest model name in this language and font, beside the drop-down arrow (its
+        size hint is computed once, in the first language, and a style sheet's padding is not in it)."""
+        fm = QFontMetrics(self.combo.font())
+        text_w = max((fm.horizontalAdvance(self.combo.itemText(i)) for i in range(self.combo.count())), default=0)
+        arrow = self.combo.style().pixelMetric(self.combo.style().PixelMetric.PM_ScrollBarExtent, None, self.combo)
+        self.combo.setMinimumWidth(text_w + max(arrow, fm.height()) + 2 * fm.averageCharWidth() + 12)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if obj is self.combo and event.type() == QEvent.FontChange:
+            self._fit_combo()
+        return False
 
     def _update_label(self) -> None:
         if self.greedy:

@@ -207,7 +207,7 @@ class LivePage(QWidget):
         self.setStyleSheet(style_sheet(scale))
         answer = self.seats.answer
         answer.setMinimumHeight(int(answer.fontMetrics().lineSpacing() * 2 + 2 * answer.document().documentMargin()
-                                    + 2 * answer.frameWidth() + 4))
+                                    + 2 * answer.frameWidth() + 1))  # two lines: the box cuts to fit (_render)
         small = self.trip_plot_title.font()
         small.setBold(False)
         for plot in (self.trip_plot, self.rate_plot):

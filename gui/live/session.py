@@ -98,11 +98,17 @@ class LiveSession:
             self.run()
 
     def step_once(self) -> None:
-        """Step: exactly one real forward pass (starting a new answer if needed)."""
+        """Step: exactly one real forward pass (starting a new answer if none is in progress). While a complete
+        answer's last trips are still being shown, nothing happens: the answer is written first."""
         if self.engine_info is None:
             return
         if self._running:
             self.pause()
+        if self._main_done and not self.is_session_done():
+            # the answer is complete but its last trips are still on the stage: a new answer now would wipe
+            # the words before they are written (and the clicker would never see the answer done)
+            self._set_status("Finishing the answer.")
+            return
         if self._main_done and not self._start_session():
             return
         if self._active:

@@ -53,16 +53,19 @@ def test_apprentice_slider_sends_draft_k_and_trips_become_verify(qtbot, make_win
     assert {s for s, _, _ in w.scene.guess_states()} <= {"pencil", "ink", "bonus"}
 
 
-def test_apprentice_slider_disabled_when_the_tokenizer_differs(qtbot, make_window, tiny_model_dir,
-                                                              other_tokenizer_dir):
+def test_apprentice_falls_back_to_ngram_and_says_why_when_the_tokenizer_differs(qtbot, make_window,
+                                                                                 tiny_model_dir, other_tokenizer_dir):
     w = make_window(target=REAL_TARGET, trip_s=0.02,
                     options={"model_dir": str(tiny_model_dir), "draft_model_dir": str(other_tokenizer_dir)})
-    assert not w.apprentice.is_available()
-    assert not w.apprentice.slider.isEnabled()
-    assert "tokenizer" in w.apprentice.reason()
+    # the draft model is refused, and the n-gram apprentice guesses instead (the window's design since the
+    # model picker): the slider works, and the refusal is still said beside it
+    assert w.engine_info["draft_kinds"] == ["ngram"] and "tokenizer" in w.engine_info["draft_error"]
+    assert w.apprentice.is_available() and w.apprentice.slider.isEnabled()
+    assert w.apprentice.reason() == ""  # nothing is disabled
+    assert "tokenizer" in w.apprentice.reason_label.text() and w.apprentice.reason_label.isVisibleTo(w)
     assert "tokenizer" in w.apprentice.reason_label.toolTip()  # the engine's own words
     w.set_draft_k(4)
-    assert w.apprentice.value() == 0
+    assert w.apprentice.value() == 4
 
 
 def test_tearing_slider_sends_sharding_and_reports_gain_workers(qtbot, make_window, tiny_model_dir):

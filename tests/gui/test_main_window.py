@@ -224,7 +224,8 @@ def test_every_window_string_has_a_chinese_translation(qtbot, make_window):
 
 
 def test_real_engine_same_tokens_as_generate(qtbot, make_window, tiny_model_dir, capsys):
-    """On the real engine, the answer on screen is the greedy output of `main.py generate` for the prompt."""
+    """On the real engine with Greedy switched on, the answer on screen is the greedy output of
+    `main.py generate` for the prompt."""
     from model.cli import generate_main
 
     prompt = "Once upon a time"
@@ -234,6 +235,8 @@ def test_real_engine_same_tokens_as_generate(qtbot, make_window, tiny_model_dir,
     expected = json.loads(capsys.readouterr().out)["requests"][0]
     w = make_window(target=REAL_TARGET, options={"model_dir": str(tiny_model_dir)}, trip_s=0.02)
     w.main_new_tokens = n
+    w.model_choice.greedy_box.setChecked(True)  # the window samples by default; Greedy is the switch
+    assert w.model_choice.sampling(1) == {"temperature": 0.0, "top_p": 1.0, "seed": None}
     w.set_prompt(prompt)
     w.run()
     with qtbot.waitSignal(w.session_finished, timeout=60_000):
