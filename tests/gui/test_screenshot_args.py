@@ -105,8 +105,9 @@ def test_ctrl_c_during_a_screenshot_run_is_one_line_and_130(tmp_path, after_s):
     env = {k: v for k, v in os.environ.items() if k != "ONE_TRIP_LOG_DIR"}
     env.update(PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen", ONE_TRIP_CONFIG_DIR=str(tmp_path / "config"))
     out = tmp_path / "x.png"
+    # English: the code model writes its whole 64-token answer (the poetry model may end its poem within 3 s)
     proc = subprocess.Popen([sys.executable, "main.py", "screenshot", "--out", str(out), "--steps", "1000",
-                             "--threads", "1"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             "--lang", "en", "--threads", "1"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     me = psutil.Process(proc.pid)
     deadline = time.monotonic() + 120
