@@ -107,8 +107,8 @@ def test_ctrl_c_during_a_screenshot_run_is_one_line_and_130(tmp_path, after_s):
     out = tmp_path / "x.png"
     # English: the code model writes its whole 64-token answer (the poetry model may end its poem within 3 s)
     proc = subprocess.Popen([sys.executable, "main.py", "screenshot", "--out", str(out), "--steps", "1000",
-                             "--lang", "en", "--threads", "1"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                             "--lang", "en", "--threads", "1"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
     me = psutil.Process(proc.pid)
     deadline = time.monotonic() + 120
     while not any("spawn_main" in " ".join(c.cmdline()) for c in me.children()):  # the engine process is up
