@@ -2426,7 +2426,7 @@
     </message>
     <message>
         <source>Which model writes. The poetry model learned Tang and Song poems; the code model learned Python's documentation and source.</source>
-        <translation>由哪个模型来写。诗词模型读过唐诗宋诗；代码模型读过 Python 的文档和源码。</translation>
+        <translation>由哪个模型来写。古诗模型读过唐诗宋诗；代码模型读过 Python 的文档和源码。</translation>
     </message>
     <message>
         <source>Greedy</source>
@@ -2458,7 +2458,7 @@
     </message>
     <message>
         <source>One Trip poetry model (Chinese)</source>
-        <translation>诗词模型（中文）</translation>
+        <translation>古诗模型（中文）</translation>
     </message>
 </context>
 </TS>

@@ -42,3 +42,10 @@ def make_window(qtbot):
     for window in windows:
         window.close()
     i18n.set_language("en")
+
+
+@pytest.fixture
+def fonts(qapp):
+    """The app's one font family, with the bundled glyphs registered."""
+    from gui.fonts import register_fonts
+    return register_fonts()

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from tests.gui.tour_host import make_tour, tour_analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "assets" / "i18n" / "one_trip_zh_CN.ts"
@@ -26,33 +27,11 @@ def tour_translations() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def measured(tiny_model_dir):
     """The engine's answer to an ``analyze`` of kind "tour", produced by model.analysis on the tiny model."""
-    from model import analysis
-    from model.checkpoint import load_pretrained
-    from model.engine import Engine
-
-    model, tok = load_pretrained(tiny_model_dir)
-    engine = Engine(model, tok, kv_budget_bytes=analysis.KV_BUDGET_BYTES)
-    return analysis.tour(engine, PROMPT, bandwidth=1e10)
+    return tour_analysis(tiny_model_dir, PROMPT)
 
 
-@pytest.fixture
-def fonts(qapp):
-    from gui.fonts import register_fonts
-    return register_fonts()
 
 
-def make_tour(qtbot, model_dir, lang, family, analysis=None):
-    from gui import i18n
-    from gui.tour.data import TourData
-    from gui.tour.tour import TourWidget
-
-    i18n.set_language(lang)
-    data = TourData(model_dir)
-    data.analysis = analysis
-    w = TourWidget(data=data, lang=lang, font_family=family)
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    return w
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

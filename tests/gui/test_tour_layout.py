@@ -6,6 +6,7 @@ window px once the scene is fitted to the view."""
 from __future__ import annotations
 
 import pytest
+from tests.gui.tour_host import tour_analysis
 
 PROMPT = "The quick brown fox 每按一下 什么批？"
 SIZES = [(1280, 720), (1920, 1080)]
@@ -28,19 +29,9 @@ STATES = {
 
 @pytest.fixture(scope="module")
 def measured(tiny_model_dir):
-    from model import analysis
-    from model.checkpoint import load_pretrained
-    from model.engine import Engine
-
-    model, tok = load_pretrained(tiny_model_dir)
-    engine = Engine(model, tok, kv_budget_bytes=analysis.KV_BUDGET_BYTES)
-    return analysis.tour(engine, PROMPT, bandwidth=1e10)
+    return tour_analysis(tiny_model_dir, PROMPT)
 
 
-@pytest.fixture
-def fonts(qapp):
-    from gui.fonts import register_fonts
-    return register_fonts()
 
 
 def audit_every_page(qtbot, data, lang, family, sizes, prompt: str = PROMPT) -> list[str]:

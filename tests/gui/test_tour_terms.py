@@ -11,6 +11,8 @@ import pytest
 from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsTextItem
 
 from gui.tour import glossary
+from tests.gui import tour_host
+from tests.gui.tour_host import tour_analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "assets" / "i18n" / "one_trip_zh_CN.ts"
@@ -31,35 +33,18 @@ def glossary_translations(context: str = glossary.CONTEXT) -> dict[str, str]:
     return {}
 
 
-@pytest.fixture
-def fonts(qapp):
-    from gui.fonts import register_fonts
-    return register_fonts()
+
+
+def make_tour(qtbot, model_dir, lang, family, analysis=None):
+    return tour_host.make_tour(qtbot, model_dir, lang, family, analysis, show=True)
 
 
 @pytest.fixture(scope="module")
 def measured(tiny_model_dir):
     """The engine's "tour" analysis on the tiny model (page 18's closing line is then written trip by trip)."""
-    from model import analysis
-    from model.checkpoint import load_pretrained
-    from model.engine import Engine
-    model, tok = load_pretrained(tiny_model_dir)
-    engine = Engine(model, tok, kv_budget_bytes=analysis.KV_BUDGET_BYTES)
-    return analysis.tour(engine, "Explain the KV cache in one sentence.", bandwidth=1e10)
+    return tour_analysis(tiny_model_dir, "Explain the KV cache in one sentence.")
 
 
-def make_tour(qtbot, model_dir, lang, family, analysis=None):
-    from gui import i18n
-    from gui.tour.data import TourData
-    from gui.tour.tour import TourWidget
-    i18n.set_language(lang)
-    data = TourData(model_dir)
-    data.analysis = analysis
-    w = TourWidget(data=data, lang=lang, font_family=family)
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    return w
 
 
 def page_texts(w) -> list[str]:

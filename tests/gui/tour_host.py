@@ -25,3 +25,32 @@ def ensure_tour(qtbot, window):
     window.show_live = show_live
     window.is_tour_visible = lambda: state["tour"]
     return tour
+
+
+def tour_analysis(model_dir, prompt: str) -> dict:
+    """The engine's answer to an ``analyze`` of kind "tour" for ``prompt``, made by ``model.analysis`` on the model
+    in ``model_dir`` (what the window's engine process sends the tour)."""
+    from model import analysis
+    from model.checkpoint import load_pretrained
+    from model.engine import Engine
+
+    model, tok = load_pretrained(model_dir)
+    engine = Engine(model, tok, kv_budget_bytes=analysis.KV_BUDGET_BYTES)
+    return analysis.tour(engine, prompt, bandwidth=1e10)
+
+
+def make_tour(qtbot, model_dir, lang, family, analysis=None, show: bool = False):
+    """A ``TourWidget`` on ``model_dir`` in ``lang`` at 1280×720, with ``analysis`` as its measurements."""
+    from gui import i18n
+    from gui.tour.data import TourData
+    from gui.tour.tour import TourWidget
+
+    i18n.set_language(lang)
+    data = TourData(model_dir)
+    data.analysis = analysis
+    w = TourWidget(data=data, lang=lang, font_family=family)
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    if show:
+        w.show()
+    return w
