@@ -156,6 +156,21 @@ def test_soak_refuses_an_unusable_report_path_before_measuring(tmp_path, capsys)
 
 
 # ---- the real thing: signals, pipes, a killed worker ----------------------------------------------------------
+def _read_exactly(stream, n: int) -> bytes:
+    """The first ``n`` bytes of a pipe, read from its file descriptor so that nothing more is taken.
+
+    ``stream.read(n)`` on the buffered pipe may pull more bytes into Python's buffer, and ``communicate()``
+    reads the descriptor, not that buffer: those bytes would be lost between the two reads.
+    """
+    got = b""
+    while len(got) < n:
+        chunk = os.read(stream.fileno(), n - len(got))
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
 def _popen(args, **kw):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "main.py", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
@@ -180,12 +195,12 @@ def real_runs():
     # Ctrl+C once the text has started (the prompt is echoed when the model, and the workers, are ready)
     for name in ("sigint", "sigint_tp"):
         p = procs[name]
-        first = p.stdout.read(5)
+        first = _read_exactly(p.stdout, 5)
         os.killpg(p.pid, signal.SIGINT)
         extra[name] = first
     # kill one worker by pid once the sharded run is writing
     p = procs["killed"]
-    first = p.stdout.read(5)
+    first = _read_exactly(p.stdout, 5)
     forkserver = [c for c in psutil.Process(p.pid).children() if "forkserver" in " ".join(c.cmdline())]
     workers = forkserver[0].children() if forkserver else \
         [c for c in psutil.Process(p.pid).children() if "spawn_main" in " ".join(c.cmdline())]
