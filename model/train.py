@@ -61,6 +61,7 @@ class TrainConfig:
     eval_every: int = 200
     ckpt_every: int = 200
     eval_windows: int = 8  # held-out windows of `block` tokens per domain for the logged loss
+    bf16: bool = False  # forward and backward matmuls in bfloat16 (torch.autocast), weights and optimizer in fp32
 
 
 CONFIGS: dict[str, TrainConfig] = {
@@ -71,6 +72,10 @@ CONFIGS: dict[str, TrainConfig] = {
     # A further stage for "target" (--init-from assets/models/target): larger batches, a lower peak, fresh cosine.
     "target-more": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=16, steps=1000, lr=1e-3, warmup=50,
                                long_frac=0.1, eval_every=100, ckpt_every=100),
+    # The third stage for "target" (--init-from assets/models/target): 5,000 steps of 4,096 tokens (20.5M, about
+    # three passes over the corpus) with bfloat16 matmuls, which train ~1.6x faster on a CPU with AVX512-BF16.
+    "target-long": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=16, steps=5000, lr=8e-4, warmup=100,
+                               long_frac=0.1, eval_every=250, ckpt_every=250, bf16=True),
     # The Chinese poetry model (corpus from ``python -m model.poems``): poems are short, so a short block;
     # a 6,144-token vocabulary (one token per common character) makes the LM head about 40 % of the parameters.
     "poems": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=32, block=128, long_frac=0.04, steps=1800,
@@ -301,10 +306,12 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
         batch, block = block_at(step, cfg)
         x, y = get_batch(data, step, seed, batch, block)
         x, y = x.to(device), y.to(device)
-        logits = model(x)  # (B, T, V)
+        with torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
+            logits = model(x)  # (B, T, V)
+        logits = logits.float()
         loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
         if teacher is not None:
-            with torch.no_grad():
+            with torch.no_grad(), torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
                 t_logp = F.log_softmax(teacher(x).float(), dim=-1)  # (B, T, V)
             kl = F.kl_div(F.log_softmax(logits, dim=-1), t_logp, log_target=True, reduction="none").sum(-1).mean()
             total = (1 - cfg.distill_alpha) * loss + cfg.distill_alpha * kl
