@@ -10,7 +10,8 @@ the peak learning rate, gradient clipping at 1.0, fp32. Each step reads ``batch`
 ``(seed, s)``, so a resumed run reads exactly what an uninterrupted one would. The last ``long_frac`` of the
 steps use windows of ``n_positions`` tokens (half the batch, same tokens per step) so that every position
 embedding is trained. With ``--teacher`` the loss is ``(1 - α)·CE + α·KL(teacher ‖ student)`` (distillation; the
-teacher must share the tokenizer), which raises the draft's agreement with the target.
+teacher must share the tokenizer), which raises the draft's agreement with the target; a recipe with
+``selfgen_frac`` also trains on windows that end in the teacher's own greedy text (sequence-level distillation).
 
 A run directory (``--run-dir``, default ``runs/<config>``) holds ``ckpt.pt`` (model, optimizer, step, elapsed
 time), ``loss.csv`` and ``loss.png``; every ``--ckpt-every`` steps the checkpoint is written and the model is
@@ -61,6 +62,9 @@ class TrainConfig:
     eval_every: int = 200
     ckpt_every: int = 200
     eval_windows: int = 8  # held-out windows of `block` tokens per domain for the logged loss
+    selfgen_frac: float = 0.0  # with a teacher: share of each batch that is the teacher's own greedy text
+    selfgen_tokens: int = 32  # tokens the teacher writes at the end of each such window
+    selfgen_windows: int = 1536  # such windows made once, before the first step
     bf16: bool = False  # forward and backward matmuls in bfloat16 (torch.autocast), weights and optimizer in fp32
 
 
@@ -80,6 +84,12 @@ CONFIGS: dict[str, TrainConfig] = {
     # a 6,144-token vocabulary (one token per common character) makes the LM head about 40 % of the parameters.
     "poems": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=32, block=128, long_frac=0.04, steps=1800,
                          eval_every=100, ckpt_every=100),
+    # The code draft, distilled again on the target's own greedy text (sequence-level distillation) as well as on
+    # the corpus (--init-from assets/models/draft --teacher assets/models/target): what the draft must guess in
+    # speculative decoding is the target's next tokens, and after the first guess those follow the target's text.
+    "draft-seq": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=16, steps=1200, lr=2e-3, warmup=50,
+                             long_frac=0.05, distill_alpha=0.9, selfgen_frac=0.5, eval_every=100, ckpt_every=100,
+                             bf16=True),
     # Its apprentice: ~0.8M parameters (the embedding is most of it), distilled from "poems".
     "poems-draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=32, block=128, long_frac=0.04, steps=400,
                                lr=3e-3, eval_every=100, ckpt_every=100),
@@ -111,6 +121,34 @@ def get_batch(data: np.ndarray, step: int, seed: int, batch: int, block: int) ->
     starts = torch.randint(0, len(data) - block - 1, (batch,), generator=gen).tolist()
     win = torch.from_numpy(np.stack([data[s:s + block + 1].astype(np.int64) for s in starts]))
     return win[:, :-1], win[:, 1:]
+
+
+@torch.no_grad()
+def teacher_windows(teacher: GPT2, tokenizer_json: Path, data: np.ndarray, cfg: TrainConfig, seed: int,
+                    device: str) -> np.ndarray:
+    """The teacher's own text for sequence-level distillation: uint16 (cfg.selfgen_windows, cfg.block + 1).
+
+    Each window is ``block + 1 - selfgen_tokens`` tokens of the corpus (random, seeded) followed by the teacher's
+    greedy continuation of ``selfgen_tokens`` tokens, written by the engine (KV cache, batches of 32). Windows
+    whose continuation stopped early (end of text) are replaced by others.
+    """
+    from model.engine import Engine
+    from model.tokenizer import Tokenizer
+
+    gen_len, ctx_len = cfg.selfgen_tokens, cfg.block + 1 - cfg.selfgen_tokens
+    engine = Engine(teacher, Tokenizer.from_dir(tokenizer_json.parent), max_batch=32, prefix_cache=False)
+    rng = np.random.default_rng(seed + 7)
+    out: list[np.ndarray] = []
+    while len(out) < cfg.selfgen_windows:
+        starts = rng.integers(0, len(data) - ctx_len - 1, size=64)
+        ids = {engine.add_request([int(t) for t in data[s:s + ctx_len]], max_new_tokens=gen_len): s for s in starts}
+        for _ in engine.run():
+            pass
+        for rid, s in ids.items():
+            res = engine.finished.pop(rid)
+            if len(res.token_ids) == gen_len:
+                out.append(np.concatenate([data[s:s + ctx_len], np.asarray(res.token_ids, dtype=np.uint16)]))
+    return np.stack(out[:cfg.selfgen_windows])
 
 
 def make_optimizer(model: GPT2, cfg: TrainConfig) -> torch.optim.AdamW:
@@ -226,6 +264,12 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
         if teacher.config.vocab_size != vocab_size:
             raise ValueError("the teacher's vocabulary differs from the corpus tokenizer")
 
+    selfgen = None
+    if teacher is not None and cfg.selfgen_frac > 0:
+        selfgen = teacher_windows(teacher, tokenizer_json, data, cfg, seed, device)
+        if not quiet:
+            print(f"the teacher wrote {len(selfgen)} windows of its own text", file=sys.stderr, flush=True)
+
     step, elapsed, tokens_seen = 0, 0.0, 0
     earlier: dict | None = None
     if init_from is not None:
@@ -305,6 +349,11 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
             g["lr"] = lr_at(step, cfg)
         batch, block = block_at(step, cfg)
         x, y = get_batch(data, step, seed, batch, block)
+        if selfgen is not None and block == cfg.block:  # part of the batch is the teacher's own text
+            n = int(round(batch * cfg.selfgen_frac))
+            pick = torch.randint(0, len(selfgen), (n,), generator=torch.Generator().manual_seed(seed + step))
+            win = torch.from_numpy(selfgen[pick.numpy()].astype(np.int64))
+            x, y = torch.cat([win[:, :-1], x[n:]]), torch.cat([win[:, 1:], y[n:]])
         x, y = x.to(device), y.to(device)
         with torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
             logits = model(x)  # (B, T, V)

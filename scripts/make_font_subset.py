@@ -11,6 +11,8 @@ Characters kept in the CJK subset (``NotoSansSC-OneTrip.otf``, family "Noto Sans
   * every character of every translation in ``assets/i18n/*.ts`` (all contexts, every engineer's);
   * every character of the source text ``../shared/seed/*.txt`` when it is there;
   * the 3,755 level-1 hanzi of GB 2312 (the common characters, so typed prompts mostly render);
+  * every character a bundled model can write in one token (each ``assets/models/*/tokenizer.json``, decoded
+    token by token: the poetry model's 6,144 tokens hold some 4,000 hanzi, many outside GB 2312 level 1);
   * ASCII, Latin-1, general punctuation, CJK symbols and punctuation, full-width forms, arrows and math symbols.
 Characters kept in the DejaVu subset (``OneTripLatin-DejaVuSans.ttf`` and ``-Bold``, family "DejaVu Sans OneTrip"): ASCII, Latin-1, Latin
 Extended-A, general punctuation, super/subscripts, arrows, math operators, technical symbols, control pictures
@@ -33,8 +35,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CJK_TTC = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 DEJAVU_DIR = Path("/usr/share/fonts/truetype/dejavu")
-CJK_LICENSE = Path("/usr/share/doc/fonts-noto-cjk/copyright")
-DEJAVU_LICENSE = Path("/usr/share/doc/fonts-dejavu-core/copyright")
 CJK_FAMILY = "Noto Sans SC OneTrip"
 DEJAVU_FAMILY = "DejaVu Sans OneTrip"
 MAX_CJK_BYTES = 8 * 10**6
@@ -77,6 +77,18 @@ def seed_text() -> str:
     if not seed_dir.is_dir():
         return ""
     return "".join(p.read_text(encoding="utf-8") for p in sorted(seed_dir.glob("*.txt")))
+
+
+def tokenizer_text(models_dir: Path) -> str:
+    """Every character of every token of every bundled model's tokenizer, decoded one token at a time."""
+    sys.path.insert(0, str(ROOT))
+    from model.tokenizer import Tokenizer
+
+    text = []
+    for tj in sorted(models_dir.glob("*/tokenizer.json")):
+        tok = Tokenizer.from_dir(tj.parent)
+        text.extend(tok.decode([i]) for i in range(tok.vocab_size))
+    return "".join(text).replace("\ufffd", "")
 
 
 def _ranges(ranges) -> set[int]:
@@ -168,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cjk", type=Path, default=CJK_TTC, help="NotoSansCJK-Regular.ttc (the SC face is used)")
     p.add_argument("--dejavu-dir", type=Path, default=DEJAVU_DIR, help="directory with DejaVuSans.ttf")
     p.add_argument("--out", type=Path, default=ROOT / "assets" / "fonts")
+    p.add_argument("--licenses", type=Path, default=Path("/usr/share/doc"),
+                   help="folder with fonts-noto-cjk/copyright and fonts-dejavu-core/copyright")
     args = p.parse_args(argv)
     try:
         from fontTools.ttLib import TTCollection, TTFont
@@ -178,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"make_font_subset: no {args.cjk} (apt-get install fonts-noto-cjk)", file=sys.stderr)
         return 2
 
-    text = ts_translations(ROOT / "assets" / "i18n") + seed_text() + gb2312_level1() + MARKS
+    text = (ts_translations(ROOT / "assets" / "i18n") + seed_text() + gb2312_level1()
+            + tokenizer_text(ROOT / "assets" / "models") + MARKS)
     wanted = {ord(c) for c in text if not c.isspace() or c == " "} | _ranges(RANGES_CJK)
     sc = next(f for f in TTCollection(str(args.cjk)).fonts if f["name"].getDebugName(1) == "Noto Sans CJK SC")
     have = set(sc.getBestCmap())
@@ -210,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     still = [c for c in missing if c not in latin]
     if still:
         print("not in either font: " + " ".join(f"U+{c:04X}" for c in still[:40]), file=sys.stderr)
-    for src, name in ((CJK_LICENSE, "LICENSE-NotoSansCJK.txt"), (DEJAVU_LICENSE, "LICENSE-DejaVu.txt")):
+    for src, name in ((args.licenses / "fonts-noto-cjk" / "copyright", "LICENSE-NotoSansCJK.txt"),
+                      (args.licenses / "fonts-dejavu-core" / "copyright", "LICENSE-DejaVu.txt")):
         if src.is_file():
             shutil.copyfile(src, args.out / name)
     return 0

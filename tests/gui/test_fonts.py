@@ -7,7 +7,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 import pytest
-from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QTextLayout
+from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QRawFont, QTextLayout
 
 import assets
 from gui import fonts
@@ -19,7 +19,10 @@ GENERIC = {"Sans Serif", "Serif", "Monospace"}  # names Qt's fontconfig database
 
 
 def drawn_by(font: QFont, text: str) -> dict[str, int]:
-    """Family name -> number of glyphs Qt draws ``text`` with, in ``font`` (fallbacks included)."""
+    """Family name -> number of glyphs Qt draws ``text`` with, in ``font`` (fallbacks included).
+
+    A box (glyph 0, ``.notdef``) counts under ``".notdef"``, whatever font it came from.
+    """
     layout = QTextLayout(text, font)
     layout.beginLayout()
     layout.createLine()
@@ -27,7 +30,12 @@ def drawn_by(font: QFont, text: str) -> dict[str, int]:
     found: dict[str, int] = {}
     for run in layout.glyphRuns():
         name = run.rawFont().familyName()
-        found[name] = found.get(name, 0) + len(run.glyphIndexes())
+        glyphs = run.glyphIndexes()
+        boxes = sum(1 for g in glyphs if g == 0)
+        if boxes:
+            found[".notdef"] = found.get(".notdef", 0) + boxes
+        if len(glyphs) > boxes:
+            found[name] = found.get(name, 0) + len(glyphs) - boxes
     return found
 
 
@@ -72,3 +80,24 @@ def test_marks_the_one_family_lacks_come_from_the_bundled_fallback(qapp):
     for mark in MARKS:
         assert set(drawn_by(font, mark)) <= {fonts.FAMILY, fonts.GLYPH_FALLBACK}, mark
     assert set(drawn_by(font, "↵⇥␀")) == {fonts.GLYPH_FALLBACK}  # not in the CJK subset (LACKED)
+
+
+def test_the_one_family_has_every_character_a_bundled_model_writes_in_one_token(qapp):
+    """The poetry model samples from ~4,000 hanzi, many outside GB 2312 level 1: none may come out as a box.
+
+    Characters outside the Basic Multilingual Plane (a dozen rare Extension B hanzi) are not in Noto Sans CJK
+    SC itself, so they are left out; control characters are shown by token labels as marks, never drawn.
+    """
+    from model.tokenizer import Tokenizer
+
+    fonts.register_fonts()
+    text = set()
+    for tj in sorted(assets.MODELS.glob("*/tokenizer.json")):
+        tok = Tokenizer.from_dir(tj.parent)
+        text.update(ch for i in range(tok.vocab_size) for ch in tok.decode([i]))
+    wanted = "".join(sorted(ch for ch in text if ord(ch) >= 0x2E80 and ord(ch) < 0x10000 and ch != "\ufffd"))
+    assert len(wanted) > 3000  # the poetry model's hanzi are there
+    raw = QRawFont.fromFont(fonts.app_font(24))  # the family's own glyphs (a run may hold .notdef boxes)
+    assert raw.familyName() == fonts.FAMILY
+    missing = "".join(ch for ch in wanted if not raw.supportsCharacter(ord(ch)))
+    assert not missing, f"{len(missing)} characters would be boxes: {missing[:60]}"
