@@ -34,6 +34,7 @@ from typing import Callable
 
 import torch
 
+from model.catalog import card_acceptance
 from model.engine import Engine
 from model.engine import PassItem as _PassItem
 from model.sampling import SamplingParams
@@ -295,7 +296,8 @@ def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24) -> dict:
     return {"available": True, "k": k, "passes": passes, "trips": trips,
             "tokens": len(e.finished[rid].token_ids), "plain_trips": len(plain_reports),
             "same_tokens": e.finished[rid].token_ids == plain.finished[rid2].token_ids,
-            "acceptance": e.acceptance_rate}
+            "acceptance": e.acceptance_rate,
+            "card_acceptance": card_acceptance()}  # the bundled pairs' rates on held-out code / poems
 
 
 def speculative_trip(engine: Engine, prompt: str, k: int = 5) -> dict:

@@ -105,6 +105,26 @@ def identify(model_dir: str | Path, models_dir: Path | None = None) -> BundledMo
     return None
 
 
+def card_acceptance(models_dir: Path | None = None) -> dict[str, float | None]:
+    """Each bundled pair's greedy acceptance rate at 4 guesses, as its model card measured it on held-out text.
+
+    Returns ``{"code": rate, "poems": rate}`` (0..1; accepted guesses / guesses), a rate None where the card's
+    ``eval.json`` is missing or unreadable. Sources: ``assets/models/eval.json`` (``python -m model.model_card``,
+    held-out code) and ``assets/models/poems/eval.json`` (``python -m model.poems_card``, held-out poems).
+    """
+    import json
+
+    base = models_dir or MODELS_DIR
+    out: dict[str, float | None] = {}
+    for key, path, pick in (("code", base / "eval.json", lambda d: d["acceptance"]["code"]["rate"]),
+                            ("poems", base / "poems" / "eval.json", lambda d: d["acceptance"]["rate"])):
+        try:
+            out[key] = float(pick(json.loads(path.read_text(encoding="utf-8"))))
+        except (OSError, ValueError, KeyError, TypeError):
+            out[key] = None
+    return out
+
+
 def poem_lines(text: str) -> list[str]:
     """The complete lines of ``text``: pieces ended by ，。！？； or a line break (the unfinished tail is dropped)."""
     pieces = POEM_LINE_END.split(text)

@@ -183,9 +183,15 @@ class SpeculativeScene(TourScene):
                            ).sceneBoundingRect().bottom()
             rate = float(s.get("acceptance") or 0.0)
             if rate < 0.6:
-                self.para(T("Measured here the apprentice kept {pct:.0f}% of its guesses, fewer than the source's 3–4 "
-                            "of 5: both models here are tiny and briefly trained, so they agree less often than a "
-                            "good draft agrees with a big model, and this text is not code.").format(pct=100 * rate),
+                _, y = self.para(T("Measured here the apprentice kept {pct:.0f}% of its guesses, fewer than the "
+                                   "source's 3–4 of 5: both models here are tiny and briefly trained, so they agree "
+                                   "less often than a good draft agrees with a big model.").format(pct=100 * rate),
+                                 40, y + 6, lw, "small", DIM, role="caption")
+            card = s.get("card_acceptance") or {}
+            if card.get("code") is not None and card.get("poems") is not None:
+                self.para(T("The model cards, 4 guesses on held-out text: the code apprentice keeps {code:.0f}%, the "
+                            "poetry apprentice {poems:.0f}%. Code repeats itself; a poem's next character is open."
+                            ).format(code=100 * card["code"], poems=100 * card["poems"]),
                           40, y + 6, lw, "small", DIM, role="caption")
         else:
             self.badge("illustrative", 40, y, T("no draft model loaded; in the spirit of the source's picture"),

@@ -114,3 +114,19 @@ def test_speculative_trip_for_the_game(engine):
         assert 0 <= ev["data"]["accepted"] <= 4
     finally:
         engine.set_draft(None)
+
+
+def test_card_acceptance_reads_each_bundled_pairs_held_out_rate(tmp_path):
+    """The speculative page quotes both apprentices' card figures: code from held-out code, poems from poems."""
+    import json
+
+    import assets
+    from model.catalog import card_acceptance
+
+    rates = card_acceptance()
+    code = json.loads((assets.MODELS / "eval.json").read_text(encoding="utf-8"))["acceptance"]
+    assert rates["code"] == code["code"]["rate"]
+    assert 0 < rates["poems"] < 1
+    (tmp_path / "poems").mkdir()
+    (tmp_path / "poems" / "eval.json").write_text("{not json", encoding="utf-8")
+    assert card_acceptance(tmp_path) == {"code": None, "poems": None}
