@@ -295,8 +295,10 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
         if csv_path.exists():  # drop rows logged after the checkpoint by the interrupted run
             with csv_path.open(newline="") as f:
                 rows = list(csv.reader(f))
+            # earlier stages' rows have steps written "-N" (or "--N" two stages back): they all stay
+            keep = [rows[0]] + [r for r in rows[1:] if r[0].startswith("-") or int(r[0]) <= step]
             with csv_path.open("w", newline="") as f:
-                csv.writer(f).writerows([rows[0]] + [r for r in rows[1:] if int(r[0]) <= step])
+                csv.writer(f).writerows(keep)
         if history is None:  # a checkpoint from before the history was kept: take the command it exported
             old = out / "training.json"
             cmd = json.loads(old.read_text(encoding="utf-8")).get("command") if old.exists() else None

@@ -141,3 +141,21 @@ def test_init_from_refuses_another_shape(tiny_corpus, tmp_path):
     with pytest.raises(ValueError, match="shape"):
         train_mod.train("draft", tiny_corpus, tmp_path / "o", tmp_path / "r", steps=1, quiet=True,
                         init_from=first / "out")
+
+
+def test_a_third_stage_resumes_with_both_earlier_curves_kept(tiny_corpus, tmp_path):
+    """Two --init-from stages back, the first stage's steps read "--N"; resuming the third must keep every row
+    (it once failed on int("--1") after truncating loss.csv to nothing)."""
+    outs = []
+    for i, steps in enumerate((6, 4)):
+        d = tmp_path / f"s{i}"
+        train_mod.train("tiny-test", tiny_corpus, d / "out", d / "run", steps=steps, seed=i, quiet=True,
+                        init_from=outs[-1] if outs else None)
+        outs.append(d / "out")
+    third = tmp_path / "s2"
+    train_mod.train("tiny-test", tiny_corpus, third / "out", third / "run", steps=6, seed=2, quiet=True,
+                    init_from=outs[-1], stop_after=3)
+    train_mod.train("tiny-test", tiny_corpus, third / "out", third / "run", steps=6, seed=2, quiet=True,
+                    init_from=outs[-1], resume=True)
+    steps = [r["step"] for r in csv.DictReader((third / "run" / "loss.csv").open())]
+    assert steps == [f"--{s}" for s in range(1, 7)] + [f"-{s}" for s in range(1, 5)] + [str(s) for s in range(1, 7)]
