@@ -10,8 +10,9 @@ What a trip shows (fractions of its duration):
   0.00–0.16  a copy of the book (dictionary, then chapter by chapter) is loaded onto each desk's cart; the
              warehouse outlines the chapter being copied — the book itself never leaves the warehouse
   0.16–0.28  the carts roll to their desks
-  0.28–0.76  each chapter is lit for a share of the window proportional to its measured ``layer_ms``; torn
-             book: TP desks pass a note after every chapter, PP desks wait for the one holding the chapter;
+  0.28–0.76  each chapter is lit for a share of the window proportional to its measured ``layer_ms``, a light
+             band sweeping across it as it is read; torn book: TP desks pass a note after every chapter, PP
+             desks wait for the one holding the chapter;
              the cheat sheet grows (or shrinks) to the real ``blocks_in_use``
   0.74       every seat's new token appears in its answer (seats that joined show up, finished ones say done)
   0.78–1.00  the carts roll back and the copies are thrown away

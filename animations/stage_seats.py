@@ -67,7 +67,8 @@ class Seats:
             state = add_text(scene, self.bold, "seat", TEXT, parent=card)
             prompt = add_text(scene, self.font, "seat", TEXT_DIM, parent=card)
             answer = add_text(scene, self.font, "seat", TEXT, parent=card)
-            self.cards.append({"card": card, "band": band, "state": state, "prompt": prompt, "answer": answer})
+            self.cards.append({"card": card, "band": band, "state": state, "prompt": prompt, "answer": answer,
+                               "drawn": None})
         self.area = QRectF(TABLE)
         self.seats: list[SeatText] = []
         self.colors: list[QColor] = []
@@ -81,7 +82,10 @@ class Seats:
         return out
 
     def set_area(self, area: QRectF) -> None:
-        """The part of the table panel the seats may use (the apprentice takes the rest on verify trips)."""
+        """The part of the table panel the seats may use (the apprentice takes the rest on verify trips).
+        The same area again costs nothing (every trip sets it)."""
+        if QRectF(area) == self.area:
+            return
         self.area = QRectF(area)
         self.show(self.seats, self.colors)
 
@@ -117,9 +121,13 @@ class Seats:
             x = TABLE.left() + PAD + (k % cols) * (card_w + gap)
             y = top + (k // cols) * (card_h + gap)
             c["card"].setVisible(True)
+            c["card"].setOpacity(self._opacity(seat))
+            drawn = (seat, color.rgba(), x, y, card_w, card_h, lh)
+            if c["drawn"] == drawn:  # this card has not changed since it was last drawn: nothing to redo
+                continue
+            c["drawn"] = drawn
             c["card"].setRect(QRectF(0, 0, card_w, card_h))
             c["card"].setPos(x, y)
-            c["card"].setOpacity(self._opacity(seat))
             c["band"].setRect(QRectF(0, 0, 8, card_h))
             c["band"].setBrush(color)
             inner = card_w - 22

@@ -23,6 +23,7 @@ from gui.bridge import EngineBridge
 from gui.live.engine_events import EngineEvents
 from gui.live.model_choice import CUSTOM, ModelChoice
 from gui.live.page import MAX_PROMPT_CHARS, LivePage
+from gui.live.frame_jobs import AfterPaint
 from gui.live.session import LiveSession
 from gui.live.typeset import apply_type_scale, font_for, style_sheet
 from gui.live_controls import ShardMeter, SpecMeter
@@ -165,6 +166,9 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         self.chips = page.seats.chips
         self._paint_counter = _PaintCounter(self.frame_counter, self)
         self.view.viewport().installEventFilter(self._paint_counter)
+        self.frame_jobs = AfterPaint(self.view.viewport(), parent=self)  # trip-boundary work, after the paint
+        for plot in (self.trip_plot, self.rate_plot):
+            plot.after_paint = self.frame_jobs.defer
         self.frame_overlay = FrameOverlay(self.frame_counter, self.view)
         set_role(self.frame_overlay, "overlay")
         self.frame_overlay.move(10, 10)
