@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from dataclasses import replace
 from typing import Callable
 
 from PySide6.QtCore import Signal
@@ -230,7 +231,8 @@ class StageScene(TripTimeline, QGraphicsScene):
                  presenter: bool = False) -> None:
         """Pick font sizes for a view of that size (px) in a window that tall, so that after ``fitInView`` no
         text is under window_height / 60 px. Keeps the trip on screen."""
-        new = StageType(float(window_height_px), fit_for_view(view_width_px, view_height_px), bool(presenter))
+        new = StageType(float(window_height_px), fit_for_view(view_width_px, view_height_px), bool(presenter),
+                        self._lang)
         sizes = [round(t.units(style) + 0.49) for t in (new, self._type) for style in ("small", "label", "body",
                                                                                       "heading")]
         if sizes[:4] != sizes[4:]:  # a resize that changes no font size costs nothing
@@ -247,6 +249,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         if lang not in ("zh", "en"):
             raise ValueError(f"unknown language {lang!r}; expected 'zh' or 'en'")
         self._lang = lang
+        self._type = replace(self._type, lang=lang)  # the same sizes, the language's punctuation
         self._rebuild_keep_trip()
 
     def set_sharding(self, mode: str, n: int, layers: list[tuple[int, int]] | None = None) -> None:

@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsSimpleTextItem
 
 from animations.items import PANEL, PANEL_EDGE, TEXT
-from animations.typescale import TypeScale, set_role
+from animations.typescale import TypeScale, set_role, set_text_features
 
 SCENE_RECT = QRectF(0, 0, 1600, 700)
 MAX_SEATS = 16
@@ -62,6 +62,7 @@ class StageType:
     window_height: float = 1080.0
     fit: float = 0.96
     presenter: bool = False
+    lang: str = "en"  # English gets proportional punctuation (typescale.set_text_features)
 
     def units(self, style: str) -> float:
         px = TypeScale(self.window_height, self.presenter).px(style)
@@ -71,7 +72,7 @@ class StageType:
         font = QFont(family)
         font.setPixelSize(max(1, round(self.units(style) + 0.49)))  # round up: never under the floor
         font.setBold(bold)
-        return font
+        return set_text_features(font, self.lang)
 
 
 def fit_for_view(view_w: float, view_h: float) -> float:

@@ -227,7 +227,7 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         if presenter and not self.live_page.presenter_mode:
             self.live_page.presenter_mode = True
         scale = TypeScale(max(1, self.height()), self.live_page.presenter_mode)
-        key = (self.height(), self.live_page.presenter_mode, self.font_family)
+        key = (self.height(), self.live_page.presenter_mode, self.font_family, self.lang)
         if key == getattr(self, "_type_key", None):
             return
         self._type_key = key
@@ -327,6 +327,7 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
             self.scene.set_language(self.lang)
         if self._tour is not None:
             self._tour.set_language(self.lang)
+        self._apply_type_scale()  # English punctuation is proportional, Chinese full-width (fonts change)
         self.retranslate()
         if not self._model_pinned:  # the language's own model: poems for Chinese, code for English
             from model import catalog
