@@ -89,8 +89,10 @@ class Seats:
         self.area = QRectF(area)
         self.show(self.seats, self.colors)
 
-    def show(self, seats: list[SeatText], colors: list[QColor]) -> None:
-        """Draw ``seats`` (at most MAX_SEATS, in seat order) with one colour each."""
+    def show(self, seats: list[SeatText], colors: list[QColor], max_redraws: int | None = None) -> bool:
+        """Draw ``seats`` (at most MAX_SEATS, in seat order) with one colour each. A card whose seat, colour and
+        place have not changed costs nothing; with ``max_redraws`` at most that many changed cards are redrawn
+        now (the others keep their old words until the next call). Returns True when every card is drawn."""
         self.seats, self.colors = list(seats)[:MAX_SEATS], list(colors)
         ids = {str(s.request_id) for s in self.seats}
         self.ages = {rid: age for rid, age in self.ages.items() if rid in ids}
@@ -113,6 +115,7 @@ class Seats:
         card_h = min(5 * lh + 12, (bottom - top - gap * (rows - 1)) / rows)
         card_w = (w_all - gap * (cols - 1)) / cols
         self.visible_count = n
+        redraws = 0
         for k, c in enumerate(self.cards):
             if k >= n:
                 c["card"].setVisible(False)
@@ -125,6 +128,9 @@ class Seats:
             drawn = (seat, color.rgba(), x, y, card_w, card_h, lh)
             if c["drawn"] == drawn:  # this card has not changed since it was last drawn: nothing to redo
                 continue
+            if max_redraws is not None and redraws >= max_redraws:
+                return False
+            redraws += 1
             c["drawn"] = drawn
             c["card"].setRect(QRectF(0, 0, card_w, card_h))
             c["card"].setPos(x, y)
@@ -153,6 +159,7 @@ class Seats:
             c["answer"].setText("\n".join(tail))
             c["answer"].setPos(16, answer_top)
             c["answer"].setVisible(answer_lines >= 1 and bool(tail))
+        return True
 
     def _opacity(self, seat: SeatText) -> float:
         base = 0.55 if seat.state in ("done", "waiting") else 1.0

@@ -169,6 +169,8 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         self.frame_jobs = AfterPaint(self.view.viewport(), parent=self)  # trip-boundary work, after the paint
         for plot in (self.trip_plot, self.rate_plot):
             plot.after_paint = self.frame_jobs.defer
+        if hasattr(self.scene, "seat_redraw_budget"):
+            self.scene.seat_redraw_budget = 4  # sixteen changed seat cards: four per frame, after the paint
         self.frame_overlay = FrameOverlay(self.frame_counter, self.view)
         set_role(self.frame_overlay, "overlay")
         self.frame_overlay.move(10, 10)

@@ -4,9 +4,9 @@ Pacing. In paced mode (the default) the window grants the engine one forward pas
 of the stage: the next pass is granted while the stage shows the previous trip, and only when no report is
 waiting and no grant is outstanding. So the stage never stands still waiting for the engine between trips,
 and the engine is never more than one trip ahead. Each step report is shown as one trip on the stage, and its
-tokens are written when that trip ends. Step grants exactly one pass (none when a pass granted ahead is
-already on its way: that one is the step). In real-time mode the engine runs freely ("free_run") and the
-stage shows the trips as they come.
+tokens are written when that trip ends. Step grants exactly one pass (pressed during a run, none when the pass
+granted ahead is already on its way or waiting: that one is the step). In real-time mode the engine runs
+freely ("free_run") and the stage shows the trips as they come.
 
 A mixin of ``gui.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
 """
@@ -106,6 +106,7 @@ class LiveSession:
         answer's last trips are still being shown, nothing happens: the answer is written first."""
         if self.engine_info is None:
             return
+        was_running = self._running
         if self._running:
             self.pause()
         if self._main_done and not self.is_session_done():
@@ -116,7 +117,8 @@ class LiveSession:
         if self._main_done and not self._start_session():
             return
         if self._active:
-            if not self._pending and self._grants_outstanding == 0:  # else the pass granted ahead is the step
+            # stepping out of a run: the pass already granted ahead (on its way or waiting) is the step
+            if not (was_running and (self._pending or self._grants_outstanding > 0)):
                 self.bridge.grant(1)
                 self._grants_outstanding += 1
                 self._grant_time = time.monotonic()
@@ -324,7 +326,17 @@ class LiveSession:
     def _write_tokens(self, tokens: list[dict]) -> None:
         """A trip's tokens into the answer box, the chips and the seats (run after the frame that ended it)."""
         if self.live_page.seats.add_tokens(tokens):
-            self.frame_jobs.defer(self._show_requests, key="stage seats")
+            self.frame_jobs.defer(self._show_requests_in_steps, key="stage seats")
+
+    def _show_requests_in_steps(self) -> None:
+        """``_show_requests``, the stage redrawing a few seat cards per frame (``seat_redraw_budget``)."""
+        self._show_requests()
+        self._draw_more_seats()
+
+    def _draw_more_seats(self) -> None:
+        more = getattr(self.scene, "draw_pending_seats", None)
+        if more is not None and not more():
+            self.frame_jobs.defer(self._draw_more_seats, key="stage seats")
 
     def _flush_pending(self) -> None:
         """Write every waiting trip at once (used when switching to real time)."""
