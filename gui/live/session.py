@@ -241,13 +241,15 @@ class LiveSession:
             self._show_requests()
 
     def _show_requests(self) -> None:
-        """Every seat's prompt and answer, as plain data, to the stage."""
+        """Every seat's prompt and answer, as plain data, to the stage (which redraws a few changed seat cards
+        now, ``seat_redraw_budget``, and the rest after the next paints)."""
         show = getattr(self.scene, "show_requests", None)
         if show is not None:  # TODO(stage): StageScene.show_requests(seats) is being added by the stage helper
             try:
                 show(self.live_page.seats.seat_list())
             except Exception:  # noqa: BLE001 - a drawing problem must not stop the words and numbers
                 log.exception("the stage could not show the seats")
+        self._draw_more_seats()
 
     def _fill_seats(self) -> None:
         """Fill empty seats at the table with preset prompts, up to the batch slider's value."""
@@ -326,14 +328,10 @@ class LiveSession:
     def _write_tokens(self, tokens: list[dict]) -> None:
         """A trip's tokens into the answer box, the chips and the seats (run after the frame that ended it)."""
         if self.live_page.seats.add_tokens(tokens):
-            self.frame_jobs.defer(self._show_requests_in_steps, key="stage seats")
-
-    def _show_requests_in_steps(self) -> None:
-        """``_show_requests``, the stage redrawing a few seat cards per frame (``seat_redraw_budget``)."""
-        self._show_requests()
-        self._draw_more_seats()
+            self.frame_jobs.defer(self._show_requests, key="stage seats")
 
     def _draw_more_seats(self) -> None:
+        """Seat cards the stage has not redrawn yet: a few more after the next paint, until none is left."""
         more = getattr(self.scene, "draw_pending_seats", None)
         if more is not None and not more():
             self.frame_jobs.defer(self._draw_more_seats, key="stage seats")
