@@ -107,11 +107,11 @@ class BatchingScene(TourScene):
         self.box(x0, py, 780, ph, PANEL, EDGE)
         head = self.text(T("Prefill/decode disaggregation"), x0 + 20, py + 8, "label", TEXT, True, role="heading")
         self.badge("illustrative", x0 + 760, py + 8, align="right")
-        gy = head.sceneBoundingRect().bottom() + 8
+        gy = head.sceneBoundingRect().bottom() + 4
         g1 = self.tag(T("GPUs that read"), x0 + 30, gy, "label", QColor(224, 138, 30, 60), ORANGE, role="label",
-                      pad=14)
+                      pad=8)
         g2 = self.tag(T("GPUs that write"), x0 + 750, gy, "label", QColor(74, 116, 163, 90), BLUE_LIGHT,
-                      align="right", role="label", pad=14)
+                      align="right", role="label", pad=8)
         r1, r2 = g1.sceneBoundingRect(), g2.sceneBoundingRect()
         kv, cy = T("KV cache over NVLink / RDMA"), r1.center().y()
         # the cache travels between the two: on the arrow's line when it fits there with arrows either side
