@@ -10,8 +10,9 @@ What a trip shows (fractions of its duration):
   0.00–0.16  a copy of the book (dictionary, then chapter by chapter) is loaded onto each desk's cart; the
              warehouse outlines the chapter being copied — the book itself never leaves the warehouse
   0.16–0.28  the carts roll to their desks
-  0.28–0.76  each chapter is lit for a share of the window proportional to its measured ``layer_ms``; torn
-             book: TP desks pass a note after every chapter, PP desks wait for the one holding the chapter;
+  0.28–0.76  each chapter is lit for a share of the window proportional to its measured ``layer_ms``, a light
+             band sweeping across it as it is read; torn book: TP desks pass a note after every chapter, PP
+             desks wait for the one holding the chapter;
              the cheat sheet grows (or shrinks) to the real ``blocks_in_use``
   0.74       every seat's new token appears in its answer (seats that joined show up, finished ones say done)
   0.78–1.00  the carts roll back and the copies are thrown away
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from dataclasses import replace
 from typing import Callable
 
 from PySide6.QtCore import Signal
@@ -98,6 +100,9 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._lit: int | None = None
         self._configured = False
         self._args = ([0] * 4, 0, 0, "", 0, 16)
+        # seat cards redrawn per show_requests call at most (None: all at once); the rest by draw_pending_seats
+        self.seat_redraw_budget: int | None = None
+        self._seats_done = True
         self._build()
 
     # --- public properties ---------------------------------------------------------------------------------
@@ -185,12 +190,14 @@ class StageScene(TripTimeline, QGraphicsScene):
 
     def seat_texts(self) -> list[tuple[str, str, str]]:
         """(request_id, prompt shown, answer shown) per visible seat, in seat order."""
+        self._finish_seats()
         return self._seats.shown()
 
     def slip_texts(self) -> list[str]:
         """The answers shown at the table now, in seat order (empty while the apprentice's column is up)."""
         if self._apprentice.visible():
             return []
+        self._finish_seats()
         return [answer for _, _, answer in self._seats.shown()]
 
     def guess_states(self) -> list[tuple[str, str, str]]:
@@ -206,6 +213,7 @@ class StageScene(TripTimeline, QGraphicsScene):
 
     def text_items(self) -> list[QGraphicsSimpleTextItem]:
         """Every visible text item on the stage (each tagged with a role)."""
+        self._finish_seats()
         return [it for it in self.items() if isinstance(it, QGraphicsSimpleTextItem) and it.isVisible()
                 and it.text() and it.effectiveOpacity() > 0.01]
 
@@ -229,7 +237,8 @@ class StageScene(TripTimeline, QGraphicsScene):
                  presenter: bool = False) -> None:
         """Pick font sizes for a view of that size (px) in a window that tall, so that after ``fitInView`` no
         text is under window_height / 60 px. Keeps the trip on screen."""
-        new = StageType(float(window_height_px), fit_for_view(view_width_px, view_height_px), bool(presenter))
+        new = StageType(float(window_height_px), fit_for_view(view_width_px, view_height_px), bool(presenter),
+                        self._lang)
         sizes = [round(t.units(style) + 0.49) for t in (new, self._type) for style in ("small", "label", "body",
                                                                                       "heading")]
         if sizes[:4] != sizes[4:]:  # a resize that changes no font size costs nothing
@@ -246,6 +255,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         if lang not in ("zh", "en"):
             raise ValueError(f"unknown language {lang!r}; expected 'zh' or 'en'")
         self._lang = lang
+        self._type = replace(self._type, lang=lang)  # the same sizes, the language's punctuation
         self._rebuild_keep_trip()
 
     def set_sharding(self, mode: str, n: int, layers: list[tuple[int, int]] | None = None) -> None:
@@ -276,7 +286,18 @@ class StageScene(TripTimeline, QGraphicsScene):
         goes back to seats derived from the reports). Each entry is a ``SeatText`` or a dict with "request_id",
         "prompt", "answer" and either "state" or "done" (bool); "seat" defaults to the entry's index."""
         self._gui_seats = sorted((as_seat(x, i) for i, x in enumerate(seats)), key=lambda s: s.seat)[:MAX_SEATS]
-        self._draw_seats(self._gui_seats)
+        self._seats_done = self._draw_seats(self._gui_seats, self.seat_redraw_budget)
+
+    def draw_pending_seats(self) -> bool:
+        """Redraw up to ``seat_redraw_budget`` more cards of the last ``show_requests``; True when all are drawn.
+        (The window calls it once per frame until True; anything that reads the table finishes it first.)"""
+        if not self._seats_done and self._gui_seats is not None:
+            self._seats_done = self._draw_seats(self._gui_seats, self.seat_redraw_budget)
+        return self._seats_done
+
+    def _finish_seats(self) -> None:
+        if not self._seats_done and self._gui_seats is not None:
+            self._seats_done = self._draw_seats(self._gui_seats)
 
     def set_measure_note(self, text: str) -> None:
         """One line (in the legend) saying why a measured figure goes against the lesson; "" hides it."""
@@ -327,6 +348,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._blocks_before = 0
         self._trip_seats = None
         self._seats_drawn = None
+        self._seats_done = True
         self._draw_seats(self._gui_seats if self._gui_seats is not None else list(self._seat_of.values()))
         if not self._configured:  # only the words "loading the model…": no zero-sized figures
             for item in self.items():
@@ -363,11 +385,11 @@ class StageScene(TripTimeline, QGraphicsScene):
             self._colors[key] = color
         return color
 
-    def _draw_seats(self, seats: list[SeatText]) -> None:
+    def _draw_seats(self, seats: list[SeatText], max_redraws: int | None = None) -> bool:
         if not self._configured:
-            return
+            return True
         seats = sorted(seats, key=lambda s: s.seat)
-        self._seats.show(seats, [self._color_for(s.request_id) for s in seats])
+        return self._seats.show(seats, [self._color_for(s.request_id) for s in seats], max_redraws)
 
     # --- trips ---------------------------------------------------------------------------------------------
     def show_trip(self, trip: dict) -> None:

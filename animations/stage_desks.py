@@ -25,6 +25,7 @@ from animations.stage_style import (DESKS, PAD, StageType, add_panel, add_text, 
 from animations.stage_warehouse import DICTIONARY
 
 CART_W = 170.0
+READ = QColor("#fff3c4")  # the part of the lit chapter already read this trip
 TEXT_W = 280.0
 DESK_SURFACE = QColor("#2a3644")
 WAITING = QColor("#6b7785")
@@ -159,6 +160,12 @@ class Desks:
             bh = max(1.0, (stack_h - bar_gap * (len(entries) - 1)) / max(1, len(entries)))
             strip = 1.0 / self.n if self.mode == "tp" else 1.0
             row["bars"] = {}
+            read = QGraphicsRectItem(cart)  # sweeps across the lit chapter as the desk reads it
+            read.setPen(Qt.PenStyle.NoPen)
+            read.setBrush(READ)
+            read.setZValue(1)
+            read.setVisible(False)
+            row["read"] = read
             for k, i in enumerate(entries):
                 b = self.dictionary_bytes if i < 0 else self.layer_bytes[i]
                 bw = max(4.0, (CART_W - 8) * strip * b / biggest) if b else (CART_W - 8) * 0.5 * strip
@@ -202,6 +209,22 @@ class Desks:
             set_elided(row["state"], text, TEXT_W)
             row["state"].setBrush(color)
             row["surface"].setOpacity(1.0 if holds or layer is None else 0.45)
+
+    def set_reading(self, layer: int | None, f: float) -> None:
+        """How far (0 … 1) the desks holding chapter ``layer`` have read it: a light band sweeps across the lit
+        bar, left to right, over the chapter's measured share of the trip. None hides the band."""
+        f = clamp01(f)
+        for row in self.rows:
+            band = row.get("read")
+            if band is None:
+                continue
+            bar = row["bars"].get(layer) if layer is not None and row["lit"] == layer else None
+            if bar is None or f <= 0.0:
+                band.setVisible(False)
+                continue
+            r = bar.rect()
+            band.setRect(QRectF(r.left(), r.top() + r.height() * 0.3, r.width() * f, r.height() * 0.4))
+            band.setVisible(True)
 
     def busy(self, d: int) -> bool:
         """True while desk ``d`` reads a chapter (it holds the lit one)."""

@@ -67,7 +67,8 @@ class Seats:
             state = add_text(scene, self.bold, "seat", TEXT, parent=card)
             prompt = add_text(scene, self.font, "seat", TEXT_DIM, parent=card)
             answer = add_text(scene, self.font, "seat", TEXT, parent=card)
-            self.cards.append({"card": card, "band": band, "state": state, "prompt": prompt, "answer": answer})
+            self.cards.append({"card": card, "band": band, "state": state, "prompt": prompt, "answer": answer,
+                               "drawn": None})
         self.area = QRectF(TABLE)
         self.seats: list[SeatText] = []
         self.colors: list[QColor] = []
@@ -81,12 +82,17 @@ class Seats:
         return out
 
     def set_area(self, area: QRectF) -> None:
-        """The part of the table panel the seats may use (the apprentice takes the rest on verify trips)."""
+        """The part of the table panel the seats may use (the apprentice takes the rest on verify trips).
+        The same area again costs nothing (every trip sets it)."""
+        if QRectF(area) == self.area:
+            return
         self.area = QRectF(area)
         self.show(self.seats, self.colors)
 
-    def show(self, seats: list[SeatText], colors: list[QColor]) -> None:
-        """Draw ``seats`` (at most MAX_SEATS, in seat order) with one colour each."""
+    def show(self, seats: list[SeatText], colors: list[QColor], max_redraws: int | None = None) -> bool:
+        """Draw ``seats`` (at most MAX_SEATS, in seat order) with one colour each. A card whose seat, colour and
+        place have not changed costs nothing; with ``max_redraws`` at most that many changed cards are redrawn
+        now (the others keep their old words until the next call). Returns True when every card is drawn."""
         self.seats, self.colors = list(seats)[:MAX_SEATS], list(colors)
         ids = {str(s.request_id) for s in self.seats}
         self.ages = {rid: age for rid, age in self.ages.items() if rid in ids}
@@ -109,6 +115,7 @@ class Seats:
         card_h = min(5 * lh + 12, (bottom - top - gap * (rows - 1)) / rows)
         card_w = (w_all - gap * (cols - 1)) / cols
         self.visible_count = n
+        redraws = 0
         for k, c in enumerate(self.cards):
             if k >= n:
                 c["card"].setVisible(False)
@@ -117,9 +124,16 @@ class Seats:
             x = TABLE.left() + PAD + (k % cols) * (card_w + gap)
             y = top + (k // cols) * (card_h + gap)
             c["card"].setVisible(True)
+            c["card"].setOpacity(self._opacity(seat))
+            drawn = (seat, color.rgba(), x, y, card_w, card_h, lh)
+            if c["drawn"] == drawn:  # this card has not changed since it was last drawn: nothing to redo
+                continue
+            if max_redraws is not None and redraws >= max_redraws:
+                return False
+            redraws += 1
+            c["drawn"] = drawn
             c["card"].setRect(QRectF(0, 0, card_w, card_h))
             c["card"].setPos(x, y)
-            c["card"].setOpacity(self._opacity(seat))
             c["band"].setRect(QRectF(0, 0, 8, card_h))
             c["band"].setBrush(color)
             inner = card_w - 22
@@ -145,6 +159,7 @@ class Seats:
             c["answer"].setText("\n".join(tail))
             c["answer"].setPos(16, answer_top)
             c["answer"].setVisible(answer_lines >= 1 and bool(tail))
+        return True
 
     def _opacity(self, seat: SeatText) -> float:
         base = 0.55 if seat.state in ("done", "waiting") else 1.0

@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsSimpleTextItem
 
 from animations.items import PANEL, PANEL_EDGE, TEXT
-from animations.typescale import TypeScale, set_role
+from animations.typescale import TypeScale, set_role, set_text_features
 
 SCENE_RECT = QRectF(0, 0, 1600, 700)
 MAX_SEATS = 16
@@ -62,6 +62,7 @@ class StageType:
     window_height: float = 1080.0
     fit: float = 0.96
     presenter: bool = False
+    lang: str = "en"  # English gets proportional punctuation (typescale.set_text_features)
 
     def units(self, style: str) -> float:
         px = TypeScale(self.window_height, self.presenter).px(style)
@@ -71,7 +72,7 @@ class StageType:
         font = QFont(family)
         font.setPixelSize(max(1, round(self.units(style) + 0.49)))  # round up: never under the floor
         font.setBold(bold)
-        return font
+        return set_text_features(font, self.lang)
 
 
 def fit_for_view(view_w: float, view_h: float) -> float:
@@ -83,6 +84,9 @@ def add_text(scene: QGraphicsScene, font: QFont, role: str, color: QColor = TEXT
              parent: QGraphicsItem | None = None) -> QGraphicsSimpleTextItem:
     """A text item on ``scene`` (or under ``parent``) with ``font``, tagged ``role``."""
     item = QGraphicsSimpleTextItem(parent)
+    # drawn once into a pixmap and blitted while it does not change: a frame that repaints the region around
+    # it (a cart rolling past, a card beside one that changed) does not lay its glyphs out again
+    item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
     item.setFont(font)
     item.setBrush(color)
     item.setZValue(z)
@@ -108,19 +112,83 @@ def line_height(font: QFont) -> float:
     return QFontMetricsF(font).height()
 
 
+def _last_fit(fm: QFontMetricsF, text: str, end: int, width: float) -> int:
+    """The smallest ``start`` with ``text[start:end]`` no wider than ``width`` (``end`` when not even one glyph
+    fits). Widths grow as glyphs are added in front, so the edge is found by galloping then halving: about
+    2·log2(line length) measurements instead of one per character."""
+    fits = lambda start: fm.horizontalAdvance(text[start:end]) <= width  # noqa: E731
+    step, good = 1, end
+    while good > 0:
+        probe = max(0, end - step)
+        if not fits(probe):
+            break
+        good, step = probe, step * 2
+    else:
+        return 0
+    lo = max(0, end - step)  # does not fit; good fits (or is end)
+    while good - lo > 1:
+        mid = (lo + good) // 2
+        if fits(mid):
+            good = mid
+        else:
+            lo = mid
+    return good
+
+
+def _first_fit(fm: QFontMetricsF, text: str, start: int, width: float) -> int:
+    """The largest ``end`` with ``text[start:end]`` no wider than ``width`` (``start`` when not even one glyph
+    fits); galloping then halving, as ``_last_fit``."""
+    fits = lambda end: fm.horizontalAdvance(text[start:end]) <= width  # noqa: E731
+    n = len(text)
+    step, good = 1, start
+    while good < n:
+        probe = min(n, start + step)
+        if not fits(probe):
+            break
+        good, step = probe, step * 2
+    else:
+        return n
+    hi = min(n, start + step)  # does not fit; good fits (or is start)
+    while hi - good > 1:
+        mid = (good + hi) // 2
+        if fits(mid):
+            good = mid
+        else:
+            hi = mid
+    return good
+
+
+_LINES_CACHE: dict[tuple, list[str]] = {}
+_LINES_CACHE_MAX = 512  # a table of 16 seats re-asks for the same lines every trip: keep them
+
+
+def _cached(kind: str, font: QFont, text: str, width: float, lines: int, compute) -> list[str]:
+    key = (kind, font.key(), text, round(width, 2), lines)
+    hit = _LINES_CACHE.get(key)
+    if hit is None:
+        hit = compute()
+        if len(_LINES_CACHE) >= _LINES_CACHE_MAX:
+            _LINES_CACHE.pop(next(iter(_LINES_CACHE)))  # the oldest entry
+        _LINES_CACHE[key] = hit
+    return list(hit)
+
+
 def tail_lines(font: QFont, text: str, width: float, lines: int) -> list[str]:
     """The end of ``text`` broken into at most ``lines`` lines that each fit ``width``; a leading "…" marks text
     cut at the front (the most recent tokens stay). Breaks at a space when the line has one, else anywhere
-    (Chinese has no spaces: it breaks between any two characters)."""
+    (Chinese has no spaces: it breaks between any two characters). Results are cached (same font, text,
+    width and lines: same lines)."""
+    return _cached("tail", font, text, width, lines, lambda: _tail_lines(font, text, width, lines))
+
+
+def _tail_lines(font: QFont, text: str, width: float, lines: int) -> list[str]:
     fm = QFontMetricsF(font)
     text = " ".join(text.split()) + (" " if text[-1:].isspace() else "")  # one line: runs of blanks become one
     cjk = any("\u3000" <= ch <= "\u9fff" for ch in text)
     out: list[str] = []
     end = len(text)
     while end > 0 and len(out) < lines:
-        start = end
-        while start > 0 and fm.horizontalAdvance(text[start - 1:end]) <= width:
-            start -= 1
+        start = _last_fit(fm, text, end, width)
         if start == end:  # one glyph wider than the line: show it anyway
             start = end - 1
         elif start > 0 and text[start - 1] != " " and not cjk:  # mid-word: break at the first space
@@ -133,7 +201,7 @@ def tail_lines(font: QFont, text: str, width: float, lines: int) -> list[str]:
     # the tail found from the end is wrapped again from its start, so only the last line is short
     tail = ("…" if cut else "") + text[end:].lstrip(" " if cut else "")
     for _ in range(len(tail)):
-        again = wrap_lines(font, tail, width, lines + 1)
+        again = _wrap_lines(font, tail, width, lines + 1)
         if len(again) <= lines:
             return again
         tail = "…" + tail[2:] if tail.startswith("…") else "…" + tail[1:]
@@ -165,16 +233,19 @@ def stack(items: list[QGraphicsSimpleTextItem], left: float, top: float, gap: fl
 
 def wrap_lines(font: QFont, text: str, width: float, max_lines: int) -> list[str]:
     """The start of ``text`` in at most ``max_lines`` lines of ``width``, broken at spaces where there are any
-    (Chinese breaks between any two characters); the last line is elided with "…" when text is left over."""
+    (Chinese breaks between any two characters); the last line is elided with "…" when text is left over.
+    Results are cached (same font, text, width and lines: same lines)."""
+    return _cached("wrap", font, text, width, max_lines, lambda: _wrap_lines(font, text, width, max_lines))
+
+
+def _wrap_lines(font: QFont, text: str, width: float, max_lines: int) -> list[str]:
     fm = QFontMetricsF(font)
     out: list[str] = []
     start = 0
     text = " ".join(text.split())
     cjk = any("\u3000" <= ch <= "\u9fff" for ch in text)
     while start < len(text) and len(out) < max_lines:
-        end = start
-        while end < len(text) and fm.horizontalAdvance(text[start:end + 1]) <= width:
-            end += 1
+        end = _first_fit(fm, text, start, width)
         if cjk and end < len(text) and text[end] in NO_LINE_START and end - 1 > start:
             end -= 1  # a Chinese line never starts with a comma or a full stop: take a character down with it
         if end < len(text) and not cjk:  # Latin text breaks at spaces; Chinese between any two characters

@@ -142,11 +142,15 @@ class TripTimeline:
             if lit != self._lit:
                 self._lit = lit
                 desks.set_lit(lit)
-            if lit is not None and desks.mode == "tp" and n_desks > 1:
+            f = 0.0
+            if lit is not None:
                 start = ends[lit - 1] if lit > 0 else 0.0
                 f = (p - start) / max(1e-9, ends[lit] - start)
+            if lit is not None and desks.mode == "tp" and n_desks > 1:
+                desks.set_reading(lit, f / (1 - sync_share))  # read first, then pass the note
                 desks.set_sync(lit, (f - (1 - sync_share)) / sync_share)  # the note, in the chapter's last part
             else:
+                desks.set_reading(lit, f)
                 desks.set_sync(None, 0.0)
 
         tl.add(Lambda(light, linear), *at(COMPUTE))

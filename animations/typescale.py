@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 ROLE_KEY = 0x0E17  # QGraphicsItem.data() key holding the role name (str)
@@ -51,6 +52,25 @@ class TypeScale:
 
 
 STYLES = tuple(_FRACTIONS)
+
+
+# OpenType features that make the CJK family's full-width punctuation proportional in English text: "pwid"
+# swaps “ ” ‘ ’ … for proportional glyphs, "palt" narrows what has no swap (·). Chinese keeps full width.
+LATIN_PUNCTUATION = ("pwid", "palt")
+
+
+def set_text_features(font: QFont, lang: str) -> QFont:
+    """Set (``lang`` "en") or clear (any other) the ``LATIN_PUNCTUATION`` features on ``font``; returns it.
+
+    The app draws both languages in one family, the bundled Noto Sans SC subset, whose quotes, ellipsis and
+    middle dot are full-width (the CJK convention, 1 em); in English they would leave holes around the words.
+    """
+    for tag in LATIN_PUNCTUATION:
+        if lang == "en":
+            font.setFeature(QFont.Tag(tag), 1)
+        else:
+            font.unsetFeature(QFont.Tag(tag))
+    return font
 
 
 def set_role(item: QGraphicsItem | QWidget, role: str) -> None:

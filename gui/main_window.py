@@ -23,6 +23,7 @@ from gui.bridge import EngineBridge
 from gui.live.engine_events import EngineEvents
 from gui.live.model_choice import CUSTOM, ModelChoice
 from gui.live.page import MAX_PROMPT_CHARS, LivePage
+from gui.live.frame_jobs import AfterPaint
 from gui.live.session import LiveSession
 from gui.live.typeset import apply_type_scale, font_for, style_sheet
 from gui.live_controls import ShardMeter, SpecMeter
@@ -165,6 +166,11 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         self.chips = page.seats.chips
         self._paint_counter = _PaintCounter(self.frame_counter, self)
         self.view.viewport().installEventFilter(self._paint_counter)
+        self.frame_jobs = AfterPaint(self.view.viewport(), parent=self)  # trip-boundary work, after the paint
+        for plot in (self.trip_plot, self.rate_plot):
+            plot.after_paint = self.frame_jobs.defer
+        if hasattr(self.scene, "seat_redraw_budget"):
+            self.scene.seat_redraw_budget = 4  # sixteen changed seat cards: four per frame, after the paint
         self.frame_overlay = FrameOverlay(self.frame_counter, self.view)
         set_role(self.frame_overlay, "overlay")
         self.frame_overlay.move(10, 10)
@@ -223,7 +229,7 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         if presenter and not self.live_page.presenter_mode:
             self.live_page.presenter_mode = True
         scale = TypeScale(max(1, self.height()), self.live_page.presenter_mode)
-        key = (self.height(), self.live_page.presenter_mode, self.font_family)
+        key = (self.height(), self.live_page.presenter_mode, self.font_family, self.lang)
         if key == getattr(self, "_type_key", None):
             return
         self._type_key = key
@@ -323,6 +329,7 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
             self.scene.set_language(self.lang)
         if self._tour is not None:
             self._tour.set_language(self.lang)
+        self._apply_type_scale()  # English punctuation is proportional, Chinese full-width (fonts change)
         self.retranslate()
         if not self._model_pinned:  # the language's own model: poems for Chinese, code for English
             from model import catalog

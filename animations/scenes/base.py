@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from animations.easing import ease_out_back, smooth
 from animations.timeline import Animation, Fade, Lambda, Timeline, lerp_point
-from animations.typescale import TypeScale, set_role
+from animations.typescale import TypeScale, set_role, set_text_features
 
 SCENE_W, SCENE_H = 1600.0, 700.0
 
@@ -82,36 +82,39 @@ SEAT_COLORS = [QColor(c) for c in ("#e69f00", "#56b4e9", "#009e73", "#f0e442", "
 
 BADGE_COLORS = {"measured": GREEN, "formula": BLUE_LIGHT, "source": PURPLE, "illustrative": ORANGE}
 
-LATIN_FAMILY = "DejaVu Sans OneTrip"  # bundled (assets/fonts): proportional punctuation, token-label marks
-CJK_FAMILY = "Noto Sans SC OneTrip"  # bundled (assets/fonts): every Chinese character the tour shows
+LATIN_FAMILY = "DejaVu Sans OneTrip"  # bundled (assets/fonts): only the token-label marks the CJK family lacks
+CJK_FAMILY = "Noto Sans SC OneTrip"  # bundled (assets/fonts): the one family of every text, both languages
 _families: list[str] = []
+_lang = "zh"
 
 
 def families_for(cjk_family: str | None, lang: str) -> list[str]:
-    """Font families in fallback order: English text starts with the Latin font (proportional · “ ” …), Chinese
-    with the CJK one; each falls back to the other for glyphs it lacks (↵ ⇥ ␀ are only in the Latin one)."""
+    """Font families in fallback order, the same in both languages: the CJK family (it has Latin letters too),
+    then the Latin one only for glyphs it lacks (↵ ⇥ ␀ …). ``lang`` is accepted for the callers' symmetry;
+    English punctuation is made proportional by font features (``typescale.set_text_features``)."""
     from PySide6.QtGui import QFontDatabase
     installed = set(QFontDatabase.families())
     latin = [LATIN_FAMILY] if LATIN_FAMILY in installed else []
     cjk = [f for f in dict.fromkeys((CJK_FAMILY, cjk_family)) if f and f in installed and f != LATIN_FAMILY]
-    return latin + cjk if lang == "en" else cjk + latin
+    return cjk + latin
 
 
 def set_font_family(family: str | None, lang: str = "zh") -> None:
     """The families every tour scene uses: ``family`` (one with Chinese glyphs, from
-    ``gui.fonts.register_fonts``) and the bundled Latin font, ordered for ``lang`` (see ``families_for``)."""
-    global _families
+    ``gui.fonts.register_fonts``) and the bundled Latin font as a glyph fallback (see ``families_for``), with
+    ``lang``'s punctuation."""
+    global _families, _lang
     _families = families_for(family, lang)
+    _lang = lang
 
 
-def font(px: float, bold: bool = False, cjk: bool = False) -> QFont:
-    """The tour's font at ``px`` pixels (scene units); ``cjk`` puts the Chinese family first whatever the
-    language (Chinese text with Latin letters in it: one family, one baseline)."""
+def font(px: float, bold: bool = False) -> QFont:
+    """The tour's font at ``px`` pixels (scene units): one family in both languages (Latin letters and Chinese
+    on one baseline); in English with proportional punctuation."""
     f = QFont()
     if _families:
-        fams = ([x for x in _families if x != LATIN_FAMILY] + [x for x in _families if x == LATIN_FAMILY]
-                if cjk else _families)
-        f.setFamilies(fams)
+        f.setFamilies(_families)
+    set_text_features(f, _lang)
     f.setPixelSize(max(1, math.ceil(px - 0.01)))  # rounded up: never under the floor
     f.setBold(bold)
     return f
@@ -266,8 +269,7 @@ class TourScene(QGraphicsScene):
 
     # ---- helpers ----------------------------------------------------------------------------------------
     def text(self, s: str, x: float, y: float, style: str = "body", color: QColor = TEXT, bold: bool = False,
-             width: float | None = None, align: str = "left", z: float = 5, role: str = "label",
-             cjk: bool = False) -> QGraphicsItem:
+             width: float | None = None, align: str = "left", z: float = 5, role: str = "label") -> QGraphicsItem:
         """A text item at (x, y) (top-left; ``align`` "center"/"right" makes x the centre/right edge), its size the
         type-scale ``style`` (``px``), tagged with ``role`` (``set_role``) for the layout audit.
 
@@ -278,7 +280,7 @@ class TourScene(QGraphicsScene):
         if width is not None:
             item = QGraphicsTextItem()
             item.setDefaultTextColor(color)
-            item.setFont(font(size, bold, cjk))
+            item.setFont(font(size, bold))
             item.document().setDocumentMargin(0)
             item.setTextWidth(width)
             item.setPlainText(s)
@@ -291,7 +293,7 @@ class TourScene(QGraphicsScene):
         else:
             item = QGraphicsSimpleTextItem(s)
             item.setBrush(color)
-            item.setFont(font(size, bold, cjk))
+            item.setFont(font(size, bold))
             w = item.boundingRect().width()
             item.setPos(x - (w / 2 if align == "center" else (w if align == "right" else 0)), y)
         item.setZValue(z)
@@ -304,6 +306,18 @@ class TourScene(QGraphicsScene):
         """Wrapped text in ``width``; returns (item, the y just below it)."""
         item = self.text(s, x, y, style, color, bold, width=width, role=role, align=align)
         return item, y + item.boundingRect().height()
+
+    def para_fit(self, s: str, x: float, y: float, width: float, bottom: float,
+                 styles: tuple[str, ...] = ("label", "small"), color: QColor = TEXT, bold: bool = False,
+                 role: str = "caption", align: str = "left") -> tuple[QGraphicsItem, float]:
+        """``para`` in the largest of ``styles`` whose wrapped text ends above ``bottom`` (the last style
+        otherwise); returns (item, the y just below it)."""
+        for k, st in enumerate(styles):
+            item, end = self.para(s, x, y, width, st, color, bold, role, align)
+            if end <= bottom or k == len(styles) - 1:
+                return item, end
+            self.removeItem(item)
+        raise ValueError("para_fit needs at least one style")
 
     @staticmethod
     def measure(s: str, style: str = "body", bold: bool = False) -> QRectF:

@@ -375,7 +375,7 @@ class QuestionsScene(TourScene):
             acc += tok.get("text") or ""
             texts.append(acc)
         line = self.text(texts[-1], 40, y, "body" if ctx.get("lang") != "zh" else "number", TEXT if
-                         ctx.get("lang") != "zh" else ACCENT, True, width=1520, role="quote", cjk=True)
+                         ctx.get("lang") != "zh" else ACCENT, True, width=1520, role="quote")
         y = line.sceneBoundingRect().bottom() + 6
         # the counter: trip j of n, that trip's measured time, the running total
         cum, total = [], 0.0

@@ -46,9 +46,17 @@ class KVSizeScene(TourScene):
         colors = [GREEN, RED, PURPLE, BLUE_LIGHT, ACCENT]
         for i, r in enumerate(rows):
             w = max(3.0, unit * fracs[i])
-            f = self.text(f"{T(r['name'])}: {r['formula']}", 40, y, "small", DIM, role="legend")
-            y = f.sceneBoundingRect().bottom() + 2
             vh = self.lh("label", True)
+            formula = f"{T(r['name'])}: {r['formula']}"
+            # the formula on the bar's own line, right-aligned before the pill, when the bar leaves it room
+            # (measured); else on a line of its own above the bar
+            room = 1560 - pills[i] - 20 - (40 + w + 12 + self.measure(labels[i], "label", True).width() + 24)
+            if self.measure(formula, "small").width() <= room:
+                self.text(formula, 1560 - pills[i] - 20, y + (vh - self.lh("small")) / 2, "small", DIM,
+                          align="right", role="legend")
+            else:
+                f = self.text(formula, 40, y, "small", DIM, role="legend")
+                y = f.sceneBoundingRect().bottom() + 2
             b = self.box(40, y + 2, w, vh - 4, colors[i % len(colors)], None, radius=4)
             self.call(lambda p, b=b: b.setScale(1.0) or b.setOpacity(min(1.0, p * 1.5)), 0.4 + 0.3 * i,
                       0.8 + 0.3 * i)

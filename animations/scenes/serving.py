@@ -107,16 +107,30 @@ class BatchingScene(TourScene):
         self.box(x0, py, 780, ph, PANEL, EDGE)
         head = self.text(T("Prefill/decode disaggregation"), x0 + 20, py + 8, "label", TEXT, True, role="heading")
         self.badge("illustrative", x0 + 760, py + 8, align="right")
-        gy = head.sceneBoundingRect().bottom() + 8
+        gy = head.sceneBoundingRect().bottom() + 4
         g1 = self.tag(T("GPUs that read"), x0 + 30, gy, "label", QColor(224, 138, 30, 60), ORANGE, role="label",
-                      pad=14, min_w=200)
+                      pad=8)
         g2 = self.tag(T("GPUs that write"), x0 + 750, gy, "label", QColor(74, 116, 163, 90), BLUE_LIGHT,
-                      align="right", role="label", pad=14, min_w=200)
+                      align="right", role="label", pad=8)
         r1, r2 = g1.sceneBoundingRect(), g2.sceneBoundingRect()
-        self.arrow(r1.right() + 8, r1.center().y(), r2.left() - 8, r1.center().y(), ACCENT, 3)
-        gap = r2.left() - r1.right() - 24
-        _, y = self.para(T("KV cache over NVLink / RDMA"), (r1.right() + r2.left()) / 2 - gap / 2,
-                         max(r1.bottom(), r2.bottom()) + 4, gap, "label", ACCENT, role="label", align="center")
+        kv, cy = T("KV cache over NVLink / RDMA"), r1.center().y()
+        # the cache travels between the two: on the arrow's line when it fits there with arrows either side
+        # (measured), else under the arrow, centred on it
+        room = r2.left() - r1.right() - 2 * 30
+        style = next((st for st in ("label", "small") if self.measure(kv, st).width() <= room), None)
+        if style is not None:
+            label = self.text(kv, (r1.right() + r2.left()) / 2, cy - self.lh(style) / 2, style, ACCENT,
+                              align="center", role="label")
+            lr = label.sceneBoundingRect()
+            self.arrow(r1.right() + 8, cy, lr.left() - 8, cy, ACCENT, 3)
+            self.arrow(lr.right() + 8, cy, r2.left() - 8, cy, ACCENT, 3)
+            y = max(r1.bottom(), r2.bottom())
+        else:
+            self.arrow(r1.right() + 8, cy, r2.left() - 8, cy, ACCENT, 3)
+            mid = (r1.right() + r2.left()) / 2
+            half = min(mid - (x0 + 20), x0 + 760 - mid)
+            _, y = self.para(kv, mid, max(r1.bottom(), r2.bottom()) + 4, 2 * half, "label", ACCENT, role="label",
+                             align="center")
         self.para(T("Reading a question is compute-bound, writing is memory-bound: each gets GPUs of its own, and "
                     "the cheat sheet is handed over between them."), x0 + 20, y + 6, 740, "small", DIM,
                   role="caption")

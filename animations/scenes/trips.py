@@ -226,6 +226,9 @@ class SamplingScene(TourScene):
                              "below 1 sharpens the odds, above 1 flattens them; top-k keeps the k best; top-p keeps "
                              "the fewest tokens whose odds add up to p. Reasoning models often use a lower "
                              "temperature."), rx + 20, panel_top + 14, rw - 40, "label", TEXT, role="caption")
+        if y + 12 > 700 - 8:  # too long for the panel in this font: one step smaller
+            self.removeItem(why)
+            why, y = self.para_fit(why.toPlainText(), rx + 20, panel_top + 14, rw - 40, 700 - 8 - 12, ("small",))
         self.fade_in(why, 0.8)
         if y + 14 + 2 * self.lh("label", True) + self.lh("small") + 60 > 700 - 24:  # no room for the chart
             self.box(rx, panel_top, rw, y + 12 - panel_top, PANEL, EDGE, z=0)

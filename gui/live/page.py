@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QGri
                                QPushButton, QSizePolicy, QSlider, QVBoxLayout, QWidget)
 
 from animations.typescale import TypeScale, set_role
+from gui import i18n
 from gui.live.plots import RatePlot, TripPlot
 from gui.live.readout import ReadoutPanel
 from gui.live.seats import SeatPanel
@@ -197,7 +198,7 @@ class LivePage(QWidget):
     # ---- sizes -----------------------------------------------------------------------------------------------
     def apply_type_scale(self, window_height: int, family: str | None) -> None:
         """Fonts and style sheet from the window height (and presenter mode); cheap when nothing changed."""
-        key = (int(window_height), self.presenter_mode, family)
+        key = (int(window_height), self.presenter_mode, family, i18n.current_language())  # fonts follow the language
         if key == self._scale_key:
             return
         self._scale_key = key

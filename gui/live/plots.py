@@ -71,7 +71,10 @@ class _Plot(pg.PlotWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_MS)
-        self._timer.timeout.connect(self.redraw)
+        self._timer.timeout.connect(self._redraw_due)
+        # set by the window: runs the redraw just after the stage's next paint (gui.live.frame_jobs), so a
+        # plot's relayout (a few ms) never delays a frame of the stage
+        self.after_paint = None
         self._top = 1.0
 
     def set_text_font(self, font: QFont) -> None:
@@ -121,6 +124,12 @@ class _Plot(pg.PlotWidget):
         if self._x:
             self.setXRange(self._x[0], max(self._x[-1], self._x[0] + 10), padding=0.02)
         self._set_ticks(top)
+
+    def _redraw_due(self) -> None:
+        if self.after_paint is not None:
+            self.after_paint(self.redraw, key=f"plot {id(self)}")
+        else:
+            self.redraw()
 
     def stop_redraws(self) -> None:
         """Stop the coalescing timer (the window is closing)."""

@@ -1,9 +1,12 @@
 """The Live page's session and pacing: what Run, Pause, Step and Reset do, and when a trip is granted.
 
-Pacing. In paced mode (the default) the window grants the engine one forward pass at a time: only when the
-stage has finished showing the previous trip and no report is waiting. Each step report is then shown as one
-trip on the stage, and its tokens are written when that trip ends. Step grants exactly one pass. In real-time
-mode the engine runs freely ("free_run") and the stage shows the trips as they come.
+Pacing. In paced mode (the default) the window grants the engine one forward pass at a time, one trip ahead
+of the stage: the next pass is granted while the stage shows the previous trip, and only when no report is
+waiting and no grant is outstanding. So the stage never stands still waiting for the engine between trips,
+and the engine is never more than one trip ahead. Each step report is shown as one trip on the stage, and its
+tokens are written when that trip ends. Step grants exactly one pass (pressed during a run, none when the pass
+granted ahead is already on its way or waiting: that one is the step). In real-time mode the engine runs
+freely ("free_run") and the stage shows the trips as they come.
 
 A mixin of ``gui.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
 """
@@ -35,6 +38,7 @@ class LiveSession:
     def stop(self) -> None:
         """Stop the clock, every timer and the engine process (waits at most about 1.5 s)."""
         self.clock.stop()
+        self.frame_jobs.clear()
         self.frame_overlay.stop()
         self.trip_plot.stop_redraws()
         self.rate_plot.stop_redraws()
@@ -102,6 +106,7 @@ class LiveSession:
         answer's last trips are still being shown, nothing happens: the answer is written first."""
         if self.engine_info is None:
             return
+        was_running = self._running
         if self._running:
             self.pause()
         if self._main_done and not self.is_session_done():
@@ -112,9 +117,11 @@ class LiveSession:
         if self._main_done and not self._start_session():
             return
         if self._active:
-            self.bridge.grant(1)
-            self._grants_outstanding += 1
-            self._grant_time = time.monotonic()
+            # stepping out of a run: the pass already granted ahead (on its way or waiting) is the step
+            if not (was_running and (self._pending or self._grants_outstanding > 0)):
+                self.bridge.grant(1)
+                self._grants_outstanding += 1
+                self._grant_time = time.monotonic()
             self._set_status("One trip.")
 
     def run_trips(self, n: int) -> bool:
@@ -208,6 +215,9 @@ class LiveSession:
         return True
 
     def _end_session(self) -> None:
+        if self.frame_jobs.discard("grant"):  # a paced grant not yet sent is not sent for a finished answer
+            self._grants_outstanding = max(0, self._grants_outstanding - 1)
+        self.frame_jobs.flush()  # the last trip's words land before the page is cleared, never after
         self._main_done = True
         self._main_id = None
         self._active.clear()
@@ -231,13 +241,15 @@ class LiveSession:
             self._show_requests()
 
     def _show_requests(self) -> None:
-        """Every seat's prompt and answer, as plain data, to the stage."""
+        """Every seat's prompt and answer, as plain data, to the stage (which redraws a few changed seat cards
+        now, ``seat_redraw_budget``, and the rest after the next paints)."""
         show = getattr(self.scene, "show_requests", None)
         if show is not None:  # TODO(stage): StageScene.show_requests(seats) is being added by the stage helper
             try:
                 show(self.live_page.seats.seat_list())
             except Exception:  # noqa: BLE001 - a drawing problem must not stop the words and numbers
                 log.exception("the stage could not show the seats")
+        self._draw_more_seats()
 
     def _fill_seats(self) -> None:
         """Fill empty seats at the table with preset prompts, up to the batch slider's value."""
@@ -264,7 +276,8 @@ class LiveSession:
         self._pump()
 
     def _pump(self) -> None:
-        """Grant one trip when the stage is free and nothing is waiting (paced mode)."""
+        """Grant one trip when no report is waiting and none is on its way (paced mode): the engine works on
+        the next trip while the stage shows this one."""
         if not self._running or self.real_time_box.isChecked() or self.engine_info is None:
             return
         if self._grants_outstanding > 0:
@@ -272,11 +285,18 @@ class LiveSession:
                 return
             log.warning("no report for a granted trip in %.0f s; granting again", GRANT_WATCHDOG_S)
             self._grants_outstanding = 0
-        if self._pending or self._on_stage is not None or self.scene.busy() or not self._active:
+        if self._pending or not self._active:
             return
-        if self.bridge.grant(1):
-            self._grants_outstanding += 1
-            self._grant_time = time.monotonic()
+        # counted now, sent once this frame is painted: handing the command to the queue's feeder thread costs
+        # the GUI thread a GIL switch, which on a busy machine can take longer than a frame
+        self._grants_outstanding += 1
+        self._grant_time = time.monotonic()
+        self.frame_jobs.defer(self._send_grant, key="grant")
+
+    def _send_grant(self) -> None:
+        """The paced grant ``_pump`` decided on (not sent when the answer was paused or reset meanwhile)."""
+        if not self._running or self._main_done or self.real_time_box.isChecked() or not self.bridge.grant(1):
+            self._grants_outstanding = max(0, self._grants_outstanding - 1)
 
     def _show_next(self) -> None:
         if self._on_stage is not None or not self._pending or self.scene.busy():
@@ -298,11 +318,23 @@ class LiveSession:
             if tok.get("request_id") == self._main_id:
                 self.answer_text += tok.get("text", "")
                 self.answer_token_ids.append(int(tok.get("token_id", -1)))
-        if self.live_page.seats.add_tokens(tokens):
-            self._show_requests()
+        # the words, chips and seat cards (several ms at batch 16) wait until this frame is painted
+        self.frame_jobs.defer(lambda: self._write_tokens(tokens))
         if self._main_done and not self._pending:
+            self.frame_jobs.flush()  # the answer is complete: everything on screen says so when we say so
             self._set_status("Done. Press Run for a new answer.")
             self.session_finished.emit()
+
+    def _write_tokens(self, tokens: list[dict]) -> None:
+        """A trip's tokens into the answer box, the chips and the seats (run after the frame that ended it)."""
+        if self.live_page.seats.add_tokens(tokens):
+            self.frame_jobs.defer(self._show_requests, key="stage seats")
+
+    def _draw_more_seats(self) -> None:
+        """Seat cards the stage has not redrawn yet: a few more after the next paint, until none is left."""
+        more = getattr(self.scene, "draw_pending_seats", None)
+        if more is not None and not more():
+            self.frame_jobs.defer(self._draw_more_seats, key="stage seats")
 
     def _flush_pending(self) -> None:
         """Write every waiting trip at once (used when switching to real time)."""
@@ -311,6 +343,7 @@ class LiveSession:
         while self._pending:
             self._on_stage = self._pending.popleft()
             self._write_trip()
+        self.frame_jobs.flush()
 
     def _on_trip_finished(self) -> None:
         self._write_trip()

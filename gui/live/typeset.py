@@ -14,7 +14,8 @@ from __future__ import annotations
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QWidget
 
-from animations.typescale import TypeScale, role_of
+from animations.typescale import TypeScale, role_of, set_text_features
+from gui import i18n
 
 # role -> (style of animations.typescale, bold)
 ROLE_STYLE: dict[str, tuple[str, bool]] = {
@@ -38,12 +39,13 @@ ROLE_STYLE: dict[str, tuple[str, bool]] = {
 
 
 def font_for(role: str, scale: TypeScale, family: str | None) -> QFont:
-    """The font of ``role`` at ``scale`` (pixel size rounded up, never under the scale's minimum)."""
+    """The font of ``role`` at ``scale`` (pixel size rounded up, never under the scale's minimum), with the
+    current language's punctuation (proportional in English: ``typescale.set_text_features``)."""
     style, bold = ROLE_STYLE[role]
     font = QFont(family) if family else QFont()
     font.setPixelSize(max(int(round(scale.px(style))), int(-(-scale.minimum // 1))))
     font.setBold(bold)
-    return font
+    return set_text_features(font, i18n.current_language())
 
 
 def apply_type_scale(root: QWidget, scale: TypeScale, family: str | None) -> None:
