@@ -80,6 +80,9 @@ CONFIGS: dict[str, TrainConfig] = {
     # two more passes over the corpus) with bfloat16 matmuls, which train ~1.6x faster on a CPU with AVX512-BF16.
     "target-long": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=16, steps=4000, lr=8e-4, warmup=100,
                                long_frac=0.1, eval_every=250, ckpt_every=250, bf16=True),
+    # A fourth, short stage at a low rate (--init-from the third): 900 steps, 3.7M tokens, 30.3M seen in all.
+    "target-final": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=16, steps=900, lr=1.5e-4, min_lr_frac=0.5,
+                                warmup=20, long_frac=0.1, eval_every=300, ckpt_every=300, bf16=True),
     # The Chinese poetry model (corpus from ``python -m model.poems``): poems are short, so a short block;
     # a 6,144-token vocabulary (one token per common character) makes the LM head about 40 % of the parameters.
     "poems": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=32, block=128, long_frac=0.04, steps=1800,
