@@ -368,6 +368,9 @@ class GPT2(nn.Module):
         Raises ValueError if a position reaches n_positions.
         """
         B, T = input_ids.shape
+        if (batch is not None and kv_cache is not None and layer_ms is None and self._fast_layers is not None
+                and not torch.is_grad_enabled() and not self.h[0].attn.readable):
+            return self._forward_cached(input_ids, batch, kv_cache, logit_index)
         if batch is None:
             if T > self.config.n_positions:
                 raise ValueError(f"{T} tokens exceed the context window of {self.config.n_positions}")
@@ -417,7 +420,107 @@ class GPT2(nn.Module):
         self._head_t_for = None
         self._decode_head_enabled = True
         self._decode_head()
+        self._fast_layers = None
+        params = list(self.parameters())
+        self._fast_key = lambda: tuple(p.data_ptr() for p in params)
+        cfg = self.config
+        fuse = {"gelu_new": "tanh", "gelu_pytorch_tanh": "tanh", "gelu_fast": "tanh", "gelu": "none"}
+        self._fused_act = fuse.get(cfg.activation_function)  # oneDNN's gelu algorithm, or None: apply act apart
+        with torch.no_grad():
+            self._fast_layers = [
+                (b.ln_1.weight, b.ln_1.bias, b.attn.c_attn.weight.t(), b.attn.c_attn.bias, b.attn.c_proj.weight.t(),
+                 b.attn.c_proj.bias, b.ln_2.weight, b.ln_2.bias, b.mlp.c_fc.weight.t(), b.mlp.c_fc.bias,
+                 b.mlp.c_proj.weight.t(), b.mlp.c_proj.bias, cfg.attention_scale(i), b.mlp.act)
+                for i, b in enumerate(self.h)]
+        self._fast_for = self._fast_key()
         return self
+
+    _fast_layers: list | None = None  # set by prepare_for_decode: per block, its tensors in the order used
+    _packed: list | None = None  # oneDNN-packed weights, and the (data_ptr, version) of each weight they copy
+    _packed_for: tuple | None = None
+
+    # oneDNN packed weights pay from this many rows per GEMM (measured, docs/benchmarks-engine.md: at 1 row MKL's
+    # GEMV is faster, from 2 rows oneDNN's blocked GEMM is up to 2x faster than MKL on this CPU)
+    PACKED_MIN_ROWS = 2
+
+    def _packed_weights(self) -> list | None:
+        """oneDNN-packed copies of every block weight and the LM head (``torch.ops.mkldnn._reorder_linear_weight``,
+        the layout Inductor uses for CPU linears), packed for 16 rows; rebuilt when any weight changes in place
+        (version counters). None where oneDNN is not available (MKL's GEMM is used instead)."""
+        if not torch.backends.mkldnn.is_available() or self.wte.weight.dtype != torch.float32 \
+                or self.wte.weight.device.type != "cpu":
+            return None
+        weights = [w.t() for layer in self._fast_layers for w in (layer[2], layer[4], layer[8], layer[10])]
+        weights.append(self.lm_head_weight())
+        key = tuple((w.data_ptr(), w._version) for w in weights)
+        if self._packed_for != key:
+            try:
+                self._packed = [torch.ops.mkldnn._reorder_linear_weight(w.detach(), 16) for w in weights]
+            except (RuntimeError, AttributeError):  # a build without the op: MKL's GEMM it is
+                self._packed = None
+            self._packed_for = key
+        return self._packed
+
+    def _forward_cached(self, input_ids: torch.Tensor, batch: AttentionBatch, kv_cache: "PagedKVCache",
+                        logit_index: torch.Tensor | None) -> torch.Tensor:
+        """``forward`` with a KV cache and autograd off, written as a flat sequence of tensor ops on (B·T, C)
+        rows: the same arithmetic as the blocks' modules (within float rounding), without their per-call
+        overhead, which at batch 1 costs as much as the weights' GEMVs on this CPU. With 2+ rows the GEMMs run
+        on oneDNN-packed weights (``_packed_weights``), with the MLP's GELU fused into the first.
+        Returns float logits (B, K, V) with ``logit_index``, else (B, T, V)."""
+        if self._fast_key() != self._fast_for:  # a weight was replaced (not modified in place): re-take views
+            self.prepare_for_decode()
+        B, T = input_ids.shape
+        N = B * T
+        cfg = self.config
+        C, nh, hs = cfg.n_embd, cfg.n_head, cfg.head_dim
+        eps = cfg.layer_norm_epsilon
+        packed = self._packed_weights() if N >= self.PACKED_MIN_ROWS else None
+        linear = torch.ops.mkldnn._linear_pointwise if packed is not None else None
+        x = F.embedding(input_ids.reshape(N), self.wte.weight) + F.embedding(batch.positions.reshape(N),
+                                                                             self.wpe.weight)  # (N, C)
+        mask = batch.attn_mask
+        in_place = batch.context_start is not None
+        if in_place:
+            start, L = batch.context_start, batch.context_slots.size(1)
+        for i, (w1, b1, wqkv, bqkv, wo, bo, w2, b2, wfc, bfc, wp, bp, scale, act) in enumerate(self._fast_layers):
+            h = F.layer_norm(x, (C,), w1, b1, eps)
+            qkv = torch.addmm(bqkv, h, wqkv) if packed is None else linear(h, packed[4 * i], bqkv, "none", [None], "")
+            q = qkv[:, :C].view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
+            kv_cache.write(i, batch.slot_mapping, qkv[:, C:2 * C].view(B, T, nh, hs), qkv[:, 2 * C:].view(B, T, nh, hs))
+            if in_place:
+                k, v = kv_cache.view(i, start, L)  # 2 × (1, L, nh, hs)
+            else:
+                k, v = kv_cache.gather(i, batch.context_slots)  # 2 × (B, L, nh, hs)
+            if batch.sees_all:
+                y = F.scaled_dot_product_attention(q, k.transpose(1, 2), v.transpose(1, 2), scale=scale)
+            else:
+                y = F.scaled_dot_product_attention(q, k.transpose(1, 2), v.transpose(1, 2), attn_mask=mask,
+                                                   scale=scale)  # (B, nh, T, hs)
+            y = y.transpose(1, 2).reshape(N, C)
+            x = x + (torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], ""))
+            h = F.layer_norm(x, (C,), w2, b2, eps)
+            if packed is None:
+                h = act(torch.addmm(bfc, h, wfc))
+                x = x + torch.addmm(bp, h, wp)
+            else:
+                if self._fused_act is not None:
+                    h = linear(h, packed[4 * i + 2], bfc, "gelu", [None], self._fused_act)
+                else:
+                    h = act(linear(h, packed[4 * i + 2], bfc, "none", [None], ""))
+                x = x + linear(h, packed[4 * i + 3], bp, "none", [None], "")
+        if logit_index is not None:
+            K = logit_index.size(1)
+            if T > 1 or K > 1:
+                x = x.view(B, T, C).gather(1, logit_index[:, :, None].expand(-1, -1, C)).view(B * K, C)
+        else:
+            K = T
+        x = F.layer_norm(x, (C,), self.ln_f.weight, self.ln_f.bias, eps)
+        if packed is not None:
+            logits = linear(x, packed[-1], None, "none", [None], "")
+        else:
+            logits = x @ self._decode_head()
+        return logits.view(B, K, -1)
 
     def _decode_head(self) -> torch.Tensor | None:
         """The contiguous [C, V] head copy, (re)built when stale; None unless prepared and autograd is off."""
