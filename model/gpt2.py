@@ -316,6 +316,8 @@ class AttentionBatch:
     sees_all:      True when attn_mask is all True (T = 1 and every row has all L keys), so attention needs no mask
     context_start: with B = 1, the first slot when context_slots is the run start, start + 1, ..., start + L - 1,
                    so the context can be read from the cache in place instead of gathered
+    mirror:        with T = 1, (k, v, write_index) of a ``DecodeMirror`` (model/kv_cache.py): k[layer, :, :L] holds
+                   the context of every row contiguously once this pass's K/V are also written at write_index
     """
 
     positions: torch.Tensor
@@ -324,6 +326,7 @@ class AttentionBatch:
     context_slots: torch.Tensor | None = None
     sees_all: bool = False
     context_start: int | None = None
+    mirror: tuple | None = None
 
 
 class GPT2(nn.Module):
@@ -369,7 +372,7 @@ class GPT2(nn.Module):
         """
         B, T = input_ids.shape
         if (batch is not None and kv_cache is not None and layer_ms is None and self._fast_layers is not None
-                and not torch.is_grad_enabled() and not self.h[0].attn.readable):
+                and not torch.is_grad_enabled() and not self.h[0].attn.readable and not self._hooked()):
             return self._forward_cached(input_ids, batch, kv_cache, logit_index)
         if batch is None:
             if T > self.config.n_positions:
@@ -421,8 +424,10 @@ class GPT2(nn.Module):
         self._decode_head_enabled = True
         self._decode_head()
         self._fast_layers = None
-        params = list(self.parameters())
-        self._fast_key = lambda: tuple(p.data_ptr() for p in params)
+        self._submodules = list(self.modules())
+        # replacing the weights (model.to, load_state_dict(assign=True)) replaces them all; two pointers see it
+        first, last = self.wte.weight, self.h[-1].mlp.c_proj.weight
+        self._fast_key = lambda: (first.data_ptr(), last.data_ptr())
         cfg = self.config
         fuse = {"gelu_new": "tanh", "gelu_pytorch_tanh": "tanh", "gelu_fast": "tanh", "gelu": "none"}
         self._fused_act = fuse.get(cfg.activation_function)  # oneDNN's gelu algorithm, or None: apply act apart
@@ -436,6 +441,14 @@ class GPT2(nn.Module):
         return self
 
     _fast_layers: list | None = None  # set by prepare_for_decode: per block, its tensors in the order used
+
+    def _hooked(self) -> bool:
+        """True when a forward hook is set on any submodule (or globally): the flat path would skip it, so the
+        modules run instead."""
+        from torch.nn.modules import module as m
+        if m._global_forward_hooks or m._global_forward_pre_hooks:
+            return True
+        return any(mod._forward_hooks or mod._forward_pre_hooks for mod in self._submodules)
     _packed: list | None = None  # oneDNN-packed weights, and the (data_ptr, version) of each weight they copy
     _packed_for: tuple | None = None
 
@@ -481,8 +494,10 @@ class GPT2(nn.Module):
                                                                              self.wpe.weight)  # (N, C)
         mask = batch.attn_mask
         in_place = batch.context_start is not None
+        mirror = batch.mirror if T == 1 else None
+        L = batch.context_slots.size(1)
         if in_place:
-            start, L = batch.context_start, batch.context_slots.size(1)
+            start = batch.context_start
         for i, (w1, b1, wqkv, bqkv, wo, bo, w2, b2, wfc, bfc, wp, bp, scale, act) in enumerate(self._fast_layers):
             h = F.layer_norm(x, (C,), w1, b1, eps)
             qkv = torch.addmm(bqkv, h, wqkv) if packed is None else linear(h, packed[4 * i], bqkv, "none", [None], "")
@@ -490,6 +505,11 @@ class GPT2(nn.Module):
             kv_cache.write(i, batch.slot_mapping, qkv[:, C:2 * C].view(B, T, nh, hs), qkv[:, 2 * C:].view(B, T, nh, hs))
             if in_place:
                 k, v = kv_cache.view(i, start, L)  # 2 × (1, L, nh, hs)
+            elif mirror is not None:
+                mk, mv = mirror[0][i], mirror[1][i]  # (B, capacity, nh, hs)
+                mk.view(-1, nh, hs).index_copy_(0, mirror[2], qkv[:, C:2 * C].view(N, nh, hs))
+                mv.view(-1, nh, hs).index_copy_(0, mirror[2], qkv[:, 2 * C:].view(N, nh, hs))
+                k, v = mk[:, :L], mv[:, :L]  # 2 × (B, L, nh, hs)
             else:
                 k, v = kv_cache.gather(i, batch.context_slots)  # 2 × (B, L, nh, hs)
             if batch.sees_all:

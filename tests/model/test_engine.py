@@ -104,6 +104,45 @@ def test_batched_equals_alone(make_engine, tiny):
         assert res.token_ids == naive_greedy(model, prompt, 24, tok.eos_token_id)
 
 
+def test_decode_mirror_equals_gather(make_engine, tiny, monkeypatch):
+    """Batched decode reads the context from the decode mirror (model/kv_cache.py DecodeMirror), rebuilt as
+    sequences join and leave; every sampled row equals the modules' pass, which gathers from the pool."""
+    from model.kv_cache import DecodeMirror
+
+    model, tok = tiny
+    prompts = _prompts(tok, [5, 19, 2, 11, 8], seed=17)
+    lengths = [6, 30, 14, 9, 22]  # they finish at different steps, so the batch changes under the mirror
+    calls = {"prepare": 0, "rebuilds": 0}
+    prepare = DecodeMirror.prepare
+
+    def spy(self, *args):
+        before = self.k
+        out = prepare(self, *args)
+        calls["prepare"] += 1
+        calls["rebuilds"] += out is not None and self.k is not before
+        return out
+
+    monkeypatch.setattr(DecodeMirror, "prepare", spy)
+
+    def run(engine):
+        engine.record_logits = True
+        rids = [engine.add_request(p, max_new_tokens=m) for p, m in zip(prompts, lengths)]
+        run_to_end(engine)
+        return [engine.logits[r] for r in rids], [engine.finished[r].token_ids for r in rids]
+
+    fast_logits, fast_ids = run(make_engine(max_batch=3))
+    assert calls["rebuilds"] >= 3 and calls["prepare"] > 2 * calls["rebuilds"]  # rebuilt, and mostly reused
+    handle = model.wpe.register_forward_hook(lambda *a: None)  # a hook sends every pass through the modules
+    try:
+        calls["prepare"] = 0
+        ref_logits, ref_ids = run(make_engine(max_batch=3))
+    finally:
+        handle.remove()
+    assert fast_ids == ref_ids
+    for a, b in zip(fast_logits, ref_logits):
+        assert torch.allclose(torch.stack(a), torch.stack(b), atol=1e-4, rtol=0)
+
+
 def test_continuous_equals_static(make_engine, tiny):
     _, tok = tiny
     prompts = _prompts(tok, [5, 30, 12, 2], seed=3)
