@@ -425,9 +425,6 @@ class GPT2(nn.Module):
         self._decode_head()
         self._fast_layers = None
         self._submodules = list(self.modules())
-        # replacing the weights (model.to, load_state_dict(assign=True)) replaces them all; two pointers see it
-        first, last = self.wte.weight, self.h[-1].mlp.c_proj.weight
-        self._fast_key = lambda: (first.data_ptr(), last.data_ptr())
         cfg = self.config
         fuse = {"gelu_new": "tanh", "gelu_pytorch_tanh": "tanh", "gelu_fast": "tanh", "gelu": "none"}
         self._fused_act = fuse.get(cfg.activation_function)  # oneDNN's gelu algorithm, or None: apply act apart
@@ -441,6 +438,17 @@ class GPT2(nn.Module):
         return self
 
     _fast_layers: list | None = None  # set by prepare_for_decode: per block, its tensors in the order used
+    _DERIVED = ("_fast_layers", "_fast_for", "_submodules", "_packed", "_packed_for")
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles leave out what ``prepare_for_decode`` derived (views and oneDNN-packed copies of
+        the weights, which cannot be copied); a copy runs the modules until it is prepared itself."""
+        state = super().__getstate__() if hasattr(super(), "__getstate__") else self.__dict__
+        return {k: v for k, v in state.items() if k not in self._DERIVED}
+
+    def _fast_key(self) -> tuple[int, int]:
+        """Replacing the weights (model.to, load_state_dict(assign=True)) replaces them all; two pointers see it."""
+        return self.wte.weight.data_ptr(), self.h[-1].mlp.c_proj.weight.data_ptr()
 
     def _hooked(self) -> bool:
         """True when a forward hook is set on any submodule (or globally): the flat path would skip it, so the
