@@ -577,8 +577,13 @@ class Engine:
                 a, emitted = accept_sampled(p, q, proposals[b], seq.generator)
             accepted += a
             bonus += int(k > 0 and a == k)
+            if seq.sampling.greedy:  # one softmax and top-5 for every emitted row (greedy shows the plain softmax)
+                top = torch.topk(torch.softmax(rows[:len(emitted)], dim=-1), min(5, rows.size(-1)))
+                tops = [list(zip(i, p)) for i, p in zip(top.indices.tolist(), top.values.tolist())]
+            else:
+                tops = [top_k_probs(distribution(rows[i], seq.sampling), 5) for i in range(len(emitted))]
             for i, token in enumerate(emitted):
-                event = self._emit(seq, token, top_k_probs(distribution(rows[i], seq.sampling), 5), now)
+                event = self._emit(seq, token, tops[i], now)
                 event.accepted_from_draft = i < a
                 events.append(event)
                 if event.finish_reason is not None:

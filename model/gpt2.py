@@ -435,10 +435,12 @@ class GPT2(nn.Module):
                  b.mlp.c_proj.weight.t(), b.mlp.c_proj.bias, cfg.attention_scale(i), b.mlp.act)
                 for i, b in enumerate(self.h)]
         self._fast_for = self._fast_key()
+        self._packable = [w for b in self.h for w in (b.attn.c_attn.weight, b.attn.c_proj.weight, b.mlp.c_fc.weight,
+                                                      b.mlp.c_proj.weight)] + [self.lm_head_weight()]
         return self
 
     _fast_layers: list | None = None  # set by prepare_for_decode: per block, its tensors in the order used
-    _DERIVED = ("_fast_layers", "_fast_for", "_submodules", "_packed", "_packed_for")
+    _DERIVED = ("_fast_layers", "_fast_for", "_submodules", "_packed", "_packed_for", "_packable")
 
     def __getstate__(self) -> dict:
         """Copies and pickles leave out what ``prepare_for_decode`` derived (views and oneDNN-packed copies of
@@ -471,9 +473,8 @@ class GPT2(nn.Module):
         if not torch.backends.mkldnn.is_available() or self.wte.weight.dtype != torch.float32 \
                 or self.wte.weight.device.type != "cpu":
             return None
-        weights = [w.t() for layer in self._fast_layers for w in (layer[2], layer[4], layer[8], layer[10])]
-        weights.append(self.lm_head_weight())
-        key = tuple((w.data_ptr(), w._version) for w in weights)
+        weights = self._packable
+        key = (self._fast_for, [w._version for w in weights])
         if self._packed_for != key:
             try:
                 self._packed = [torch.ops.mkldnn._reorder_linear_weight(w.detach(), 16) for w in weights]
