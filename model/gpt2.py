@@ -407,7 +407,7 @@ class GPT2(nn.Module):
     def prepare_for_decode(self) -> "GPT2":
         """Lay the weights out for fast decoding; the results of a pass do not change (within float rounding).
 
-        Measured on this project's 2-core CPU (docs/benchmarks.md, "Weight layout"): a batch-1 step is a chain
+        Measured on this project's 2-core CPU (docs/benchmarks.md, "Decode path"): a batch-1 step is a chain
         of GEMVs, and MKL reads a weight stored ``[in, out]`` (``x @ W_in_out``) 1.3–1.9× faster than the
         same weight stored ``[out, in]`` (``x @ W.t()``). So every ``nn.Linear`` weight keeps its
         ``[out, in]`` shape but is re-stored so that ``weight.t()`` is contiguous (no extra memory), and the LM
