@@ -143,6 +143,37 @@ def test_decode_mirror_equals_gather(make_engine, tiny, monkeypatch):
         assert torch.allclose(torch.stack(a), torch.stack(b), atol=1e-4, rtol=0)
 
 
+def test_weights_changed_in_place_are_used(tiny_model_dir):
+    """The flat decode path keeps views and oneDNN-packed copies of the weights; a weight changed in place
+    after a pass (an optimiser step, load_state_dict) is what the next pass uses, at batch 1 and batch 2."""
+    from model.checkpoint import load_pretrained
+    from model.engine import Engine
+
+    model, tok = load_pretrained(tiny_model_dir)  # a private copy: this test changes its weights
+    prompts = _prompts(tok, [7, 12], seed=5)
+
+    def last_rows(max_batch):
+        engine = Engine(model, tok, max_batch=max_batch)
+        engine.record_logits = True
+        rids = [engine.add_request(p, max_new_tokens=3) for p in prompts[:max_batch]]
+        run_to_end(engine)
+        return [torch.stack(engine.logits[r]) for r in rids], [engine.finished[r].token_ids for r in rids]
+
+    def plain(ids):
+        with torch.no_grad():
+            return model(torch.tensor([ids]))[0, -1]  # the modules, no cache: the reference
+
+    for max_batch in (1, 2):
+        last_rows(max_batch)  # packs the weights (batch 2) / takes their views
+        with torch.no_grad():
+            model.h[0].mlp.c_fc.weight.mul_(-1.5)
+            model.wte.weight[:, :3].mul_(2.0)  # the tied LM head too
+        rows, outs = last_rows(max_batch)
+        for p, r, out in zip(prompts, rows, outs):
+            assert torch.allclose(r[0], plain(p), atol=1e-4, rtol=0)
+            assert torch.allclose(r[-1], plain(p + out[:-1]), atol=1e-4, rtol=0)
+
+
 def test_continuous_equals_static(make_engine, tiny):
     _, tok = tiny
     prompts = _prompts(tok, [5, 30, 12, 2], seed=3)
