@@ -82,8 +82,9 @@ class Engine:
     max_batch: most sequences per pass (``set_max_batch`` changes it while running).
     max_step_tokens: chunked-prefill budget of one pass, in tokens.
     layer_timing: also time every layer (adds a small overhead, and a device sync per layer on CUDA).
-    decode_layout: re-store the model's weights for fast decoding (``GPT2.prepare_for_decode``); the bench turns
-    it off on a separate copy to measure what it gains.
+    decode_layout: prepare the model for fast decoding (``GPT2.prepare_for_decode``: weight layout, the flat
+    cached forward, oneDNN-packed weights for passes of 2+ rows); the bench turns it off on a separate copy to
+    measure what it gains.
     """
 
     def __init__(self, model: GPT2, tokenizer: Tokenizer, *, block_size: int = 16,
