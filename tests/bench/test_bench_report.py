@@ -55,6 +55,18 @@ def test_markdown_reports_a_missing_sharding_module_instead_of_numbers():
     assert "| tp |" not in text
 
 
+def test_markdown_names_the_other_machine_of_re_measured_sections():
+    """A report updated on another CPU said every section ran on the first one's."""
+    first = {"cpu": "Xeon", "cores": 2, "torch_threads": 1, "torch": "t", "python": "3"}
+    report = {"machine": first, "quick": False, "started": "then", "seconds": 1.0,
+              "updated": {"floor": "now", "batch": "now", "prefix": "then"},
+              "updated_machine": {"floor": {**first, "cpu": "EPYC"}, "batch": {**first, "cpu": "EPYC"},
+                                  "prefix": first}}
+    text = render_markdown(report, {})
+    line = next(x for x in text.splitlines() if x.startswith("Re-measured on another machine"))
+    assert "EPYC" in line and "floor, batch" in line and "prefix" not in line
+
+
 @pytest.mark.timeout(240)
 def test_update_remeasures_one_section_and_keeps_the_others(tiny_model_dir, tmp_path):
     out = tmp_path / "bench.md"
