@@ -316,8 +316,9 @@ class AttentionBatch:
     sees_all:      True when attn_mask is all True (T = 1 and every row has all L keys), so attention needs no mask
     context_start: with B = 1, the first slot when context_slots is the run start, start + 1, ..., start + L - 1,
                    so the context can be read from the cache in place instead of gathered
-    mirror:        with T = 1, (k, v, write_index) of a ``DecodeMirror`` (model/kv_cache.py): k[layer, :, :L] holds
-                   the context of every row contiguously once this pass's K/V are also written at write_index
+    mirror:        with T = 1, (k, v, write_index) of a ``DecodeMirror`` (model/kv_cache.py): k[layer, :, :, :L]
+                   holds the context of every row and head contiguously once this pass's K/V are also written
+                   at write_index
     """
 
     positions: torch.Tensor
@@ -521,17 +522,18 @@ class GPT2(nn.Module):
             if in_place:
                 k, v = kv_cache.view(i, start, L)  # 2 × (1, L, nh, hs)
             elif mirror is not None:
-                mk, mv = mirror[0][i], mirror[1][i]  # (B, capacity, nh, hs)
-                mk.view(-1, nh, hs).index_copy_(0, mirror[2], qkv[:, C:2 * C].view(N, nh, hs))
-                mv.view(-1, nh, hs).index_copy_(0, mirror[2], qkv[:, 2 * C:].view(N, nh, hs))
-                k, v = mk[:, :L], mv[:, :L]  # 2 × (B, L, nh, hs)
+                mk, mv = mirror[0][i], mirror[1][i]  # (B, nh, capacity, hs): head-major, each head's keys one run
+                mk.view(-1, hs).index_copy_(0, mirror[2], qkv[:, C:2 * C].reshape(N * nh, hs))
+                mv.view(-1, hs).index_copy_(0, mirror[2], qkv[:, 2 * C:].reshape(N * nh, hs))
+                k, v = mk[:, :, :L], mv[:, :, :L]  # 2 × (B, nh, L, hs)
             else:
                 k, v = kv_cache.gather(i, batch.context_slots)  # 2 × (B, L, nh, hs)
+            if mirror is None or in_place:
+                k, v = k.transpose(1, 2), v.transpose(1, 2)  # (B, nh, L, hs)
             if batch.sees_all:
-                y = F.scaled_dot_product_attention(q, k.transpose(1, 2), v.transpose(1, 2), scale=scale)
+                y = F.scaled_dot_product_attention(q, k, v, scale=scale)
             else:
-                y = F.scaled_dot_product_attention(q, k.transpose(1, 2), v.transpose(1, 2), attn_mask=mask,
-                                                   scale=scale)  # (B, nh, T, hs)
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)  # (B, nh, T, hs)
             y = y.transpose(1, 2).reshape(N, C)
             x = x + (torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], ""))
             h = F.layer_norm(x, (C,), w2, b2, eps)
