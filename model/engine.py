@@ -362,7 +362,7 @@ class Engine:
             if cache is self.cache:
                 if mirror and T == 1 and context_start is None and self.runner is None:
                     if self._mirror is None:
-                        self._mirror = DecodeMirror(cache)
+                        self._mirror = DecodeMirror(cache, self.config.n_positions)
                     batch.mirror = self._mirror.prepare([it.table for it in items], [it.start for it in items],
                                                         batch.context_slots)
                     if batch.mirror is None:

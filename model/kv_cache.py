@@ -237,8 +237,9 @@ class DecodeMirror:
 
     BUDGET_BYTES = 64 * 2**20  # larger batches or contexts gather from the pool as before
 
-    def __init__(self, cache: PagedKVCache):
+    def __init__(self, cache: PagedKVCache, max_len: int | None = None):
         self.cache = cache
+        self.max_len = max_len  # the model's context window: no row grows past it
         self.k: torch.Tensor | None = None
         self.v: torch.Tensor | None = None
         self.tables: list[BlockTable] = []  # the rows' block tables, held (compared by identity)
@@ -256,7 +257,7 @@ class DecodeMirror:
                 and starts == self.filled and self.k is not None and L <= self.k.size(3))
         if not same:
             n_layer, _, nh, hs = self.cache.k.shape
-            n_positions_cap = max(L, min(2 * L, L + 256))  # room to grow before the next rebuild
+            n_positions_cap = max(L, min(2 * L, L + 256, self.max_len or L + 256))  # room to grow before a rebuild
             if 2 * n_layer * B * n_positions_cap * nh * hs * self.cache.k.element_size() > self.BUDGET_BYTES:
                 return None
             # zeros, not empty: a shorter row's keys past its end are masked, but 0 × NaN in softmax · V is NaN
