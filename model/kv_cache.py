@@ -271,6 +271,6 @@ class DecodeMirror:
             self.tables = list(tables)
         self.filled = [s + 1 for s in starts]
         nh, cap = self.k.size(2), self.k.size(3)
-        # row (b, h) of the flattened (B · nh · cap, hs) view starts at (b · nh + h) · cap; the token sits at start_b
+        # row (b, h) of the flattened (B · nh · cap, hs) view starts at (b · nh + h) · cap; the token at start_b
         write_index = (torch.arange(B * nh) * cap).view(B, nh) + torch.tensor(starts, dtype=torch.long)[:, None]
         return self.k, self.v, write_index.view(-1)

@@ -38,7 +38,8 @@ def test_quick_bench_writes_every_requested_section(tiny_model_dir, tmp_path):
     assert floor["floor_ms"] == floor[f"{floor['applies']}_floor_ms"]
     assert floor["ratio_dram"] == pytest.approx(floor["step_ms"]["median"] / floor["dram_floor_ms"])
     text = out.read_text(encoding="utf-8")
-    for heading in ("## Engine against transformers", "## Against the floor", "## Decode path (weight layout, flat forward, GEMM library)", "## Threads",
+    for heading in ("## Engine against transformers", "## Against the floor",
+                    "## Decode path (weight layout, flat forward, GEMM library)", "## Threads",
                     "## Sharing a table", "## The apprentice", "## Same opening"):
         assert heading in text
     assert "## The window" not in text  # skipped sections are not invented
