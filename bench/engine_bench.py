@@ -110,9 +110,10 @@ def floor_gap(model_dirs: list[Path], steps: int = 32, repeats: int = 3) -> list
 
 
 def layout_ab(model_dir: Path, steps: int = 64, repeats: int = 5) -> list[dict]:
-    """Batch-1 and batch-8 decode forward ms with the decode weight layout (``GPT2.prepare_for_decode``: every
-    Linear stored [in, out], a contiguous [C, V] LM-head copy) against the plain [out, in] layout, alternating
-    within each repeat, on two copies of the same weights."""
+    """Batch-1 and batch-8 decode forward ms of the prepared model (``GPT2.prepare_for_decode``: every Linear
+    stored [in, out], a contiguous [C, V] LM-head copy, the flat cached forward with oneDNN-packed weights from
+    2 rows) against the plain modules with [out, in] weights, alternating within each repeat, on two copies of
+    the same weights."""
     rows = []
     prepared, tokenizer = load_pretrained(model_dir)
     plain, _ = load_pretrained(model_dir)  # as loaded: contiguous [out, in], the head read through wte.weight.t()

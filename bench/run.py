@@ -153,7 +153,9 @@ def bench_main(argv: list[str]) -> int:
         load = {"start": results["machine"].get("load_average"), "end": results.get("load_average_end")}
         results = {**previous, **{k: results[k] for k in updated},
                    "updated": {**previous.get("updated", {}), **{k: results["started"] for k in updated}},
-                   "updated_load": {**previous.get("updated_load", {}), **{k: load for k in updated}}}
+                   "updated_load": {**previous.get("updated_load", {}), **{k: load for k in updated}},
+                   "updated_machine": {**previous.get("updated_machine", {}),
+                                       **{k: results["machine"] for k in updated}}}
     out.with_suffix(".json").write_text(json.dumps(results, indent=2, default=str) + "\n", encoding="utf-8")
     plots = _plots(results, out.parent)
     out.write_text(render_markdown(results, plots), encoding="utf-8")
@@ -216,6 +218,14 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
                   "figure here is slower and noisier than on an idle machine).", ""]
     if r.get("updated"):
         lines += ["Re-measured later: " + ", ".join(f"{k} ({when})" for k, when in r["updated"].items()) + ".", ""]
+        machines = {}
+        for k, um in r.get("updated_machine", {}).items():
+            desc = f"{um['cpu']}, {um['cores']} cores, {um['torch_threads']} intra-op threads"
+            if desc != f"{m['cpu']}, {m['cores']} cores, {m['torch_threads']} intra-op threads":
+                machines.setdefault(desc, []).append(k)
+        for desc, keys in machines.items():
+            lines += [f"Re-measured on another machine ({desc}): {', '.join(keys)}; compare those sections with "
+                      "each other, not with the others.", ""]
         loads = {}
         for k, load in r.get("updated_load", {}).items():
             if load.get("start"):
@@ -262,11 +272,12 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
                   "by GEMVs that do not reach the cache's read speed, not by reading its few MB of weights; the "
                   "gap closes as the model grows.", ""]
     if "layout" in r:
-        lines += ["## Weight layout", "",
-                  "Decode forward ms with every Linear stored [in, out] and a contiguous [C, V] LM-head copy "
-                  "(`GPT2.prepare_for_decode`, what the engine uses) against the plain [out, in] layout; same "
-                  "weights, alternating.", "",
-                  "| batch | plain ms | decode layout ms | speed-up |", "|---|---|---|---|"]
+        lines += ["## Decode path (weight layout, flat forward, GEMM library)", "",
+                  "Decode forward ms of the engine's prepared model (`GPT2.prepare_for_decode`, what the engine "
+                  "uses: every Linear stored [in, out], a contiguous [C, V] LM-head copy, the flat cached forward "
+                  "`GPT2._forward_cached` without module calls, MKL's GEMV at 1 row and oneDNN-packed weights from "
+                  "2 rows) against the plain modules with [out, in] weights; same weights, alternating.", "",
+                  "| batch | plain ms | decode path ms | speed-up |", "|---|---|---|---|"]
         lines += [f"| {x['batch']} | {_fmt(x['plain_ms'], 3)} | {_fmt(x['decode_layout_ms'], 3)} | {x['speedup']:.2f}× |"
                   for x in r["layout"]]
         lines.append("")

@@ -22,7 +22,7 @@ import torch
 
 from model.errors import RequestError
 from model.gpt2 import GPT2, AttentionBatch
-from model.kv_cache import BlockManager, BlockTable, PagedKVCache
+from model.kv_cache import BlockManager, BlockTable, DecodeMirror, PagedKVCache
 from model.ngram import NgramIndex, point_mass
 from model.report import StepReport, TokenEvent
 from model.sampling import SamplingParams, distribution, make_generator, sample, top_k_probs
@@ -82,8 +82,9 @@ class Engine:
     max_batch: most sequences per pass (``set_max_batch`` changes it while running).
     max_step_tokens: chunked-prefill budget of one pass, in tokens.
     layer_timing: also time every layer (adds a small overhead, and a device sync per layer on CUDA).
-    decode_layout: re-store the model's weights for fast decoding (``GPT2.prepare_for_decode``); the bench turns
-    it off on a separate copy to measure what it gains.
+    decode_layout: prepare the model for fast decoding (``GPT2.prepare_for_decode``: weight layout, the flat
+    cached forward, oneDNN-packed weights for passes of 2+ rows); the bench turns it off on a separate copy to
+    measure what it gains.
     """
 
     def __init__(self, model: GPT2, tokenizer: Tokenizer, *, block_size: int = 16,
@@ -133,6 +134,7 @@ class Engine:
         self.spec_accepted = 0
         self.runner = None  # a sharded runner (model/parallel.py) runs the target's passes when set
         self.last_workers: list[dict] = []  # per-worker timings of the last sharded pass
+        self._mirror: DecodeMirror | None = None  # contiguous K/V of the rows decoding together (batch > 1)
         self.record_logits = False  # tests: keep every sampled row of logits, per request
         self.logits: dict[str, list[torch.Tensor]] = {}
 
@@ -270,6 +272,7 @@ class Engine:
         """Forget every computed K/V: running sequences re-prefill at their next step, prefix hashes are dropped."""
         if self.blocks is not None:
             self.blocks.forget_hashes()
+        self._mirror = None
         for seq in self.sequences():
             seq.num_computed = 0
             seq.draft_computed = 0
@@ -293,59 +296,87 @@ class Engine:
 
     # ---- one forward pass ----------------------------------------------------------------------------------
 
-    def _pack(self, items: list["PassItem"], cache: PagedKVCache | None
+    def _pack(self, items: list["PassItem"], cache: PagedKVCache | None, mirror: bool = False
               ) -> tuple[torch.Tensor, AttentionBatch, torch.Tensor, int]:
         """Padded inputs for one forward pass over ``items``.
 
         Returns (input_ids int64 (B, T), the AttentionBatch, logit_index int64 (B, K), context tokens read).
         Row b feeds items[b].token_ids at positions start.. and asks for logits at its last n_logits positions
         (K = the largest n_logits; shorter rows repeat their last position).
+        mirror: a plain decode step of the target (``_plain_step``) may read the context from the decode mirror
+        (``DecodeMirror``) instead of gathering it from the pool every layer; any other pass of the target's cache
+        drops the mirror.
         """
         B = len(items)
-        T = max(len(it.token_ids) for it in items)
-        L = max(it.start + len(it.token_ids) for it in items)
-        K = max(it.n_logits for it in items)
+        lens = [len(it.token_ids) for it in items]
+        ends = [it.start + n for it, n in zip(items, lens)]
+        T, L, K = max(lens), max(ends), max(it.n_logits for it in items)
         dev = self.device
-        ids_rows, pos_rows, logit_rows, ends = [], [], [], []
-        for it in items:
-            n = len(it.token_ids)
-            ids_rows.append(list(it.token_ids) + [0] * (T - n))
-            pos_rows.append(list(range(it.start, it.start + n)) + [0] * (T - n))
-            logit_rows.append([min(n - it.n_logits + j, n - 1) for j in range(K)])
-            ends.append(it.start + n)
-        input_ids = torch.tensor(ids_rows, dtype=torch.long)  # (B, T)
-        positions = torch.tensor(pos_rows, dtype=torch.long)  # (B, T)
-        logit_index = torch.tensor(logit_rows, dtype=torch.long)  # (B, K)
-        counts = torch.tensor([len(it.token_ids) for it in items])
-        valid_q = torch.arange(T)[None, :] < counts[:, None]  # (B, T)
-        mask = (torch.arange(L)[None, None, :] <= positions[:, :, None]) & valid_q[:, :, None]  # (B, T, L)
-        mask[:, :, 0] |= ~valid_q  # pad rows look at key 0 so softmax stays finite; their output is dropped
+        ar = self._arange(max(L, T, self.block_size))
+        if T == 1:  # a decode step: one token per row, logits at it (K = 1)
+            input_ids = torch.tensor([it.token_ids for it in items], dtype=torch.long)  # (B, 1)
+            positions = torch.tensor([[it.start] for it in items], dtype=torch.long)  # (B, 1)
+            logit_index = torch.zeros((B, K), dtype=torch.long)
+            valid_q = None
+            ends_t = positions[:, 0] + 1
+        else:
+            input_ids = torch.tensor([list(it.token_ids) + [0] * (T - n) for it, n in zip(items, lens)],
+                                     dtype=torch.long)  # (B, T)
+            positions = torch.tensor([list(range(it.start, e)) + [0] * (T - n)
+                                      for it, n, e in zip(items, lens, ends)], dtype=torch.long)  # (B, T)
+            logit_index = torch.tensor([[min(n - it.n_logits + j, n - 1) for j in range(K)]
+                                        for it, n in zip(items, lens)], dtype=torch.long)  # (B, K)
+            valid_q = ar[None, :T] < torch.tensor(lens)[:, None]  # (B, T)
+            ends_t = torch.tensor(ends)
+        mask = ar[None, None, :L] <= positions[:, :, None]  # (B, T, L): causal, and within the row's length
+        if valid_q is not None:
+            mask &= valid_q[:, :, None]
+            mask[:, :, 0] |= ~valid_q  # pad rows look at key 0 so softmax stays finite; their output is dropped
         sees_all = T == 1 and all(e == L for e in ends)  # one new token per row, every row has all L keys
         context = sum(ends)
         if cache is None:
             batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev), sees_all=sees_all)
             context = 0
         else:
-            context_slots = torch.full((B, L), cache.scratch_slot, dtype=torch.long)
-            slot_mapping = torch.full((B, T), cache.scratch_slot, dtype=torch.long)
             bs = self.block_size
             context_start = None
-            for b, it in enumerate(items):
-                blocks = it.table.blocks[:-(-ends[b] // bs)]
-                if blocks == list(range(blocks[0], blocks[0] + len(blocks))):  # one run of consecutive blocks
-                    slots = torch.arange(blocks[0] * bs, blocks[0] * bs + ends[b])
-                    if B == 1:
-                        context_start = blocks[0] * bs
-                else:
-                    table = torch.tensor(blocks, dtype=torch.long)
-                    pos = torch.arange(ends[b])
-                    slots = table[pos // bs] * bs + pos % bs  # (L_b,) slot of each position of this sequence
-                context_slots[b, :ends[b]] = slots
-                slot_mapping[b, :len(it.token_ids)] = slots[it.start:]
+            if B == 1:
+                blocks = items[0].table.blocks[:-(-L // bs)]
+                if blocks == list(range(blocks[0], blocks[0] + len(blocks))):  # one run: read in place
+                    context_start = blocks[0] * bs
+            if context_start is not None:
+                context_slots = ar[:L][None] + context_start  # (1, L)
+                slot_mapping = positions + context_start  # (1, T)
+            else:
+                nb = -(-L // bs)
+                tables = [it.table.blocks[:nb] + [0] * (nb - len(it.table.blocks[:nb])) for it in items]
+                slots = (torch.tensor(tables, dtype=torch.long)[:, :, None] * bs + ar[:bs]).view(B, nb * bs)[:, :L]
+                scratch = cache.scratch_slot
+                context_slots = slots.masked_fill(ar[None, :L] >= ends_t[:, None], scratch)  # (B, L)
+                slot_mapping = slots.gather(1, positions)  # (B, T)
+                if valid_q is not None:
+                    slot_mapping.masked_fill_(~valid_q, scratch)
             batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev),
                                    slot_mapping=slot_mapping.to(dev), context_slots=context_slots.to(dev),
                                    sees_all=sees_all, context_start=context_start)
+            if cache is self.cache:
+                if mirror and T == 1 and context_start is None and self.runner is None:
+                    if self._mirror is None:
+                        self._mirror = DecodeMirror(cache, self.config.n_positions)
+                    batch.mirror = self._mirror.prepare([it.table for it in items], [it.start for it in items],
+                                                        batch.context_slots)
+                    if batch.mirror is None:
+                        self._mirror = None  # over its memory budget: gather as before
+                else:
+                    self._mirror = None
         return input_ids.to(dev), batch, logit_index.to(dev), context
+
+    def _arange(self, n: int) -> torch.Tensor:
+        """0, 1, ..., at least n - 1 (int64, CPU), grown by doubling and kept, so packing a step slices it."""
+        ar = getattr(self, "_ar", None)
+        if ar is None or ar.numel() < n:
+            ar = self._ar = torch.arange(max(n, 2 * (0 if ar is None else ar.numel()), 64))
+        return ar
 
     def _sync(self) -> None:
         if self.device.type == "cuda":
@@ -439,7 +470,7 @@ class Engine:
         phase = sched.phase
         items = [PassItem(it.seq.token_ids[it.start:it.start + it.count], it.start, it.seq.table)
                  for it in sched.items]
-        input_ids, batch, logit_index, context = self._pack(items, self.cache)
+        input_ids, batch, logit_index, context = self._pack(items, self.cache, mirror=phase == "decode")
         kv_bytes = context * self.kv_bytes_per_token
         logits, forward_ms, layer_ms = self.forward_timed(input_ids, batch, logit_index)
         now = time.perf_counter_ns()
@@ -547,8 +578,13 @@ class Engine:
                 a, emitted = accept_sampled(p, q, proposals[b], seq.generator)
             accepted += a
             bonus += int(k > 0 and a == k)
+            if seq.sampling.greedy:  # one softmax and top-5 for every emitted row (greedy shows the plain softmax)
+                top = torch.topk(torch.softmax(rows[:len(emitted)], dim=-1), min(5, rows.size(-1)))
+                tops = [list(zip(i, p)) for i, p in zip(top.indices.tolist(), top.values.tolist())]
+            else:
+                tops = [top_k_probs(distribution(rows[i], seq.sampling), 5) for i in range(len(emitted))]
             for i, token in enumerate(emitted):
-                event = self._emit(seq, token, top_k_probs(distribution(rows[i], seq.sampling), 5), now)
+                event = self._emit(seq, token, tops[i], now)
                 event.accepted_from_draft = i < a
                 events.append(event)
                 if event.finish_reason is not None:

@@ -316,6 +316,9 @@ class AttentionBatch:
     sees_all:      True when attn_mask is all True (T = 1 and every row has all L keys), so attention needs no mask
     context_start: with B = 1, the first slot when context_slots is the run start, start + 1, ..., start + L - 1,
                    so the context can be read from the cache in place instead of gathered
+    mirror:        with T = 1, (k, v, write_index) of a ``DecodeMirror`` (model/kv_cache.py): k[layer, :, :, :L]
+                   holds the context of every row and head contiguously once this pass's K/V are also written
+                   at write_index
     """
 
     positions: torch.Tensor
@@ -324,6 +327,7 @@ class AttentionBatch:
     context_slots: torch.Tensor | None = None
     sees_all: bool = False
     context_start: int | None = None
+    mirror: tuple | None = None
 
 
 class GPT2(nn.Module):
@@ -368,6 +372,9 @@ class GPT2(nn.Module):
         Raises ValueError if a position reaches n_positions.
         """
         B, T = input_ids.shape
+        if (batch is not None and kv_cache is not None and layer_ms is None and self._fast_layers is not None
+                and not torch.is_grad_enabled() and not self.h[0].attn.readable and not self._hooked()):
+            return self._forward_cached(input_ids, batch, kv_cache, logit_index)
         if batch is None:
             if T > self.config.n_positions:
                 raise ValueError(f"{T} tokens exceed the context window of {self.config.n_positions}")
@@ -401,13 +408,19 @@ class GPT2(nn.Module):
     def prepare_for_decode(self) -> "GPT2":
         """Lay the weights out for fast decoding; the results of a pass do not change (within float rounding).
 
-        Measured on this project's 2-core CPU (docs/benchmarks.md, "Weight layout"): a batch-1 step is a chain
+        Measured on this project's 2-core CPU (docs/benchmarks.md, "Decode path"): a batch-1 step is a chain
         of GEMVs, and MKL reads a weight stored ``[in, out]`` (``x @ W_in_out``) 1.3–1.9× faster than the
         same weight stored ``[out, in]`` (``x @ W.t()``). So every ``nn.Linear`` weight keeps its
         ``[out, in]`` shape but is re-stored so that ``weight.t()`` is contiguous (no extra memory), and the LM
         head gets a contiguous ``[C, V]`` copy (V × C × 4 bytes more; ``wte`` itself must stay ``[V, C]`` for
         the embedding lookup). The copy is used only with autograd off, and is rebuilt if the head weight
-        changes in place (its version counter moves). Returns self.
+        changes in place (its version counter moves).
+
+        It also enables the flat cached forward (``_forward_cached``) for engine passes with autograd off and no
+        module hooks: the same arithmetic without per-module calls. Passes of 2 or more rows (batched decode,
+        prefill, speculative verify) run their GEMMs on oneDNN-packed copies of the block weights and the LM
+        head, made at the first such pass: about the weights' size again in memory (17 MB for the bundled
+        model, 0.5 GB for GPT-2 small), up to 2–3× faster than MKL at 4–16 rows on this CPU. Returns self.
         """
         for module in self.modules():
             if isinstance(module, nn.Linear) and module is not self.lm_head:
@@ -417,7 +430,134 @@ class GPT2(nn.Module):
         self._head_t_for = None
         self._decode_head_enabled = True
         self._decode_head()
+        self._fast_layers = None
+        self._submodules = list(self.modules())
+        cfg = self.config
+        fuse = {"gelu_new": "tanh", "gelu_pytorch_tanh": "tanh", "gelu_fast": "tanh", "gelu": "none"}
+        self._fused_act = fuse.get(cfg.activation_function)  # oneDNN's gelu algorithm, or None: apply act apart
+        with torch.no_grad():
+            self._fast_layers = [
+                (b.ln_1.weight, b.ln_1.bias, b.attn.c_attn.weight.t(), b.attn.c_attn.bias, b.attn.c_proj.weight.t(),
+                 b.attn.c_proj.bias, b.ln_2.weight, b.ln_2.bias, b.mlp.c_fc.weight.t(), b.mlp.c_fc.bias,
+                 b.mlp.c_proj.weight.t(), b.mlp.c_proj.bias, cfg.attention_scale(i), b.mlp.act)
+                for i, b in enumerate(self.h)]
+        self._fast_for = self._fast_key()
+        self._packable = [w for b in self.h for w in (b.attn.c_attn.weight, b.attn.c_proj.weight, b.mlp.c_fc.weight,
+                                                      b.mlp.c_proj.weight)] + [self.lm_head_weight()]
         return self
+
+    _fast_layers: list | None = None  # set by prepare_for_decode: per block, its tensors in the order used
+    _DERIVED = ("_fast_layers", "_fast_for", "_submodules", "_packed", "_packed_for", "_packable")
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles leave out what ``prepare_for_decode`` derived (views and oneDNN-packed copies of
+        the weights, which cannot be copied); a copy runs the modules until it is prepared itself."""
+        state = super().__getstate__() if hasattr(super(), "__getstate__") else self.__dict__
+        return {k: v for k, v in state.items() if k not in self._DERIVED}
+
+    def _fast_key(self) -> tuple[int, int]:
+        """Replacing the weights (model.to, load_state_dict(assign=True)) replaces them all; two pointers see it."""
+        return self.wte.weight.data_ptr(), self.h[-1].mlp.c_proj.weight.data_ptr()
+
+    def _hooked(self) -> bool:
+        """True when a forward hook is set on any submodule (or globally): the flat path would skip it, so the
+        modules run instead."""
+        from torch.nn.modules import module as m
+        if m._global_forward_hooks or m._global_forward_pre_hooks:
+            return True
+        return any(mod._forward_hooks or mod._forward_pre_hooks for mod in self._submodules)
+    _packed: list | None = None  # oneDNN-packed weights, and the (data_ptr, version) of each weight they copy
+    _packed_for: tuple | None = None
+
+    # oneDNN packed weights pay from this many rows per GEMM (measured, docs/benchmarks-engine.md: at 1 row MKL's
+    # GEMV is faster, from 2 rows oneDNN's blocked GEMM is up to 2x faster than MKL on this CPU)
+    PACKED_MIN_ROWS = 2
+
+    def _packed_weights(self) -> list | None:
+        """oneDNN-packed copies of every block weight and the LM head (``torch.ops.mkldnn._reorder_linear_weight``,
+        the layout Inductor uses for CPU linears), packed for 16 rows; rebuilt when any weight changes in place
+        (version counters). None where oneDNN is not available (MKL's GEMM is used instead)."""
+        if not torch.backends.mkldnn.is_available() or self.wte.weight.dtype != torch.float32 \
+                or self.wte.weight.device.type != "cpu":
+            return None
+        weights = self._packable
+        key = (self._fast_for, [w._version for w in weights])
+        if self._packed_for != key:
+            try:
+                self._packed = [torch.ops.mkldnn._reorder_linear_weight(w.detach(), 16) for w in weights]
+            except (RuntimeError, AttributeError):  # a build without the op: MKL's GEMM it is
+                self._packed = None
+            self._packed_for = key
+        return self._packed
+
+    def _forward_cached(self, input_ids: torch.Tensor, batch: AttentionBatch, kv_cache: "PagedKVCache",
+                        logit_index: torch.Tensor | None) -> torch.Tensor:
+        """``forward`` with a KV cache and autograd off, written as a flat sequence of tensor ops on (B·T, C)
+        rows: the same arithmetic as the blocks' modules (within float rounding), without their per-call
+        overhead, which at batch 1 costs as much as the weights' GEMVs on this CPU. With 2+ rows the GEMMs run
+        on oneDNN-packed weights (``_packed_weights``), with the MLP's GELU fused into the first.
+        Returns float logits (B, K, V) with ``logit_index``, else (B, T, V)."""
+        if self._fast_key() != self._fast_for:  # a weight was replaced (not modified in place): re-take views
+            self.prepare_for_decode()
+        B, T = input_ids.shape
+        N = B * T
+        cfg = self.config
+        C, nh, hs = cfg.n_embd, cfg.n_head, cfg.head_dim
+        eps = cfg.layer_norm_epsilon
+        packed = self._packed_weights() if N >= self.PACKED_MIN_ROWS else None
+        linear = torch.ops.mkldnn._linear_pointwise if packed is not None else None
+        x = F.embedding(input_ids.reshape(N), self.wte.weight) + F.embedding(batch.positions.reshape(N),
+                                                                             self.wpe.weight)  # (N, C)
+        mask = batch.attn_mask
+        in_place = batch.context_start is not None
+        mirror = batch.mirror if T == 1 else None
+        L = batch.context_slots.size(1)
+        if in_place:
+            start = batch.context_start
+        for i, (w1, b1, wqkv, bqkv, wo, bo, w2, b2, wfc, bfc, wp, bp, scale, act) in enumerate(self._fast_layers):
+            h = F.layer_norm(x, (C,), w1, b1, eps)
+            qkv = torch.addmm(bqkv, h, wqkv) if packed is None else linear(h, packed[4 * i], bqkv, "none", [None], "")
+            q = qkv[:, :C].view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
+            kv_cache.write(i, batch.slot_mapping, qkv[:, C:2 * C].view(B, T, nh, hs), qkv[:, 2 * C:].view(B, T, nh, hs))
+            if in_place:
+                k, v = kv_cache.view(i, start, L)  # 2 × (1, L, nh, hs)
+            elif mirror is not None:
+                mk, mv = mirror[0][i], mirror[1][i]  # (B, nh, capacity, hs): head-major, each head's keys one run
+                mk.view(-1, hs).index_copy_(0, mirror[2], qkv[:, C:2 * C].reshape(N * nh, hs))
+                mv.view(-1, hs).index_copy_(0, mirror[2], qkv[:, 2 * C:].reshape(N * nh, hs))
+                k, v = mk[:, :, :L], mv[:, :, :L]  # 2 × (B, nh, L, hs)
+            else:
+                k, v = kv_cache.gather(i, batch.context_slots)  # 2 × (B, L, nh, hs)
+            if mirror is None or in_place:
+                k, v = k.transpose(1, 2), v.transpose(1, 2)  # (B, nh, L, hs)
+            if batch.sees_all:
+                y = F.scaled_dot_product_attention(q, k, v, scale=scale)
+            else:
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)  # (B, nh, T, hs)
+            y = y.transpose(1, 2).reshape(N, C)
+            x = x + (torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], ""))
+            h = F.layer_norm(x, (C,), w2, b2, eps)
+            if packed is None:
+                h = act(torch.addmm(bfc, h, wfc))
+                x = x + torch.addmm(bp, h, wp)
+            else:
+                if self._fused_act is not None:
+                    h = linear(h, packed[4 * i + 2], bfc, "gelu", [None], self._fused_act)
+                else:
+                    h = act(linear(h, packed[4 * i + 2], bfc, "none", [None], ""))
+                x = x + linear(h, packed[4 * i + 3], bp, "none", [None], "")
+        if logit_index is not None:
+            K = logit_index.size(1)
+            if T > 1 or K > 1:
+                x = x.view(B, T, C).gather(1, logit_index[:, :, None].expand(-1, -1, C)).view(B * K, C)
+        else:
+            K = T
+        x = F.layer_norm(x, (C,), self.ln_f.weight, self.ln_f.bias, eps)
+        if packed is not None:
+            logits = linear(x, packed[-1], None, "none", [None], "")
+        else:
+            logits = x @ self._decode_head()
+        return logits.view(B, K, -1)
 
     def _decode_head(self) -> torch.Tensor | None:
         """The contiguous [C, V] head copy, (re)built when stale; None unless prepared and autograd is off."""

@@ -221,3 +221,56 @@ class PagedKVCache:
         what ``gather`` returns, minus a copy of the whole context per layer per step.
         """
         return self.k[layer, start:start + length][None], self.v[layer, start:start + length][None]
+
+
+class DecodeMirror:
+    """Contiguous copies of the K and V of the sequences that decode together, so that attention reads each
+    row's context as one run instead of gathering it from the pool in every layer of every step.
+
+    k, v: (n_layer, B, n_head, capacity, head_dim), row b holding positions 0 .. of the pass's sequence b, each
+    head's keys one contiguous run (attention reads them 1.0–3× faster than the pool's (L, n_head, head_dim)
+    layout, the most at long contexts: docs/benchmarks-engine.md). A
+    decode pass writes its new K/V both to the pool (which stays the source of truth) and here. The mirror is
+    valid only while the same sequences decode in the same order, each exactly one token further than at the
+    last pass; otherwise ``prepare`` rebuilds it with one gather per layer, which is what every step cost before.
+    """
+
+    BUDGET_BYTES = 64 * 2**20  # larger batches or contexts gather from the pool as before
+
+    def __init__(self, cache: PagedKVCache, max_len: int | None = None):
+        self.cache = cache
+        self.max_len = max_len  # the model's context window: no row grows past it
+        self.k: torch.Tensor | None = None
+        self.v: torch.Tensor | None = None
+        self.tables: list[BlockTable] = []  # the rows' block tables, held (compared by identity)
+        self.filled: list[int] = []  # positions of each row written
+
+    def prepare(self, tables: list[BlockTable], starts: list[int], context_slots: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+        """For a decode pass feeding position ``starts[b]`` of the sequence whose blocks are ``tables[b]``:
+        (k, v, write_index), where write_index int64 (B · n_head,) is the row of each new token's head in
+        ``k[layer].view(-1, hs)`` and ``k[layer, :, :, :L]`` is then the pass's context (L = context_slots.size(1));
+        None if the mirror would exceed ``BUDGET_BYTES``. context_slots: int64 (B, L), the pass's slots (rebuilds
+        read them)."""
+        B, L = context_slots.shape
+        same = (len(tables) == len(self.tables) and all(a is b for a, b in zip(tables, self.tables))
+                and starts == self.filled and self.k is not None and L <= self.k.size(3))
+        if not same:
+            n_layer, _, nh, hs = self.cache.k.shape
+            n_positions_cap = max(L, min(2 * L, L + 256, self.max_len or L + 256))  # room to grow before a rebuild
+            if 2 * n_layer * B * n_positions_cap * nh * hs * self.cache.k.element_size() > self.BUDGET_BYTES:
+                return None
+            # zeros, not empty: a shorter row's keys past its end are masked, but 0 × NaN in softmax · V is NaN
+            self.k = torch.zeros(n_layer, B, nh, n_positions_cap, hs, dtype=self.cache.k.dtype,
+                                 device=self.cache.k.device)
+            self.v = torch.zeros_like(self.k)
+            for layer in range(n_layer):
+                k, v = self.cache.gather(layer, context_slots)  # (B, L, nh, hs)
+                self.k[layer, :, :, :L] = k.transpose(1, 2)
+                self.v[layer, :, :, :L] = v.transpose(1, 2)
+            self.tables = list(tables)
+        self.filled = [s + 1 for s in starts]
+        nh, cap = self.k.size(2), self.k.size(3)
+        # row (b, h) of the flattened (B · nh · cap, hs) view starts at (b · nh + h) · cap; the token at start_b
+        write_index = (torch.arange(B * nh) * cap).view(B, nh) + torch.tensor(starts, dtype=torch.long)[:, None]
+        return self.k, self.v, write_index.view(-1)

@@ -26,7 +26,7 @@ class Status(Enum):
     FINISHED = "finished"
 
 
-@dataclass
+@dataclass(eq=False)  # a sequence is itself: `seq in running` compares identity, not every field (O(fields))
 class Sequence:
     """One request's tokens and progress.
 

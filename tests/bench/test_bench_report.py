@@ -38,7 +38,8 @@ def test_quick_bench_writes_every_requested_section(tiny_model_dir, tmp_path):
     assert floor["floor_ms"] == floor[f"{floor['applies']}_floor_ms"]
     assert floor["ratio_dram"] == pytest.approx(floor["step_ms"]["median"] / floor["dram_floor_ms"])
     text = out.read_text(encoding="utf-8")
-    for heading in ("## Engine against transformers", "## Against the floor", "## Weight layout", "## Threads",
+    for heading in ("## Engine against transformers", "## Against the floor",
+                    "## Decode path (weight layout, flat forward, GEMM library)", "## Threads",
                     "## Sharing a table", "## The apprentice", "## Same opening"):
         assert heading in text
     assert "## The window" not in text  # skipped sections are not invented
@@ -53,6 +54,18 @@ def test_markdown_reports_a_missing_sharding_module_instead_of_numbers():
     text = render_markdown(report, {})
     assert "model.parallel unavailable: boom" in text
     assert "| tp |" not in text
+
+
+def test_markdown_names_the_other_machine_of_re_measured_sections():
+    """A report updated on another CPU said every section ran on the first one's."""
+    first = {"cpu": "Xeon", "cores": 2, "torch_threads": 1, "torch": "t", "python": "3"}
+    report = {"machine": first, "quick": False, "started": "then", "seconds": 1.0,
+              "updated": {"floor": "now", "batch": "now", "prefix": "then"},
+              "updated_machine": {"floor": {**first, "cpu": "EPYC"}, "batch": {**first, "cpu": "EPYC"},
+                                  "prefix": first}}
+    text = render_markdown(report, {})
+    line = next(x for x in text.splitlines() if x.startswith("Re-measured on another machine"))
+    assert "EPYC" in line and "floor, batch" in line and "prefix" not in line
 
 
 @pytest.mark.timeout(240)

@@ -104,6 +104,76 @@ def test_batched_equals_alone(make_engine, tiny):
         assert res.token_ids == naive_greedy(model, prompt, 24, tok.eos_token_id)
 
 
+def test_decode_mirror_equals_gather(make_engine, tiny, monkeypatch):
+    """Batched decode reads the context from the decode mirror (model/kv_cache.py DecodeMirror), rebuilt as
+    sequences join and leave; every sampled row equals the modules' pass, which gathers from the pool."""
+    from model.kv_cache import DecodeMirror
+
+    model, tok = tiny
+    prompts = _prompts(tok, [5, 19, 2, 11, 8], seed=17)
+    lengths = [6, 30, 14, 9, 22]  # they finish at different steps, so the batch changes under the mirror
+    calls = {"prepare": 0, "rebuilds": 0}
+    prepare = DecodeMirror.prepare
+
+    def spy(self, *args):
+        before = self.k
+        out = prepare(self, *args)
+        calls["prepare"] += 1
+        calls["rebuilds"] += out is not None and self.k is not before
+        return out
+
+    monkeypatch.setattr(DecodeMirror, "prepare", spy)
+
+    def run(engine):
+        engine.record_logits = True
+        rids = [engine.add_request(p, max_new_tokens=m) for p, m in zip(prompts, lengths)]
+        run_to_end(engine)
+        return [engine.logits[r] for r in rids], [engine.finished[r].token_ids for r in rids]
+
+    fast_logits, fast_ids = run(make_engine(max_batch=3))
+    assert calls["rebuilds"] >= 3 and calls["prepare"] > 2 * calls["rebuilds"]  # rebuilt, and mostly reused
+    handle = model.wpe.register_forward_hook(lambda *a: None)  # a hook sends every pass through the modules
+    try:
+        calls["prepare"] = 0
+        ref_logits, ref_ids = run(make_engine(max_batch=3))
+    finally:
+        handle.remove()
+    assert fast_ids == ref_ids
+    for a, b in zip(fast_logits, ref_logits):
+        assert torch.allclose(torch.stack(a), torch.stack(b), atol=1e-4, rtol=0)
+
+
+def test_weights_changed_in_place_are_used(tiny_model_dir):
+    """The flat decode path keeps views and oneDNN-packed copies of the weights; a weight changed in place
+    after a pass (an optimiser step, load_state_dict) is what the next pass uses, at batch 1 and batch 2."""
+    from model.checkpoint import load_pretrained
+    from model.engine import Engine
+
+    model, tok = load_pretrained(tiny_model_dir)  # a private copy: this test changes its weights
+    prompts = _prompts(tok, [7, 12], seed=5)
+
+    def last_rows(max_batch):
+        engine = Engine(model, tok, max_batch=max_batch)
+        engine.record_logits = True
+        rids = [engine.add_request(p, max_new_tokens=3) for p in prompts[:max_batch]]
+        run_to_end(engine)
+        return [torch.stack(engine.logits[r]) for r in rids], [engine.finished[r].token_ids for r in rids]
+
+    def plain(ids):
+        with torch.no_grad():
+            return model(torch.tensor([ids]))[0, -1]  # the modules, no cache: the reference
+
+    for max_batch in (1, 2):
+        last_rows(max_batch)  # packs the weights (batch 2) / takes their views
+        with torch.no_grad():
+            model.h[0].mlp.c_fc.weight.mul_(-1.5)
+            model.wte.weight[:, :3].mul_(2.0)  # the tied LM head too
+        rows, outs = last_rows(max_batch)
+        for p, r, out in zip(prompts, rows, outs):
+            assert torch.allclose(r[0], plain(p), atol=1e-4, rtol=0)
+            assert torch.allclose(r[-1], plain(p + out[:-1]), atol=1e-4, rtol=0)
+
+
 def test_continuous_equals_static(make_engine, tiny):
     _, tok = tiny
     prompts = _prompts(tok, [5, 30, 12, 2], seed=3)

@@ -223,7 +223,8 @@ def test_our_save_loads_in_transformers(hf_model, tmp_path):
 
 
 @pytest.mark.parametrize("kwargs", [{"tie_word_embeddings": False}, {"scale_attn_by_inverse_layer_idx": True},
-                                    {"scale_attn_weights": False}],
+                                    {"scale_attn_weights": False}, {"activation_function": "gelu"},
+                                    {"activation_function": "relu"}],
                          ids=lambda k: "-".join(f"{a}={b}" for a, b in k.items()))
 def test_engine_fast_paths_honour_the_config(tmp_path, tokenizer_json, kwargs):
     """The decode layout, the head copy and the unmasked single-sequence decode use the model's own LM head
