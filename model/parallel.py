@@ -618,7 +618,13 @@ class ShardedRunner:
     # -- waiting
 
     def _dead(self) -> str | None:
-        """A plain sentence about the first worker that is no longer running, or None."""
+        """A plain sentence about the worker that is no longer running, or None.
+
+        When several have ended, the cause is named: a worker killed by a signal before one that exited with an
+        error code, and either before one that exited cleanly (a rank whose peer was killed may exit with code 0
+        on the broken connection before this process looks).
+        """
+        ended = []
         for r, p in enumerate(self._procs):
             if not p.is_alive():  # also reaps it, so a dead worker never lingers as a zombie
                 code = p.exitcode
@@ -627,10 +633,12 @@ class ShardedRunner:
                         how = f"was killed ({signal.Signals(-code).name})"
                     except ValueError:
                         how = f"was killed (signal {-code})"
+                    rank = 0
                 else:
                     how = f"exited with code {code}"
-                return f"worker {r} of {self.n} (pid {p.pid}) {how}"
-        return None
+                    rank = 1 if code else 2
+                ended.append((rank, r, f"worker {r} of {self.n} (pid {p.pid}) {how}"))
+        return min(ended)[2] if ended else None
 
     def _fail(self, why: str):
         self.failure = why

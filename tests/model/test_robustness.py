@@ -146,6 +146,19 @@ def test_worker_death_names_the_dead_worker_not_the_survivor():
     assert "Connection reset" not in message and "GLHF" not in message
 
 
+@pytest.mark.parametrize("codes,named", [((0, -9), "worker 1 of 2 (pid 12) was killed (SIGKILL)"),
+                                         ((-9, 0), "worker 0 of 2 (pid 11) was killed (SIGKILL)"),
+                                         ((0, 3), "worker 1 of 2 (pid 12) exited with code 3")])
+def test_when_both_workers_have_ended_the_cause_is_named(codes, named):
+    """Worker 1 is killed; worker 0, its connection broken, exits with code 0 before the parent looks: the
+    notice names the killed one (it once named the survivor, whichever rank came first)."""
+    from model.parallel import ShardedRunner
+    runner = ShardedRunner.__new__(ShardedRunner)
+    runner.n = 2
+    runner._procs = [_Proc(False, codes[0], pid=11), _Proc(False, codes[1], pid=12)]
+    assert runner._dead() == named
+
+
 # ---- GPU memory: bytes with a source, compared like with like ------------------------------------------------
 def test_gpu_memory_is_nvidia_smi_bytes_and_the_roofline_text_compares_gb_with_gb(capsys):
     from model.costs import GPUS, roofline_main
