@@ -171,6 +171,12 @@ def _read_exactly(stream, n: int) -> bytes:
     return got
 
 
+def _default_sigint() -> None:
+    """In the child before exec: Ctrl+C's default action, even when this test run was started in the background
+    by a non-interactive shell (``cmd &``), which starts it with SIGINT ignored, and Python keeps that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _popen(args, **kw):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "main.py", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
@@ -184,9 +190,10 @@ def real_runs():
         pytest.skip("the bundled model is not here")
     procs = {
         # own session: Ctrl+C in a terminal reaches the whole process group, workers included
-        "sigint": _popen(["generate", "hello", "--max-new-tokens", "400", "--threads", "1"], start_new_session=True),
+        "sigint": _popen(["generate", "hello", "--max-new-tokens", "400", "--threads", "1"], start_new_session=True,
+                        preexec_fn=_default_sigint),
         "sigint_tp": _popen(["generate", "hello", "--max-new-tokens", "400", "--threads", "1", "--tp", "2"],
-                            start_new_session=True),
+                            start_new_session=True, preexec_fn=_default_sigint),
         "killed": _popen(["generate", "hello", "--max-new-tokens", "400", "--threads", "1", "--tp", "2"]),
         "plain": _popen(["generate", "hello", "--max-new-tokens", "400", "--threads", "1"]),
     }
