@@ -1,4 +1,8 @@
-"""The one animation clock: a precise ~16 ms timer that reports elapsed time, never tick counts.
+"""The one animation clock: a precise 15 ms timer that reports elapsed time, never tick counts.
+
+15 ms, not 16: even a precise Qt timer fires up to ~1 ms either side of its interval on a busy machine
+(measured here: a 16 ms timer gave frame gaps of p95 16.8-16.9 ms, over a 60 Hz display's 16.7 ms; 15 ms gives
+p95 15.8 ms; docs/benchmarks.md, "The window").
 
 Qt timers fire late or skip under load; counting ticks would make the animation slow down when the machine is
 busy. ``AnimationClock`` measures the real time since its last tick with ``time.perf_counter`` and emits it,
@@ -25,7 +29,7 @@ class AnimationClock(QObject):
     def __init__(
         self,
         parent: QObject | None = None,
-        interval_ms: int = 16,
+        interval_ms: int = 15,
         max_dt_s: float = 0.1,
         time_source: Callable[[], float] = time.perf_counter,
     ):

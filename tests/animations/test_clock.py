@@ -48,7 +48,8 @@ def test_speed_keys_multiply_and_clamp(qapp):
 def test_real_ticks_arrive_and_stop_leaves_no_timer(qtbot):
     clock = AnimationClock()
     assert clock._timer.timerType().name == "PreciseTimer"
-    assert clock.interval_ms == 16
+    # a precise timer still fires up to ~1 ms either side: the interval leaves that much below a 60 Hz frame
+    assert clock.interval_ms <= 1000 / 60 - 1
     clock.start()
     assert clock.is_running()
     try:
