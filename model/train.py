@@ -66,7 +66,6 @@ class TrainConfig:
     selfgen_tokens: int = 32  # tokens the teacher writes at the end of each such window
     selfgen_windows: int = 1536  # such windows made once, before the first step
     bf16: bool = False  # forward and backward matmuls in bfloat16 (torch.autocast), weights and optimizer in fp32
-    distill_hard: bool = False  # distil on the teacher's greedy token (cross-entropy) instead of KL to its distribution
 
 
 CONFIGS: dict[str, TrainConfig] = {
@@ -94,11 +93,6 @@ CONFIGS: dict[str, TrainConfig] = {
     "draft-seq": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=16, steps=1200, lr=2e-3, warmup=50,
                              long_frac=0.05, distill_alpha=0.9, selfgen_frac=0.5, eval_every=100, ckpt_every=100,
                              bf16=True),
-    # A further stage for the code draft (--init-from assets/models/draft --teacher assets/models/target): the
-    # distillation term is the teacher's greedy token only (distill_hard), on corpus and teacher-written windows.
-    "draft-hard": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=16, steps=1000, lr=1.5e-3, warmup=30,
-                              long_frac=0.05, distill_alpha=1.0, distill_hard=True, selfgen_frac=0.5,
-                              eval_every=100, ckpt_every=100, bf16=True),
     # Its apprentice: ~0.8M parameters (the embedding is most of it), distilled from "poems".
     "poems-draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=32, block=128, long_frac=0.04, steps=400,
                                lr=3e-3, eval_every=100, ckpt_every=100),
@@ -158,19 +152,6 @@ def teacher_windows(teacher: GPT2, tokenizer_json: Path, data: np.ndarray, cfg: 
             if len(res.token_ids) == gen_len:
                 out.append(np.concatenate([data[s:s + ctx_len], np.asarray(res.token_ids, dtype=np.uint16)]))
     return np.stack(out[:cfg.selfgen_windows])
-
-
-def distill_term(logits: torch.Tensor, teacher_logp: torch.Tensor, hard: bool) -> torch.Tensor:
-    """The distillation loss in nats per token, a scalar; both inputs (B, T, V) float32, the teacher's as log-probs.
-
-    ``hard=False``: KL(teacher ‖ student), the student matches the teacher's whole distribution (Hinton et al.
-    2015). ``hard=True``: cross-entropy on the teacher's most likely token, which depends on nothing but the
-    teacher's argmax: greedy speculative decoding keeps a guess only when it is exactly that token, so a draft
-    too small to copy the whole distribution spends its capacity on the one token that counts.
-    """
-    if hard:
-        return F.cross_entropy(logits.flatten(0, 1), teacher_logp.argmax(dim=-1).flatten())
-    return F.kl_div(F.log_softmax(logits, dim=-1), teacher_logp, log_target=True, reduction="none").sum(-1).mean()
 
 
 def make_optimizer(model: GPT2, cfg: TrainConfig) -> torch.optim.AdamW:
@@ -386,7 +367,8 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
         if teacher is not None:
             with torch.no_grad(), torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
                 t_logp = F.log_softmax(teacher(x).float(), dim=-1)  # (B, T, V)
-            total = (1 - cfg.distill_alpha) * loss + cfg.distill_alpha * distill_term(logits, t_logp, cfg.distill_hard)
+            kl = F.kl_div(F.log_softmax(logits, dim=-1), t_logp, log_target=True, reduction="none").sum(-1).mean()
+            total = (1 - cfg.distill_alpha) * loss + cfg.distill_alpha * kl
         else:
             total = loss
         opt.zero_grad(set_to_none=True)
