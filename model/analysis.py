@@ -157,7 +157,8 @@ def decode(engine: Engine, prompt: str, steps: int = 16, bandwidth: float | None
 def kv_cache(engine: Engine, prompt: str, steps: int = 24) -> dict:
     """The same greedy answer with the KV cache and without it (every pass recomputes every K and V).
 
-    Returns per-pass times, totals, K/V rows computed (tokens fed, summed over the decode passes: without the
+    Returns the tokens written (``new_tokens``: one per pass, the prefill's included; fewer than ``steps + 1``
+    when the model ends its text), per-pass times, totals, K/V rows computed (tokens fed, summed over the decode passes: without the
     cache pass i feeds prompt + i tokens, with it 1), whether both answers were identical, and the source's case
     run for real: an 8-token prompt and 6 decode passes (``rows_8x6``: 69 without, 6 with).
     """
@@ -178,7 +179,7 @@ def kv_cache(engine: Engine, prompt: str, steps: int = 24) -> dict:
     eight = _fit(ids, 8)
     small_with, _ = run(eight, 7, True)
     small_without, _ = run(eight, 7, False)
-    return {"prompt_tokens": len(ids), "steps": steps,
+    return {"prompt_tokens": len(ids), "steps": steps, "new_tokens": len(with_tokens),
             "with_ms": [r.forward_ms for r in with_r], "without_ms": [r.forward_ms for r in without_r],
             "with_total_ms": sum(r.forward_ms for r in with_r),
             "without_total_ms": sum(r.forward_ms for r in without_r),
@@ -218,10 +219,22 @@ def stream(engine: Engine, prompt: str, n: int = 16, long_tokens: int | None = N
             "long_prompt_tokens": len(system) + len(ids), "long_ttft_ms": _median(long_ttft)}
 
 
+def split_think(written: int, think: int, visible: int) -> int:
+    """How many of ``written`` tokens to hide as thinking: ``think`` when the model wrote all ``think +
+    visible``, else the same proportion of what it wrote, leaving at least one visible token (0 if it wrote one).
+    """
+    if written >= think + visible:
+        return think
+    return max(0, written - max(1, written * visible // (think + visible)))
+
+
 def reasoning(engine: Engine, prompt: str, think: int = 24, visible: int = 8) -> dict:
     """The model writes ``think`` tokens that are hidden (its "thinking"), then ``visible`` ones.
 
-    Returns both token lists, the time to the first token (hidden) and to the first visible token, measured.
+    A model that ends its text early (a poem is short) keeps the same hidden-to-visible proportion over the
+    tokens it did write (``split_think``), so there is always a visible answer to show. Returns both token
+    lists, ``think`` as used, whether the text ended early, and the time to the first token (hidden) and to the
+    first visible token, measured (ms).
     """
     ids = _ids(engine, prompt)[: engine.config.n_positions // 4]
     e = _engine(engine)
@@ -229,10 +242,13 @@ def reasoning(engine: Engine, prompt: str, think: int = 24, visible: int = 8) ->
     _run(e)
     res = e.finished[rid]
     labels = _labels(engine, res.token_ids)
+    ended_early = len(res.token_ids) < think + visible
+    think = split_think(len(res.token_ids), think, visible)
     first_visible = None
     if res.ttft_ms is not None and len(res.token_ids) > think:
         first_visible = res.ttft_ms + sum(res.inter_token_ms[:think])
-    return {"prompt_tokens": len(ids), "think": think, "hidden": labels[:think], "visible": labels[think:],
+    return {"prompt_tokens": len(ids), "think": think, "ended_early": ended_early,
+            "hidden": labels[:think], "visible": labels[think:],
             "visible_text": engine.tokenizer.decode(res.token_ids[think:]), "ttft_ms": res.ttft_ms,
             "first_visible_ms": first_visible}
 

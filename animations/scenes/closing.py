@@ -343,9 +343,7 @@ class QuestionsScene(TourScene):
     title = "Three questions"
 
     def draw(self, ctx: dict) -> None:
-        top = self.top
-        intro = self.text(T("Now they can be answered."), 40, top, "label", DIM, role="caption")
-        y = intro.sceneBoundingRect().bottom() + 6
+        y = self.top - 6  # the narration under the stage says "Three questions, and now they can be answered."
         for i, (q, a) in enumerate(QUESTIONS):
             qi, qy = self.para(f"{i + 1}. " + T(q), 64, y + 8, 1470, "body", TEXT, True, role="card")
             ai, ay = self.para(T(a), 64, qy + 2, 1470, "label", GREEN, role="card")
@@ -364,9 +362,7 @@ class QuestionsScene(TourScene):
         n = len(toks)
         if ctx.get("lang") != "zh":
             _, y = self.para("“" + T(CLOSING_LINE) + "”", 40, y, 1520, "body", ACCENT, True, role="quote")
-            lab = self.text(T("The model writes the source's own words, one trip per token:"), 40, y + 4, "small",
-                            DIM, role="caption")
-            y = lab.sceneBoundingRect().bottom() + 2
+            y += 4  # below: the source's own words, written by the model (the caption at the bottom says so)
         # the line, growing token by token in one item (a token that only completes part of a character adds
         # nothing yet)
         texts = []
@@ -374,8 +370,8 @@ class QuestionsScene(TourScene):
         for tok in toks:
             acc += tok.get("text") or ""
             texts.append(acc)
-        line = self.text(texts[-1], 40, y, "body" if ctx.get("lang") != "zh" else "number", TEXT if
-                         ctx.get("lang") != "zh" else ACCENT, True, width=1520, role="quote")
+        line = self.text(texts[-1], 40, y, "body", TEXT if ctx.get("lang") != "zh" else ACCENT, True, width=1520,
+                         role="quote")
         y = line.sceneBoundingRect().bottom() + 6
         # the counter: trip j of n, that trip's measured time, the running total
         cum, total = [], 0.0
@@ -403,11 +399,11 @@ class QuestionsScene(TourScene):
         cap = max(1e-6, 3 * ms[len(ms) // 2])
         bw = 1520.0 / n
         for j, t in enumerate(toks):
-            h = 6 + 34 * min(1.0, t["ms"] / cap)
-            bar = self.box(40 + j * bw, y + 40 - h, max(2.0, bw - 3), h, BLUE_LIGHT if not t.get("hit") else GREEN,
+            h = 6 + 26 * min(1.0, t["ms"] / cap)
+            bar = self.box(40 + j * bw, y + 32 - h, max(2.0, bw - 3), h, BLUE_LIGHT if not t.get("hit") else GREEN,
                            None, radius=2)
             self.fade_in(bar, t0 + TRIP_S * j, t0 + TRIP_S * j + 0.12)
-        y += 46
+        y += 38
         # the cheat sheet: one box per KV block, appearing on the trip that first needed it
         kv = self.text(T("KV cache:"), 40, y + 4, "small", DIM, role="legend")
         first = {}

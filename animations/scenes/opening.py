@@ -277,8 +277,11 @@ class EmbeddingScene(TourScene):
         cover = self.box(hx, hy, hw, hh, QColor("#0f1419"), None, radius=0, z=3)
         self.call(lambda p: (cover.setPos(hx, hy + hh * p), cover.setScale(1.0),
                              cover.setOpacity(1.0 if p < 1 else 0.0)), 0.2, 0.2 + 0.1 * n + 0.6)
-        cap = self.text(T("{n} tokens × {d} numbers").format(n=len(toks), d=d), hx, hy + hh + 10, "label", DIM,
-                        role="caption")
+        cap_text = T("{n} tokens × {d} numbers").format(n=len(toks), d=d)
+        total = len(ctx.get("tokens") or [])
+        if total > len(toks):  # rows are one line of text tall at least: a long question's tail does not fit
+            cap_text += " · " + T("its first {n} of {total} tokens").format(n=len(toks), total=total)
+        cap, _ = self.para(cap_text, hx, hy + hh + 10, hw, "label", DIM, role="caption")
         self.badge(kind, hx, cap.sceneBoundingRect().bottom() + 8, note, max_w=hw)
         # the dictionary's shape, this model against Llama 3 8B, to scale by area
         bx = hx + hw + 40

@@ -320,7 +320,7 @@ class ParallelScene(TourScene):
             x = 40 + i * 512
             _, ny = self.para(name, x + 16, y + 8, 464, "label", ACCENT, True, role="heading")
             self._split_icon(i, x + 16, ny + 6)
-            _, wy = self.para(why, x + 16, ny + 60, 464, "label", DIM, role="caption")
+            _, wy = self.para(why, x + 16, ny + 56, 464, "label", DIM, role="caption")  # the icon is 44 tall
             if i == 2:
                 _, wy = self.para(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per token"
                                     ).format(p=ds["params"] / 1e9, a=ds["active"] / 1e9), x + 16, wy + 4, 464,

@@ -45,8 +45,15 @@ class PrefillScene(TourScene):
         lh = self.lh("small")
         n_all = len(w)
         longest = max([self.measure(lab, "small").width() for lab in labels[:n_all]] + [10.0])
+
+        def upright(lab: str) -> bool:  # Chinese and Japanese read top to bottom, never on their side
+            return bool(lab.strip()) and all(ord(ch) >= 0x2E80 for ch in lab.strip())
+
+        # a column's label: level when it fits the column, else characters stacked (CJK) or turned -90°
+        col_room = max([lh * len(lab.strip()) if upright(lab) else self.measure(lab, "small").width()
+                        for lab in labels[:n_all]] + [lh])
         # rows of the map are at least one line of text tall; the tail of a long question is left out
-        size_max = 700 - top - longest - 150
+        size_max = 700 - top - col_room - 150
         n = max(1, min(n_all, int(size_max // (lh + 1))))
         w = [row[:n] for row in w[:n]]
         size = min(size_max, max(lh + 1, 34.0) * n)
@@ -61,19 +68,30 @@ class PrefillScene(TourScene):
                     r, g, b = seq_color(w[q][k])
                     img.setPixel(k, q, QColor(r, g, b).rgb())
         self.image(img, mx, my, size, size)
+        col_bottom = my + size + 8 + lh
         for i, lab in enumerate(labels[:n]):
             self.text(lab, mx - 10, my + i * cell + (cell - lh) / 2, "small", TEXT, align="right", role="axis")
-            col = self.text(lab, 0, 0, "small", DIM, role="axis")
-            col.setRotation(-90)
-            col.setPos(mx + i * cell + (cell - lh) / 2, my + size + 8 + col.boundingRect().width())
+            if self.measure(lab, "small").width() <= cell - 2:
+                col = self.text(lab, mx + (i + 0.5) * cell, my + size + 8, "small", DIM, align="center", role="axis")
+            elif upright(lab):
+                col = self.text("\n".join(lab.strip()), mx + (i + 0.5) * cell, my + size + 8, "small", DIM,
+                                align="center", role="axis")
+            else:
+                col = self.text(lab, 0, 0, "small", DIM, role="axis")
+                col.setRotation(-90)
+                col.setPos(mx + i * cell + (cell - lh) / 2, my + size + 8 + col.boundingRect().width())
+            col_bottom = max(col_bottom, col.sceneBoundingRect().bottom())
         # a sweep: the whole question goes through in one trip
         cover = self.box(mx, my, size, size, QColor("#0f1419"), None, radius=0, z=3)
         self.call(lambda p: (cover.setPos(mx + size * p, my), cover.setOpacity(0 if p >= 1 else 1)), 0.3, 1.6)
         x0 = 860.0
         left_w = x0 - 40 - 30
-        y = my + size + 8 + longest + 10
-        _, y = self.para(T("row: a token reading · column: the token it looks at · dark above the diagonal: the "
-                           "future is hidden (causal)"), 40, y, left_w, "small", DIM, role="legend")
+        y = col_bottom + 10
+        legend = T("row: a token reading · column: the token it looks at · dark above the diagonal: the future is "
+                   "hidden (causal)")
+        if n < n_all:  # the map's rows are one line tall at least: a long question's tail does not fit
+            legend += " · " + T("its first {n} of {total} tokens").format(n=n, total=n_all)
+        _, y = self.para(legend, 40, y, left_w, "small", DIM, role="legend")
         self.badge(kind, 40, y + 6, note, max_w=left_w)
         # measured prefill times
         pw = 1560 - x0
@@ -391,7 +409,7 @@ class KVCacheScene(TourScene):
         self.badge("formula", 40, y + 6)
         # the visitor's answer, both ways, measured
         rx, rw = 1090.0, 470.0
-        _, y = self.para(T("Your question, {n} new tokens").format(n=k["steps"] if k else 24), rx + 20, top + 10,
+        _, y = self.para(T("Your question, {n} new tokens").format(n=k.get("new_tokens", k["steps"]) if k else 24), rx + 20, top + 10,
                          rw - 40, "body", TEXT, True, role="heading")
         if k:
             wo, wi = k["without_ms"], k["with_ms"]

@@ -408,7 +408,7 @@
     </message>
     <message>
         <source>A 500-token answer: 1 + 2 + … + 500 = 125,250 rows without it, 500 with it: O(500²) against 500.</source>
-        <translation>500 个 token 的回答：没有小抄要算 1 + 2 + … + 500 = 125,250 行，有小抄只要 500 行：O(500²) 对 500。</translation>
+        <translation>500 个 token 的回答：没小抄算 1 + 2 + … + 500 = 125,250 行，有小抄算 500 行：O(500²) 对 500。</translation>
     </message>
     <message>
         <source>A BPE (byte-pair encoding) tokenizer, trained with the model and fixed once it ships, cuts the text into numbered pieces. Chinese is cut too: common characters are mostly one piece each, common words may merge into one, rare characters may split into several.</source>
@@ -496,7 +496,7 @@
     </message>
     <message>
         <source>Every section above left out details to stay easy. Here are the formal terms behind each metaphor and the section that explains it.</source>
-        <translation>上面每一段都为了好懂省掉了细节。下面按段补上每个比喻背后的正式说法，以及讲它的那一段。</translation>
+        <translation>前面每一段都为了好懂省掉了细节。这张表补上每个比喻背后的正式说法，以及讲它的那一段。</translation>
     </message>
     <message>
         <source>Every token needs the whole book carried once: weight bytes ÷ memory bandwidth. §4, §7</source>
@@ -617,10 +617,6 @@
     <message>
         <source>Next ▶</source>
         <translation>下一段 ▶</translation>
-    </message>
-    <message>
-        <source>Now they can be answered.</source>
-        <translation>现在可以回答了。</translation>
     </message>
     <message>
         <source>One trip reads the whole question</source>
@@ -1079,6 +1075,10 @@
         <translation>行：正在读的字 · 列：它看的字 · 对角线以上是暗的：后面的字看不见（因果注意力）</translation>
     </message>
     <message>
+        <source>its first {n} of {total} tokens</source>
+        <translation>只画了 {total} 个字块中的前 {n} 个</translation>
+    </message>
+    <message>
         <source>same answer both ways</source>
         <translation>两种写法答案相同</translation>
     </message>
@@ -1435,11 +1435,11 @@
         <translation>{w:.0f} 万</translation>
     </message>
     <message>
-        <source>The model here: a GPT-2 of {size} parameters that has read only classical Chinese poems; it continues in their form, it does not answer.</source>
+        <source>The model here: a GPT-2 of {size} parameters trained only on classical Chinese poems: it continues a poem, it does not answer.</source>
         <translation>这里的模型：一个 {size}参数的 GPT-2，只读过古诗；它按诗的格式往下续写，不会回答问题。</translation>
     </message>
     <message>
-        <source>The model here: a GPT-2 of {size} parameters that has read only Python's documentation; it imitates that text, it does not answer.</source>
+        <source>The model here: a GPT-2 of {size} parameters trained only on Python's documentation: it imitates it, it does not answer.</source>
         <translation>这里的模型：一个 {size}参数的 GPT-2，只读过 Python 的文档；它模仿那种文字往下写，不会回答问题。</translation>
     </message>
     <message>
@@ -1591,10 +1591,6 @@
         <translation>{t} 趟写 {n} 个字</translation>
     </message>
     <message>
-        <source>The model writes the source's own words, one trip per token:</source>
-        <translation>模型一趟一个 token，写出原文的原话：</translation>
-    </message>
-    <message>
         <source>The three ways, for one {n}-word sentence each:</source>
         <translation>三种玩法，每人一句 {n} 个字：</translation>
     </message>
@@ -1647,7 +1643,7 @@
     </message>
     <message>
         <source>red: the floor, {ms} ms</source>
-        <translation>红：下限 {ms} 毫秒</translation>
+        <translation>红：下限 {ms}</translation>
     </message>
     <message>
         <source>Slower here: a tiny model on two CPU cores is bound by overhead, not by memory, and the apprentice's pass costs nearly as much as the master's.</source>

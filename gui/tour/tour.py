@@ -624,10 +624,10 @@ class TourWidget(QWidget):
         if params:
             size = (T("{w:.0f} × 10,000").format(w=params / 1e4) if self._lang() == "zh" else
                     T("{m:.1f} million").format(m=params / 1e6))
-            text = (T("The model here: a GPT-2 of {size} parameters that has read only classical Chinese poems; "
-                      "it continues in their form, it does not answer.") if poetry else
-                    T("The model here: a GPT-2 of {size} parameters that has read only Python's documentation; "
-                      "it imitates that text, it does not answer."))
+            text = (T("The model here: a GPT-2 of {size} parameters trained only on classical Chinese poems: it "
+                      "continues a poem, it does not answer.") if poetry else
+                    T("The model here: a GPT-2 of {size} parameters trained only on Python's documentation: it "
+                      "imitates it, it does not answer."))
             return text.format(size=size)
         return T("No model is loaded here: the words on this page are an illustration.")
 

@@ -43,6 +43,7 @@ def test_prefill_and_decode_are_measured(engine):
 
 def test_kv_cache_counts_reproduce_the_source(engine):
     k = analysis.kv_cache(engine, SHORT, steps=5)
+    assert k["new_tokens"] == len(k["with_ms"]) == len(k["without_ms"]) <= 6  # one token per pass, prefill included
     assert k["rows_8x6"] == {"with": 6, "without": 69}  # Σ_{i=1..6} (8 + i) = 69
     P = k["prompt_tokens"]
     assert k["rows_with"] == 5 and k["rows_without"] == sum(P + i for i in range(1, 6))
@@ -60,6 +61,14 @@ def test_stream_reasoning_prefix(engine):
     p = analysis.prefix(engine, SHORT, system_tokens=48)
     assert p["hit_tokens"] == 48 and p["cold_ms"] > 0 and p["warm_ms"] > 0
     assert analysis.prefix(engine, SHORT, system_tokens=32)["hit_tokens"] == 32
+
+
+@pytest.mark.parametrize("written, expected", [(32, 24), (40, 24), (17, 13), (4, 3), (2, 1), (1, 0), (0, 0)])
+def test_a_text_that_ends_early_still_has_a_visible_answer(written, expected):
+    think = analysis.split_think(written, 24, 8)
+    assert think == expected
+    if written >= 2:
+        assert 1 <= written - think and think >= 1
 
 
 def test_batching_static_waits_continuous_refills(engine):
