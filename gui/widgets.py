@@ -35,6 +35,12 @@ class TokenChips(QScrollArea):
         self._row.setContentsMargins(2, 2, 2, 2)
         self._row.setSpacing(6)
         self._row.addStretch(1)
+        # "… +N" at the left while older chips are hidden: a visitor sees that the row starts earlier
+        self._more = QLabel()
+        self._more.setObjectName("chipMore")
+        self._more.setTextFormat(Qt.RichText)
+        self._more.hide()
+        self._row.insertWidget(0, self._more)
         self.setWidget(self._inner)
         self.horizontalScrollBar().rangeChanged.connect(self._scroll_to_end)
         self.chips: deque[QLabel] = deque()
@@ -97,15 +103,40 @@ class TokenChips(QScrollArea):
         margins = self._row.contentsMargins()
         room = self.viewport().width() - margins.left() - margins.right() - 2
         spacing = self._row.spacing()
-        used = 0
-        fits = True
-        for chip in reversed(self.chips):
+        widths = []
+        for chip in self.chips:
             chip.ensurePolished()  # the style sheet's padding and border are in its size hint only once polished
-            w = max(chip.sizeHint().width(), chip.minimumSizeHint().width())
-            fits = fits and used + w <= room
-            chip.setVisible(fits)
-            if fits:
-                used += w + spacing
+            widths.append(max(chip.sizeHint().width(), chip.minimumSizeHint().width()))
+        shown = self._count_fitting(widths, room, spacing)
+        hidden = len(widths) - shown
+        if hidden:  # make room for the marker, which may hide one more chip
+            self._more.setFont(self.font())
+            self._more.setText(self._more_text(hidden))
+            self._more.ensurePolished()
+            more_w = max(self._more.sizeHint().width(), self._more.minimumSizeHint().width()) + spacing
+            shown = self._count_fitting(widths, room - more_w, spacing)
+            hidden = len(widths) - shown
+            self._more.setText(self._more_text(hidden))
+            self._more.setToolTip(QCoreApplication.translate("TokenChips", "{n} earlier tokens are not shown")
+                                  .format(n=hidden))
+        self._more.setVisible(hidden > 0)
+        for i, chip in enumerate(self.chips):
+            chip.setVisible(i >= hidden)
+
+    @staticmethod
+    def _count_fitting(widths: list[int], room: int, spacing: int) -> int:
+        """How many of the newest chips (``widths``, oldest first, px) fit whole in ``room`` px."""
+        used = n = 0
+        for w in reversed(widths):
+            if used + w > room:
+                break
+            used += w + spacing
+            n += 1
+        return n
+
+    @staticmethod
+    def _more_text(hidden: int) -> str:
+        return f"<div align='center'>…<br><span style='color:#8797a8'>+{hidden}</span></div>"
 
     def clear(self) -> None:
         """Remove every chip."""
@@ -114,6 +145,7 @@ class TokenChips(QScrollArea):
             chip.hide()
             self._row.removeWidget(chip)
             chip.deleteLater()
+        self._more.hide()
 
     def texts(self) -> list[str]:
         """The chips' plain labels, oldest first (for tests)."""

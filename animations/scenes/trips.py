@@ -235,9 +235,11 @@ class SamplingScene(TourScene):
         self.badge("measured" if live else "illustrative", 40, y + 10, note, max_w=left_w)
         # the right panel: why draw at all, and what temperature does to these very odds
         rx, rw = 1080.0, 480.0
-        _, ry = self.para(T("temperature {t:.2f} · top-p {p:.2f} · top-k {k}").format(
-            t=float(s.get("temperature", 1)), p=float(s.get("top_p", 1)), k=int(s.get("top_k", 0)) or T("off")),
-            rx, top, rw, "label", DIM, role="readout")
+        settings = T("temperature {t:.2f} · top-p {p:.2f} · top-k {k}").format(
+            t=float(s.get("temperature", 1)), p=float(s.get("top_p", 1)), k=int(s.get("top_k", 0)) or T("off"))
+        # a line may break between the settings, never inside one ("top-" / "k off"): no-break space and hyphen
+        settings = " · ".join(part.replace(" ", "\u00a0").replace("-", "\u2011") for part in settings.split(" · "))
+        _, ry = self.para(settings, rx, top, rw, "label", DIM, role="readout")
         panel_top = ry + 8
         why, y = self.para(T("Why not always take the most likely token? Always taking the top one (greedy) makes "
                              "text dull and repetitive: it can loop for ever. Drawing keeps some variety. Temperature "

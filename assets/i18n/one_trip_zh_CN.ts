@@ -2040,6 +2040,10 @@
         <source>token {label} has id {id}</source>
         <translation>字块 {label} 的编号是 {id}</translation>
     </message>
+    <message>
+        <source>{n} earlier tokens are not shown</source>
+        <translation>前面还有 {n} 个字块没显示</translation>
+    </message>
 </context>
 <context>
     <name>FrameOverlay</name>

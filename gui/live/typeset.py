@@ -97,6 +97,8 @@ QTabBar#seatTabs QToolButton {{ background: #1f2b38; border: 1px solid #33465b; 
 QLabel#chip {{ background: #1f2b38; border: 1px solid #3b5570; border-radius: {r}px; padding: 0px {2 * u}px; }}
 QLabel#chipPrompt {{ background: #141b23; border: 1px solid #2a3947; border-radius: {r}px; padding: 0px {2 * u}px;
                      color: #a9b8c8; }}
+QLabel#chipMore {{ background: transparent; border: 1px dashed #3b5570; border-radius: {r}px; padding: 0px {2 * u}px;
+                   color: #a9b8c8; }}
 QScrollArea#chips, QWidget#chipsInner {{ background: transparent; }}
 QCheckBox::indicator {{ width: {handle}px; height: {handle}px; border: 1px solid #7ea6cf; border-radius: {r}px;
                        background: #17202a; }}

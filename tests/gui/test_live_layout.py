@@ -113,8 +113,6 @@ def test_live_extras_read_at_1280x720(qtbot, make_window, tiny_model_dir, lang):
         assert not problems, f"{lang} {state}:\n" + "\n".join(problems)
 
 
-@pytest.mark.xfail(reason="the stage's texts are laid out by helper 'stage' (animations/stage.py); "
-                          "this passes once its branch lands", strict=False)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_stage_texts_read_at_1280x720(qtbot, make_window, lang):
     w = make_window(batch=4)

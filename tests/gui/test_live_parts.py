@@ -112,3 +112,26 @@ def test_seat_buttons_never_outgrow_the_table(qtbot):
     assert len(panel.seat_buttons) == MAX_SEAT_BUTTONS
     assert "main" in panel.seats and panel.shown == "main"
     assert panel.seat_buttons["seat39"].text() == "41"  # numbered in the order they sat down
+
+
+def test_token_chips_say_how_many_older_tokens_are_hidden(qtbot):
+    from gui.widgets import TokenChips
+    chips = TokenChips()
+    qtbot.addWidget(chips)
+    chips.resize(300, 80)
+    chips.show()
+    for i in range(3):
+        chips.add(f"t{i}", i)
+    qtbot.waitUntil(lambda: all(c.isVisible() for c in chips.chips), timeout=2000)
+    assert not chips._more.isVisible()  # everything fits: no marker
+    for i in range(3, 40):
+        chips.add(f"word{i}", 1000 + i)
+    hidden = sum(not c.isVisible() for c in chips.chips)
+    assert hidden > 0 and chips._more.isVisible()
+    assert f"+{hidden}" in chips._more.text() and str(hidden) in chips._more.toolTip()
+    assert chips.chips[-1].isVisible()  # the newest is always shown
+    shown = [c for c in chips.chips if c.isVisible()]
+    right = max(c.geometry().right() for c in shown)
+    assert chips._more.geometry().right() < min(c.geometry().left() for c in shown) and right <= chips.viewport().width()
+    chips.clear()
+    assert not chips._more.isVisible()
