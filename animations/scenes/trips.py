@@ -232,7 +232,11 @@ class SamplingScene(TourScene):
             y = d.sceneBoundingRect().bottom()
         a = _analysis(ctx, "next_token")
         note = T("top 50 of {v:,}, renormalised").format(v=a["vocab_size"]) if a else T("model not loaded")
-        self.badge("measured" if live else "illustrative", 40, y + 10, note, max_w=left_w)
+        pill = self.badge("measured" if live else "illustrative", 40, y + 10, note, max_w=left_w)
+        if any("□" in labels[i] for i in order):  # not a missing glyph: the poems mark a lost character so
+            self.para(T("□ is a character lost from the old texts; the poems corpus marks it so, and the model "
+                        "learnt it"), 40, pill.sceneBoundingRect().bottom() + 6, left_w, "small", DIM,
+                      role="legend")
         # the right panel: why draw at all, and what temperature does to these very odds
         rx, rw = 1080.0, 480.0
         settings = T("temperature {t:.2f} · top-p {p:.2f} · top-k {k}").format(

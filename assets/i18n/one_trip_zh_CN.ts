@@ -1075,6 +1075,10 @@
         <translation>行：正在读的字 · 列：它看的字 · 对角线以上是暗的：后面的字看不见（因果注意力）</translation>
     </message>
     <message>
+        <source>□ is a character lost from the old texts; the poems corpus marks it so, and the model learnt it</source>
+        <translation>□ 是古籍里缺失的字：诗词语料就这样标记，模型也跟着学会了</translation>
+    </message>
+    <message>
         <source>its first {n} of {total} tokens</source>
         <translation>只画了 {total} 个字块中的前 {n} 个</translation>
     </message>

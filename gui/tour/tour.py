@@ -66,6 +66,7 @@ MODEL_OUTPUT_PAGES = ("sampling", "decode", "streaming", "reasoning", "speculati
 GAME_SENTENCES = ("One trip of the book writes one token.", "The cheat sheet keeps what was read.",
                   "Sharing the table costs no extra trip.")
 TERM_COLOR = "#9fd0ff"  # underlined terms in a caption: hover for a tooltip, click or tap for the line below
+NO_BREAK_HYPHEN = "\u2011"  # a term is never broken at its hyphen ("top-" / "p"); the bundled fonts have it
 
 STYLE = """
 QWidget#tour { background: #0f1419; color: #eef3f8; }
@@ -560,7 +561,7 @@ class TourWidget(QWidget):
             seen.add(term.key)
             out.append(html.escape(text[pos:start]))
             out.append(f'<a href="term:{term.key}" style="color:{TERM_COLOR}; text-decoration: underline;">'
-                       f'{html.escape(text[start:end])}</a>')
+                       f'{html.escape(text[start:end]).replace("-", NO_BREAK_HYPHEN)}</a>')
             pos = end
         out.append(html.escape(text[pos:]))
         self.caption.setText("".join(out))
