@@ -94,8 +94,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._measure_note = ""
         self._notice_fn: Callable[[], str] | None = None
         self._shared_pages = self._shared_before = 0  # cheat-sheet pages shared by two seats (prefix hits)
-        self._spec_trips: list[tuple[int, int]] = []  # (guesses, tokens written) per recent verify trip
-        self._spec_note: tuple[float, int] | None = None
+        self._spec_note: tuple[int, int, bool] | None = None  # this trip: (tokens written, k + 1, shared table)
         self._spec_seen: dict | None = None
         self._lit: int | None = None
         self._configured = False
@@ -441,7 +440,7 @@ class StageScene(TripTimeline, QGraphicsScene):
         self._timeline, self._trip, self._t, self._duration = None, None, 0.0, 0.0
         self._gui_seats = None
         self._seat_of.clear()
-        self._spec_trips, self._spec_note, self._spec_seen = [], None, None
+        self._spec_note, self._spec_seen = None, None
         self._shared_pages = self._shared_before = 0
         self._colors.clear()
         self._caption_fn = lambda: tr("The book rests in the warehouse. Every token costs one trip.")

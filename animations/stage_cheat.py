@@ -125,9 +125,11 @@ class CheatSheet:
             self.grid.set_geometry(cols, cell, self.capacity)
             self.grid.setPos(box.left(), box.top())
         self.grid.set_state(self.in_use, fresh_from, shared)
+        one = self.in_use == 1
         if self.num_blocks:
-            text = tr("{n} pages in use = {size} · room for {total}").format(
+            text = (tr("{n} page in use = {size} · room for {total}") if one else
+                    tr("{n} pages in use = {size} · room for {total}")).format(
                 n=self.in_use, size=format_bytes(self.in_use * self.block_bytes), total=self.num_blocks)
         else:
-            text = tr("{n} pages in use").format(n=self.in_use)
+            text = (tr("{n} page in use") if one else tr("{n} pages in use")).format(n=self.in_use)
         set_elided(self.count, text, CHEAT.width() - 2 * PAD)

@@ -26,7 +26,7 @@ from animations.stage_warehouse import DICTIONARY
 
 CART_W = 170.0
 READ = QColor("#fff3c4")  # the part of the lit chapter already read this trip
-TEXT_W = 280.0
+TEXT_W = 310.0  # room for "this trip: work 12.3 · notes 45.6 ms"
 DESK_SURFACE = QColor("#2a3644")
 WAITING = QColor("#6b7785")
 
@@ -69,6 +69,7 @@ class Desks:
         self._f_small = f_small
         self.times: list[tuple[float, float, float]] = []
         self.weights: list[int] = []
+        self.wall_ms: float | None = None
         self._syncing = False
 
     def _own(self, item):
@@ -249,11 +250,13 @@ class Desks:
             set_elided(row["state"], tr("passing notes"), TEXT_W)
             row["state"].setBrush(PAPER)
 
-    def set_times(self, workers: list[dict]) -> None:
-        """Measured per-worker times of the trip on screen: dicts with compute_ms, comm_ms, bubble_ms, weight_bytes."""
+    def set_times(self, workers: list[dict], wall_ms: float | None = None) -> None:
+        """Measured per-worker times of the trip on screen (ms): dicts with compute_ms, comm_ms, bubble_ms,
+        weight_bytes; ``wall_ms``: that trip's whole measured step (ms), of which a desk's times are parts."""
         self.times = [(float(w.get("compute_ms") or 0.0), float(w.get("comm_ms") or 0.0),
                        float(w.get("bubble_ms") or 0.0)) for w in workers]
         self.weights = [int(w.get("weight_bytes") or 0) for w in workers]
+        self.wall_ms = float(wall_ms) if wall_ms else None
         self._retext()
 
     def _retext(self) -> None:
@@ -263,34 +266,39 @@ class Desks:
                 span = tr("chapters {a}–{b}").format(a=chapters[0] + 1, b=chapters[-1] + 1)
             elif self.n > 1:
                 span = tr("1/{n} of every chapter").format(n=self.n)
+            elif d < len(self.times):  # one desk: its times line is short, "this trip" goes on the name line
+                span = tr("every chapter · this trip")
             else:
                 span = tr("every chapter")
             name = tr("Desk {i} · {span}").format(i=d + 1, span=span) if self.n > 1 else span
             set_elided(row["name"], name, TEXT_W)
             if d < len(self.times):
                 c, m, b = self.times[d]
-                if self.n == 1:
-                    t = tr("works {c} ms this trip").format(c=f"{c:.1f}")
+                if self.n == 1 and self.wall_ms:
+                    t = tr("forward pass {c} of {w} ms").format(c=f"{c:.1f}", w=f"{self.wall_ms:.1f}")
+                elif self.n == 1:
+                    t = tr("forward pass {c} ms").format(c=f"{c:.1f}")
                 elif self.mode == "pp":
-                    t = tr("works {c} · waits {b} ms").format(c=f"{c:.1f}", b=f"{b:.1f}")
+                    t = tr("this trip: work {c} · wait {b} ms").format(c=f"{c:.1f}", b=f"{b:.1f}")
                 else:
-                    t = tr("works {c} · notes {m} ms").format(c=f"{c:.1f}", m=f"{m:.1f}")
+                    t = tr("this trip: work {c} · notes {m} ms").format(c=f"{c:.1f}", m=f"{m:.1f}")
             else:
                 t = tr("copy · {size}").format(size=format_bytes(self.share_bytes(d)))
             set_elided(row["times"], t, TEXT_W)
 
     def measure_note(self) -> str:
-        """One line when the measured times go against the lesson ("more desks, faster"), else ""."""
+        """One line when the measured times of this trip go against the lesson ("more desks, faster"), else "";
+        its figures are the average over the desks of the times the desks show."""
         if self.n < 2 or not self.times:
             return ""
         compute = sum(t[0] for t in self.times) / len(self.times)
         comm = sum(t[1] for t in self.times) / len(self.times)
         bubble = sum(t[2] for t in self.times) / len(self.times)
         if self.mode == "tp" and comm > compute:
-            return tr("Measured: notes take {m} ms, the work {c} ms: on this CPU tearing a tiny book costs more than it saves").format(  # noqa: E501
+            return tr("This trip, per desk on average: notes {m} ms, work {c} ms: on this CPU tearing a tiny book costs more than it saves").format(  # noqa: E501
                 m=f"{comm:.1f}", c=f"{compute:.1f}")
         if self.mode == "pp" and bubble > 0:
-            return tr("Measured: each desk waits {b} ms: with one trip at a time the desks take turns, not work together").format(  # noqa: E501
+            return tr("This trip, per desk on average: waits {b} ms: with one trip at a time the desks take turns, not work together").format(  # noqa: E501
                 b=f"{bubble:.1f}")
         return ""
 

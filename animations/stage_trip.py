@@ -128,11 +128,12 @@ class TripTimeline:
 
         ends = self._layer_shares(trip)
         workers = sorted(trip.get("workers") or [], key=lambda w: int(w.get("rank", 0)))
+        wall = trip.get("wall_ms")
         if workers and n_desks > 1:
-            desks.set_times(workers)
+            desks.set_times(workers, wall)
             self._update_note()
         elif n_desks == 1 and trip.get("forward_ms") is not None:
-            desks.set_times([{"compute_ms": trip.get("forward_ms")}])
+            desks.set_times([{"compute_ms": trip.get("forward_ms")}], wall)
         comm = sum(float(w.get("comm_ms") or 0) for w in workers)
         work = sum(float(w.get("compute_ms") or 0) for w in workers)
         sync_share = min(0.6, max(0.15, comm / (comm + work))) if comm + work > 0 else 0.25
@@ -184,6 +185,9 @@ class TripTimeline:
             self._add_guesses(tl, trip, rid, rows, at)
         else:
             self._seats.set_area(TABLE)
+            if self._spec_note is not None:  # the note is of the trip on stage: none without guesses
+                self._spec_note = None
+                self._update_note()
 
         tl.add(Lambda(roll(1.0, 0.0)), *at(ROLL_BACK))
         tl.add(Lambda(lambda p: [desks.set_loaded(i, 1.0 - p) for i in range(n_desks)], linear), *at(UNLOAD))
@@ -210,26 +214,30 @@ class TripTimeline:
             tl.add_lagged(verdicts, *at(VERDICTS), lag_ratio=0.5)
 
     def _count_guesses(self, trip: dict, rid: str, rows) -> None:
-        """Keep the measured tokens per verify trip of the guessing seat; when fewer than the lesson's k + 1,
-        the legend says why (once per trip, not per frame; ``_build_timeline`` may run again on a relayout)."""
+        """The measured tokens of this verify trip at the guessing seat; when fewer than the lesson's k + 1, the
+        legend says why, of this trip (like the headline and the desks), never of an average the window's lines
+        do not show (once per trip, not per frame; ``_build_timeline`` may run again on a relayout)."""
         if self._spec_seen is trip:
             return
         self._spec_seen = trip
         k = sum(1 for state, _, _ in rows if state != "bonus")
         written = sum(1 for t in trip.get("tokens") or [] if str(t.get("request_id", "")) == rid)
-        self._spec_trips.append((k, written))
-        self._spec_trips = self._spec_trips[-20:]  # the recent trips: the rate moves with the text
-        ks = {k for k, _ in self._spec_trips}
-        per_trip = sum(w for _, w in self._spec_trips) / len(self._spec_trips)
-        if len(ks) == 1 and per_trip < k + 1 - 0.05:
-            self._spec_note = (per_trip, k + 1)
-        else:
-            self._spec_note = None
+        shared = int(trip.get("batch", 0) or len(trip.get("request_ids") or []) or 1) > 1
+        self._spec_note = (written, k + 1, shared) if written < k + 1 else None
         self._update_note()
 
     def _spec_note_text(self) -> str:
         if not self._spec_note:
             return ""
-        per_trip, best = self._spec_note
-        return tr("Measured: {x} tokens per trip, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
-            x=f"{per_trip:.2f}", best=best)
+        written, best, shared = self._spec_note
+        if shared and written == 1:  # other seats wrote too: the headline counts all of them
+            return tr("This trip, at the guessing seat: 1 token, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
+                best=best)
+        if shared:
+            return tr("This trip, at the guessing seat: {x} tokens, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
+                x=written, best=best)
+        if written == 1:
+            return tr("This trip: 1 token, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
+                best=best)
+        return tr("This trip: {x} tokens, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
+            x=written, best=best)

@@ -156,7 +156,15 @@
         <translation>已用 {n} 页 = {size} · 共 {total} 页</translation>
     </message>
     <message>
+        <source>{n} page in use = {size} · room for {total}</source>
+        <translation>已用 {n} 页 = {size} · 共 {total} 页</translation>
+    </message>
+    <message>
         <source>{n} pages in use</source>
+        <translation>已用 {n} 页</translation>
+    </message>
+    <message>
+        <source>{n} page in use</source>
         <translation>已用 {n} 页</translation>
     </message>
     <message>
@@ -176,12 +184,12 @@
         <translation>每一章</translation>
     </message>
     <message>
-        <source>Measured: notes take {m} ms, the work {c} ms: on this CPU tearing a tiny book costs more than it saves</source>
-        <translation>实测：传纸条 {m} 毫秒，干活 {c} 毫秒：在这台 CPU 上拆一本小书，省下的不如花掉的多</translation>
+        <source>This trip, per desk on average: notes {m} ms, work {c} ms: on this CPU tearing a tiny book costs more than it saves</source>
+        <translation>这一趟，平均每张桌子：传纸条 {m} 毫秒，干活 {c} 毫秒：在这台 CPU 上拆一本小书，省下的不如花掉的多</translation>
     </message>
     <message>
-        <source>Measured: each desk waits {b} ms: with one trip at a time the desks take turns, not work together</source>
-        <translation>实测：每张桌子等 {b} 毫秒：一次只跑一趟，桌子只能轮流干，不能同时干</translation>
+        <source>This trip, per desk on average: waits {b} ms: with one trip at a time the desks take turns, not work together</source>
+        <translation>这一趟，平均每张桌子等待 {b} 毫秒：一次只跑一趟，桌子只能轮流干，不能同时干</translation>
     </message>
     <message>
         <source>tensor parallel: every chapter cut in {n} strips</source>
@@ -212,20 +220,28 @@
         <translation>每章的 1/{n}</translation>
     </message>
     <message>
-        <source>works {c} ms this trip</source>
-        <translation>这一趟干活 {c} 毫秒</translation>
+        <source>forward pass {c} of {w} ms</source>
+        <translation>前向计算 {c}，整步 {w} 毫秒</translation>
+    </message>
+    <message>
+        <source>forward pass {c} ms</source>
+        <translation>前向计算 {c} 毫秒</translation>
+    </message>
+    <message>
+        <source>every chapter · this trip</source>
+        <translation>每一章 · 这一趟</translation>
     </message>
     <message>
         <source>reading chapter {i}</source>
         <translation>正在读第 {i} 章</translation>
     </message>
     <message>
-        <source>works {c} · waits {b} ms</source>
-        <translation>干活 {c} · 等待 {b} 毫秒</translation>
+        <source>this trip: work {c} · wait {b} ms</source>
+        <translation>本趟：干活 {c}，等待 {b} 毫秒</translation>
     </message>
     <message>
-        <source>works {c} · notes {m} ms</source>
-        <translation>干活 {c} · 传纸条 {m} 毫秒</translation>
+        <source>this trip: work {c} · notes {m} ms</source>
+        <translation>本趟：干活 {c}，传纸条 {m} 毫秒</translation>
     </message>
     <message>
         <source>chapters and dictionary, to scale by bytes</source>
@@ -300,8 +316,20 @@
         <translation>字典 · {size}</translation>
     </message>
     <message>
-        <source>Measured: {x} tokens per trip, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
-        <translation>实测：每趟 {x} 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
+        <source>This trip: {x} tokens, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
+        <translation>这一趟：{x} 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
+    </message>
+    <message>
+        <source>This trip: 1 token, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
+        <translation>这一趟：1 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
+    </message>
+    <message>
+        <source>This trip, at the guessing seat: 1 token, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
+        <translation>这一趟，小徒弟帮着猜的那个座位：1 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
+    </message>
+    <message>
+        <source>This trip, at the guessing seat: {x} tokens, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
+        <translation>这一趟，小徒弟帮着猜的那个座位：{x} 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
     </message>
 </context>
 <context>
@@ -1686,16 +1714,28 @@
         <translation>模型正在加载：还没有测到任何数字。</translation>
     </message>
     <message>
-        <source>{n} token/trip</source>
-        <translation>每趟 {n} 个字</translation>
+        <source>{n} token</source>
+        <translation>{n} 个字</translation>
     </message>
     <message>
-        <source>{n} tokens/trip</source>
-        <translation>每趟 {n} 个字</translation>
+        <source>{n} tokens</source>
+        <translation>{n} 个字</translation>
     </message>
     <message>
-        <source>measured {ms} ms · {shown} · {per_trip} · {tps} tok/s</source>
-        <translation>实测 {ms} 毫秒 · {shown} · {per_trip} · 每秒 {tps} 个字</translation>
+        <source>This trip: whole step {ms} ms, measured · {shown} · {per_trip} · {tps} tok/s</source>
+        <translation>这一趟：整步实测 {ms} 毫秒 · {shown} · 写 {per_trip} · 每秒 {tps} 个字</translation>
+    </message>
+    <message>
+        <source>Every figure here is either of this trip (the one on stage: this line, the desks, the legend) or, where it says so, an average of the last trips.</source>
+        <translation>这里的每个数字，要么是这一趟的（台上演的那一趟：这一行、桌子、图例），要么写明了是最近几趟的平均。</translation>
+    </message>
+    <message>
+        <source>the last trip</source>
+        <translation>最近 1 趟</translation>
+    </message>
+    <message>
+        <source>average of the last {k} trips</source>
+        <translation>最近 {k} 趟平均</translation>
     </message>
     <message>
         <source>No model is loaded.</source>
@@ -1703,7 +1743,15 @@
     </message>
     <message>
         <source>{name} · {params} parameters</source>
-        <translation>{name} · {params} 参数</translation>
+        <translation>{name} · {params}参数</translation>
+    </message>
+    <message>
+        <source>{w} × 10,000</source>
+        <translation>{w} 万</translation>
+    </message>
+    <message>
+        <source>{y} × 100 million</source>
+        <translation>{y} 亿</translation>
     </message>
     <message>
         <source>Seats</source>
@@ -1918,16 +1966,16 @@
         <translation>小徒弟：每趟先猜 {k} 个；等师傅第一次检查…</translation>
     </message>
     <message>
-        <source>Apprentice: {acc}% of guesses kept ({a} of {p}) · {tpt} tokens per trip</source>
-        <translation>小徒弟：猜中 {acc}%（{p} 个里留下 {a} 个）· 每趟 {tpt} 个字</translation>
+        <source>Apprentice, {window}: {acc}% of guesses kept ({a} of {p}) · {tpt} tokens per trip · {ms} ms per token = {tps} tok/s</source>
+        <translation>小徒弟，{window}：猜中 {acc}%（{p} 个里留下 {a} 个）· 每趟 {tpt} 个字 · 每个字 {ms} 毫秒 = 每秒 {tps} 个字</translation>
     </message>
     <message>
         <source>speed-up: run this prompt with 0 guesses once to measure plain decoding</source>
         <translation>提速多少：先用 0 个猜测跑一遍这个题目，量出不带徒弟的速度</translation>
     </message>
     <message>
-        <source>{x}× the speed of plain decoding of this prompt (median ms per token, measured: {spec} vs {plain} ms)</source>
-        <translation>是同一题目不带徒弟时速度的 {x} 倍（每个字耗时的中位数，实测：{spec} 对 {plain} 毫秒）</translation>
+        <source>{x}× the speed of plain decoding of this prompt ({plain} ms per token)</source>
+        <translation>是同一题目不带徒弟时速度的 {x} 倍（那时每个字 {plain} 毫秒）</translation>
     </message>
     <message>
         <source>by pages (TP)</source>
@@ -1942,12 +1990,12 @@
         <translation>书拆成 {n} 份，{how}：等第一趟…</translation>
     </message>
     <message>
-        <source>Book torn {n} ways {how}, median per trip and desk: compute {c} ms · communication {m} ms</source>
-        <translation>书拆成 {n} 份，{how}，每趟每张桌子的中位数：计算 {c} 毫秒 · 通信 {m} 毫秒</translation>
+        <source>Book torn {n} ways {how}, {window}: step {s} ms; per desk: compute {c} ms · communication {m} ms</source>
+        <translation>书拆成 {n} 份，{how}，{window}：整步 {s} 毫秒；其中每张桌子：干活（计算）{c} 毫秒 · 传纸条（通信）{m} 毫秒</translation>
     </message>
     <message>
         <source>idle (bubble) {b} ms</source>
-        <translation>空等（气泡）{b} 毫秒</translation>
+        <translation>等待（气泡）{b} 毫秒</translation>
     </message>
     <message>
         <source>Apprentice guesses</source>

@@ -11,7 +11,8 @@ import time
 
 from PySide6.QtCore import QCoreApplication
 
-from gui.live.readout import fmt_ms, model_display_name, model_text, readout_text, sharding_why, speedup_why
+from gui.live.readout import (fmt_ms, model_display_name, model_text, readout_rule, readout_text, sharding_why,
+                              speedup_why)
 
 log = logging.getLogger("gui.main_window")
 
@@ -253,6 +254,9 @@ class EngineEvents:
                             float(getattr(self.scene, "trip_duration_s", 1.0)))
         if self.readout.text() != text:  # a changed text relayouts the page: only when it changes
             self.readout.setText(text)
+        rule = readout_rule()
+        if self.readout.toolTip() != rule:
+            self.readout.setToolTip(rule)
 
     def _retranslate_engine_texts(self) -> None:
         self.model_label.setText(model_text(self.engine_info, self._fatal))

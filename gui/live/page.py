@@ -3,8 +3,8 @@
     ┌──────────────────────────── stage (≥ 80 % of the width) ────────────────────────────┐
     │                                                                                      │
     └──────────────────────────────────────────────────────────────────────────────────────┘
-      readout: measured ms · shown N× slower · tokens/trip · tok/s      (wraps, never cut)
-      apprentice / torn-book figures · why they differ from the source's claim (only when there are some)
+      readout: this trip: step ms · shown N× slower · tokens · tok/s    (wraps, never cut)
+      apprentice / torn-book figures, averages of the last trips · why they differ from the claim (if so)
     ┌ prompt [Run Pause Step Reset] ┐ ┌ ms per trip ┐ ┌ sharing a table ──●── 4      ┐
     │ seats 1 2 3 4                 │ │   plot      │ │ trip on screen ─●─ 1.00 s    │
     │ answer (newest text, prompt)  │ ├ tokens/s ───┤ │ apprentice ●── off           │

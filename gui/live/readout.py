@@ -38,8 +38,17 @@ def fmt_ms(ms: float) -> str:
     return f"{ms:.3f}"
 
 
-def fmt_params(n: int) -> str:
-    """4321000 -> "4.3M", 124000000 -> "124M", 950000 -> "0.95M"."""
+def fmt_params(n: int, lang: str | None = None) -> str:
+    """A parameter count in the reader's units. English: 4321000 -> "4.3M", 124000000 -> "124M", 950000 ->
+    "0.95M"; Chinese (``lang`` "zh", default: the current language): 4860000 -> "486 万", 124000000 ->
+    "1.24 亿" (the tour's units)."""
+    if lang is None:
+        from gui.i18n import current_language
+        lang = current_language()
+    if lang == "zh":
+        if n >= 1e8:
+            return _tr("{y} × 100 million").format(y=f"{n / 1e8:.2f}")
+        return _tr("{w} × 10,000").format(w=f"{n / 1e4:.0f}")
     m = n / 1e6
     return f"{m:.0f}M" if m >= 100 else f"{m:.1f}M" if m >= 1 else f"{m:.2f}M"
 
@@ -58,7 +67,9 @@ def device_name(device: str) -> str:
 
 
 def readout_text(args: dict | None, loaded: bool, real_time: bool, trip_s: float) -> str:
-    """The big line: measured ms of the trip on stage, how much slower it is shown, tokens/trip, tokens/s.
+    """The big line, all of *this trip* (the one on stage): its measured step in ms (``wall_ms``: the forward
+    pass, sampling and bookkeeping), how much slower it is shown, its tokens and tokens/s = tokens ÷ step ms ×
+    1000 (so tok/s and ms agree).
 
     ``args``: {"wall": ms, "tokens": n, "batch": n} of the trip on stage, or None before the first trip.
     """
@@ -73,9 +84,15 @@ def readout_text(args: dict | None, loaded: bool, real_time: bool, trip_s: float
     else:
         factor = trip_s * 1000.0 / wall if wall > 0 else 0.0
         shown = _tr("shown {factor}× slower").format(factor=f"{factor:,.0f}")
-    per_trip = (_tr("{n} token/trip") if tokens == 1 else _tr("{n} tokens/trip")).format(n=tokens)
-    return _tr("measured {ms} ms · {shown} · {per_trip} · {tps} tok/s").format(
+    per_trip = (_tr("{n} token") if tokens == 1 else _tr("{n} tokens")).format(n=tokens)
+    return _tr("This trip: whole step {ms} ms, measured · {shown} · {per_trip} · {tps} tok/s").format(
         ms=fmt_ms(wall), shown=shown, per_trip=per_trip, tps=f"{tps:,.0f}")
+
+
+def readout_rule() -> str:
+    """The Live page's rule for its figures, in words (the readout's tooltip)."""
+    return _tr("Every figure here is either of this trip (the one on stage: this line, the desks, the legend) "
+               "or, where it says so, an average of the last trips.")
 
 
 def model_text(info: dict | None, fatal: str | None) -> str:

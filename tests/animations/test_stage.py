@@ -382,7 +382,10 @@ def test_fewer_tokens_per_verify_trip_than_the_lesson_says_why(stage):
     stage.show_trip(v)
     run(stage, 1.01)
     note = stage._legend.note.text().replace("\n", " ")
-    assert "2.00" in note and "5" in note  # measured 2 tokens per trip, not k + 1 = 5, and why
+    assert "This trip: 2 tokens, not 5" in note  # measured 2 tokens this trip, not k + 1 = 5, and why
+    stage.show_trip(trip())  # the note is of the trip on stage: a plain trip has none
+    run(stage, 0.1)
+    assert "tokens, not" not in stage._legend.note.text()
 
 
 @pytest.mark.parametrize("view", [(400, 200, 1080), (1024, 448, 720), (1536, 672, 1080)])

@@ -5,6 +5,10 @@ It answers like the real one: ``ready`` at start, ``accepted`` per submit, one `
 Tokens are deterministic: request text is echoed word by word, so tests can compare the screen to it.
 ``options["die_after_steps"]`` makes the process exit abruptly after that many steps (for restart tests); with
 ``options["die_once_marker"]`` (a file path) it dies only if that file does not exist yet, and creates it.
+``options["fake_sharding"]`` ("tp" or "pp") reports the book torn over two desks: every step carries two workers
+whose compute / communication / bubble ms change from step to step (and lie inside the step's ``wall_ms``, as
+the real workers' do); with it or ``options["fake_timing"]`` the steps' ``wall_ms`` and ``forward_ms`` (a part
+of it) change from step to step too, so the screen's figures of one trip and of a window can be compared.
 """
 
 from __future__ import annotations
@@ -23,13 +27,16 @@ def fake_tokens(prompt: str, n: int) -> list[str]:
 
 
 def engine_main(commands, events, options: dict) -> None:
+    shard_mode = options.get("fake_sharding")
+    vary = bool(shard_mode or options.get("fake_timing"))
     n_layer = 2
     layer_bytes = [40_000] * n_layer
     events.put({"type": "ready", "model": {
         "name": "fake-gpt2", "n_layer": n_layer, "n_head": 2, "n_embd": 32, "n_positions": 128,
         "vocab_size": 300, "parameters": 30_000, "weight_bytes": sum(layer_bytes) + 20_000,
         "layer_weight_bytes": layer_bytes}, "threads": 1, "device": "cpu",
-        "memory_bandwidth_bytes_per_s": 10e9, "kv_bytes_per_block": 4096, "block_size": 16, "num_blocks": 64})
+        "memory_bandwidth_bytes_per_s": 10e9, "kv_bytes_per_block": 4096, "block_size": 16, "num_blocks": 64,
+        **({"sharding": {"mode": shard_mode, "n": 2, "degrees_tp": [1, 2], "max_pp": 2}} if shard_mode else {})})
     max_batch = int(options.get("max_batch", 1))
     die_after = options.get("die_after_steps")
     grants = 0
@@ -94,15 +101,26 @@ def engine_main(commands, events, options: dict) -> None:
                            "top5": [[100, "␣one", 0.5]], "finish_reason": finish})
         wall = (time.perf_counter() - t0) * 1000
         step += 1
+        workers = []
+        forward = wall
+        if vary:  # timings that differ per step: the last trip and the running average disagree
+            wall = 4.0 + 7.0 * (step % 3)
+            forward = wall * (0.6 + 0.1 * (step % 4))
+        if shard_mode:
+            for rank in range(2):
+                compute = wall * (0.2 + 0.1 * rank)
+                other = wall * (0.5 - 0.2 * rank) * (1 if step % 2 else 0.4)
+                workers.append({"rank": rank, "compute_ms": compute, "comm_ms": other if shard_mode == "tp" else 0.0,
+                                "bubble_ms": other if shard_mode == "pp" else 0.0, "weight_bytes": 60_000})
         if grants > 0 and not free_run:
             grants -= 1
         events.put({"type": "step", "report": {
             "step": step, "phase": phase_set.pop() if len(phase_set) == 1 else "mixed",
             "request_ids": [r["id"] for r in batch], "batch": len(batch),
-            "tokens_in": sum(1 for _ in batch), "tokens_out": len(batch), "wall_ms": wall, "forward_ms": wall,
+            "tokens_in": sum(1 for _ in batch), "tokens_out": len(batch), "wall_ms": wall, "forward_ms": forward,
             "weight_bytes": 100_000, "kv_bytes": 0, "kv_bytes_in_use": 4096, "blocks_in_use": len(batch),
             "num_blocks": 64, "prefix_hit_tokens": 0, "layer_ms": [wall / 2, wall / 2], "tokens": tokens,
-            "proposed": 0, "accepted": 0, "bonus": 0, "draft_ms": 0.0, "verify_ms": 0.0, "workers": []}})
+            "proposed": 0, "accepted": 0, "bonus": 0, "draft_ms": 0.0, "verify_ms": 0.0, "workers": workers}})
         for r in list(batch):
             if r["n"] >= r["max"]:
                 running.remove(r)

@@ -71,8 +71,8 @@ def test_readout_says_nothing_is_measured_before_the_model_loads():
 def test_readout_counts_tokens_per_trip_in_the_right_number():
     one = readout_text({"wall": 5.0, "tokens": 1, "batch": 1}, True, False, 1.0)
     four = readout_text({"wall": 5.0, "tokens": 4, "batch": 4}, True, False, 1.0)
-    assert "1 token/trip" in one and "tokens/trip" not in one
-    assert "4 tokens/trip" in four
+    assert "This trip:" in one and "1 token ·" in one and "tokens" not in one
+    assert "4 tokens ·" in four
     assert "200× slower" in one  # 1 s on screen for a 5 ms trip
 
 

@@ -1,0 +1,143 @@
+"""The Live page's one rule for its figures: each is of *this trip* (the one on stage: the headline, the desks,
+the legend) or an *average of the last N trips* (the lines under the headline), says which, and figures of the
+same quantity in the same window agree; parts never add up to more than their whole.
+
+The fake engine (tests/gui/fake_engine.py, ``fake_sharding`` / ``fake_timing``) sends steps whose timings change
+from trip to trip, so a figure of another window than the one it claims would show a different number.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gui.live.readout import fmt_ms, readout_text
+from gui.live_controls import RECENT, ShardMeter, SpecMeter
+
+pytestmark = pytest.mark.filterwarnings("error")
+
+NUM = r"([0-9][0-9,]*(?:\.[0-9]+)?)"
+
+
+def num(pattern: str, text: str) -> float:
+    m = re.search(pattern.replace("{}", NUM), text)
+    assert m, f"{pattern!r} not in {text!r}"
+    return float(m.group(1).replace(",", ""))
+
+
+def run_until_trips(qtbot, w, trips: int) -> None:
+    w.main_new_tokens = 60
+    w.set_prompt("one trip one token per trip")
+    w.run()
+    qtbot.waitUntil(lambda: w._trip_count >= trips and w.scene._trip is not None
+                    and w.scene._trip.get("phase") == "decode", timeout=20_000)
+
+
+@pytest.mark.parametrize("mode", ["tp", "pp"])
+def test_torn_book_headline_desks_legend_and_average_line_agree(qtbot, make_window, mode):
+    w = make_window(options={"fake_sharding": mode}, trip_s=0.03)
+    assert w.scene.desks.n == 2
+    run_until_trips(qtbot, w, 8)
+    # one snapshot, no event processing in between: the trip on stage and every text about it
+    trip = w.scene._trip
+    headline, extra = w.readout.text(), w.extra_readout.text()
+    desks = [row["times"].text() for row in w.scene.desks.rows]
+    note = w.scene._legend.note.text().replace("\n", " ")
+    wall = float(trip["wall_ms"])
+
+    # the headline is of this trip, and says so
+    assert headline.startswith("This trip:") and f"whole step {fmt_ms(wall)} ms" in headline
+    # the desks are of the same trip: their parts lie inside the headline's whole
+    parts = []
+    for text, worker in zip(desks, sorted(trip["workers"], key=lambda x: x["rank"])):
+        assert text.startswith("this trip:")
+        assert not text.endswith("…"), text  # nothing cut
+        c = num(r"work {}", text)
+        other = num(r"(?:notes|wait) {}", text)
+        assert c == pytest.approx(worker["compute_ms"], abs=0.051), (text, trip["workers"], w.scene.desks.times)
+        assert other == pytest.approx(worker["comm_ms" if mode == "tp" else "bubble_ms"], abs=0.051), (text, trip)
+        assert c + other <= wall + 0.1
+        parts.append((c, other))
+    # the legend's note, when there is one, is the desks' average of this trip, not another window's figure
+    if note:
+        assert note.startswith("This trip, per desk on average")
+        other = num(r"(?:notes|waits) {} ms", note)
+        assert other == pytest.approx(sum(p[1] for p in parts) / 2, abs=0.1)
+    # the line under the headline: the average of the last k trips, with its own whole, and it says so
+    k = w.shard_meter.trips
+    assert 2 <= k <= RECENT and f"average of the last {k} trips" in extra
+    step = num(r"step {} ms", extra)
+    compute = num(r"compute {} ms", extra)
+    comm = num(r"communication {} ms", extra)
+    bubble = num(r"idle \(bubble\) {} ms", extra) if mode == "pp" else 0.0
+    assert step == pytest.approx(w.shard_meter.step_ms(), abs=0.006)
+    assert compute + comm + bubble <= step + 0.02  # parts never exceed their whole
+    # the fake engine's steps alternate: the window's average is not the last trip's figure
+    assert step != pytest.approx(wall, abs=0.01)
+
+
+def test_one_desk_names_the_forward_pass_as_a_part_of_the_headlines_step(qtbot, make_window):
+    w = make_window(options={"fake_timing": True}, trip_s=0.03)
+    run_until_trips(qtbot, w, 5)
+    trip = w.scene._trip
+    headline, desk = w.readout.text(), w.scene.desks.rows[0]["times"].text()
+    name = w.scene.desks.rows[0]["name"].text()
+    wall, forward = float(trip["wall_ms"]), float(trip["forward_ms"])
+    assert forward < wall  # the fake's forward pass is a part of the step
+    assert f"whole step {fmt_ms(wall)} ms" in headline
+    assert name.endswith("this trip") and desk.startswith("forward pass") and not desk.endswith("…")
+    assert num(r"forward pass {}", desk) == pytest.approx(forward, abs=0.051)
+    assert num(r"of {} ms", desk) == pytest.approx(wall, abs=0.051)  # the same whole as the headline's
+    assert num(r"forward pass {}", desk) <= num(r"of {} ms", desk)
+
+
+def test_headline_tokens_per_second_agree_with_its_own_ms():
+    for wall, tokens in ((28.4, 5), (3.59, 1), (11.0, 16)):
+        text = readout_text({"wall": wall, "tokens": tokens, "batch": 1}, True, False, 1.0)
+        ms = num(r"whole step {} ms", text)
+        assert num(r"· {} tok/s", text) == pytest.approx(tokens / ms * 1000, rel=0.02, abs=1)
+
+
+def verify(wall: float, proposed: int, accepted: int) -> dict:
+    tokens = accepted + 1
+    return {"phase": "verify", "wall_ms": wall, "tokens_out": tokens, "proposed": proposed,
+            "accepted": accepted, "bonus": 1 if accepted == proposed else 0}
+
+
+def test_apprentice_line_is_one_window_and_its_ms_per_token_matches_its_tok_s():
+    m = SpecMeter()
+    key = ("p", 1, ("tp", 1))
+    for i in range(10):
+        m.add({"phase": "decode", "wall_ms": 10.0 + i, "tokens_out": 1}, key)
+    trips = [verify(20.0 + 3 * (i % 5), 4, i % 5) for i in range(RECENT + 7)]
+    for t in trips:
+        m.add(t, key)
+    window = trips[-RECENT:]  # the first 7 trips have left the window
+    assert m.trips == RECENT
+    tokens = sum(t["tokens_out"] for t in window)
+    assert m.tokens_per_trip == pytest.approx(tokens / RECENT)
+    assert m.acceptance == pytest.approx(sum(t["accepted"] for t in window) / sum(t["proposed"] for t in window))
+    text = m.text(key, 4)
+    assert f"average of the last {RECENT} trips" in text
+    assert num(r"{} tokens per trip", text) == pytest.approx(tokens / RECENT, abs=0.006)
+    ms = num(r"{} ms per token", text)
+    assert ms == pytest.approx(sum(t["wall_ms"] for t in window) / tokens, abs=0.006)
+    assert num(r"= {} tok/s", text) == pytest.approx(1000 / ms, abs=1)
+    plain = num(r"\({} ms per token\)", text)
+    assert plain == pytest.approx(sum(10.0 + i for i in range(10)) / 10, abs=0.006)
+    assert num(r"{}× the speed", text) == pytest.approx(plain / ms, abs=0.01)
+
+
+def test_shard_meter_parts_stay_inside_the_step_over_a_changing_window():
+    m = ShardMeter()
+    for i in range(RECENT + 5):
+        wall = 5.0 + 9.0 * (i % 4)
+        m.add({"wall_ms": wall, "workers": [{"compute_ms": wall * 0.3, "comm_ms": wall * 0.6, "bubble_ms": 0.0},
+                                            {"compute_ms": wall * 0.5, "comm_ms": wall * 0.1, "bubble_ms": 0.3}]})
+    assert m.trips == RECENT
+    assert m.compute_ms() + m.comm_ms() + m.bubble_ms() <= m.step_ms()
+    text = m.text("pp", 2)
+    assert f"average of the last {RECENT} trips" in text
+    assert (num(r"compute {} ms", text) + num(r"communication {} ms", text) + num(r"bubble\) {} ms", text)
+            <= num(r"step {} ms", text) + 0.02)
