@@ -18,7 +18,7 @@ What a trip shows (fractions of its duration):
   0.78–1.00  the carts roll back and the copies are thrown away
 
 The parts live in their own modules: stage_warehouse, stage_desks, stage_cheat, stage_seats, stage_apprentice,
-stage_legend; stage_style holds the regions, type sizes and text helpers. User-visible strings go through Qt's
+stage_legend, and what can be read back in stage_queries; stage_style holds the regions, type sizes and text helpers. User-visible strings go through Qt's
 translation system (context "StageScene"; Chinese in ``assets/i18n/one_trip_zh_CN.ts``).
 """
 
@@ -31,7 +31,7 @@ from typing import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsSimpleTextItem
+from PySide6.QtWidgets import QGraphicsScene
 
 from animations.items import BACKGROUND, REQUEST_COLORS, TEXT, TEXT_DIM, pick_family
 from animations.stage_apprentice import Apprentice
@@ -41,6 +41,7 @@ from animations.stage_legend import Legend
 from animations.stage_seats import SeatText, Seats
 from animations.stage_style import (CAPTION, MAX_SEATS, SCENE_RECT, StageType, add_text, fit_for_view,
                                     format_bytes, set_elided, tr)
+from animations.stage_queries import StageQueries
 from animations.stage_trip import TripTimeline
 from animations.stage_warehouse import Warehouse
 from animations.timeline import Timeline
@@ -59,7 +60,7 @@ def as_seat(x, index: int) -> SeatText:
 FRAME_S = 1.0 / 60.0  # a real-time trip lasts at least one frame
 
 
-class StageScene(TripTimeline, QGraphicsScene):
+class StageScene(StageQueries, TripTimeline, QGraphicsScene):
     """Warehouse, carts and desks, cheat sheet, table of seats, apprentice and legend; one trip per
     ``show_trip``. Stage time moves only through ``advance(dt_s)``; ``trip_finished`` is emitted once per trip
     shown, when its timeline ends. Trips that arrive while one is animating wait in ``pending`` (at most
@@ -143,78 +144,6 @@ class StageScene(TripTimeline, QGraphicsScene):
     @property
     def font_family(self) -> str:
         return self._family
-
-    def busy(self) -> bool:
-        """True while a trip is animating or waiting."""
-        return self._timeline is not None or bool(self._pending)
-
-    def current_trip(self) -> dict | None:
-        return self._trip
-
-    def trip_time_s(self) -> float:
-        return self._t
-
-    def current_duration_s(self) -> float:
-        return self._duration
-
-    # --- what tests, the audit and the window can read back ------------------------------------------------
-    @property
-    def warehouse(self) -> Warehouse:
-        return self._warehouse
-
-    @property
-    def chapters(self):
-        """The warehouse's chapter bars (QGraphicsRectItem), chapter 1 first; they never move."""
-        return list(self._warehouse.bars)
-
-    @property
-    def desks(self) -> Desks:
-        """The desks (``desks.n`` of them: one per worker)."""
-        return self._desks
-
-    @property
-    def cheat_sheet(self) -> CheatSheet:
-        return self._cheat
-
-    def lit_chapter(self) -> int | None:
-        """Index (0-based) of the layer being computed at the desks now, or None."""
-        return self._lit
-
-    def filled_cells(self) -> int:
-        """Cheat-sheet cells drawn as in use now (= the real blocks in use)."""
-        return self._cheat.grid.in_use
-
-    def caption_text(self) -> str:
-        return self._caption.text()
-
-    def seat_texts(self) -> list[tuple[str, str, str]]:
-        """(request_id, prompt shown, answer shown) per visible seat, in seat order."""
-        self._finish_seats()
-        return self._seats.shown()
-
-    def slip_texts(self) -> list[str]:
-        """The answers shown at the table now, in seat order (empty while the apprentice's column is up)."""
-        if self._apprentice.visible():
-            return []
-        self._finish_seats()
-        return [answer for _, _, answer in self._seats.shown()]
-
-    def guess_states(self) -> list[tuple[str, str, str]]:
-        """The apprentice's slips visible now: (state, guess, master's token beside a wrong guess)."""
-        return self._apprentice.guess_states()
-
-    def apprentice_visible(self) -> bool:
-        return self._apprentice.visible()
-
-    def sharding(self) -> tuple[str, int]:
-        """(mode "tp" | "pp", number of desks) the stage draws."""
-        return self._shard_mode, self._shard_n
-
-    def text_items(self) -> list[QGraphicsSimpleTextItem]:
-        """Every visible text item on the stage (each tagged with a role)."""
-        self._finish_seats()
-        return [it for it in self.items() if isinstance(it, QGraphicsSimpleTextItem) and it.isVisible()
-                and it.text() and it.effectiveOpacity() > 0.01]
 
     # --- configuration -------------------------------------------------------------------------------------
     def configure(self, layer_bytes: list[int], block_bytes: int, num_blocks: int, model_name: str,

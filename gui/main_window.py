@@ -2,7 +2,8 @@
 
 The Live page is in parts under ``gui/live``: ``page`` (its widgets and layout), ``session`` (Run, Pause, Step,
 Reset and the pacing of trips), ``engine_events`` (the engine's answers, the extras, the readout and status),
-``readout``, ``seats``, ``plots`` and ``typeset``. ``MainWindow`` mixes in ``LiveSession`` and ``EngineEvents``.
+``readout``, ``seats``, ``plots``, ``meters``, ``model_choice`` and ``typeset``. ``MainWindow`` mixes in
+``ModelSwitching``, ``LiveSession`` and ``EngineEvents``.
 
 Two clocks stay apart: the engine's measured wall time per pass (ms, from the report) and the animation's
 clock (``trip_duration_s`` on screen). The readout names both.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QMainWindow, QPushButton, QStackedWidget, QVBoxLayout, QWidget
 
@@ -21,13 +22,13 @@ from animations.typescale import TypeScale, set_role
 from gui import i18n
 from gui.bridge import EngineBridge
 from gui.live.engine_events import EngineEvents
-from gui.live.model_choice import CUSTOM, ModelChoice
+from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitching
 from gui.live.page import MAX_PROMPT_CHARS, LivePage
 from gui.live.frame_jobs import AfterPaint
 from gui.live.session import LiveSession
 from gui.live.typeset import apply_type_scale, font_for, style_sheet
-from gui.live_controls import ShardMeter, SpecMeter
-from gui.widgets import FrameCounter, FrameOverlay
+from gui.live.meters import ShardMeter, SpecMeter
+from gui.widgets import FrameCounter, FrameOverlay, PaintCounter
 
 log = logging.getLogger(__name__)
 
@@ -45,20 +46,7 @@ LIVE_WIDGETS = ("view", "prompt_caption", "prompt_box", "run_button", "pause_but
                 "apprentice", "tear")
 
 
-class _PaintCounter(QObject):
-    """Counts the stage view's real paints (frames) into a FrameCounter."""
-
-    def __init__(self, counter: FrameCounter, parent: QObject):
-        super().__init__(parent)
-        self.counter = counter
-
-    def eventFilter(self, obj, event):  # noqa: N802 - Qt override
-        if event.type() == QEvent.Paint:
-            self.counter.frame()
-        return False
-
-
-class MainWindow(LiveSession, EngineEvents, QMainWindow):
+class MainWindow(ModelSwitching, LiveSession, EngineEvents, QMainWindow):
     """The One Trip window.
 
     Args:
@@ -164,7 +152,7 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         self.extra_readout = page.readout_panel.extra_readout
         self.answer = page.seats.answer
         self.chips = page.seats.chips
-        self._paint_counter = _PaintCounter(self.frame_counter, self)
+        self._paint_counter = PaintCounter(self.frame_counter, self)
         self.view.viewport().installEventFilter(self._paint_counter)
         self.frame_jobs = AfterPaint(self.view.viewport(), parent=self)  # trip-boundary work, after the paint
         for plot in (self.trip_plot, self.rate_plot):
@@ -334,48 +322,6 @@ class MainWindow(LiveSession, EngineEvents, QMainWindow):
         if not self._model_pinned:  # the language's own model: poems for Chinese, code for English
             from model import catalog
             self.choose_model(catalog.for_language(self.lang).key)
-
-    # ---- the model -------------------------------------------------------------------------------------------
-    def presets(self) -> list[str]:
-        """Prompts the chosen model continues well (a user's own model gets the code model's)."""
-        return list(self.model_choice.bundled().presets) if hasattr(self, "model_choice") else \
-            list(self._bundled().presets)
-
-    def _bundled(self):
-        from model import catalog
-        return catalog.by_key(self.model_key) if self.model_key != CUSTOM else catalog.CODE
-
-    def _on_model_picked(self, key: str) -> None:
-        self._model_pinned = True  # the visitor chose: a language switch no longer changes it
-        self.choose_model(key)
-
-    def choose_model(self, key: str) -> None:
-        """Let model ``key`` ("code", "poems", or "custom" for --model DIR) write: its presets in the prompt box,
-        and, when an engine is running, a fresh engine on it (the answer so far is reset; the readout says that
-        the model is loading until it is ready)."""
-        if key == self.model_key:
-            return
-        from model import catalog
-        if key == CUSTOM and not self.custom_model_dir:
-            return
-        self.model_key = key
-        path = self.custom_model_dir if key == CUSTOM else str(catalog.by_key(key).path())
-        self.bridge.options["model_dir"] = path
-        self.bridge.options["draft_model_dir"] = None  # a bundled model brings its own draft
-        self.model_choice.set_current(key)
-        self.model_choice.set_seed(None)
-        self.live_page.set_presets(self.presets())
-        if self._tour is not None:
-            from gui.tour.data import TourData
-            self._tour.data = TourData(path)
-        log.info("model: %s (%s)", key, path)
-        if self.bridge.is_running():
-            self.reset()
-            self.engine_info = None
-            self._readout_args = None
-            self._update_readout()
-            self.bridge.restart()
-            self._set_status("Loading the model…")
 
     def toggle_fullscreen(self) -> None:
         """F: full screen on and off."""

@@ -7,7 +7,7 @@ import math
 import time
 from collections import deque
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QWidget
 
@@ -242,3 +242,17 @@ class FrameOverlay(QLabel):
             text = text.format(p50=f"{p50:.1f}", p95=f"{p95:.1f}", n=n)
         self.setText(text)
         self.adjustSize()
+
+
+class PaintCounter(QObject):
+    """Counts the real paints (frames) of the widget it filters into a ``FrameCounter`` (install it on the
+    stage view's viewport)."""
+
+    def __init__(self, counter: FrameCounter, parent: QObject):
+        super().__init__(parent)
+        self.counter = counter
+
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt override
+        if event.type() == QEvent.Paint:
+            self.counter.frame()
+        return False

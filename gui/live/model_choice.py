@@ -10,6 +10,7 @@ loop; "Greedy" is one switch away (always the most likely token; what the appren
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
@@ -18,6 +19,8 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget
 
 from animations.typescale import set_role
 from model import catalog
+
+log = logging.getLogger("gui.main_window")  # the model switch logs as the window did
 
 CUSTOM = "custom"  # the key of a --model DIR that is not a bundled model
 
@@ -150,3 +153,50 @@ class ModelChoice(QWidget):
     def _on_greedy(self, _on: bool) -> None:
         self._update_label()
         self.sampling_changed.emit()
+
+
+class ModelSwitching:
+    """The main window's choice of model (mixed into ``MainWindow``): presets, and a fresh engine on the model
+    picked. Expects the window's ``bridge``, ``model_choice``, ``live_page``, ``_tour``, ``model_key``,
+    ``custom_model_dir`` and ``_model_pinned``, and ``LiveSession``/``EngineEvents``' reset and readout."""
+
+    def presets(self) -> list[str]:
+        """Prompts the chosen model continues well (a user's own model gets the code model's)."""
+        return list(self.model_choice.bundled().presets) if hasattr(self, "model_choice") else \
+            list(self._bundled().presets)
+
+    def _bundled(self):
+        from model import catalog
+        return catalog.by_key(self.model_key) if self.model_key != CUSTOM else catalog.CODE
+
+    def _on_model_picked(self, key: str) -> None:
+        self._model_pinned = True  # the visitor chose: a language switch no longer changes it
+        self.choose_model(key)
+
+    def choose_model(self, key: str) -> None:
+        """Let model ``key`` ("code", "poems", or "custom" for --model DIR) write: its presets in the prompt box,
+        and, when an engine is running, a fresh engine on it (the answer so far is reset; the readout says that
+        the model is loading until it is ready)."""
+        if key == self.model_key:
+            return
+        from model import catalog
+        if key == CUSTOM and not self.custom_model_dir:
+            return
+        self.model_key = key
+        path = self.custom_model_dir if key == CUSTOM else str(catalog.by_key(key).path())
+        self.bridge.options["model_dir"] = path
+        self.bridge.options["draft_model_dir"] = None  # a bundled model brings its own draft
+        self.model_choice.set_current(key)
+        self.model_choice.set_seed(None)
+        self.live_page.set_presets(self.presets())
+        if self._tour is not None:
+            from gui.tour.data import TourData
+            self._tour.data = TourData(path)
+        log.info("model: %s (%s)", key, path)
+        if self.bridge.is_running():
+            self.reset()
+            self.engine_info = None
+            self._readout_args = None
+            self._update_readout()
+            self.bridge.restart()
+            self._set_status("Loading the model…")

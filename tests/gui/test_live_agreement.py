@@ -13,7 +13,7 @@ import re
 import pytest
 
 from gui.live.readout import fmt_ms, readout_text
-from gui.live_controls import RECENT, ShardMeter, SpecMeter
+from gui.live.meters import RECENT, ShardMeter, SpecMeter
 
 pytestmark = pytest.mark.filterwarnings("error")
 
