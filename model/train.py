@@ -93,8 +93,9 @@ CONFIGS: dict[str, TrainConfig] = {
     "draft-seq": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=16, steps=1200, lr=2e-3, warmup=50,
                              long_frac=0.05, distill_alpha=0.9, selfgen_frac=0.5, eval_every=100, ckpt_every=100,
                              bf16=True),
-    # An early-exit code draft (--init-from the target's first layer, its embedding and final norm): the target's
-    # own first chapter, distilled like draft-seq to finish what the other three chapters would have said.
+    # An early-exit code draft (--init-from assets/models/target: its embeddings, first block and final norm, see
+    # early_exit_state), distilled like draft-seq: the target's own first chapter learns to say what the other
+    # three would have. ~1.97M parameters (0.45 of the target), one block instead of the draft's two.
     "draft-ee": TrainConfig(n_embd=256, n_layer=1, n_head=4, batch=16, steps=1200, lr=1e-3, warmup=50,
                             long_frac=0.05, distill_alpha=0.9, selfgen_frac=0.5, eval_every=100, ckpt_every=100,
                             bf16=True),
@@ -157,6 +158,16 @@ def teacher_windows(teacher: GPT2, tokenizer_json: Path, data: np.ndarray, cfg: 
             if len(res.token_ids) == gen_len:
                 out.append(np.concatenate([data[s:s + ctx_len], np.asarray(res.token_ids, dtype=np.uint16)]))
     return np.stack(out[:cfg.selfgen_windows])
+
+
+def early_exit_state(start: GPT2, n_layer: int) -> dict[str, torch.Tensor]:
+    """``start``'s weights for a model of its width with its first ``n_layer`` blocks: the embeddings, those
+    blocks and the final layer norm (the whole model when ``n_layer`` is its depth). A draft made so reads the
+    target's first chapters and exits early (self-speculative decoding: Zhang et al. 2024, "Draft & Verify";
+    Elhoushi et al. 2024, "LayerSkip"); distillation then teaches it to say what the later layers would have.
+    """
+    return {k: v for k, v in start.state_dict().items()
+            if not k.startswith("h.") or int(k.split(".")[1]) < n_layer}
 
 
 def make_optimizer(model: GPT2, cfg: TrainConfig) -> torch.optim.AdamW:
@@ -238,10 +249,11 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
     The summary holds the config, steps, tokens seen, wall seconds, hardware and final losses (nats/token).
     stop_after: stop (with a checkpoint) once this many steps are done, as an interrupted run would; the
     schedule still spans the recipe's steps, so ``resume`` continues it exactly.
-    init_from: start from the weights of this HF-layout model (same shape and tokenizer) with a fresh optimizer
-    and schedule: a further stage of training. Its ``training.json`` is kept under ``"earlier"`` and its tokens
+    init_from: start from the weights of this HF-layout model (same shape and tokenizer, or as many layers or
+    more: its first ones are taken, ``early_exit_state``) with a fresh optimizer and schedule: a further stage
+    of training. Its ``training.json`` is kept under ``"earlier"`` and its tokens
     and time are counted in ``tokens_seen`` and ``wall_seconds``. Ignored when resuming from a checkpoint.
-    Raises ValueError when the shapes differ.
+    Raises ValueError when the width, heads, context or vocabulary differ, or it has fewer layers.
     """
     if threads:
         torch.set_num_threads(threads)
@@ -284,9 +296,10 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
         from model.checkpoint import load_pretrained
         start, _ = load_pretrained(init_from, device=device)
         if start.config.vocab_size != vocab_size or start.config.n_embd != cfg.n_embd \
-                or start.config.n_layer != cfg.n_layer:
+                or start.config.n_head != cfg.n_head or start.config.n_positions != cfg.n_positions \
+                or start.config.n_layer < cfg.n_layer:
             raise ValueError(f"{init_from} does not have the shape of the {config_name!r} recipe")
-        model.load_state_dict(start.state_dict())
+        model.load_state_dict(early_exit_state(start, cfg.n_layer))
         old = init_from / "training.json"
         earlier = json.loads(old.read_text(encoding="utf-8")) if old.exists() else {}
         earlier.pop("last", None)

@@ -135,6 +135,17 @@ def test_init_from_starts_a_further_stage(tiny_corpus, tmp_path):
     assert s2["earlier"]["steps"] == 20 and s2["earlier"]["tokens_seen"] == s1["tokens_seen"]
 
 
+def test_an_early_exit_draft_starts_from_the_first_layers_of_a_deeper_model():
+    from model.gpt2 import GPT2, GPT2Config
+    deep = GPT2(GPT2Config(vocab_size=64, n_positions=32, n_embd=16, n_layer=3, n_head=2)).init_weights(0)
+    shallow = GPT2(GPT2Config(vocab_size=64, n_positions=32, n_embd=16, n_layer=1, n_head=2)).init_weights(1)
+    shallow.load_state_dict(train_mod.early_exit_state(deep, 1))  # strict: every weight of the 1-layer model
+    for name, value in shallow.state_dict().items():
+        assert torch.equal(value, deep.state_dict()[name]), name  # embeddings, block 0 and ln_f are the deep's
+    assert not any(k.startswith("h.1.") for k in train_mod.early_exit_state(deep, 1))
+    assert train_mod.early_exit_state(deep, 3).keys() == deep.state_dict().keys()
+
+
 def test_init_from_refuses_another_shape(tiny_corpus, tmp_path):
     first = tmp_path / "first"
     train_mod.train("tiny-test", tiny_corpus, first / "out", first / "run", steps=2, seed=0, quiet=True)
