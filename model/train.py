@@ -99,6 +99,10 @@ CONFIGS: dict[str, TrainConfig] = {
     "draft-ee": TrainConfig(n_embd=256, n_layer=1, n_head=4, batch=16, steps=1200, lr=1e-3, warmup=50,
                             long_frac=0.05, distill_alpha=0.9, selfgen_frac=0.5, eval_every=100, ckpt_every=100,
                             bf16=True),
+    # Its second stage (--init-from the first, --seed 2: other windows, other teacher text): 2,000 more steps.
+    "draft-ee-more": TrainConfig(n_embd=256, n_layer=1, n_head=4, batch=16, steps=2000, lr=6e-4, warmup=30,
+                                 long_frac=0.05, distill_alpha=0.9, selfgen_frac=0.5, eval_every=200,
+                                 ckpt_every=200, bf16=True),
     # Its apprentice: ~0.8M parameters (the embedding is most of it), distilled from "poems".
     "poems-draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=32, block=128, long_frac=0.04, steps=400,
                                lr=3e-3, eval_every=100, ckpt_every=100),

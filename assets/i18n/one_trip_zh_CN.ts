@@ -149,7 +149,7 @@
     </message>
     <message>
         <source>one page = {size} · {t} tokens</source>
-        <translation>一页 = {size} · {t} 个词元</translation>
+        <translation>一页 = {size} · {t} 个字块</translation>
     </message>
     <message>
         <source>{n} pages in use = {size} · room for {total}</source>
