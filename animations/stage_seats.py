@@ -21,6 +21,7 @@ from animations.stage_style import (MAX_SEATS, PAD, TABLE, StageType, add_panel,
 CARD = QColor("#1f2b38")
 STATES = ("reading", "writing", "done", "waiting")
 JOIN_S = 0.5  # a new request's card fades in over this much stage time
+TABLE_PLACES = 4  # a table of fewer requests shows its free places up to this many: room the next request takes
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,16 @@ class Seats:
             answer = add_text(scene, self.font, "seat", TEXT, parent=card)
             self.cards.append({"card": card, "band": band, "state": state, "prompt": prompt, "answer": answer,
                                "drawn": None})
+        self.free = []  # the free places drawn beside fewer than TABLE_PLACES requests
+        for _ in range(TABLE_PLACES - 1):
+            place = QGraphicsRectItem()
+            place.setBrush(Qt.BrushStyle.NoBrush)
+            place.setPen(QPen(PANEL_EDGE, 1.5, Qt.PenStyle.DashLine))
+            place.setZValue(3)
+            place.setVisible(False)
+            scene.addItem(place)
+            label = add_text(scene, self.font, "seat", TEXT_DIM, parent=place)
+            self.free.append({"place": place, "label": label})
         self.area = QRectF(TABLE)
         self.seats: list[SeatText] = []
         self.colors: list[QColor] = []
@@ -79,7 +90,11 @@ class Seats:
         for c in self.cards:
             if c["card"].isVisible():
                 out += [c["state"], c["prompt"], c["answer"]]
-        return out
+        return out + [f["label"] for f in self.free if f["place"].isVisible()]
+
+    def free_places(self) -> int:
+        """How many free places are drawn now (dashed outlines beside the seats taken)."""
+        return sum(f["place"].isVisible() for f in self.free)
 
     def set_area(self, area: QRectF) -> None:
         """The part of the table panel the seats may use (the apprentice takes the rest on verify trips).
@@ -111,10 +126,20 @@ class Seats:
         lh = line_height(self.font)
         fit_rows = max(1, int((bottom - top + gap) // (lh + 6 + gap)))  # a card is at least one line tall
         n = min(n, fit_rows * cols)  # the rest wait off the table's picture (the header still counts them)
-        rows = max(1, math.ceil(n / cols))
+        places = min(max(n, TABLE_PLACES), fit_rows * cols) if n else 0
+        rows = max(1, math.ceil(max(n, places) / cols))
         card_h = min(5 * lh + 12, (bottom - top - gap * (rows - 1)) / rows)
         card_w = (w_all - gap * (cols - 1)) / cols
         self.visible_count = n
+        for j, f in enumerate(self.free):  # free places after the seats taken, in the same grid
+            k = n + j
+            f["place"].setVisible(n > 0 and k < places)
+            if not f["place"].isVisible():
+                continue
+            f["place"].setRect(QRectF(0, 0, card_w, card_h))
+            f["place"].setPos(TABLE.left() + PAD + (k % cols) * (card_w + gap), top + (k // cols) * (card_h + gap))
+            set_elided(f["label"], tr("free seat"), card_w - 22)
+            f["label"].setPos(16, (card_h - lh) / 2)
         redraws = 0
         for k, c in enumerate(self.cards):
             if k >= n:

@@ -288,6 +288,10 @@
         <translation>在等座位</translation>
     </message>
     <message>
+        <source>free seat</source>
+        <translation>空座位</translation>
+    </message>
+    <message>
         <source>reading</source>
         <translation>读题</translation>
     </message>

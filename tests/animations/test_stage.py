@@ -250,6 +250,22 @@ def test_at_batch_4_each_of_4_seats_shows_its_own_request(stage):
     assert {"writing", "reading the question", "done", "waiting for a seat"} <= states
 
 
+def test_a_table_of_fewer_than_4_shows_its_free_seats(stage):
+    for n, free in ((1, 3), (2, 2), (3, 1), (4, 0), (6, 0)):
+        stage.show_requests([SeatText(i, f"r{i}", "q", "a", "writing") for i in range(n)])
+        stage.draw_pending_seats()
+        assert stage._seats.free_places() == free, n
+        places = [f["place"].sceneBoundingRect() for f in stage._seats.free if f["place"].isVisible()]
+        cards = [c["card"].sceneBoundingRect() for c in stage._seats.cards if c["card"].isVisible()]
+        assert len(cards) == n
+        # the free places follow the seats taken, inside the table, never over a card
+        assert all(not p.intersects(c.adjusted(1, 1, -1, -1)) for p in places for c in cards)
+        assert all(stage._seats.panel.sceneBoundingRect().contains(p) for p in places)
+    stage.show_requests([])
+    stage.draw_pending_seats()
+    assert stage._seats.free_places() == 0  # an empty table says "empty", it draws no places
+
+
 def test_16_seats_are_legible_never_one_character(stage):
     seats = [SeatText(i, i, f"question {i}", "a long answer that keeps on growing " * 3, "writing")
              for i in range(MAX_SEATS)]
