@@ -124,8 +124,12 @@ def _interrupted(signum, frame):
 def _again() -> None:
     """Deliver SIGINT again until the handler could raise (a signal that arrives while a child process is being
     started is ignored there, see ``model.procs``, so one retry is not enough)."""
-    while _RUN.get("active") and not _RUN.get("raised"):
+    while True:
         time.sleep(RETRY_S)
+        # checked after the sleep, not before: a signal sent once the clean way out is under way could land
+        # after the interpreter's shutdown has put back the default handler, and end the process as killed
+        if not _RUN.get("active") or _RUN.get("raised"):
+            return
         os.kill(os.getpid(), signal.SIGINT)
 
 
