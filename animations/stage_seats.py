@@ -136,9 +136,13 @@ class Seats:
             f["place"].setVisible(n > 0 and k < places)
             if not f["place"].isVisible():
                 continue
+            drawn = (k % cols, k // cols, card_w, card_h, top, lh, tr("free seat"))
+            if f.get("drawn") == drawn:  # unchanged since the last trip: nothing to measure again
+                continue
+            f["drawn"] = drawn
             f["place"].setRect(QRectF(0, 0, card_w, card_h))
             f["place"].setPos(TABLE.left() + PAD + (k % cols) * (card_w + gap), top + (k // cols) * (card_h + gap))
-            set_elided(f["label"], tr("free seat"), card_w - 22)
+            set_elided(f["label"], drawn[-1], card_w - 22)
             f["label"].setPos(16, (card_h - lh) / 2)
         redraws = 0
         for k, c in enumerate(self.cards):

@@ -230,14 +230,8 @@ class TripTimeline:
         if not self._spec_note:
             return ""
         written, best, shared = self._spec_note
-        if shared and written == 1:  # other seats wrote too: the headline counts all of them
-            return tr("This trip, at the guessing seat: 1 token, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
-                best=best)
-        if shared:
-            return tr("This trip, at the guessing seat: {x} tokens, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
-                x=written, best=best)
-        if written == 1:
-            return tr("This trip: 1 token, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
-                best=best)
-        return tr("This trip: {x} tokens, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
-            x=written, best=best)
+        # other seats wrote too when the table is shared: the headline counts all of them, this counts one
+        where = tr("This trip, at the guessing seat") if shared else tr("This trip")
+        count = tr("1 token") if written == 1 else tr("{x} tokens").format(x=written)
+        return tr("{where}: {count}, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
+            where=where, count=count, best=best)

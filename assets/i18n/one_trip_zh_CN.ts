@@ -320,20 +320,24 @@
         <translation>字典 · {size}</translation>
     </message>
     <message>
-        <source>This trip: {x} tokens, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
-        <translation>这一趟：{x} 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
+        <source>{where}: {count}, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
+        <translation>{where}：{count}，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
     </message>
     <message>
-        <source>This trip: 1 token, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
-        <translation>这一趟：1 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
+        <source>This trip</source>
+        <translation>这一趟</translation>
     </message>
     <message>
-        <source>This trip, at the guessing seat: 1 token, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
-        <translation>这一趟，小徒弟帮着猜的那个座位：1 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
+        <source>1 token</source>
+        <translation>1 个字</translation>
     </message>
     <message>
-        <source>This trip, at the guessing seat: {x} tokens, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text</source>
-        <translation>这一趟，小徒弟帮着猜的那个座位：{x} 个字，不是 {best} 个：猜错一个，后面的全作废；小徒弟猜中多少要看文字本身</translation>
+        <source>{x} tokens</source>
+        <translation>{x} 个字</translation>
+    </message>
+    <message>
+        <source>This trip, at the guessing seat</source>
+        <translation>这一趟，小徒弟帮着猜的那个座位</translation>
     </message>
 </context>
 <context>

@@ -254,12 +254,10 @@ class EngineEvents:
                             float(getattr(self.scene, "trip_duration_s", 1.0)))
         if self.readout.text() != text:  # a changed text relayouts the page: only when it changes
             self.readout.setText(text)
-        rule = readout_rule()
-        if self.readout.toolTip() != rule:
-            self.readout.setToolTip(rule)
 
     def _retranslate_engine_texts(self) -> None:
         self.model_label.setText(model_text(self.engine_info, self._fatal))
+        self.readout.setToolTip(readout_rule())  # the same in every trip: set once per language
         title = _tr("Measured ms per trip · orange: reading the question · blue: writing")
         if self.engine_info is None or self.floor_ms is None:
             self.trip_plot.set_floor(None)
