@@ -109,6 +109,45 @@ def floor_gap(model_dirs: list[Path], steps: int = 32, repeats: int = 3) -> list
     return rows
 
 
+def gemv_read_speed(total_bytes: int = 4 * 118 * 2**20, repeats: int = 5) -> list[dict]:
+    """How fast a batch-1 decode reads weights that do not fit the cache, at 1 thread and at all cores: GB/s of a
+    plain read (``buf.sum()``, ``measure_read_bandwidth``) against a chain of 1-row GEMVs over 768 × 3072 fp32
+    matrices (GPT-2-small's MLP shape) totalling ``total_bytes``, as ``x @ W`` with W stored [in, out] (the
+    engine's decode layout) and as ``F.linear`` with W stored [out, in]. The best of ``repeats`` passes."""
+    import os
+
+    import torch.nn.functional as F
+
+    from model.hardware import measure_read_bandwidth
+    n = max(1, total_bytes // (768 * 3072 * 4))
+    w_out_in = [torch.randn(3072, 768) for _ in range(n)]
+    w_in_out = [w.t().contiguous() for w in w_out_in]
+    x = torch.randn(1, 768)
+    nbytes = n * 768 * 3072 * 4
+
+    def best_gb_s(fn) -> float:
+        fn()  # warm-up
+        best = float("inf")
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - t0)
+        return nbytes / best / 1e9
+
+    rows = []
+    before = torch.get_num_threads()
+    try:
+        for threads in sorted({1, os.cpu_count() or 1}):
+            torch.set_num_threads(threads)
+            rows.append({"threads": threads, "weights_mb": nbytes / 1e6,
+                         "read_gb_s": measure_read_bandwidth(nbytes, threads=threads) / 1e9,
+                         "gemv_in_out_gb_s": best_gb_s(lambda: [x @ w for w in w_in_out]),
+                         "linear_out_in_gb_s": best_gb_s(lambda: [F.linear(x, w) for w in w_out_in])})
+    finally:
+        torch.set_num_threads(before)
+    return rows
+
+
 def layout_ab(model_dir: Path, steps: int = 64, repeats: int = 5) -> list[dict]:
     """Batch-1 and batch-8 decode forward ms of the prepared model (``GPT2.prepare_for_decode``: every Linear
     stored [in, out], a contiguous [C, V] LM-head copy, the flat cached forward with oneDNN-packed weights from

@@ -119,6 +119,7 @@ def bench_main(argv: list[str]) -> int:
             if not q:
                 dirs += [eb.random_model_dir(512, 8, 8, 4096, tok_json), eb.random_model_dir(768, 12, 12, 50257, tok_json)]
             results["floor"] = eb.floor_gap(dirs, steps=16 if q else 32, repeats=1 if q else 3)
+            results["gemv"] = (eb.gemv_read_speed(64 * 2**20, repeats=2) if q else eb.gemv_read_speed(repeats=5))
         if want("layout"):
             results["layout"] = eb.layout_ab(target, steps=16 if q else 64, repeats=2 if q else 7)
         if want("threads"):
@@ -271,6 +272,17 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
                   "A small model's step is dominated by fixed per-step work (Python, kernel launches, sampling) and "
                   "by GEMVs that do not reach the cache's read speed, not by reading its few MB of weights; the "
                   "gap closes as the model grows.", ""]
+    if "gemv" in r:
+        lines += ["### Why a large model's step stays above its DRAM floor", "",
+                  "Read speed of weights larger than the cache: a plain read against a chain of 1-row GEMVs over "
+                  "768 × 3072 fp32 matrices, as the engine stores them ([in, out], `x @ W`) and as `F.linear` reads "
+                  "them ([out, in]); best of the passes, GB/s. The decode step cannot read faster than its GEMVs.", "",
+                  "| threads | weights MB | plain read GB/s | GEMV [in, out] GB/s | F.linear [out, in] GB/s |",
+                  "|---|---|---|---|---|"]
+        for x in r["gemv"]:
+            lines.append(f"| {x['threads']} | {x['weights_mb']:.0f} | {x['read_gb_s']:.1f} | "
+                         f"{x['gemv_in_out_gb_s']:.1f} | {x['linear_out_in_gb_s']:.1f} |")
+        lines.append("")
     if "layout" in r:
         lines += ["## Decode path (weight layout, flat forward, GEMM library)", "",
                   "Decode forward ms of the engine's prepared model (`GPT2.prepare_for_decode`, what the engine "

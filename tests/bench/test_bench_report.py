@@ -37,7 +37,10 @@ def test_quick_bench_writes_every_requested_section(tiny_model_dir, tmp_path):
     assert floor["ratio"] == pytest.approx(floor["step_ms"]["median"] / floor["floor_ms"])
     assert floor["floor_ms"] == floor[f"{floor['applies']}_floor_ms"]
     assert floor["ratio_dram"] == pytest.approx(floor["step_ms"]["median"] / floor["dram_floor_ms"])
+    assert data["gemv"][0]["threads"] == 1
+    assert all(r[k] > 0 for r in data["gemv"] for k in ("read_gb_s", "gemv_in_out_gb_s", "linear_out_in_gb_s"))
     text = out.read_text(encoding="utf-8")
+    assert f"| 1 | {data['gemv'][0]['weights_mb']:.0f} |" in text  # the GEMV read speeds are in the report
     for heading in ("## Engine against transformers", "## Against the floor",
                     "## Decode path (weight layout, flat forward, GEMM library)", "## Threads",
                     "## Sharing a table", "## The apprentice", "## Same opening"):
