@@ -19,7 +19,7 @@ import math
 import os
 import sys
 
-from model.argtypes import OneLineParser, threads_arg
+from model.argtypes import OneLineParser, program_name, threads_arg
 
 # command -> "module:function"; each function takes the remaining argv and returns an exit status
 COMMANDS = {
@@ -92,13 +92,14 @@ def _run_command(func, argv: list[str]) -> int:
 
 def build_gui_parser() -> argparse.ArgumentParser:
     p = OneLineParser(
-        prog="main.py",
+        prog=program_name(),
         description="One Trip (一趟一个字): a real GPT-2 writes while the weights are carted, one trip per token.",
-        epilog="commands: " + ", ".join(COMMANDS) + "  (python main.py COMMAND --help for each)")
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the epilog's two lines as written
+        epilog="commands: " + ", ".join(COMMANDS) + f"\n({program_name()} COMMAND --help for each)")
     p.add_argument("--model", default=None, metavar="DIR",
                    help="a GPT-2 directory in Hugging Face layout (default: the bundled model)")
     p.add_argument("--draft-model", default=None, metavar="DIR", help="draft model for speculative decoding")
-    p.add_argument("--lang", choices=("zh", "en"), default=None, help="interface language (default: saved, else zh)")
+    p.add_argument("--lang", choices=("zh", "en"), default=None, help="interface language (default: the one saved last time, else the system locale: zh for Chinese, else en)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--threads", type=threads_arg(), default=None, metavar="N",
                    help="torch threads in the engine process, 1-256 (default: cores - 1, at least 1)")
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         module, func = COMMANDS[argv[0]].split(":")
         return _run_command(lambda rest: getattr(importlib.import_module(module), func)(rest), argv[1:])
     if argv and not argv[0].startswith("-"):
-        print(f"main.py: unknown command {argv[0]!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
+        print(f"{program_name()}: unknown command {argv[0]!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
     args = build_gui_parser().parse_args(argv)
     if not platform_ok():

@@ -39,9 +39,15 @@ def _load() -> list[float] | None:
 SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative", "sharding", "prefix", "window")
 
 
+def say_error(message: str) -> None:
+    """``one-trip bench: error: message`` (the program's name as typed) on one line of stderr."""
+    from model.argtypes import command_name
+    print(f"{command_name('bench')}: error: {message}", file=sys.stderr)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from model.argtypes import OneLineParser, threads_arg
-    p = OneLineParser(prog="main.py bench", description="Benchmarks of the engine and the window.")
+    from model.argtypes import OneLineParser, command_name, threads_arg
+    p = OneLineParser(prog=command_name("bench"), description="Benchmarks of the engine and the window.")
     p.add_argument("--quick", action="store_true", help="a reduced run (about 2 minutes)")
     p.add_argument("--out", default=None, metavar="FILE",
                    help="the report (default: docs/benchmarks.md, or docs/benchmarks-quick.md with --quick)")
@@ -74,22 +80,22 @@ def bench_main(argv: list[str]) -> int:
         names = {n.strip() for n in args.only.split(",") if n.strip()}
         unknown = sorted(names - set(SECTIONS))
         if unknown or not names:
-            print(f"error: --only takes names from {','.join(SECTIONS)}; got {args.only!r}", file=sys.stderr)
+            say_error(f"--only takes names from {','.join(SECTIONS)}; got {args.only!r}")
             return 2
         args.only = ",".join(sorted(names))
     try:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        print(f"error: --out {args.out}: cannot create its folder ({e.strerror or e})", file=sys.stderr)
+        say_error(f"--out {args.out}: cannot create its folder ({e.strerror or e})")
         return 2
     if Path(args.out).is_dir():
-        print(f"error: --out {args.out} is a folder; give a file name such as benchmarks.md", file=sys.stderr)
+        say_error(f"--out {args.out} is a folder; give a file name such as benchmarks.md")
         return 2
     try:  # the report and its .json go there after minutes of measuring: try the folder now (root passes os.access)
         with tempfile.NamedTemporaryFile(dir=Path(args.out).parent, prefix=".bench-", suffix=".probe"):
             pass
     except OSError as e:
-        print(f"error: --out {args.out}: its folder is not writable ({e.strerror or e})", file=sys.stderr)
+        say_error(f"--out {args.out}: its folder is not writable ({e.strerror or e})")
         return 2
     from model.cli import BUNDLED_DRAFT, BUNDLED_MODEL, setup_torch
     from model.errors import ModelLoadError
@@ -142,7 +148,7 @@ def bench_main(argv: list[str]) -> int:
             from bench import window_bench
             results["window"] = window_bench.measure(target, quick=q)
     except ModelLoadError as e:
-        print(f"error: {e}", file=sys.stderr)
+        say_error(f"{e}")
         return 2
     results["seconds"] = time.perf_counter() - t_start
     results["load_average_end"] = _load()

@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 
-from PySide6.QtCore import QCoreApplication, QSettings, Qt, QtMsgType, QTimer, qInstallMessageHandler
+from PySide6.QtCore import QCoreApplication, Qt, QtMsgType, QTimer, qInstallMessageHandler
 from PySide6.QtGui import QFont, QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -85,12 +85,18 @@ def engine_options(args) -> dict:
             "layer_timing": True}
 
 
+def choose_language(args) -> str:
+    """The interface language of this start: ``--lang``, else the one saved last time, else the system locale's
+    (``gui.settings.system_language``: zh for a Chinese locale, en for any other)."""
+    from gui import settings as app_settings
+    lang = _opt(args, "lang") or app_settings.saved_language() or app_settings.system_language()
+    return lang if lang in i18n.LANGUAGES else app_settings.system_language()
+
+
 def build_window(args, app: QApplication):
     """Build (not show) the main window with its engine bridge."""
     from gui.main_window import MainWindow
-    lang = _opt(args, "lang") or str(QSettings().value("language", "zh"))
-    if lang not in i18n.LANGUAGES:
-        lang = "zh"
+    lang = choose_language(args)
     family = setup_app(app, lang)
     bridge = EngineBridge(engine_options(args), target=_opt(args, "engine_target", None) or DEFAULT_TARGET)
     window = MainWindow(bridge, lang=lang, font_family=family)

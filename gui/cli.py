@@ -17,7 +17,7 @@ import threading
 import time
 from pathlib import Path
 
-from model.argtypes import OneLineParser, float_in, int_in, threads_arg
+from model.argtypes import OneLineParser, command_name, float_in, int_in, threads_arg
 
 MAX_STEPS = 1000  # real trips; the bundled model's context window (512) ends a run well before
 MAX_BATCH = 16  # seats at the table
@@ -26,7 +26,7 @@ SECTIONS = 18
 
 
 def build_screenshot_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="main.py screenshot",
+    p = OneLineParser(prog=command_name("screenshot"),
                                 description="Run N real trips offscreen and save the window as a PNG, or "
                                             "render one page of the tour (--section).")
     p.add_argument("--out", required=True, metavar="FILE.png", help="where to write the PNG")

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import assets
+from model.argtypes import command_name
 
 NAME = "one-trip"
 
@@ -53,7 +54,7 @@ def install(data_home: Path, extra: list[str]) -> list[Path]:
 
 
 def desktop_entry_main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="main.py desktop-entry", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog=command_name("desktop-entry"), description=__doc__.splitlines()[0])
     p.add_argument("--print", action="store_true", help="write the entry to stdout, install nothing")
     p.add_argument("args", nargs="*", metavar="ARG", help="options the menu entry starts the app with (after --)")
     args = p.parse_args(argv)

@@ -16,6 +16,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from animations.typescale import set_role
+from gui.live.draft_reason import draft_reason  # noqa: F401  (kept importable from here)
 
 MAX_DRAFT_K = 8
 TEAR_DEGREES = (1, 2, 4)
@@ -23,20 +24,6 @@ TEAR_DEGREES = (1, 2, 4)
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("MainWindow", text)
-
-
-def draft_reason(error: str | None) -> str:
-    """A short, translated reason why the apprentice cannot help, from the engine's ``draft_error``."""
-    e = (error or "").lower()
-    if "tokenizer" in e:
-        return _tr("its tokenizer differs from the master's")
-    if "vocabulary" in e:
-        return _tr("its vocabulary differs from the master's")
-    if "context window" in e:
-        return _tr("its context window is too short")
-    if "kv cache" in e:
-        return _tr("it needs the KV cache")
-    return _tr("no draft model was found")
 
 
 class _Row(QWidget):

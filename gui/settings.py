@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 import math
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -97,7 +97,8 @@ class Settings:
     """What an operator sets for a kiosk or a stage. Keys in the INI file are the field names (under [kiosk],
     except ``language``, which the window also remembers at the top level)."""
 
-    language: str = "zh"  # the visitor's language: a kiosk returns to it after every visitor
+    # the visitor's language: a kiosk returns to it after every visitor; with nothing saved, the system's
+    language: str = field(default_factory=lambda: system_language())
     idle_seconds: float = 60.0  # no input this long starts the attract loop (kiosk), RANGES
     screen: int = 0  # index into QGuiApplication.screens() for fullscreen
     operator_chord: str = DEFAULT_CHORD  # the only way out of a kiosk (besides SIGTERM)
@@ -107,7 +108,8 @@ class Settings:
     deck: str = "1-15, live, 16, 17, 18"  # [presenter] the talk's order; gui.deck checks it (logged fallback)
 
     def __post_init__(self) -> None:
-        defaults = {f.name: f.default for f in fields(self) if f.name != "prompts"}
+        defaults = {f.name: (f.default_factory() if f.default is MISSING else f.default)
+                    for f in fields(self) if f.name != "prompts"}
 
         def bad(name: str, value, why: str):
             used = defaults[name]
@@ -142,6 +144,25 @@ class Settings:
         if isinstance(self.prompts, str):
             self.prompts = [self.prompts]
         self.prompts = [p[:MAX_PROMPT_CHARS] for p in (str(p).strip() for p in self.prompts) if p]
+
+
+def system_language(locale=None) -> str:
+    """The interface language for a first start, from the system locale: "zh" for any Chinese locale
+    (zh_CN, zh_TW, zh_HK, zh_SG...), "en" for anything else. ``locale`` (a ``QLocale``) defaults to
+    ``QLocale.system()``, which reads LC_ALL / LC_MESSAGES / LANG on Unix and the user's settings on Windows
+    and macOS. A saved choice and ``--lang`` win over it (``gui.app.build_window``)."""
+    from PySide6.QtCore import QLocale
+    loc = QLocale.system() if locale is None else locale
+    return "zh" if loc.language() == QLocale.Language.Chinese else "en"
+
+
+def saved_language(qsettings=None) -> str | None:
+    """The language the window remembered (``language=`` in [General]), or None when none was saved or it is
+    not one of ``LANGUAGES``."""
+    from PySide6.QtCore import QSettings
+    qs = qsettings if qsettings is not None else QSettings()
+    value = qs.value("language")
+    return str(value) if value is not None and str(value) in LANGUAGES else None
 
 
 _KEYS = {"language": "language", "deck": "presenter/deck"}  # everything else lives under [kiosk]
@@ -226,22 +247,24 @@ def write_problem() -> str | None:
 def write_defaults_if_new(settings: Settings, qsettings=None) -> bool:
     """Write every key when the settings file does not exist yet, so a new file lists what an operator may
     set. An existing file is left exactly as it is (QSettings would drop its comments). Returns True if
-    written."""
+    written. The language is left out: it is saved only when the user picks one, so that until then each
+    start follows the system locale (``system_language``)."""
     from PySide6.QtCore import QSettings
     qs = qsettings if qsettings is not None else QSettings()
     if os.path.exists(qs.fileName()):
         return False
-    save(settings, qs)
+    save(settings, qs, skip=("language",))
     return qs.status() == QSettings.NoError
 
 
-def save(settings: Settings, qsettings=None, only_missing: bool = False) -> None:
-    """Write ``settings`` to the INI file (``only_missing``: only keys the file does not have yet)."""
+def save(settings: Settings, qsettings=None, only_missing: bool = False, skip: tuple[str, ...] = ()) -> None:
+    """Write ``settings`` to the INI file (``only_missing``: only keys the file does not have yet; ``skip``:
+    field names not to write)."""
     from PySide6.QtCore import QSettings
     qs = qsettings if qsettings is not None else QSettings()
     for f in fields(Settings):
         key = _key(f.name)
-        if only_missing and qs.contains(key):
+        if f.name in skip or (only_missing and qs.contains(key)):
             continue
         value = getattr(settings, f.name)
         if f.name == "prompts":

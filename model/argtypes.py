@@ -2,7 +2,7 @@
 
 Imports nothing but the standard library: ``main.py`` uses it before torch or Qt are loaded.
 
-    p = OneLineParser(prog="main.py generate")
+    p = OneLineParser(prog=command_name("generate"))
     p.add_argument("--max-new-tokens", type=int_in(1, 1_000_000), ...)
 
 Every count and duration typed on the command line goes through ``int_in`` / ``float_in``: a value that is not
@@ -15,9 +15,30 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 
 MAX_THREADS = 256  # torch intra-op threads; 5,000 "works" but makes every step 30× slower, 10**20 overflows torch
+
+
+def program_name(argv0: str | None = None) -> str:
+    """The name the user typed to run One Trip, for help, errors and hints.
+
+    ``main.py`` when run from a checkout (``python main.py ...``), the console script's own name when installed
+    (``one-trip``; ``one-trip.exe`` on Windows shows as ``one-trip``), and ``one-trip`` for anything else that
+    names no program (``python -c``, an embedding host, a test runner). ``argv0`` defaults to ``sys.argv[0]``.
+    """
+    name = os.path.basename(sys.argv[0] if argv0 is None else argv0)
+    if name.lower().endswith(".exe"):
+        name = name[:-4]
+    if name == "main.py" or name.startswith("one-trip"):
+        return name
+    return "one-trip"
+
+
+def command_name(command: str) -> str:
+    """``program_name()`` followed by a subcommand: "one-trip generate", "main.py screenshot"."""
+    return f"{program_name()} {command}"
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -1,7 +1,7 @@
 """``python main.py generate``: drive the engine from the command line.
 
-    python main.py generate PROMPT [PROMPT ...] [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P]
-        [--seed S] [--batching continuous|static] [--max-batch N] [--no-kv-cache] [--no-prefix-cache]
+    python main.py generate PROMPT [PROMPT ...] [--max-new-tokens N] [--greedy | --temperature T] [--top-k K]
+        [--top-p P] [--seed S] [--batching continuous|static] [--max-batch N] [--no-kv-cache] [--no-prefix-cache]
         [--model DIR] [--device cpu|cuda] [--threads N] [--tp N | --pp N] [--json]
         [--draft model|ngram] [--draft-model DIR] [--draft-k K]
 
@@ -23,13 +23,21 @@ import time
 from pathlib import Path
 
 import assets
-from model.argtypes import OneLineParser, int_in, threads_arg
+from model.catalog import BundledModel
+from model.argtypes import OneLineParser, command_name, int_in, threads_arg
 
 ASSETS = assets.root()  # importlib.resources: a checkout, an editable install or site-packages
 BUNDLED_MODEL = ASSETS / "models" / "target"
 BUNDLED_DRAFT = ASSETS / "models" / "draft"
 DEFAULT_DRAFT_K = 4  # guesses per verify pass when --draft is given without --draft-k (docs/benchmarks.md)
 
+
+# Sampling by default, as the window does (model/catalog.py: temperature 0.8, top-p 0.95): greedy decoding of a
+# 4.9M-parameter model falls into loops within a few dozen tokens ("the number of the number of ..."), and a
+# newcomer's first command should show text they believe. A fixed seed keeps the output the same every run.
+DEFAULT_TEMPERATURE = BundledModel.temperature
+DEFAULT_TOP_P = BundledModel.top_p
+DEFAULT_SEED = 0
 
 MAX_NEW_TOKENS = 1_000_000  # far past any context window: the run stops at the window anyway ("context_full")
 MAX_BATCH = 256  # the engine's most sequences per forward pass
@@ -43,17 +51,23 @@ def _float(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="main.py generate",
+    p = OneLineParser(prog=command_name("generate"),
                                 description="Generate text with the engine and report every forward pass.")
     p.add_argument("prompts", nargs="+", metavar="PROMPT",
                    help="one or more prompts; several form one batch; - reads one from stdin")
     p.add_argument("--max-new-tokens", type=int_in(1, MAX_NEW_TOKENS), default=64, metavar="N",
                    help=f"tokens to write per prompt, 1-{MAX_NEW_TOKENS:,} (the context window stops it sooner)")
-    p.add_argument("--temperature", type=_float, default=0.0, metavar="T", help="0 = greedy (default)")
+    p.add_argument("--temperature", type=_float, default=DEFAULT_TEMPERATURE, metavar="T",
+                   help=f"sampling temperature, 0 = greedy (default {DEFAULT_TEMPERATURE:g}, as the window samples: "
+                        "greedy decoding of a small model soon loops)")
+    p.add_argument("--greedy", action="store_true",
+                   help="always the most likely token (same as --temperature 0): the exactness demos use it")
     p.add_argument("--top-k", type=int_in(0, 2**31 - 1), default=0, metavar="K", help="0 = no limit")
-    p.add_argument("--top-p", type=_float, default=1.0, metavar="P", help="1.0 = no limit")
-    p.add_argument("--seed", type=int, default=None, metavar="S",
-                   help="RNG seed; request i uses S + i so prompts in a batch draw independently")
+    p.add_argument("--top-p", type=_float, default=DEFAULT_TOP_P, metavar="P",
+                   help=f"nucleus sampling, 1.0 = no limit (default {DEFAULT_TOP_P:g}, as the window)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S",
+                   help=f"RNG seed (default {DEFAULT_SEED}: the same text every run); request i uses S + i so "
+                        "prompts in a batch draw independently")
     p.add_argument("--batching", choices=("continuous", "static"), default="continuous")
     p.add_argument("--max-batch", type=int_in(1, MAX_BATCH), default=None, metavar="N",
                    help=f"most sequences per forward pass, 1-{MAX_BATCH} (default: all prompts)")
@@ -97,13 +111,30 @@ def setup_torch(threads: int | None, device: str) -> tuple[int, str]:
     return n, device
 
 
-def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, device: str) -> dict:
-    """The ``--json`` object: model, requests (in prompt order), steps, tokens_per_s (+ threads, device)."""
+def merged_notice(found: list[str] | None, engine_notice: str | None) -> str | list[str] | None:
+    """One request's ``notice`` field: None when nothing was noticed, the sentence when one thing was, a list
+    of sentences when several were: ``found`` (the command line's, e.g. a prompt that was not valid UTF-8)
+    first, then the engine's (``engine_notice``, whose parts ``Engine.encode_prompt`` joins with "; ")."""
+    items = list(found or [])
+    if engine_notice:
+        items.extend(part.strip() for part in engine_notice.split("; ") if part.strip())
+    return None if not items else items[0] if len(items) == 1 else items
+
+
+def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, device: str,
+                notices: list[list[str]] | None = None) -> dict:
+    """The ``--json`` object: model, requests (in prompt order), steps, tokens_per_s (+ threads, device).
+
+    Each request's ``notice`` is None, one sentence, or a list of sentences when there are several: the
+    command line's (``notices[i]``, e.g. a prompt that was not valid UTF-8) and the engine's (a prompt cut to
+    fit), see ``merged_notice``.
+    """
     generated = sum(len(engine.finished[r].token_ids) for r in request_ids)
     requests = []
-    for rid in request_ids:
-        res = engine.finished[rid]
-        requests.append(res.to_dict())
+    for i, rid in enumerate(request_ids):
+        res = engine.finished[rid].to_dict()
+        res["notice"] = merged_notice(notices[i] if notices and i < len(notices) else None, res.get("notice"))
+        requests.append(res)
     steps = [{"phase": r.phase, "batch": r.batch, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out,
               "wall_ms": r.wall_ms, "forward_ms": r.forward_ms, "weight_bytes": r.weight_bytes,
               "kv_bytes": r.kv_bytes, "blocks_in_use": r.blocks_in_use, "prefix_hit_tokens": r.prefix_hit_tokens,
@@ -122,27 +153,35 @@ def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, de
             "threads": threads, "device": device}
 
 
+INVALID_UTF8 = "not valid UTF-8: the bytes that are not are read as U+FFFD (\ufffd)"
+
+
 def generate_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if args.greedy:
+        args.temperature = 0.0
     from model.tokenizer import valid_text
+    args.notices = [[] for _ in args.prompts]  # per prompt: what the command line found before the engine did
     if "-" in args.prompts:
         raw = sys.stdin.buffer.read()
         text = raw.decode("utf-8", errors="replace")
+        for i, p in enumerate(args.prompts):
+            if p == "-" and text.encode("utf-8") != raw:
+                args.notices[i].append(f"stdin is {INVALID_UTF8}")
         if text.encode("utf-8") != raw:
-            print("notice: stdin is not valid UTF-8; the bytes that are not are read as U+FFFD (\ufffd)",
-                  file=sys.stderr)
+            print(f"notice: stdin is {INVALID_UTF8}", file=sys.stderr)
         args.prompts = [text if p == "-" else p for p in args.prompts]
     for i, prompt in enumerate(args.prompts):
         clean = valid_text(prompt)  # argv smuggles invalid bytes in as surrogates; the model reads U+FFFD
         if clean is not prompt:
-            print(f"notice: prompt {i + 1} is not valid UTF-8; the bytes that are not are read as U+FFFD (\ufffd)",
-                  file=sys.stderr)
+            print(f"notice: prompt {i + 1} is {INVALID_UTF8}", file=sys.stderr)
+            args.notices[i].append(f"prompt is {INVALID_UTF8}")
             args.prompts[i] = clean
     from model.errors import ModelLoadError, RequestError, ShardingError
     try:
         return _generate(args)
     except (ModelLoadError, RequestError, ValueError, ShardingError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"{command_name('generate')}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -227,7 +266,7 @@ def _generate_on(args, engine, threads: int, device: str) -> int:
         if stream:
             print("".join(t.text for t in report.tokens), end="", flush=True)
     elapsed = time.perf_counter() - t0
-    result = result_json(engine, reports, ids, elapsed, threads, device)
+    result = result_json(engine, reports, ids, elapsed, threads, device, getattr(args, "notices", None))
     if args.json:
         write_json(result)
         return 0

@@ -41,6 +41,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from model.argtypes import command_name
+
 __all__ = [
     "DTYPE_BYTES",
     "KV_DTYPES",
@@ -518,7 +520,7 @@ def kv_size_main(argv: Sequence[str] | None = None, extra_presets: Mapping[str, 
         p.set_defaults(func=lambda a: _kv_size(a, presets))
         return p
 
-    return _run("main.py kv-size", build, argv)
+    return _run(command_name("kv-size"), build, argv)
 
 
 def _kv_size(a: argparse.Namespace, presets: Mapping[str, ModelPreset]) -> int:
@@ -597,7 +599,7 @@ def roofline_main(argv: Sequence[str] | None = None, extra_presets: Mapping[str,
         p.set_defaults(func=lambda a: _roofline(a, presets))
         return p
 
-    return _run("main.py roofline", build, argv)
+    return _run(command_name("roofline"), build, argv)
 
 
 def _roofline(a: argparse.Namespace, presets: Mapping[str, ModelPreset]) -> int:

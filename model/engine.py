@@ -219,9 +219,12 @@ class Engine:
         if draft.config.vocab_size != self.config.vocab_size:
             raise RequestError(f"the draft model has {draft.config.vocab_size} tokens in its vocabulary, the "
                                f"target {self.config.vocab_size}: they cannot share token ids")
-        if draft_tokenizer is None or draft_tokenizer.fingerprint() != self.tokenizer.fingerprint():
-            raise RequestError("the draft model's tokenizer differs from the target's (vocabulary, merges or "
-                               "special tokens): its guesses would be other tokens")
+        if draft_tokenizer is None:
+            raise RequestError("the draft model comes without a tokenizer: its guesses cannot be checked")
+        differs = self.tokenizer.difference(draft_tokenizer)
+        if differs is not None:
+            raise RequestError(f"the draft model's tokenizer differs from the target's in its {differs}: "
+                               f"its guesses would be other tokens")
         if draft.config.n_positions < self.config.n_positions:
             raise RequestError(f"the draft model's context window ({draft.config.n_positions}) is shorter than "
                                f"the target's ({self.config.n_positions})")

@@ -353,6 +353,33 @@ class Tokenizer:
         self._labels[token_id] = label
         return label
 
+    def _canon(self) -> dict:
+        """The parts that decide the ids: model type, vocabulary, merges and added tokens (plain JSON data)."""
+        spec = json.loads(self._hf.to_str())
+        model = spec.get("model", {})
+        merges = [m.split(" ", 1) if isinstance(m, str) else list(m) for m in model.get("merges", [])]
+        added = sorted(
+            (a["id"], a["content"], bool(a.get("special", False))) for a in spec.get("added_tokens", [])
+        )
+        return {
+            "type": model.get("type"),
+            "vocab": sorted(model.get("vocab", {}).items(), key=lambda kv: kv[1]),
+            "merges": merges,
+            "added": added,
+        }
+
+    def difference(self, other: "Tokenizer") -> str | None:
+        """None when ``other`` maps text to the same ids; else the first part that differs, one of "model type",
+        "vocabulary", "merges", "special tokens" (the names ``set_draft``'s error uses)."""
+        if self.fingerprint() == other.fingerprint():
+            return None
+        a, b = self._canon(), other._canon()
+        for key, name in (("type", "model type"), ("vocab", "vocabulary"), ("merges", "merges"),
+                          ("added", "special tokens")):
+            if a[key] != b[key]:
+                return name
+        return "vocabulary"  # equal parts cannot give unequal digests; kept for safety
+
     def fingerprint(self) -> str:
         """A SHA-256 hex digest of the vocabulary, merges and added tokens (``str``, 64 hex digits).
 
@@ -361,18 +388,7 @@ class Tokenizer:
         fingerprint cannot be verified against the main model.
         """
         if self._fingerprint is None:
-            spec = json.loads(self._hf.to_str())
-            model = spec.get("model", {})
-            merges = [m.split(" ", 1) if isinstance(m, str) else list(m) for m in model.get("merges", [])]
-            added = sorted(
-                (a["id"], a["content"], bool(a.get("special", False))) for a in spec.get("added_tokens", [])
-            )
-            canon = {
-                "type": model.get("type"),
-                "vocab": sorted(model.get("vocab", {}).items(), key=lambda kv: kv[1]),
-                "merges": merges,
-                "added": added,
-            }
+            canon = self._canon()
             blob = json.dumps(canon, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             self._fingerprint = hashlib.sha256(blob).hexdigest()
         return self._fingerprint

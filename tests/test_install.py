@@ -100,3 +100,11 @@ def test_installed_wheel_generates_from_another_folder(wheel, tmp_path):
     assert 1 <= len(result["requests"][0]["token_ids"]) <= 6
     assert result["acceptance_rate"] is not None  # the bundled draft model was found too
     assert not list(elsewhere.iterdir())  # nothing written into the working folder
+
+    # the installed command calls itself what the user typed, in help and in errors (never "main.py")
+    helped = _run([one_trip, "--help"], cwd=elsewhere, env=_clean_env()).stdout
+    assert helped.startswith("usage: one-trip ") and "(one-trip COMMAND --help for each)" in helped, helped
+    assert "main.py" not in helped
+    bad = subprocess.run([str(one_trip), "generate", "x", "--max-new-tokens", "0"], cwd=elsewhere, env=_clean_env(),
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.startswith("one-trip generate: error:"), bad.stderr

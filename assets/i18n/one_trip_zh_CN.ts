@@ -1654,6 +1654,42 @@
 <context>
     <name>MainWindow</name>
     <message>
+        <source>{file} is missing from its folder {folder}</source>
+        <translation>其文件夹 {folder} 里缺少 {file}</translation>
+    </message>
+    <message>
+        <source>its folder {folder} was not found</source>
+        <translation>找不到它的文件夹 {folder}</translation>
+    </message>
+    <message>
+        <source>its tokenizer differs from the master's in its {part}</source>
+        <translation>它的切块规则与师傅的不同：{part}不一样</translation>
+    </message>
+    <message>
+        <source>model type</source>
+        <translation>模型类型</translation>
+    </message>
+    <message>
+        <source>vocabulary</source>
+        <translation>词表</translation>
+    </message>
+    <message>
+        <source>merges</source>
+        <translation>合并规则</translation>
+    </message>
+    <message>
+        <source>special tokens</source>
+        <translation>特殊字块</translation>
+    </message>
+    <message>
+        <source>its vocabulary has {d} tokens, the master's {t}</source>
+        <translation>它的词表有 {d} 个字块，师傅的有 {t} 个</translation>
+    </message>
+    <message>
+        <source>it could not be loaded (see the log)</source>
+        <translation>无法加载（详见日志）</translation>
+    </message>
+    <message>
         <source>The engine keeps stopping; trying again in {s} s. See the log.</source>
         <translation>引擎反复停止，{s} 秒后再试。详情见日志。</translation>
     </message>

@@ -193,7 +193,7 @@ def test_no_prompt_is_a_usage_error(capsys):
 def test_in_process_json_matches_engine(tiny_model_dir, capsys, make_engine, tiny):
     """The JSON's token ids are the engine's own greedy ids for the same prompt."""
     assert generate_main(["hello world", "--model", str(tiny_model_dir), "--threads", "1",
-                          "--max-new-tokens", "6", "--json"]) == 0
+                          "--max-new-tokens", "6", "--json", "--greedy"]) == 0
     result = json.loads(capsys.readouterr().out)
     engine = make_engine()
     rid = engine.add_request("hello world", max_new_tokens=6)

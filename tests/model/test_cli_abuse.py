@@ -103,7 +103,7 @@ def test_missing_draft_model_is_named_as_the_draft(tiny_model_dir, tmp_path, cap
     missing = tmp_path / "no-draft"
     line = _one_line_exit_2(lambda: generate_main(["hi", "--model", str(tiny_model_dir), "--threads", "1",
                                                    "--draft-k", "2", "--draft-model", str(missing)]), capsys)
-    assert line.startswith("error: draft model:") and str(missing) in line
+    assert line.startswith("one-trip generate: error: draft model:") and str(missing) in line
 
 
 def test_tokenizer_of_another_model_is_refused(tiny_model_dir, tmp_path, capsys):

@@ -216,7 +216,7 @@ BAD_ROOF = [
 def test_kv_size_bad_input_returns_2(capsys, argv):
     assert kv_size_main(argv) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.count("\n") == 1 and err.startswith("main.py kv-size: error:")
+    assert out == "" and err.count("\n") == 1 and err.startswith("one-trip kv-size: error:")
     assert "Traceback" not in err
 
 
@@ -224,12 +224,12 @@ def test_kv_size_bad_input_returns_2(capsys, argv):
 def test_roofline_bad_input_returns_2(capsys, argv):
     assert roofline_main(argv) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.count("\n") == 1 and err.startswith("main.py roofline: error:")
+    assert out == "" and err.count("\n") == 1 and err.startswith("one-trip roofline: error:")
 
 
 def test_help_returns_0(capsys):
     assert kv_size_main(["--help"]) == 0
-    assert "main.py kv-size" in capsys.readouterr().out
+    assert "one-trip kv-size" in capsys.readouterr().out
 
 
 # ---- command line, in a fresh interpreter ---------------------------------------------------------------------

@@ -167,7 +167,7 @@ def test_generate_cli_draft_ngram_matches_plain_greedy(tiny_model_dir):
 
     def gen(*extra):
         done = subprocess.run([sys.executable, "main.py", "generate", REPETITIVE, "--model", str(tiny_model_dir),
-                               "--max-new-tokens", "16", "--threads", "1", "--json", *extra],
+                               "--max-new-tokens", "16", "--threads", "1", "--json", "--greedy", *extra],
                               cwd=repo, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
