@@ -32,7 +32,8 @@ def test_bad_value_in_the_file_is_warned_about_and_replaced(tmp_path, caplog, ke
     qs.sync()
     with caplog.at_level(logging.WARNING, logger="gui.settings"):
         got = app_settings.load(qsettings=QSettings(str(path), QSettings.IniFormat))
-    assert getattr(got, field) == (app_settings.system_language() if used == "system" else used)
+    used = app_settings.system_language() if used == "system" else used
+    assert getattr(got, field) == used
     warning = " ".join(r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
     assert key in warning and repr(raw) in warning and repr(used) in warning
 
