@@ -1,7 +1,8 @@
 """``python main.py generate``: drive the engine from the command line.
 
     python main.py generate PROMPT [PROMPT ...] [--max-new-tokens N] [--greedy | --temperature T] [--top-k K]
-        [--top-p P] [--seed S] [--batching continuous|static] [--max-batch N] [--no-kv-cache] [--no-prefix-cache]
+        [--top-p P] [--seed S] [--batching continuous|static] [--max-batch N] [--max-step-tokens N]
+        [--no-kv-cache] [--no-prefix-cache]
         [--model DIR] [--device cpu|cuda] [--threads N] [--tp N | --pp N] [--json]
         [--draft model|ngram] [--draft-model DIR] [--draft-k K]
 
@@ -71,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batching", choices=("continuous", "static"), default="continuous")
     p.add_argument("--max-batch", type=int_in(1, MAX_BATCH), default=None, metavar="N",
                    help=f"most sequences per forward pass, 1-{MAX_BATCH} (default: all prompts)")
+    p.add_argument("--max-step-tokens", type=int_in(1, 1_000_000), default=512, metavar="N",
+                   help="most tokens fed in one forward pass: the chunk size of chunked prefill (default 512)")
     p.add_argument("--no-kv-cache", action="store_true", help="recompute the whole sequence every step")
     p.add_argument("--no-prefix-cache", action="store_true")
     p.add_argument("--model", default=None, metavar="DIR",
@@ -135,7 +138,8 @@ def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, de
         res = engine.finished[rid].to_dict()
         res["notice"] = merged_notice(notices[i] if notices and i < len(notices) else None, res.get("notice"))
         requests.append(res)
-    steps = [{"phase": r.phase, "batch": r.batch, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out,
+    steps = [{"phase": r.phase, "batch": r.batch, "tokens_in": r.tokens_in, "rows_computed": r.rows_computed,
+              "tokens_out": r.tokens_out,
               "wall_ms": r.wall_ms, "forward_ms": r.forward_ms, "weight_bytes": r.weight_bytes,
               "kv_bytes": r.kv_bytes, "blocks_in_use": r.blocks_in_use, "prefix_hit_tokens": r.prefix_hit_tokens,
               "proposed": r.proposed, "accepted": r.accepted, "draft_ms": r.draft_ms, "verify_ms": r.verify_ms,
@@ -196,7 +200,7 @@ def _generate(args) -> int:
     model_dir = Path(args.model) if args.model else BUNDLED_MODEL
     model, tokenizer = load_pretrained(model_dir, device=device)
     engine = Engine(model, tokenizer, max_batch=min(args.max_batch or len(args.prompts), MAX_BATCH),
-                    batching=args.batching, kv_cache=not args.no_kv_cache,
+                    batching=args.batching, kv_cache=not args.no_kv_cache, max_step_tokens=args.max_step_tokens,
                     prefix_cache=not args.no_prefix_cache, layer_timing=args.layer_timing)
     kind = args.draft or "model"
     if args.draft == "ngram" and args.draft_model:

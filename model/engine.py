@@ -2,7 +2,8 @@
 
 Shape of one step (``Engine.step``):
     schedule   pick the sequences and token counts of this pass (``model/scheduler.py``)
-    pack       build padded (B, T) inputs, positions, KV slots and the attention mask
+    pack       build the flat (N,) tokens of every request, positions, KV slots and attention groups (ragged:
+               model/ragged.py), or, for the sharded runner and readable attention, padded (B, T) inputs
     forward    one real pass of the model over those tokens, timed with ``perf_counter_ns``
     sample     draw the next token of every sequence that reached its last known token
     report     a plain-data ``StepReport``: phase, batch, tokens, measured ms, bytes read, blocks in use
@@ -22,6 +23,7 @@ import torch
 
 from model.errors import RequestError
 from model.gpt2 import GPT2, AttentionBatch
+from model import ragged as ragged_pass
 from model.kv_cache import BlockManager, BlockTable, DecodeMirror, PagedKVCache
 from model.ngram import NgramIndex, point_mass
 from model.report import StepReport, TokenEvent
@@ -85,12 +87,14 @@ class Engine:
     decode_layout: prepare the model for fast decoding (``GPT2.prepare_for_decode``: weight layout, the flat
     cached forward, oneDNN-packed weights for passes of 2+ rows); the bench turns it off on a separate copy to
     measure what it gains.
+    ragged: run passes as one flat batch of real tokens (model/ragged.py); False packs padded (B, T) batches as
+    before (kept to measure the difference and to test both; the sharded runner always gets padded batches).
     """
 
     def __init__(self, model: GPT2, tokenizer: Tokenizer, *, block_size: int = 16,
                  kv_budget_bytes: int = DEFAULT_KV_BUDGET_BYTES, max_batch: int = 8, max_step_tokens: int = 512,
                  batching: str = "continuous", kv_cache: bool = True, prefix_cache: bool = True,
-                 layer_timing: bool = False, decode_layout: bool = True):
+                 layer_timing: bool = False, decode_layout: bool = True, ragged: bool = True):
         # weight layout for fast GEMVs (same results; GPT2.prepare_for_decode); off only to measure the difference
         self.model = model.prepare_for_decode() if decode_layout else model
         self.tokenizer = tokenizer
@@ -101,6 +105,7 @@ class Engine:
         self.device, self.dtype = param.device, param.dtype
         self.kv_cache_enabled = kv_cache
         self.layer_timing = layer_timing
+        self.ragged = ragged
         self.weight_bytes = model.weight_bytes()
         cfg = self.config
         self.kv_bytes_per_token = PagedKVCache.bytes_per_token(cfg.n_layer, cfg.n_head, cfg.head_dim,
@@ -299,6 +304,35 @@ class Engine:
 
     # ---- one forward pass ----------------------------------------------------------------------------------
 
+    def _pack_pass(self, items: list["PassItem"], cache: PagedKVCache | None, target: bool, mirror: bool = False
+                   ) -> tuple[torch.Tensor, object, torch.Tensor, int, torch.Tensor | None, int]:
+        """Inputs for one pass over ``items``: ragged unless off, or the pass goes to the sharded runner, or the
+        model keeps readable attention weights. Returns (input_ids, batch, logit_index, context tokens read,
+        pick, rows computed): pick int64 (B, K) maps the ragged pass's (M, V) logits to (B, K, V) (None when
+        padded: the logits are (B, K, V) already); rows computed: N real tokens, or B × T padded."""
+        model = self.model if target else self.draft
+        if not self.ragged or (target and self.runner is not None) or model.h[0].attn.readable:
+            input_ids, batch, logit_index, context = self._pack(items, cache, mirror=mirror)
+            return input_ids, batch, logit_index, context, None, input_ids.numel()
+        used = []
+
+        def mirror_of(tables, starts, context_slots):
+            if self._mirror is None:
+                self._mirror = DecodeMirror(cache, self.config.n_positions)
+            out = self._mirror.prepare(tables, starts, context_slots)
+            if out is None:
+                self._mirror = None  # over its memory budget: gather as before
+            used.append(out is not None)
+            return out
+
+        n = max(max(it.start + len(it.token_ids) for it in items), self.block_size)
+        input_ids, batch, logit_index, pick, context = ragged_pass.pack(
+            items, self.block_size, self._arange(n), None if cache is None else cache.scratch_slot, self.device,
+            mirror_of if mirror and cache is self.cache else None)
+        if cache is self.cache and not any(used):
+            self._mirror = None  # this pass wrote the pool without the mirror: it is stale
+        return input_ids, batch, logit_index, context, pick, batch.rows
+
     def _pack(self, items: list["PassItem"], cache: PagedKVCache | None, mirror: bool = False
               ) -> tuple[torch.Tensor, AttentionBatch, torch.Tensor, int]:
         """Padded inputs for one forward pass over ``items``.
@@ -473,9 +507,11 @@ class Engine:
         phase = sched.phase
         items = [PassItem(it.seq.token_ids[it.start:it.start + it.count], it.start, it.seq.table)
                  for it in sched.items]
-        input_ids, batch, logit_index, context = self._pack(items, self.cache, mirror=phase == "decode")
+        input_ids, batch, logit_index, context, pick, rows = self._pack_pass(items, self.cache, True, mirror=True)
         kv_bytes = context * self.kv_bytes_per_token
         logits, forward_ms, layer_ms = self.forward_timed(input_ids, batch, logit_index)
+        if pick is not None:
+            logits = logits.view(len(items), 1, -1)  # one logit row per item, in item order
         now = time.perf_counter_ns()
         events = []
         last = logits[:, -1].float()  # (B, V): the logits each sequence samples from
@@ -502,6 +538,7 @@ class Engine:
         return StepReport(
             step=self._step, phase=phase, request_ids=[it.seq.request_id for it in sched.items],
             batch=len(sched.items), tokens_in=sum(it.count for it in sched.items), tokens_out=len(events),
+            rows_computed=rows,
             wall_ms=(time.perf_counter_ns() - t0) / 1e6, forward_ms=forward_ms, weight_bytes=self.weight_bytes,
             kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use,
             num_blocks=self.num_blocks, prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms,
@@ -546,8 +583,10 @@ class Engine:
                     items.append(PassItem(seq.token_ids[start:], start, seq.table))
                 else:
                     items.append(PassItem([proposals[b][-1]], len(seq.token_ids) + j - 1, seq.table))
-            input_ids, batch, logit_index, _ = self._pack(items, self.draft_cache)
+            input_ids, batch, logit_index, _, pick, _ = self._pack_pass(items, self.draft_cache, False)
             logits, _, _ = self.forward_timed(input_ids, batch, logit_index, self.draft, self.draft_cache)
+            if pick is not None:
+                logits = logits.view(len(items), 1, -1)
             for row, b in enumerate(rows):
                 token, q = sample(logits[row, -1], seqs[b].sampling, seqs[b].generator)
                 proposals[b].append(token)
@@ -560,8 +599,10 @@ class Engine:
         # 2. one target pass checks every guess (k + 1 positions per sequence)
         items = [PassItem([seq.token_ids[-1]] + proposals[b], len(seq.token_ids) - 1, seq.table, ks[b] + 1)
                  for b, seq in enumerate(seqs)]
-        input_ids, batch, logit_index, context = self._pack(items, self.cache)
+        input_ids, batch, logit_index, context, pick, rows_computed = self._pack_pass(items, self.cache, True)
         logits, verify_ms, layer_ms = self.forward_timed(input_ids, batch, logit_index)
+        if pick is not None:
+            logits = logits[pick.to(logits.device)]  # (B, K, V)
         # 3. keep the agreeing prefix, then the target's own token
         now = time.perf_counter_ns()
         events, accepted, bonus = [], 0, 0
@@ -604,6 +645,7 @@ class Engine:
         return StepReport(
             step=self._step, phase="verify", request_ids=[s.request_id for s in seqs], batch=len(seqs),
             tokens_in=sum(k + 1 for k in ks), tokens_out=len(events), wall_ms=(time.perf_counter_ns() - t0) / 1e6,
+            rows_computed=rows_computed,
             forward_ms=verify_ms, weight_bytes=self.weight_bytes, kv_bytes=context * self.kv_bytes_per_token,
             kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks,
             prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms, tokens=events, proposed=proposed,

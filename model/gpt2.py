@@ -28,6 +28,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from model.ragged import RaggedBatch, attend
+
 if TYPE_CHECKING:  # pragma: no cover
     from model.kv_cache import PagedKVCache
 
@@ -250,6 +252,8 @@ class CausalSelfAttention(nn.Module):
 
     def forward(self, x: torch.Tensor, layer: int, batch: "AttentionBatch | None",
                 kv_cache: "PagedKVCache | None") -> torch.Tensor:
+        if isinstance(batch, RaggedBatch):  # x: (N, C), the flat rows of a ragged pass (model/ragged.py)
+            return self.c_proj(attend(self.c_attn(x), layer, batch, kv_cache, self.scale, self.n_head))
         B, T, C = x.shape
         q, k, v = self.c_attn(x).split(C, dim=2)  # 3 × (B, T, C)
         q = q.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
@@ -364,17 +368,22 @@ class GPT2(nn.Module):
 
         input_ids: int64 (B, T). With ``batch`` None this is a plain causal pass from position 0 (training,
         tests). With ``batch`` the engine supplies positions and mask, and with ``kv_cache`` the K/V of the
-        new tokens are written to, and the context read from, the paged cache.
+        new tokens are written to, and the context read from, the paged cache. With a ``RaggedBatch``
+        (model/ragged.py) input_ids is the flat int64 (N,) of every request's tokens, logit_index int64 (M,)
+        flat rows, and the result (M, V) (or (N, V) without logit_index).
         layer_ms: if given, the wall time of each block in ms is appended (synchronising on CUDA).
         logit_index: int64 (B, K): compute the LM head only at these positions of each row (the LM head is
         the largest matmul of a small model; a decode step needs one position per sequence).
         Returns float logits (B, T, V), or (B, K, V) with logit_index.
         Raises ValueError if a position reaches n_positions.
         """
-        B, T = input_ids.shape
         if (batch is not None and kv_cache is not None and layer_ms is None and self._fast_layers is not None
                 and not torch.is_grad_enabled() and not self.h[0].attn.readable and not self._hooked()):
             return self._forward_cached(input_ids, batch, kv_cache, logit_index)
+        ragged = isinstance(batch, RaggedBatch)
+        if ragged and self.h[0].attn.readable:
+            raise ValueError("readable attention keeps (B, nh, T, L) weights: it needs a padded batch")
+        B, T = (1, input_ids.numel()) if ragged else input_ids.shape
         if batch is None:
             if T > self.config.n_positions:
                 raise ValueError(f"{T} tokens exceed the context window of {self.config.n_positions}")
@@ -392,7 +401,10 @@ class GPT2(nn.Module):
                 layer_ms.append((time.perf_counter_ns() - t0) / 1e6)
             else:
                 x = block(x, i, batch, kv_cache)
-        if logit_index is not None:
+        if ragged:
+            if logit_index is not None:
+                x = x.index_select(0, logit_index)  # (M, C)
+        elif logit_index is not None:
             x = x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1)))  # (B, K, C)
         x = self.ln_f(x)
         head_t = self._decode_head()
@@ -499,7 +511,8 @@ class GPT2(nn.Module):
         Returns float logits (B, K, V) with ``logit_index``, else (B, T, V)."""
         if self._fast_key() != self._fast_for:  # a weight was replaced (not modified in place): re-take views
             self.prepare_for_decode()
-        B, T = input_ids.shape
+        ragged = isinstance(batch, RaggedBatch)
+        B, T = (1, input_ids.numel()) if ragged else input_ids.shape
         N = B * T
         cfg = self.config
         C, nh, hs = cfg.n_embd, cfg.n_head, cfg.head_dim
@@ -508,15 +521,20 @@ class GPT2(nn.Module):
         linear = torch.ops.mkldnn._linear_pointwise if packed is not None else None
         x = F.embedding(input_ids.reshape(N), self.wte.weight) + F.embedding(batch.positions.reshape(N),
                                                                              self.wpe.weight)  # (N, C)
-        mask = batch.attn_mask
-        in_place = batch.context_start is not None
-        mirror = batch.mirror if T == 1 else None
-        L = batch.context_slots.size(1)
-        if in_place:
+        if not ragged:
+            mask = batch.attn_mask
+            in_place = batch.context_start is not None
+            mirror = batch.mirror if T == 1 else None
+            L = batch.context_slots.size(1)
             start = batch.context_start
         for i, (w1, b1, wqkv, bqkv, wo, bo, w2, b2, wfc, bfc, wp, bp, scale, act) in enumerate(self._fast_layers):
             h = F.layer_norm(x, (C,), w1, b1, eps)
             qkv = torch.addmm(bqkv, h, wqkv) if packed is None else linear(h, packed[4 * i], bqkv, "none", [None], "")
+            if ragged:
+                y = attend(qkv, i, batch, kv_cache, scale, nh)  # (N, C): each request over its own keys
+                x = x + (torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], ""))
+                x = self._mlp_fast(x, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps)
+                continue
             q = qkv[:, :C].view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
             kv_cache.write(i, batch.slot_mapping, qkv[:, C:2 * C].view(B, T, nh, hs), qkv[:, 2 * C:].view(B, T, nh, hs))
             if in_place:
@@ -536,17 +554,11 @@ class GPT2(nn.Module):
                 y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)  # (B, nh, T, hs)
             y = y.transpose(1, 2).reshape(N, C)
             x = x + (torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], ""))
-            h = F.layer_norm(x, (C,), w2, b2, eps)
-            if packed is None:
-                h = act(torch.addmm(bfc, h, wfc))
-                x = x + torch.addmm(bp, h, wp)
-            else:
-                if self._fused_act is not None:
-                    h = linear(h, packed[4 * i + 2], bfc, "gelu", [None], self._fused_act)
-                else:
-                    h = act(linear(h, packed[4 * i + 2], bfc, "none", [None], ""))
-                x = x + linear(h, packed[4 * i + 3], bp, "none", [None], "")
-        if logit_index is not None:
+            x = self._mlp_fast(x, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps)
+        if ragged:
+            x = x if logit_index is None else x.index_select(0, logit_index)  # (M, C): only the rows sampled
+            K = None
+        elif logit_index is not None:
             K = logit_index.size(1)
             if T > 1 or K > 1:
                 x = x.view(B, T, C).gather(1, logit_index[:, :, None].expand(-1, -1, C)).view(B * K, C)
@@ -557,7 +569,19 @@ class GPT2(nn.Module):
             logits = linear(x, packed[-1], None, "none", [None], "")
         else:
             logits = x @ self._decode_head()
-        return logits.view(B, K, -1)
+        return logits if K is None else logits.view(B, K, -1)
+
+    def _mlp_fast(self, x, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps) -> torch.Tensor:
+        """x + MLP(LayerNorm(x)) for block i on (N, C) rows (the flat cached forward's second half)."""
+        h = F.layer_norm(x, (x.size(-1),), w2, b2, eps)
+        if packed is None:
+            h = act(torch.addmm(bfc, h, wfc))
+            return x + torch.addmm(bp, h, wp)
+        if self._fused_act is not None:
+            h = linear(h, packed[4 * i + 2], bfc, "gelu", [None], self._fused_act)
+        else:
+            h = act(linear(h, packed[4 * i + 2], bfc, "none", [None], ""))
+        return x + linear(h, packed[4 * i + 3], bp, "none", [None], "")
 
     def _decode_head(self) -> torch.Tensor | None:
         """The contiguous [C, V] head copy, (re)built when stale; None unless prepared and autograd is off."""

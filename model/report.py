@@ -38,6 +38,8 @@ class StepReport:
     kv_bytes_in_use: blocks in use × bytes per block after the step.
     blocks_in_use / num_blocks: paged KV-cache occupancy after the step.
     prefix_hit_tokens: prompt tokens whose K/V came from the prefix cache for requests admitted in this step.
+    rows_computed: rows the target's linear layers computed in this pass: tokens_in on a ragged pass
+    (model/ragged.py), B × the longest row's tokens on a padded one.
     """
 
     step: int
@@ -55,6 +57,7 @@ class StepReport:
     num_blocks: int
     prefix_hit_tokens: int
     layer_ms: list[float] = field(default_factory=list)
+    rows_computed: int = 0
     tokens: list[TokenEvent] = field(default_factory=list)
     # speculative decoding (zero when off)
     proposed: int = 0

@@ -83,14 +83,16 @@ def tiny(tiny_model_dir):
     return load_pretrained(tiny_model_dir)
 
 
-@pytest.fixture
-def make_engine(tiny):
-    """Factory: ``make_engine(**engine_kwargs)`` -> a fresh Engine on the shared tiny model."""
+@pytest.fixture(params=[True, False], ids=["ragged", "padded"])
+def make_engine(tiny, request):
+    """Factory: ``make_engine(**engine_kwargs)`` -> a fresh Engine on the shared tiny model. Every test that uses
+    it runs twice: on ragged (flat) passes and on padded ones (``Engine(ragged=...)``), while both exist."""
     from model.engine import Engine
 
     model, tokenizer = tiny
 
     def make(**kwargs):
+        kwargs.setdefault("ragged", request.param)
         return Engine(model, tokenizer, **kwargs)
 
     return make

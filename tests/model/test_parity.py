@@ -81,11 +81,12 @@ def test_logits_match_transformers(hf_model, n):
     assert expected.std() > 1.0  # the comparison is not between two near-zero tensors
 
 
-def test_engine_prefill_and_decode_match_transformers(hf_model):
+@pytest.mark.parametrize("ragged", [True, False], ids=["ragged", "padded"])
+def test_engine_prefill_and_decode_match_transformers(hf_model, ragged):
     """Through the engine (paged cache, packed batch): each sampled row equals HF's logits at that position."""
     ref, d = hf_model
     model, tok = load_pretrained(d)
-    engine = Engine(model, tok)
+    engine = Engine(model, tok, ragged=ragged)
     engine.record_logits = True
     prompt = _ids(7)[0].tolist()
     rid = engine.add_request(prompt, max_new_tokens=5)
@@ -115,13 +116,14 @@ def _engine_rows_match_hf(ref, engine, prompts, **request):
     return checked
 
 
-def test_every_fast_path_matches_transformers(hf_model):
+@pytest.mark.parametrize("ragged", [True, False], ids=["ragged", "padded"])
+def test_every_fast_path_matches_transformers(hf_model, ragged):
     """The engine's decode layout (GPT2.prepare_for_decode), the in-place KV read of one sequence with
     consecutive blocks, the gathered read of scattered blocks, a padded batch with a mask, and a verify pass of
     n-gram guesses: every scored position equals HF's logits within 1e-4."""
     ref, d = hf_model
     model, tok = load_pretrained(d)
-    engine = Engine(model, tok, max_batch=3, prefix_cache=False)
+    engine = Engine(model, tok, max_batch=3, prefix_cache=False, ragged=ragged)
     engine.record_logits = True
     # one sequence, fresh pool: consecutive blocks, read in place
     from model.engine import PassItem
@@ -131,8 +133,12 @@ def test_every_fast_path_matches_transformers(hf_model):
     assert _engine_rows_match_hf(ref, engine, [_ids(40, seed=1)[0].tolist()]) >= 6
     # freed blocks come back tail first: the next sequence's blocks are scattered, and gathered
     assert _engine_rows_match_hf(ref, engine, [_ids(40, seed=2)[0].tolist()]) >= 6
-    # three lengths in one padded batch
+    # three lengths in one batch (padded, or flat with one attention group per length)
     assert _engine_rows_match_hf(ref, engine, [_ids(n, seed=3)[0].tolist() for n in (3, 17, 33)]) >= 18
+    # chunks of a long prompt beside decodes: mixed trips
+    engine.scheduler.max_step_tokens = 12
+    assert _engine_rows_match_hf(ref, engine, [_ids(n, seed=5)[0].tolist() for n in (2, 45, 5)]) >= 18
+    engine.scheduler.max_step_tokens = 512
     # n-gram guesses checked in verify passes of k + 1 positions (a repetitive prompt, so guesses exist)
     engine.set_draft_kind("ngram")
     engine.set_draft_k(3)

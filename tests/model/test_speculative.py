@@ -34,9 +34,9 @@ def random_draft(tiny):
     return lively_gpt2(cfg, seed=7)
 
 
-def _greedy(tiny, prompts, draft=None, k=0, new_tokens=24):
+def _greedy(tiny, prompts, draft=None, k=0, new_tokens=24, ragged=True):
     model, tokenizer = tiny
-    engine = Engine(model, tokenizer, max_batch=len(prompts))
+    engine = Engine(model, tokenizer, max_batch=len(prompts), ragged=ragged)
     if draft is not None:
         engine.set_draft(draft, tokenizer)
         engine.set_draft_k(k)
@@ -45,11 +45,12 @@ def _greedy(tiny, prompts, draft=None, k=0, new_tokens=24):
     return [engine.finished[i].token_ids for i in ids], reports, engine
 
 
+@pytest.mark.parametrize("ragged", [True, False], ids=["ragged", "padded"])
 @pytest.mark.parametrize("k", [1, 2, 4, 8])
-def test_greedy_with_a_random_draft_is_token_for_token_the_target(tiny, random_draft, k):
+def test_greedy_with_a_random_draft_is_token_for_token_the_target(tiny, random_draft, k, ragged):
     prompts = list(PROMPTS.values())
-    plain, _, _ = _greedy(tiny, prompts)
-    drafted, reports, engine = _greedy(tiny, prompts, random_draft, k)
+    plain, _, _ = _greedy(tiny, prompts, ragged=ragged)
+    drafted, reports, engine = _greedy(tiny, prompts, random_draft, k, ragged=ragged)
     assert drafted == plain
     verify = [r for r in reports if r.phase == "verify"]
     assert verify, "no verify pass ran"

@@ -1,0 +1,178 @@
+"""Ragged (flat) forward passes: the tokens of every request of a pass in one (N, C) batch, no padding.
+
+A padded pass feeds a (B, T) batch, so a trip that carries one request's 31-token prefill chunk beside three
+1-token decodes computes 4 × 31 rows in every Linear and the MLP. A ragged pass concatenates the real tokens
+instead, as vLLM, SGLang and TensorRT-LLM's in-flight batching do: embeddings, every Linear, the MLP and the LM
+head run over N = Σ tokens rows, and the LM head only over the rows whose logits are needed.
+
+Attention is the one part that needs to know where each request starts. The rows are ordered so that requests
+feeding the same number of tokens T sit next to each other, and each such *group* is one
+``scaled_dot_product_attention`` call over (B_g, nh, T, L_g): the B_g requests' keys are padded to the longest
+context L_g of the group and masked (padding there costs attention only, never a Linear). So a decode-only pass
+is one group of T = 1 (and reads its context from the ``DecodeMirror`` as before), a lone prefill chunk is one
+group of B_g = 1 that reads its context in place, and a mixed trip is two groups. Measured against a
+block-diagonal mask over the whole flat batch in bench/engine_bench.py ("mixed"), docs/benchmarks.md.
+
+Dimensions: N new tokens of the pass (rows), M rows whose logits are computed, B_g, T_g, L_g of a group,
+nh heads, hs head size, C = nh · hs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+
+
+@dataclass
+class AttnGroup:
+    """B requests that feed T tokens each at flat rows start .. start + B·T - 1 (request-major).
+
+    context_slots: int64 (B, L) cache slots of the keys of each request (past its own end: the scratch slot), or
+                   None without a KV cache (the keys are the group's own new tokens, L = T, plain causal)
+    context_start: with B = 1, the first slot when the context is one run of the pool (read in place)
+    attn_mask:     bool (B, 1, T, L), True where a query may look (causal, within its request), or None when
+                   every query sees every key (T = 1 and all requests have L keys) or without a KV cache
+    mirror:        with T = 1, (k, v, write_index) of a ``DecodeMirror`` (model/kv_cache.py)
+    """
+
+    start: int
+    B: int
+    T: int
+    L: int
+    context_slots: torch.Tensor | None = None
+    context_start: int | None = None
+    attn_mask: torch.Tensor | None = None
+    mirror: tuple | None = None
+
+
+@dataclass
+class RaggedBatch:
+    """Where each of the N new tokens of a flat pass sits. Built by ``pack``.
+
+    positions:    int64 (N,) position of each token in its own sequence
+    slot_mapping: int64 (N,) KV-cache slot its K and V are written to, or None without a KV cache
+    groups:       the attention groups, in row order; together they cover rows 0 .. N - 1
+    """
+
+    positions: torch.Tensor
+    slot_mapping: torch.Tensor | None
+    groups: list[AttnGroup] = field(default_factory=list)
+
+    @property
+    def rows(self) -> int:
+        return int(self.positions.numel())
+
+
+def attend(qkv: torch.Tensor, layer: int, batch: RaggedBatch, cache, scale: float, nh: int) -> torch.Tensor:
+    """Attention of one layer over a ragged batch; also writes the new K/V to ``cache`` (if any).
+
+    qkv: (N, 3C) the fused Q, K, V projection of the pass's rows. Returns (N, C), float, same dtype as qkv.
+    Each group is one SDPA call (Vaswani et al. 2017, eq. 1) on its own keys, so no query sees another request.
+    """
+    N, C3 = qkv.shape
+    C = C3 // 3
+    hs = C // nh
+    k_new = qkv[:, C:2 * C].view(N, nh, hs)
+    v_new = qkv[:, 2 * C:].view(N, nh, hs)
+    if cache is not None:
+        cache.write(layer, batch.slot_mapping, k_new[None], v_new[None])  # as (1, N, nh, hs)
+    ys = []
+    for g in batch.groups:
+        a, b = g.start, g.start + g.B * g.T
+        q = qkv[a:b, :C].view(g.B, g.T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
+        if cache is None:
+            k = k_new[a:b].view(g.B, g.T, nh, hs).transpose(1, 2)
+            v = v_new[a:b].view(g.B, g.T, nh, hs).transpose(1, 2)
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale)
+        else:
+            if g.mirror is not None:
+                mk, mv = g.mirror[0][layer], g.mirror[1][layer]  # (B, nh, capacity, hs)
+                mk.view(-1, hs).index_copy_(0, g.mirror[2], k_new[a:b].reshape(g.B * nh, hs))
+                mv.view(-1, hs).index_copy_(0, g.mirror[2], v_new[a:b].reshape(g.B * nh, hs))
+                k, v = mk[:, :, :g.L], mv[:, :, :g.L]
+            else:
+                if g.context_start is not None:
+                    k, v = cache.view(layer, g.context_start, g.L)  # 2 × (1, L, nh, hs)
+                else:
+                    k, v = cache.gather(layer, g.context_slots)  # 2 × (B, L, nh, hs)
+                k, v = k.transpose(1, 2), v.transpose(1, 2)  # (B, nh, L, hs)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=g.attn_mask, scale=scale)
+        ys.append(y.transpose(1, 2).reshape(g.B * g.T, C))
+    return ys[0] if len(ys) == 1 else torch.cat(ys)
+
+
+def pack(items: list, block_size: int, ar: torch.Tensor, scratch_slot: int | None, device: torch.device,
+         mirror_of=None) -> tuple[torch.Tensor, RaggedBatch, torch.Tensor, torch.Tensor, int]:
+    """Flat inputs for one pass over ``items`` (``model.engine.PassItem``: token_ids, start, table, n_logits).
+
+    ar: int64 arange (CPU) at least as long as every context. scratch_slot: the cache's scratch slot, or None
+    without a KV cache. mirror_of: a callable (tables, starts, context_slots) -> mirror tuple or None, asked for
+    the group of 1-token items (a plain decode of the target), or None.
+    Returns (input_ids int64 (N,), the RaggedBatch, logit_index int64 (M,) flat rows whose logits are computed,
+    pick int64 (len(items), K) the row of ``logits (M, V)`` for each item's j-th logit (shorter items repeat
+    their last), context tokens read by attention).
+    """
+    by_t: dict[int, list[int]] = {}
+    for i, it in enumerate(items):
+        by_t.setdefault(len(it.token_ids), []).append(i)
+    order = [t for t in sorted(by_t)]  # 1-token rows (decodes) first, as the scheduler orders them
+    ids, pos, slots_all, groups = [], [], [], []
+    row_of = [0] * len(items)
+    context = 0
+    row = 0
+    for T in order:
+        members = by_t[T]
+        g_items = [items[i] for i in members]
+        B = len(g_items)
+        ends = [it.start + T for it in g_items]
+        L = max(ends)
+        positions = torch.stack([ar[it.start:it.start + T] for it in g_items]) if B > 1 \
+            else ar[g_items[0].start:g_items[0].start + T][None]  # (B, T)
+        for i in members:
+            row_of[i] = row
+            row += T
+        for it in g_items:
+            ids.extend(it.token_ids)
+        pos.append(positions.reshape(-1))
+        g = AttnGroup(start=row_of[members[0]], B=B, T=T, L=L)
+        if scratch_slot is not None:
+            context += sum(ends)
+            sees_all = T == 1 and all(e == L for e in ends)
+            if not sees_all:
+                g.attn_mask = (ar[None, None, :L] <= positions[:, :, None])[:, None].to(device)  # (B, 1, T, L)
+            run = None
+            if B == 1:
+                blocks = g_items[0].table.blocks[:-(-L // block_size)]
+                if blocks == list(range(blocks[0], blocks[0] + len(blocks))):
+                    run = blocks[0] * block_size
+            if run is not None:
+                g.context_start = run
+                slots_all.append(positions.reshape(-1) + run)
+            else:
+                nb = -(-L // block_size)
+                tables = [it.table.blocks[:nb] + [0] * (nb - len(it.table.blocks[:nb])) for it in g_items]
+                slots = (torch.tensor(tables, dtype=torch.long)[:, :, None] * block_size
+                         + ar[:block_size]).view(B, nb * block_size)[:, :L]
+                ends_t = torch.tensor(ends)
+                g.context_slots = slots.masked_fill(ar[None, :L] >= ends_t[:, None], scratch_slot)  # (B, L)
+                slots_all.append(slots.gather(1, positions).reshape(-1))
+                if T == 1 and mirror_of is not None:
+                    g.mirror = mirror_of([it.table for it in g_items], [it.start for it in g_items],
+                                         g.context_slots)
+                g.context_slots = g.context_slots.to(device)
+        groups.append(g)
+    logit_rows, pick = [], []
+    K = max(it.n_logits for it in items)
+    for i, it in enumerate(items):
+        n = len(it.token_ids)
+        first = len(logit_rows)
+        logit_rows.extend(range(row_of[i] + n - it.n_logits, row_of[i] + n))
+        pick.append([first + min(j, it.n_logits - 1) for j in range(K)])
+    positions = pos[0] if len(pos) == 1 else torch.cat(pos)
+    slot_mapping = None if scratch_slot is None else (slots_all[0] if len(slots_all) == 1 else torch.cat(slots_all))
+    batch = RaggedBatch(positions=positions.to(device),
+                        slot_mapping=None if slot_mapping is None else slot_mapping.to(device), groups=groups)
+    return (torch.tensor(ids, dtype=torch.long, device=device), batch,
+            torch.tensor(logit_rows, dtype=torch.long, device=device), torch.tensor(pick, dtype=torch.long), context)
