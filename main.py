@@ -3,6 +3,7 @@
     python main.py [--model DIR] [--lang zh|en] [--kiosk] [--presenter] ...   the window (default)
     python main.py generate PROMPT ... [--json]                                the engine, headless
     python main.py screenshot --out FILE.png [...]                             the window, saved offscreen
+    python main.py record --out FILE.mp4|.webm|.gif [...]                      a page as a clip, frame-exact
     python main.py kv-size ... | roofline ...                                  the calculators
     python main.py bench [--quick]                                             the benchmarks
     python main.py desktop-entry [-- ARG ...]                                  add the app to the desktop's menu
@@ -27,13 +28,14 @@ COMMANDS = {
     "kv-size": "model.costs:kv_size_main",
     "roofline": "model.costs:roofline_main",
     "screenshot": "gui.cli:screenshot_main",
+    "record": "gui.record:record_main",
     "bench": "bench.run:bench_main",
     "desktop-entry": "gui.desktop_entry:desktop_entry_main",
 }
 
 
 # commands that open Qt's platform (a window, or offscreen when there is no display)
-WINDOW_COMMANDS = ("screenshot",)
+WINDOW_COMMANDS = ("screenshot", "record")
 
 
 def platform_ok() -> bool:

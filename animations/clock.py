@@ -8,6 +8,10 @@ Qt timers fire late or skip under load; counting ticks would make the animation 
 busy. ``AnimationClock`` measures the real time since its last tick with ``time.perf_counter`` and emits it,
 multiplied by ``speed`` (slow motion below 1), as ``tick(dt_s)``. Only the window connects to it; the stage
 moves its time solely through ``StageScene.advance(dt_s)``.
+
+Stepped (``set_stepped(True)``, for ``python main.py record``): the timer never runs and the wall is never read;
+time moves only when ``step_to(t_s)`` is called, so frame i of a clip is the picture at exactly i / fps seconds
+however long it took to render. ``start``/``stop`` still say whether the owner wants ticks.
 """
 
 from __future__ import annotations
@@ -44,10 +48,17 @@ class AnimationClock(QObject):
         self._last_s = 0.0
         self._max_dt_s = max_dt_s
         self._speed = 1.0
+        self._stepped = False
+        self._wanted = False  # stepped mode: start() was called and stop() was not
+        self._stepped_s = 0.0  # stepped mode: the clock's time, seconds
 
     # --- running -----------------------------------------------------------------------------------------
     def start(self) -> None:
-        """Start ticking; the first tick's dt counts from now. Does nothing if already running."""
+        """Start ticking; the first tick's dt counts from now. Does nothing if already running. Stepped: the
+        next ``step_to`` ticks (the timer stays off)."""
+        if self._stepped:
+            self._wanted = True
+            return
         if self._timer.isActive():
             return
         self._last_s = self._now()
@@ -55,11 +66,12 @@ class AnimationClock(QObject):
 
     def stop(self) -> None:
         """Stop ticking (the timer is stopped, not just ignored)."""
+        self._wanted = False
         self._timer.stop()
 
     def is_running(self) -> bool:
-        """True while the timer is active."""
-        return self._timer.isActive()
+        """True while the timer is active (stepped: while ticks are wanted)."""
+        return self._wanted if self._stepped else self._timer.isActive()
 
     @property
     def interval_ms(self) -> int:
@@ -85,6 +97,44 @@ class AnimationClock(QObject):
         """Divide ``speed`` by ``factor`` (the − key); returns the new speed."""
         self.speed = self._speed / factor
         return self._speed
+
+    # --- stepping (recording a clip) --------------------------------------------------------------------------
+    def set_stepped(self, on: bool = True) -> None:
+        """Stepped mode on: the timer stops for good and time is 0 s until ``step_to`` moves it (a running clock
+        stays wanted, so the next step ticks). Off: back to the timer, running if it was wanted."""
+        if on and not self._stepped:
+            self._wanted = self._timer.isActive()
+            self._timer.stop()
+            self._stepped_s = 0.0
+        elif not on and self._stepped:
+            self._stepped = False
+            if self._wanted:
+                self.start()
+        self._stepped = bool(on)
+
+    @property
+    def stepped(self) -> bool:
+        """True in stepped mode."""
+        return self._stepped
+
+    @property
+    def time_s(self) -> float:
+        """Stepped mode: the clock's time in seconds (the last ``step_to``); 0.0 before any step."""
+        return self._stepped_s
+
+    def step_to(self, t_s: float) -> float:
+        """Stepped mode: move the clock to ``t_s`` seconds and emit ``tick((t_s - time_s) × speed)`` if ticks
+        are wanted (none for a zero step). Returns the step in seconds. Raises RuntimeError outside stepped
+        mode, ValueError for a time before ``time_s`` (a clip never runs backwards)."""
+        if not self._stepped:
+            raise RuntimeError("step_to needs set_stepped(True) first")
+        dt = float(t_s) - self._stepped_s
+        if dt < 0 or dt != dt:
+            raise ValueError(f"step_to({t_s!r}) is before the clock's time {self._stepped_s!r}")
+        self._stepped_s = float(t_s)
+        if self._wanted and dt > 0:
+            self.tick.emit(dt * self._speed)
+        return dt
 
     # --- ticking -----------------------------------------------------------------------------------------
     def _on_timeout(self) -> None:

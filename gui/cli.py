@@ -30,6 +30,16 @@ def build_screenshot_parser() -> argparse.ArgumentParser:
                                 description="Run N real trips offscreen and save the window as a PNG, or "
                                             "render one page of the tour (--section).")
     p.add_argument("--out", required=True, metavar="FILE.png", help="where to write the PNG")
+    add_scene_options(p)
+    p.add_argument("--at", type=float_in(0.0, 1.0), default=None, metavar="F",
+                   help="show the last trip at this fraction of its animation (default 0.55; 0.77 for a verify trip)")
+    p.add_argument("--layout-json", default=None, metavar="FILE.json",
+                   help="also write every visible text (rect, font px, clipped, role) as JSON (gui.layout_audit)")
+    return p
+
+
+def add_scene_options(p: argparse.ArgumentParser) -> None:
+    """What to show, shared by ``screenshot`` and ``record``: a tour page (--section) or the Live page's run."""
     p.add_argument("--prompt", default=None, metavar="TEXT", help="the prompt (default: a preset)")
     p.add_argument("--steps", type=int_in(1, MAX_STEPS), default=8, metavar="N",
                    help=f"real trips (forward passes) to run, 1-{MAX_STEPS}")
@@ -49,12 +59,7 @@ def build_screenshot_parser() -> argparse.ArgumentParser:
     tear = p.add_mutually_exclusive_group()
     tear.add_argument("--tp", type=int_in(1, MAX_WORKERS), default=None, metavar="N", help="tear the book by pages over N desks")
     tear.add_argument("--pp", type=int_in(1, MAX_WORKERS), default=None, metavar="N", help="tear the book by chapters over N desks")
-    p.add_argument("--at", type=float_in(0.0, 1.0), default=None, metavar="F",
-                   help="show the last trip at this fraction of its animation (default 0.55; 0.77 for a verify trip)")
-    p.add_argument("--layout-json", default=None, metavar="FILE.json",
-                   help="also write every visible text (rect, font px, clipped, role) as JSON (gui.layout_audit)")
     p.add_argument("--presenter", action="store_true", help="presenter mode: one type step larger, fewer buttons")
-    return p
 
 
 def screenshot_main(argv: list[str]) -> int:
@@ -75,12 +80,18 @@ def screenshot_main(argv: list[str]) -> int:
     if (reason := tear_problem(args)) is not None:  # before the engine and its workers start
         print(f"screenshot: {reason}", file=sys.stderr)
         return 2
+    return run_interruptible(lambda: _render(args, size))
+
+
+def run_interruptible(job) -> int:
+    """Run ``job()`` (the offscreen work of screenshot or record) with Ctrl+C made clean (see ``_interrupted``):
+    KeyboardInterrupt reaches the caller from the job's own waiting code, never from inside Qt."""
     from gui.app import install_qt_message_handler
     install_qt_message_handler()  # the offscreen platform's notices go to the log (at DEBUG), not the terminal
     previous = signal.signal(signal.SIGINT, _interrupted)
-    _RUN.update(active=True, backstop=None, raised=False, retrying=False)
+    _RUN.update(active=True, backstop=None, raised=False, retrying=False, cleanup=[])
     try:
-        return _render(args, size)
+        return job()
     finally:
         _RUN["active"] = False  # no more retries; the clean way out has been taken
         if _RUN.get("backstop") is not None:
@@ -90,7 +101,7 @@ def screenshot_main(argv: list[str]) -> int:
 
 FORCE_EXIT_S = 10.0  # after Ctrl+C, the longest the clean way out may take before the hard one
 RETRY_S = 0.02  # how soon a Ctrl+C that landed inside Qt is delivered again
-_SAFE_FILES = ("gui/screenshot.py", "gui/cli.py", "main.py")  # code Python calls, never Qt (no slots, no overrides)
+_SAFE_FILES = ("gui/screenshot.py", "gui/cli.py", "gui/record.py", "gui/video.py", "main.py")  # code Python calls, never Qt (no slots, no overrides)
 
 
 def _interrupted(signum, frame):
@@ -134,6 +145,11 @@ def _again() -> None:
 
 
 def _exit_now() -> None:
+    for path in _RUN.get("cleanup", ()):  # a clip's temporary file (gui.record): never left behind
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
     try:
         sys.stderr.write("interrupted\n")
         sys.stderr.flush()

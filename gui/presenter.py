@@ -17,6 +17,7 @@ the end):
 | F | fullscreen on the chosen screen, and back | same |
 | + / − | tour pace faster / slower (a line on screen says the pace) | trip on screen shorter / longer (said on screen) |
 | R | reset the run | same |
+| V | record this page for 10 s as an MP4 into the videos folder (``gui.record_key``; a line says where) | same |
 
 Without a hosted tour (``window.tour`` absent) every key acts as on the Live page.
 Keys reach the presenter whatever widget has the focus, except while a text field is being edited
@@ -64,6 +65,7 @@ KEYS = {
     "slower": ("-", "_"),
     "live_page": ("L",),
     "tour_page": ("T",),
+    "record_page": ("V",),
 }
 
 
@@ -133,7 +135,7 @@ class Presenter(QObject):
         slots = {"next_beat": self.next_beat, "space": self.space, "prev_beat": self.prev_beat,
                  "first_section": self.first, "blank": self.toggle_blank,
                  "faster": self.faster, "slower": self.slower, "live_page": self.show_live,
-                 "tour_page": self._show_tour}
+                 "tour_page": self._show_tour, "record_page": self.record_page}
         for name, keys in KEYS.items():
             self._add(name, [QKeySequence(k) for k in keys], slots[name])
         for digit in range(10):
@@ -250,6 +252,14 @@ class Presenter(QObject):
         tour = self._show_tour()
         if tour is not None:
             tour.goto(min(index, tour.section_count - 1))
+
+    def record_page(self) -> None:
+        """V: record the page on screen as a clip in the user's videos folder (``gui.record_key``); not in a kiosk."""
+        if getattr(self.window, "kiosk_controller", None) is not None:
+            return  # a visitor must not fill the kiosk's disk
+        from gui.record_key import PageRecorder
+        self.recorder = getattr(self, "recorder", None) or PageRecorder(self)
+        self.recorder.record()
 
     def toggle_blank(self) -> None:
         if self.blank.isVisible():

@@ -75,12 +75,12 @@ def _wait(app, predicate, timeout_s: float) -> bool:
     return True
 
 
-def _apply_extras(app, window, args) -> bool:
+def _apply_extras(app, window, args, name: str = "screenshot") -> bool:
     """--draft-k and --tp/--pp: set the apprentice and tear the book (waiting for the workers). False on failure."""
     k = int(getattr(args, "draft_k", 0) or 0)
     if k:
         if not window.apprentice.is_available():
-            print(f"screenshot: no apprentice ({window.apprentice.reason()})", file=sys.stderr)
+            print(f"{name}: no apprentice ({window.apprentice.reason()})", file=sys.stderr)
             return False
         window.set_draft_k(k)
     tp, pp = getattr(args, "tp", None), getattr(args, "pp", None)
@@ -88,13 +88,66 @@ def _apply_extras(app, window, args) -> bool:
     if n and n > 1:
         window.set_sharding(mode, n)
         if not window.tear.is_pending() and window.sharding() != (mode, n):
-            print(f"screenshot: the book cannot be torn {n} ways ({mode}); allowed: "
+            print(f"{name}: the book cannot be torn {n} ways ({mode}); allowed: "
                   f"{window.tear.degrees(mode)}", file=sys.stderr)
             return False
         if not _wait(app, lambda: not window.tear.is_pending(), 60.0) or window.sharding() != (mode, n):
-            print(f"screenshot: the workers did not start ({window.status_line.text()})", file=sys.stderr)
+            print(f"{name}: the workers did not start ({window.status_line.text()})", file=sys.stderr)
             return False
     return True
+
+
+def open_live_window(args, size: tuple[int, int], name: str = "screenshot", stepped: bool = False):
+    """The Live window of ``args`` (model, language, --presenter), shown at exactly ``size`` (w, h) pixels with
+    its engine starting. Returns (app, window), or an exit status (2, with one line on stderr) when the window
+    cannot be that size. ``stepped``: its animation clock moves only by ``clock.step_to`` (``gui.record``)."""
+    width, height = size
+    from gui.app import build_window, create_app
+    app = create_app()
+    window = build_window(args, app)
+    if stepped:
+        window.clock.set_stepped(True)
+    if getattr(args, "presenter", False):
+        from gui.presenter import Presenter
+        Presenter(window).install(presenter_mode=True)
+    window.resize(width, height)
+    window.show()
+    app.processEvents()
+    if (window.width(), window.height()) != (width, height):
+        print(f"{name}: the window cannot be {width}x{height} (it is {window.width()}x{window.height()}: "
+              f"its contents need more room)", file=sys.stderr)
+        window.close()
+        return 2
+    window.start()
+    return app, window
+
+
+def prepare_live(app, window, args, name: str = "screenshot") -> int:
+    """Wait for the engine, then set the prompt, the table (--batch), the apprentice (--draft-k, after a plain
+    run of --steps trips so the readout can show the measured speed-up) and the torn book (--tp/--pp).
+    Returns 0, or 1 with one line on stderr."""
+    steps = max(1, int(getattr(args, "steps", None) or 8))
+    batch = max(1, min(16, int(getattr(args, "batch", None) or 1)))
+    prompt = getattr(args, "prompt", None) or DEFAULT_PROMPT
+    if not _wait(app, lambda: window.engine_info is not None or window._fatal is not None
+                 or not window.bridge.is_running(), READY_TIMEOUT_S):
+        print(f"{name}: the engine did not start in time", file=sys.stderr)
+        return 1
+    if window.engine_info is None:
+        print(f"{name}: the engine could not start: {window._fatal or 'it stopped'}", file=sys.stderr)
+        return 1
+    window.set_prompt(prompt or window.presets()[0])
+    window.set_batch(batch)
+    if getattr(args, "draft_k", 0) and window.apprentice.is_available():
+        # a plain run of the same prompt first, so the readout can show the measured speed-up
+        if window.run_trips(steps):
+            start = window.reports_received
+            _wait(app, lambda: window.reports_received - start >= steps or window.is_session_done(), RUN_TIMEOUT_S)
+            _wait(app, lambda: False, 0.2)
+            window.reset()
+    if not _apply_extras(app, window, args, name):
+        return 1
+    return 0
 
 
 def screenshot_main(args) -> int:
@@ -112,42 +165,13 @@ def screenshot_main(args) -> int:
         print(f"screenshot: {exc}", file=sys.stderr)
         return 2
     steps = max(1, int(getattr(args, "steps", None) or 8))
-    batch = max(1, min(16, int(getattr(args, "batch", None) or 1)))
-    prompt = getattr(args, "prompt", None) or DEFAULT_PROMPT
-
-    from gui.app import build_window, create_app
-    app = create_app()
-    window = build_window(args, app)
-    if getattr(args, "presenter", False):
-        from gui.presenter import Presenter
-        Presenter(window).install(presenter_mode=True)
-    window.resize(width, height)
-    window.show()
-    app.processEvents()
-    if (window.width(), window.height()) != (width, height):
-        print(f"screenshot: the window cannot be {width}x{height} (it is {window.width()}x{window.height()}: "
-              f"its contents need more room)", file=sys.stderr)
-        return 2
-    window.start()
+    opened = open_live_window(args, (width, height))
+    if isinstance(opened, int):
+        return opened
+    app, window = opened
     try:
-        if not _wait(app, lambda: window.engine_info is not None or window._fatal is not None
-                     or not window.bridge.is_running(), READY_TIMEOUT_S):
-            print("screenshot: the engine did not start in time", file=sys.stderr)
-            return 1
-        if window.engine_info is None:
-            print(f"screenshot: the engine could not start: {window._fatal or 'it stopped'}", file=sys.stderr)
-            return 1
-        window.set_prompt(prompt or window.presets()[0])
-        window.set_batch(batch)
-        if getattr(args, "draft_k", 0) and window.apprentice.is_available():
-            # a plain run of the same prompt first, so the readout can show the measured speed-up
-            if window.run_trips(steps):
-                start = window.reports_received
-                _wait(app, lambda: window.reports_received - start >= steps or window.is_session_done(), RUN_TIMEOUT_S)
-                _wait(app, lambda: False, 0.2)
-                window.reset()
-        if not _apply_extras(app, window, args):
-            return 1
+        if (code := prepare_live(app, window, args)) != 0:
+            return code
         window.set_real_time(True)  # show trips as they come; the engine runs them back to back
         if not window.run_trips(steps):
             print("screenshot: could not start the run", file=sys.stderr)

@@ -2517,6 +2517,22 @@
         <source>Deck setting “{deck}” not understood: using the default deck (the log says why).</source>
         <translation>设置里的演讲顺序（deck）“{deck}”读不懂：改用默认顺序（原因见日志）。</translation>
     </message>
+    <message>
+        <source>Recording this page ({s} s) to {path}</source>
+        <translation>正在把这一页录成 {s} 秒的视频：{path}</translation>
+    </message>
+    <message>
+        <source>Still recording {path}</source>
+        <translation>还在录制：{path}</translation>
+    </message>
+    <message>
+        <source>Saved: {path}</source>
+        <translation>已保存：{path}</translation>
+    </message>
+    <message>
+        <source>Recording failed: {reason}</source>
+        <translation>录制失败：{reason}</translation>
+    </message>
 </context>
 <context>
     <name>ModelChoice</name>

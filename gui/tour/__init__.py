@@ -13,7 +13,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TourWidget", "render_section_png", "measure_in_subprocess", "SECTION_COUNT"]
+__all__ = ["TourWidget", "render_section_png", "open_section", "measure_in_subprocess", "SECTION_COUNT"]
 
 SECTION_COUNT = 18  # 15 sections, the game, the metaphor table, the three questions
 
@@ -59,16 +59,11 @@ def measure_in_subprocess(prompt: str, model_dir: str | Path | None = None, time
     return event.get("data")
 
 
-def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] = (1600, 900), live: bool = True,
-                       analysis: dict | None = None, prompt: str | None = None,
-                       layout_json: str | None = None) -> int:
-    """Render tour page ``section`` offscreen to the PNG ``out``. Returns 0, or 1/2 with a message on stderr.
-
-    section: 1–15 the source's sections, 16 the game, 17 the metaphor table, 18 the three questions.
-    lang: "zh" or "en". size: (width, height) in pixels. live: measure on the bundled model first (in a helper
-    process, a few seconds); otherwise, or if that fails, measured figures are drawn as illustrations.
-    analysis: measurements to use instead (the ``data`` of an ``analyze`` answer of kind "tour").
-    """
+def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), live: bool = True,
+                 analysis: dict | None = None, prompt: str | None = None, stepped: bool = False):
+    """Tour page ``section`` in a shown, offscreen ``TourWidget`` of ``size`` (w, h) pixels, its intro at time 0
+    (arguments as ``render_section_png``). Returns the widget, or an exit status (2) after one line on stderr.
+    ``stepped``: the widget's animation clock moves only by ``clock.step_to`` (``python main.py record``)."""
     if not 1 <= int(section) <= SECTION_COUNT:
         print(f"screenshot: --section must be 1..{SECTION_COUNT}, got {section}", file=sys.stderr)
         return 2
@@ -100,16 +95,35 @@ def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] 
         analysis = measure_in_subprocess(question, model_dir)
     data.analysis = analysis
     widget = TourWidget(bridge=None, data=data, lang=lang, font_family=family)
+    if stepped:
+        widget.clock.set_stepped(True)
+    widget.prompt = question
+    widget.prompt_edit.setText(question)
+    widget.resize(*size)
+    widget.goto(int(section) - 1)
+    if widget.pages_key() == "game":
+        for _ in range(3):  # a game in progress says more than an empty table
+            widget._game_press()
+    widget.show()
+    QCoreApplication.processEvents()
+    return widget
+
+
+def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] = (1600, 900), live: bool = True,
+                       analysis: dict | None = None, prompt: str | None = None,
+                       layout_json: str | None = None) -> int:
+    """Render tour page ``section`` offscreen to the PNG ``out``. Returns 0, or 1/2 with a message on stderr.
+
+    section: 1–15 the source's sections, 16 the game, 17 the metaphor table, 18 the three questions.
+    lang: "zh" or "en". size: (width, height) in pixels. live: measure on the bundled model first (in a helper
+    process, a few seconds); otherwise, or if that fails, measured figures are drawn as illustrations.
+    analysis: measurements to use instead (the ``data`` of an ``analyze`` answer of kind "tour").
+    """
+    widget = open_section(section, lang, size, live=live, analysis=analysis, prompt=prompt)
+    if isinstance(widget, int):
+        return widget
+    from PySide6.QtCore import QCoreApplication
     try:
-        widget.prompt = question
-        widget.prompt_edit.setText(question)
-        widget.resize(*size)
-        widget.goto(int(section) - 1)
-        if widget.pages_key() == "game":
-            for _ in range(3):  # a game in progress says more than an empty table
-                widget._game_press()
-        widget.show()
-        QCoreApplication.processEvents()
         widget.finish_animation()
         widget.clock.stop()
         QCoreApplication.processEvents()

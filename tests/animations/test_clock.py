@@ -68,3 +68,43 @@ def test_start_twice_is_harmless(qapp):
     clock.start()
     clock.stop()
     assert not clock.is_running()
+
+
+def test_stepped_clock_ticks_exactly_the_steps_and_never_reads_the_wall(qapp):
+    """Recording: frame i is drawn at i / fps of animation time, whatever the wall clock did meanwhile."""
+    fake = FakeTime()
+    clock = AnimationClock(time_source=fake)
+    ticks = []
+    clock.tick.connect(ticks.append)
+    clock.set_stepped(True)
+    clock.start()
+    assert clock.is_running() and not clock._timer.isActive()  # wanted, but no timer runs
+    fps = 30
+    for i in range(4):
+        fake.now += 7.0  # a very slow frame: must change nothing
+        assert clock.step_to(i / fps) == pytest.approx(0.0 if i == 0 else 1 / fps)
+    assert ticks == pytest.approx([1 / 30, 1 / 30, 1 / 30])  # no tick for the zero step of frame 0
+    assert clock.time_s == pytest.approx(3 / 30)
+    clock.speed = 0.5
+    clock.step_to(4 / fps)
+    assert ticks[-1] == pytest.approx(0.5 / 30)
+    with pytest.raises(ValueError):
+        clock.step_to(0.0)  # a clip never runs backwards
+    clock.stop()
+    clock.step_to(1.0)
+    assert len(ticks) == 4  # stopped (a settled scene): stepping moves time but ticks nobody
+    assert not clock.is_running()
+
+
+def test_step_to_needs_stepped_mode_and_leaving_it_restarts_a_wanted_timer(qapp):
+    clock = AnimationClock()
+    with pytest.raises(RuntimeError):
+        clock.step_to(0.1)
+    clock.start()
+    clock.set_stepped(True)
+    assert clock.is_running() and not clock._timer.isActive()
+    clock.set_stepped(False)
+    try:
+        assert clock._timer.isActive()
+    finally:
+        clock.stop()
