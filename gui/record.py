@@ -25,7 +25,7 @@ import os
 import sys
 import time
 
-from model.argtypes import OneLineParser
+from model.argtypes import OneLineParser, command_name
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def _seconds(lo: float, hi: float):
 def build_record_parser() -> argparse.ArgumentParser:
     from gui.cli import add_scene_options
     from model.argtypes import int_in
-    p = OneLineParser(prog="main.py record",
+    p = OneLineParser(prog=command_name("record"),
                       description="Record a tour page (--section) or a real Live run as a clip, frame-exact: frame "
                                   "i is drawn at i/F seconds of the animation clock, not of the wall.")
     p.add_argument("--out", required=True, metavar="FILE.mp4",
