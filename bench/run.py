@@ -36,7 +36,8 @@ def _load() -> list[float] | None:
         return None
 
 
-SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative", "sharding", "prefix", "window")
+SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative", "sharding", "prefix", "window",
+            "record")
 
 
 def say_error(message: str) -> None:
@@ -147,6 +148,9 @@ def bench_main(argv: list[str]) -> int:
         if want("window") and not args.skip_window:
             from bench import window_bench
             results["window"] = window_bench.measure(target, quick=q)
+        if want("record") and not args.skip_window:
+            from bench import record_bench
+            results["record"] = record_bench.measure(repeats=1 if q else 3)
     except ModelLoadError as e:
         say_error(f"{e}")
         return 2
@@ -350,4 +354,7 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
             lines += ["| figure | value |", "|---|---|"]
             lines += [f"| {k} | {v:.1f} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in w.items()]
             lines.append("")
+    if "record" in r:
+        from bench.record_bench import markdown
+        lines += markdown(r["record"])
     return "\n".join(lines) + "\n"

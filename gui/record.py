@@ -169,6 +169,10 @@ def _frames(args, size, widget, clock, before_frame, what: str) -> int:
             progress.update(count + j + 1)
         path = writer.close()
         done = True
+    except Exception as exc:  # noqa: BLE001 - a full disk, an encoder error: one line, and no file (Ctrl+C passes)
+        progress.finish()
+        print(f"record: could not write {args.out} ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return 1
     finally:
         progress.finish()
         if not done:

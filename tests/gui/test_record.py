@@ -186,3 +186,17 @@ def test_ctrl_c_during_a_recording_leaves_no_file(tmp_path):
     assert stdout == b"" and list(clips.iterdir()) == []
     gone, alive = psutil.wait_procs(engines, timeout=10)
     assert not alive, alive
+
+
+def test_an_encoder_error_is_one_line_and_leaves_no_file(qapp, tmp_path, capsys, monkeypatch):
+    from gui import video
+
+    def broken(self, rgb):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(video.ClipWriter, "write", broken)
+    rc = record_main(["--section", "1", "--illustrative", "--seconds", "0.2", "--fps", "10", "--size", "1280x720",
+                      "--out", str(tmp_path / "x.mp4")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and len(err) == 1 and "No space left on device" in err[0], err
+    assert list(tmp_path.iterdir()) == []
