@@ -340,7 +340,8 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
         lines.append("")
     if "mixed" in r:
         from bench.mixed_bench import render_mixed
-        lines += render_mixed(r["mixed"], _fmt)
+        load = (r.get("updated_load", {}).get("mixed") or {}).get("start") or r.get("machine", {}).get("load_average")
+        lines += render_mixed(r["mixed"], _fmt, load)
     if "window" in r:
         w = r["window"]
         lines += ["## The window", ""]
