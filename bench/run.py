@@ -37,7 +37,7 @@ def _load() -> list[float] | None:
 
 
 SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative", "sharding", "prefix", "window",
-            "record")
+            "record", "mixed")
 
 
 def say_error(message: str) -> None:
@@ -145,6 +145,9 @@ def bench_main(argv: list[str]) -> int:
             results["sharding"] = eb.sharding_sweep(target, degrees=(1, 2) if q else (1, 2, 4), steps=4 if q else 16)
         if want("prefix"):
             results["prefix"] = eb.prefix_ttft(target, prefix_tokens=64 if q else 256, repeats=2 if q else 5)
+        if want("mixed"):
+            from bench.mixed_bench import mixed_section
+            results["mixed"] = mixed_section(target, quick=q)
         if want("window") and not args.skip_window:
             from bench import window_bench
             results["window"] = window_bench.measure(target, quick=q)
@@ -345,6 +348,10 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
         lines += [f"| {'on' if x['prefix_cache'] else 'off'} | {x['prefix_tokens']} | {x['prefix_hit_tokens']} | "
                   f"{_fmt(x['ttft_ms'])} |" for x in r["prefix"]]
         lines.append("")
+    if "mixed" in r:
+        from bench.mixed_bench import render_mixed
+        load = (r.get("updated_load", {}).get("mixed") or {}).get("start") or r.get("machine", {}).get("load_average")
+        lines += render_mixed(r["mixed"], _fmt, load)
     if "window" in r:
         w = r["window"]
         lines += ["## The window", ""]

@@ -13,6 +13,9 @@ rely on; see ``result_json``). Bad input prints one line to stderr and exits wit
 ``model/parallel.py``); each JSON step then carries ``workers``: per worker ``compute_ms``, ``comm_ms``,
 ``bubble_ms`` (pipeline idle time; 0 for tensor parallel) and ``weight_bytes``. If a worker dies, generation
 goes on with the model on one process (a notice on stderr).
+Each JSON step carries ``rows_computed``: rows the linear layers computed in that pass, equal to ``tokens_in``
+(passes are ragged, ``model/ragged.py``) except on sharded runs, whose passes are padded (B × the longest row).
+``--max-step-tokens N`` is the chunk size of chunked prefill, so a mixed workload can be driven from here.
 """
 
 from __future__ import annotations

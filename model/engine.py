@@ -306,12 +306,16 @@ class Engine:
 
     def _pack_pass(self, items: list["PassItem"], cache: PagedKVCache | None, target: bool, mirror: bool = False
                    ) -> tuple[torch.Tensor, object, torch.Tensor, int, torch.Tensor | None, int]:
-        """Inputs for one pass over ``items``: ragged unless off, or the pass goes to the sharded runner, or the
-        model keeps readable attention weights. Returns (input_ids, batch, logit_index, context tokens read,
+        """Inputs for one pass over ``items``: ragged when the items feed different numbers of tokens, unless ragged
+        passes are off, or the pass goes to the sharded runner, or the model keeps readable attention weights.
+        Items that all feed T tokens (a decode step, a lone prefill, a verify pass with equal guesses) are packed
+        (B, T): no padding there, the same rows, and ~0.02-0.05 ms less packing per step than the flat packing
+        (measured, docs/benchmarks.md "Reading beside writing"). Returns (input_ids, batch, logit_index, context tokens read,
         pick, rows computed): pick int64 (B, K) maps the ragged pass's (M, V) logits to (B, K, V) (None when
         padded: the logits are (B, K, V) already); rows computed: N real tokens, or B × T padded."""
         model = self.model if target else self.draft
-        if not self.ragged or (target and self.runner is not None) or model.h[0].attn.readable:
+        uniform = cache is not None and len({len(it.token_ids) for it in items}) == 1
+        if uniform or not self.ragged or (target and self.runner is not None) or model.h[0].attn.readable:
             input_ids, batch, logit_index, context = self._pack(items, cache, mirror=mirror)
             return input_ids, batch, logit_index, context, None, input_ids.numel()
         used = []

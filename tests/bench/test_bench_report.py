@@ -105,3 +105,23 @@ def test_bad_threads_is_a_usage_error(capsys, threads):
     with pytest.raises(SystemExit) as info:  # was a RuntimeError traceback from torch.set_num_threads
         bench_main(["--threads", threads, "--only", "floor"])
     assert info.value.code == 2 and "--threads" in capsys.readouterr().err
+
+
+def test_quick_bench_mixed_section(tiny_model_dir, tmp_path):
+    """The "mixed" section measures every row it reports (trips of each kind really ran), its ratios are the
+    medians they claim, and the report renders one table row per path."""
+    out = tmp_path / "bench.md"
+    assert bench_main(["--quick", "--model", str(tiny_model_dir), "--out", str(out), "--threads", "1",
+                       "--skip-window", "--only", "mixed"]) == 0
+    m = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["mixed"]
+    assert [r["decodes"] for r in m["trips"]] == [1, 7]
+    for r in m["trips"]:
+        assert all(r[k]["n"] > 0 and r[k]["median"] > 0 for k in ("chunk_ms", "decodes_ms", "ragged_ms", "padded_ms"))
+        assert r["ragged_ratio"] == pytest.approx(r["ragged_ms"]["median"] / max(r["chunk_ms"]["median"],
+                                                                                r["decodes_ms"]["median"]))
+    assert m["workload"]["ratio"] == pytest.approx(m["workload"]["continuous_tok_s"]["median"]
+                                                   / m["workload"]["static_tok_s"]["median"])
+    assert {"ragged_b16_over_b1", "padded_b16_over_b1"} <= set(m["ratios"])
+    text = out.read_text(encoding="utf-8")
+    assert "## Reading beside writing (ragged passes)" in text
+    assert text.count("| padded |") == 1 and text.count("| ragged |") == 1

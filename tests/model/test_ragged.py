@@ -22,10 +22,11 @@ from tests.model.test_engine import naive_greedy
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _mixed(engine, tok, long_n=90, short=(3, 7, 12), new=(6, 20, 20, 20)):
-    """One long prompt and three short ones, all queued at once; returns (request ids, reports)."""
+def _mixed(engine, tok, long_n=90, short=(3, 7, 12), new=(20, 20, 20, 6)):
+    """Three short prompts and a long one, all queued at once (the short ones first, so they decode while the
+    long one is read in chunks); returns (prompts, request ids, reports)."""
     v, eos = tok.vocab_size, tok.eos_token_id
-    prompts = [prompt_ids(long_n, 1, v, eos)] + [prompt_ids(n, 10 + n, v, eos) for n in short]
+    prompts = [prompt_ids(n, 10 + n, v, eos) for n in short] + [prompt_ids(long_n, 1, v, eos)]
     rids = [engine.add_request(p, max_new_tokens=m) for p, m in zip(prompts, new)]
     return prompts, rids, run_to_end(engine)
 
@@ -62,14 +63,14 @@ def test_ragged_logits_equal_padded_logits(tiny):
 
 
 def test_a_ragged_pass_feeds_the_flat_tokens(tiny):
-    """The model really receives N real rows: (N,) ids and positions, one attention group per token count."""
+    """The model really receives N real rows: (N,) ids and positions, one attention group per token count, in
+    every trip whose requests feed different numbers of tokens; a trip where all feed T is (B, T), unpadded."""
     model, tok = tiny
-    seen: list[RaggedBatch] = []
+    seen: list = []
     forward = model.forward
 
     def spy(input_ids, batch=None, **kw):
-        if isinstance(batch, RaggedBatch):
-            seen.append((input_ids.shape, batch))
+        seen.append((input_ids.shape, batch))
         return forward(input_ids, batch=batch, **kw)
 
     model.forward = spy
@@ -80,10 +81,13 @@ def test_a_ragged_pass_feeds_the_flat_tokens(tiny):
         del model.forward
     assert len(seen) == len(reports)
     for (shape, batch), r in zip(seen, reports):
-        assert shape == (r.tokens_in,) == tuple(batch.positions.shape)
-        assert sum(g.B * g.T for g in batch.groups) == r.tokens_in
+        assert shape.numel() == r.tokens_in == r.rows_computed
         if r.phase == "mixed":  # 1-token decodes in one group, the chunk in another
+            assert isinstance(batch, RaggedBatch)
+            assert shape == (r.tokens_in,) == tuple(batch.positions.shape)
+            assert sum(g.B * g.T for g in batch.groups) == r.tokens_in
             assert [g.T for g in batch.groups][0] == 1 and len(batch.groups) >= 2
+    assert sum(r.phase == "mixed" for r in reports) >= 2
 
 
 @pytest.mark.parametrize("ragged", [True, False], ids=["ragged", "padded"])
