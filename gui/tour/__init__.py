@@ -61,7 +61,7 @@ def measure_in_subprocess(prompt: str, model_dir: str | Path | None = None, time
 
 def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] = (1600, 900), live: bool = True,
                        analysis: dict | None = None, prompt: str | None = None,
-                       layout_json: str | None = None) -> int:
+                       layout_json: str | None = None, kiosk: bool = False) -> int:
     """Render tour page ``section`` offscreen to the PNG ``out``. Returns 0, or 1/2 with a message on stderr.
 
     section: 1–15 the source's sections, 16 the game, 17 the metaphor table, 18 the three questions.
@@ -104,6 +104,9 @@ def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] 
         widget.prompt = question
         widget.prompt_edit.setText(question)
         widget.resize(*size)
+        if kiosk:  # the kiosk's touch mode: finger-sized targets, no question field (gui.touch)
+            from gui.touch import install_touch
+            install_touch(widget, kiosk=True)
         widget.goto(int(section) - 1)
         if widget.pages_key() == "game":
             for _ in range(3):  # a game in progress says more than an empty table
