@@ -72,10 +72,10 @@ def _handle_rect(slider: QAbstractSlider, window: QWidget) -> QRectF:
     if getattr(window, "touch_router", None) is not None:  # a finger anywhere on the slider drags the handle
         px = target_px(window.height())
         c = r.center()
-        if slider.orientation() == Qt.Horizontal:
-            r = QRectF(c.x() - px / 2, 0, px, slider.height())
+        if slider.orientation() == Qt.Horizontal:  # kept on the slider: at an end, the square lies inside it
+            r = QRectF(max(0.0, min(slider.width() - px, c.x() - px / 2)), 0, min(px, slider.width()), slider.height())
         else:
-            r = QRectF(0, c.y() - px / 2, slider.width(), px)
+            r = QRectF(0, max(0.0, min(slider.height() - px, c.y() - px / 2)), slider.width(), min(px, slider.height()))
     top_left = slider.mapTo(window, QPoint(0, 0))
     return r.translated(top_left.x(), top_left.y()).intersected(_visible_rect(slider, window))
 

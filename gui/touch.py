@@ -171,6 +171,9 @@ class TouchRouter(QObject):
         self._labels: set[int] = set()  # caption labels whose term links open cards
         host.installEventFilter(self)
         self._attach()
+        idle = getattr(getattr(host, "kiosk_controller", None), "idle", None)
+        if idle is not None:  # woken by a touch (the idle watcher sees it first and drops it): where to begin
+            idle.woken.connect(lambda: QTimer.singleShot(0, self._show_where_to_begin))
 
     # ---- wiring ---------------------------------------------------------------------------------------------
     def _attach(self) -> None:
@@ -384,6 +387,13 @@ class TouchRouter(QObject):
         """A click at ``local`` of ``target``, as the mouse would give it (press, then release)."""
         tour = self._tour()
         self._page_before = self._page_of(tour) if tour is not None else None
+        button = _inside(target, QAbstractButton)
+        if button is not None:  # the whole widget is the finger's target (a check box's text and the air by it)
+            if button.isEnabled():
+                button.click()
+            if tour is not None and self._page_of(tour) != self._page_before:
+                self._last_turn = time.monotonic()
+            return
         glob = QPointF(target.mapToGlobal(local))
         for kind, buttons in ((QEvent.MouseButtonPress, Qt.LeftButton), (QEvent.MouseButtonRelease, Qt.NoButton)):
             event = QMouseEvent(kind, QPointF(local), glob, Qt.LeftButton, buttons, Qt.NoModifier)

@@ -112,10 +112,13 @@ def test_swipe_through_every_tour_page_and_back_and_a_short_drag_springs_back(qt
     assert window.isVisible() and not window.live_page.isVisible()
 
 
+@pytest.mark.qt_log_ignore("This plugin does not support raise", "This plugin does not support grabbing",
+                           "This plugin does not support propagateSizeHints")  # a popup, offscreen
 def test_tap_every_control_of_the_live_page_and_see_it_react(qtbot, kiosk):
     window, _, router = kiosk()
-    controls = [w for w in window.live_page.findChildren((QAbstractButton, QAbstractSlider, QComboBox))
-                if w.isVisibleTo(window) and w.isEnabled()]
+    controls = [w for kind in (QAbstractButton, QAbstractSlider, QComboBox) for w in window.live_page.findChildren(kind)
+                if w.isVisibleTo(window) and w.isEnabled()
+                and not (isinstance(w, QAbstractSlider) and w.minimum() == w.maximum())]  # one degree: nothing to move
     controls += [window.lang_button, window.model_choice.findChild(QComboBox)]
     reacted: dict[str, int] = {}
     assert len(controls) >= 8
@@ -139,7 +142,7 @@ def test_tap_every_control_of_the_live_page_and_see_it_react(qtbot, kiosk):
         reacted[name] = count[0]
         if not window.live_page.isVisible():
             window.show_live()
-    assert all(n == 1 for n in reacted.values()), reacted
+    assert all(n == 1 for n in reacted.values()), {k: v for k, v in reacted.items() if v != 1}
     # every tooltip is reachable by a tap: the last control's shows as a card (or the card closed on the tap)
     tap(window, center(window, window.reset_button))
     qtbot.wait(100)
@@ -267,8 +270,11 @@ def test_every_control_is_finger_sized_in_kiosk_mode(qtbot, kiosk, lang, size):
         else:
             window.show_tour()
             window.tour.goto(index)
-        qtbot.wait(30)
+        try:  # the layout settles within a few events of the page change
+            qtbot.waitUntil(lambda: not target_problems(collect_controls(window), window.height()), timeout=1500)
+        except Exception:  # noqa: BLE001 - say which control fails
+            pass
         controls = collect_controls(window)
-        assert controls
+        assert len(controls) >= 3
         problems = target_problems(controls, window.height())
         assert problems == [], f"{page} {index}: " + "\n".join(problems)
