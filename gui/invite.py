@@ -39,7 +39,6 @@ class InviteBanner(QWidget):
         self.setObjectName("inviteBanner")
         self.setAttribute(Qt.WA_TransparentForMouseEvents, True)
         self.setFocusPolicy(Qt.NoFocus)
-        self.hide()
         self.progress = 0.0  # of the cart's crossing, 0..1
         self._lines = ("", "")
         self._timer = QTimer(self)
@@ -48,6 +47,7 @@ class InviteBanner(QWidget):
         self._timer.setInterval(FRAME_MS)
         self._timer.timeout.connect(self._tick)
         self._cart = CartItem(120.0, 40.0)
+        self.hide()
         idle.idle.connect(self.begin)
         idle.woken.connect(self.end)
         window.installEventFilter(self)
