@@ -104,6 +104,15 @@ class InviteBanner(QWidget):
         p.fillRect(self.rect(), QColor(10, 14, 19, 225))
         p.setPen(QPen(QColor("#ffc94a"), 3))
         p.drawLine(0, 1, self.width(), 1)
+        # the cart on its trip, across the whole banner, behind the words
+        p.save()
+        scale = self.height() / 230  # the cart (about 110 units with its load and handle) half the banner's height
+        x = -160 * scale + self.progress * (self.width() + 320 * scale)
+        p.translate(QPointF(x, self.height() * 0.62))
+        p.scale(scale, scale)
+        p.setOpacity(0.8)
+        self._cart.paint(p, QStyleOptionGraphicsItem(), None)
+        p.restore()
         zh_px, en_px = self._font_px()
         rects = self.audit_rects()
         family = self.font().family()
@@ -115,10 +124,4 @@ class InviteBanner(QWidget):
             p.setFont(font)
             p.setPen(QColor(color))
             p.drawText(rects[key], Qt.AlignHCenter | Qt.AlignVCenter, text)
-        # the cart on its trip, along the bottom edge
-        scale = self.height() / 260
-        x = -160 * scale + self.progress * (self.width() + 320 * scale)
-        p.translate(QPointF(x, self.height() - 40 * scale))
-        p.scale(scale, scale)
-        self._cart.paint(p, QStyleOptionGraphicsItem(), None)
         p.end()
