@@ -436,5 +436,6 @@ def install_touch(host: QWidget, kiosk: bool = False, force: bool = False) -> To
     if kiosk:
         from gui.touch_targets import presets_only
         presets_only(host)
-    log.info("touch mode on (%s)", "kiosk" if kiosk else "--touch" if force else "a touch screen is present")
+    log.info("touch mode on (kiosk: %s, --touch: %s, touch screen present: %s)", bool(kiosk), bool(force),
+             touch_screen_present())
     return host.touch_router
