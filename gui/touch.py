@@ -8,7 +8,7 @@ it into mouse events:
 - **tap** (one finger, moved less than ``TAP_SLOP`` of the window's height): the control under the finger gets a
   click (a slider's handle jumps to the finger; a combo box opens its list of presets); a widget or a scene text
   with a tooltip shows it as a card (``TipCard``) where the finger is, closed by the next tap or after
-  ``CARD_S``; a tapped glossary term in a caption opens its card too. On the Live page a tap on the stage starts
+  ``gui.touch_card.CARD_S``; a tapped glossary term in a caption opens its card too. On the Live page a tap on the stage starts
   a trip when nothing runs.
 - **swipe** on a tour page: the stage follows the finger; released after a mostly horizontal drag of at least
   ``SWIPE_FRACTION`` of the window's width it turns the page (right to left: next), otherwise it springs back.
@@ -30,8 +30,10 @@ import time
 
 from PySide6.QtCore import (QCoreApplication, QEasingCurve, QEvent, QObject, QPoint, QPointF, QPropertyAnimation, Qt, QTimer)
 from PySide6.QtGui import QInputDevice, QMouseEvent
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QApplication, QComboBox, QFrame,
+from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QApplication, QComboBox,
                                QGraphicsView, QLabel, QStyle, QStyleOptionSlider, QWidget)
+
+from gui.touch_card import TipCard, tooltip_at, within as _inside
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +42,6 @@ SWIPE_RATIO = 1.5  # ...and this many times more sideways than up or down
 TAP_SLOP = 0.02  # a finger that moved less than this fraction of the window's height has tapped
 PAGE_COOLDOWN_S = 0.35  # at most one page turn in this time, whatever the fingers do
 TAP_COOLDOWN_S = 0.06  # taps closer than this are a bounce, not a visitor
-CARD_S = 6.0  # a card closes by itself after this long
 SPRING_MS = 220  # the stage's way back after a short swipe
 
 
@@ -52,38 +53,6 @@ def touch_screen_present() -> bool:
 def touch_mode_wanted(kiosk: bool = False, force: bool = False) -> bool:
     """Touch mode applies in kiosk mode, with ``--touch`` (``force``), or when a touch screen is present."""
     return bool(kiosk or force or touch_screen_present())
-
-
-def _inside(widget: QWidget | None, kind) -> QWidget | None:
-    """``widget`` or its nearest ancestor that is a ``kind``, else None."""
-    w = widget
-    while w is not None:
-        if isinstance(w, kind):
-            return w
-        w = w.parentWidget()
-    return None
-
-
-def tooltip_at(widget: QWidget | None, pos_in_widget: QPoint, stop: QWidget | None = None) -> str:
-    """The tooltip a hover would show at ``pos_in_widget`` of ``widget``: a scene item's under the point in a
-    ``QGraphicsView`` (or its parent item's), else the widget's or its nearest ancestor's (up to ``stop``)."""
-    view = _inside(widget, QGraphicsView)
-    if view is not None and view.scene() is not None:
-        p = widget.mapTo(view.viewport(), pos_in_widget) if widget is not view.viewport() else pos_in_widget
-        for item in view.items(p):
-            it = item
-            while it is not None:
-                if it.toolTip():
-                    return it.toolTip()
-                it = it.parentItem()
-    w = widget
-    while w is not None:
-        if w.toolTip():
-            return w.toolTip()
-        if w is stop:
-            break
-        w = w.parentWidget()
-    return ""
 
 
 def slider_value_at(slider: QAbstractSlider, pos: QPoint) -> int:
@@ -101,47 +70,6 @@ def slider_value_at(slider: QAbstractSlider, pos: QPoint) -> int:
         offset = pos.y() - groove.y() - handle.height() // 2
     return QStyle.sliderValueFromPosition(slider.minimum(), slider.maximum(), max(0, min(span, offset)), span,
                                           opt.upsideDown)
-
-
-class TipCard(QLabel):
-    """A tooltip's text as a card for a finger: opens where the finger is, closes on the next tap or by itself."""
-
-    def __init__(self, host: QWidget):
-        super().__init__(host)
-        self.setObjectName("touchCard")
-        self.setWordWrap(True)
-        self.setFrameShape(QFrame.NoFrame)
-        self.setAttribute(Qt.WA_StyledBackground, True)
-        self.setStyleSheet("QLabel#touchCard { background: #fdf6d8; color: #1b1d21; border: 3px solid #ffc94a;"
-                           " border-radius: 10px; padding: 10px 14px; }")
-        self._timer = QTimer(self)
-        self._timer.setObjectName("touchCardTimer")
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self.hide)
-        self.hide()
-
-    def open_at(self, text: str, pos: QPoint) -> None:
-        """Show ``text`` near ``pos`` (host coordinates), kept inside the host."""
-        host = self.parentWidget()
-        font = self.font()
-        font.setPixelSize(max(18, round(host.height() / 30)))
-        self.setFont(font)
-        self.setText(text)
-        width = min(max(240, host.width() * 2 // 5), host.width() - 16)
-        self.setFixedWidth(width)
-        self.adjustSize()
-        x = min(max(8, pos.x() - width // 2), host.width() - width - 8)
-        y = pos.y() - self.height() - 24  # above the finger, so the finger does not hide it
-        if y < 8:
-            y = min(pos.y() + 32, host.height() - self.height() - 8)
-        self.move(x, max(8, y))
-        self.raise_()
-        self.show()
-        self._timer.start(int(CARD_S * 1000))
-
-    def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self._timer.stop()
-        super().hideEvent(event)
 
 
 class TouchRouter(QObject):

@@ -12,12 +12,12 @@ from __future__ import annotations
 import time
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QInputDevice
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QComboBox, QGraphicsView
 
-from gui import touch
+from gui import touch, touch_card
 from gui.controls_audit import collect_controls, target_problems
 from gui.kiosk import KioskController
 from gui.settings import Settings
@@ -184,7 +184,7 @@ def test_a_glossary_card_opens_where_the_finger_is_and_closes_on_a_tap_outside_o
     qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
     tap(window, QPoint(10, window.height() // 2))  # outside the card
     assert not router.card.isVisible()
-    monkeypatch.setattr(touch, "CARD_S", 0.2)
+    monkeypatch.setattr(touch_card, "CARD_S", 0.2)
     qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
     tap(window, spot)
     assert router.card.isVisible()
