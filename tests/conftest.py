@@ -25,9 +25,9 @@ import pytest
 # Settings and logs of the app under test go to a scratch place, never to the user's own (gui/settings.py, logs.py)
 _SCRATCH = Path(__import__("tempfile").mkdtemp(prefix="one-trip-tests-"))
 # The offscreen platform's one screen is 800x800 unless a config file says otherwise (its "configfile" option):
-# a 1920x1080 screen, so that a 1280x720 or 1920x1080 window fits and touch points land on it (tests/gui/test_touch.py).
+# a 1280x720 screen (the kiosk and projector size), so that the touch tests' 1280x720 window lies on it.
 (_SCRATCH / "offscreen.json").write_text(
-    '{"screens": [{"name": "offscreen-1080p", "x": 0, "y": 0, "width": 1920, "height": 1080,'
+    '{"screens": [{"name": "offscreen-720p", "x": 0, "y": 0, "width": 1280, "height": 720,'
     ' "logicalDpi": 96, "logicalBase": 96, "dpr": 1}]}', encoding="utf-8")
 os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={_SCRATCH / 'offscreen.json'}")
 os.environ.setdefault("ONE_TRIP_CONFIG_DIR", str(_SCRATCH / "config"))

@@ -4,7 +4,7 @@ Swipe through every tour page and back, tap every control of the Live page and s
 glossary card, wake the attract loop without pressing what lies under the finger, and a storm (five fingers, 50
 taps in a second) with nothing stuck and nothing doubled. Points are sent in window coordinates through
 ``QTest.touchEvent(window, device)``, which maps them to global screen positions; the offscreen screen is
-1920x1080 (tests/conftest.py), so a 1280x720 window lies on it.
+1280x720 (tests/conftest.py), so the 1280x720 window lies on it.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def kiosk(qtbot, make_window):
         settings = Settings(language="en", idle_seconds=idle_seconds, section_seconds=0.25,
                             prompts=["Once upon a time"])
         controller = KioskController(window, settings).install()
-        controller.screens.fullscreen = lambda: None  # stay 1280x720 (the screen is 1920x1080)
+        controller.screens.fullscreen = lambda: None  # stay a window (the 1080p audit resizes it)
         window.resize(1280, 720)
         router = install_touch(window, kiosk=True)
         window.show()
