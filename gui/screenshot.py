@@ -125,7 +125,7 @@ def screenshot_main(args) -> int:
         from gui.kiosk import KioskController
         from gui.settings import Settings
         from gui.touch import install_touch
-        KioskController(window, Settings(language=window.lang), attract=False).install()
+        KioskController(window, Settings(language=window.lang), attract=False).install().may_close = True
         install_touch(window, kiosk=True)
     window.resize(width, height)
     window.show()

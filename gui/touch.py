@@ -92,6 +92,7 @@ class TouchRouter(QObject):
         self._home = QPoint()
         self._last_tap = -1e9
         self._last_turn = -1e9
+        self._page_before = None  # the tour page before a tap's click (a page turned by a tap starts the cooldown)
         self._spring = QPropertyAnimation(self)
         self._spring.setPropertyName(b"pos")
         self._spring.setDuration(SPRING_MS)
@@ -213,7 +214,9 @@ class TouchRouter(QObject):
                 self._mode = "swipe"
                 self._moved = getattr(tour, "stage_stack", None) or getattr(tour, "view", None)
                 if self._moved is not None:
-                    self._spring.stop()
+                    if self._spring.state() == QPropertyAnimation.Running:  # caught mid-spring: home is its end
+                        self._spring.stop()
+                        self._moved.move(self._spring.endValue())
                     self._home = self._moved.pos()
             else:
                 self._mode = "other"  # a drag that means nothing here: no tap either
