@@ -278,3 +278,45 @@ def test_every_control_is_finger_sized_in_kiosk_mode(qtbot, kiosk, lang, size):
         assert len(controls) >= 3
         problems = target_problems(controls, window.height())
         assert problems == [], f"{page} {index}: " + "\n".join(problems)
+
+
+def _first_term_link(label) -> QPoint:
+    """Where the caption paints its first underlined term (label coordinates): its text laid out as QLabel does
+    (rich text, word-wrapped in the contents rect, vertically centred)."""
+    from PySide6.QtGui import QTextDocument
+    doc = QTextDocument()
+    doc.setDefaultFont(label.font())
+    doc.setDocumentMargin(0)
+    doc.setHtml(label.text())
+    box = label.contentsRect()
+    doc.setTextWidth(box.width())
+    top = box.top() + (box.height() - doc.size().height()) / 2
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            frag = it.fragment()
+            if frag.charFormat().isAnchor():
+                pos = frag.position() + frag.length() // 2 - block.position()
+                line = block.layout().lineForTextPosition(pos)
+                x = line.cursorToX(pos)[0] if isinstance(line.cursorToX(pos), tuple) else line.cursorToX(pos)
+                y = doc.documentLayout().blockBoundingRect(block).top() + line.y() + line.height() / 2
+                return QPoint(int(box.left() + x), int(top + y))
+            it += 1
+        block = block.next()
+    raise AssertionError("no term in the caption")
+
+
+def test_a_tapped_term_in_the_caption_opens_its_card(qtbot, kiosk):
+    from gui.tour import glossary
+    window, _, router = kiosk()
+    window.show_tour()
+    tour = window.tour
+    tour.goto(5)  # sampling: softmax, temperature, top-p, top-k
+    qtbot.wait(100)
+    first = glossary.BY_KEY[tour.caption_terms()[0]]
+    spot = tour.caption.mapTo(window, _first_term_link(tour.caption))
+    tap(window, spot)
+    qtbot.waitUntil(router.card.isVisible, timeout=1000)
+    assert router.card.text().startswith(glossary.term_name(first))
+    assert tour.term_line.isVisible()  # the tour's own line under the caption as well, as a click gives
