@@ -107,6 +107,8 @@ def build_gui_parser() -> argparse.ArgumentParser:
                    help="torch threads in the engine process, 1-256 (default: cores - 1, at least 1)")
     p.add_argument("--kiosk", action="store_true", help="fullscreen, attract loop when idle, locked down")
     p.add_argument("--presenter", action="store_true", help="large captions, fewer controls, clicker keys")
+    p.add_argument("--touch", action="store_true",
+                   help="touch mode without --kiosk: finger-sized controls, swipe and tap (on by itself on a touch screen)")
     p.add_argument("--screen", type=_screen_index, default=None, metavar="N", help="screen index for fullscreen / kiosk")
     p.add_argument("--idle-seconds", type=_idle_seconds, default=None, metavar="S",
                    help="kiosk: idle time before the attract loop, %g to %g s" % IDLE_SECONDS_RANGE)

@@ -178,6 +178,8 @@ def run_app(args) -> int:
     Presenter(window, screens=controller.screens if controller else None, screen=settings.screen,
               deck=settings.deck).install(
         presenter_mode=bool(_opt(args, "presenter", False)))
+    from gui.touch import install_touch  # kiosk, --touch or a touch screen: swipe, tap, finger-sized targets
+    install_touch(window, kiosk=kiosk, force=bool(_opt(args, "touch", False)))
     if controller is not None:
         controller.show()
     elif _opt(args, "screen", None) is not None:

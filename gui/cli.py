@@ -35,6 +35,8 @@ def build_screenshot_parser() -> argparse.ArgumentParser:
                    help="show the last trip at this fraction of its animation (default 0.55; 0.77 for a verify trip)")
     p.add_argument("--layout-json", default=None, metavar="FILE.json",
                    help="also write every visible text (rect, font px, clipped, role) as JSON (gui.layout_audit)")
+    p.add_argument("--kiosk", action="store_true",
+                   help="the kiosk's screen: touch mode (finger-sized controls, preset questions), locked down")
     return p
 
 
@@ -203,7 +205,7 @@ def _render(args, size) -> int:
     if args.section is not None:
         from gui.tour import render_section_png
         code = render_section_png(args.section, args.lang, args.out, size=size, live=not args.illustrative,
-                                  prompt=args.prompt, layout_json=args.layout_json)
+                                  prompt=args.prompt, layout_json=args.layout_json, kiosk=args.kiosk)
         if code == 0:
             print(f"screenshot: {args.out} ({size[0]}x{size[1]}, tour page {args.section}, {args.lang})")
         return code

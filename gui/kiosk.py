@@ -169,6 +169,16 @@ class IdleWatcher(QObject):
         """Count the idle time again from now."""
         self._timer.start()
 
+    def touched(self) -> bool:
+        """A touch that ``gui.touch`` took before Qt made mouse events of it: input, as ``eventFilter`` counts it.
+        True when it woke the exhibit (the caller drops that touch: it presses nothing)."""
+        self._timer.start()
+        if not self.waking:
+            return False
+        self.waking = False
+        self.woken.emit()
+        return True
+
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
         kind = event.type()
         if self.lock and kind == QEvent.ContextMenu:
@@ -338,6 +348,8 @@ class KioskController(QObject):
         self.attract = AttractLoop(window, settings)
         self.idle.idle.connect(self._on_idle)
         self.idle.woken.connect(self._on_woken)
+        from gui.invite import InviteBanner  # "Touch to start / 触摸开始" while the attract loop plays
+        self.invite = InviteBanner(window, self.idle)
         self._refocus = QTimer(self)
         self._refocus.setObjectName("kioskRefocus")
         self._refocus.setSingleShot(True)
@@ -437,6 +449,7 @@ class KioskController(QObject):
         """Stop the idle watch, the attract loop and the refocusing (the window may close after this)."""
         self.may_close = True
         self.idle.stop()
+        self.invite.end()
         self._refocus.stop()
         if self.attract.running:
             self.attract.stop()

@@ -351,6 +351,8 @@ def collect_layout(window: QWidget, lang: str | None = None) -> dict:
 def write_layout_json(window: QWidget, path: str | Path, lang: str | None = None) -> dict:
     """``collect_layout`` and write it to ``path`` as JSON (UTF-8). Returns the layout."""
     layout = collect_layout(window, lang)
+    from gui.controls_audit import collect_controls  # every control and its hit area (a key of its own)
+    layout["controls"] = collect_controls(window)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(layout, ensure_ascii=False, indent=1), encoding="utf-8")
     return layout

@@ -110,6 +110,12 @@ def open_live_window(args, size: tuple[int, int], name: str = "screenshot", step
     if getattr(args, "presenter", False):
         from gui.presenter import Presenter
         Presenter(window).install(presenter_mode=True)
+    if getattr(args, "kiosk", False):  # the kiosk's screen: locked down and in touch mode, not fullscreen
+        from gui.kiosk import KioskController
+        from gui.settings import Settings
+        from gui.touch import install_touch
+        KioskController(window, Settings(language=window.lang), attract=False).install().may_close = True
+        install_touch(window, kiosk=True)
     window.resize(width, height)
     window.show()
     app.processEvents()

@@ -22,9 +22,14 @@ from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Settings and logs of the app under test go to a scratch place, never to the user's own (gui/settings.py, logs.py)
 _SCRATCH = Path(__import__("tempfile").mkdtemp(prefix="one-trip-tests-"))
+# The offscreen platform's one screen is 800x800 unless a config file says otherwise (its "configfile" option):
+# a 1280x720 screen (the kiosk and projector size), so that the touch tests' 1280x720 window lies on it.
+(_SCRATCH / "offscreen.json").write_text(
+    '{"screens": [{"name": "offscreen-720p", "x": 0, "y": 0, "width": 1280, "height": 720,'
+    ' "logicalDpi": 96, "logicalBase": 96, "dpr": 1}]}', encoding="utf-8")
+os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={_SCRATCH / 'offscreen.json'}")
 os.environ.setdefault("ONE_TRIP_CONFIG_DIR", str(_SCRATCH / "config"))
 os.environ.setdefault("ONE_TRIP_LOG_DIR", str(_SCRATCH / "log"))
 

@@ -2577,4 +2577,18 @@
         <translation>古诗模型（中文）</translation>
     </message>
 </context>
+<context>
+    <name>Invite</name>
+    <message>
+        <source>Touch to start</source>
+        <translation>触摸开始</translation>
+    </message>
+</context>
+<context>
+    <name>Touch</name>
+    <message>
+        <source>Swipe to the left, or tap Next ▶, to begin</source>
+        <translation>向左滑动，或点“下一段 ▶”，开始参观</translation>
+    </message>
+</context>
 </TS>

@@ -1,0 +1,322 @@
+"""Touch first: a kiosk window driven with ``QTest.touchEvent`` on a touch-screen device only (no mouse, no keys).
+
+Swipe through every tour page and back, tap every control of the Live page and see it react, open and close a
+glossary card, wake the attract loop without pressing what lies under the finger, and a storm (five fingers, 50
+taps in a second) with nothing stuck and nothing doubled. Points are sent in window coordinates through
+``QTest.touchEvent(window, device)``, which maps them to global screen positions; the offscreen screen is
+1280x720 (tests/conftest.py), so the 1280x720 window lies on it.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QInputDevice
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QComboBox, QGraphicsView
+
+from gui import touch, touch_card
+from gui.controls_audit import collect_controls, target_problems
+from gui.kiosk import KioskController
+from gui.settings import Settings
+from gui.touch import install_touch
+from gui.touch_targets import target_px
+
+_DEVICE = []
+
+
+def screen():
+    """The touch-screen device (created once per process: Qt keeps every device it is told of)."""
+    if not _DEVICE:
+        _DEVICE.append(QTest.createTouchDevice(QInputDevice.DeviceType.TouchScreen))
+    return _DEVICE[0]
+
+
+def center(window, widget) -> QPoint:
+    return widget.mapTo(window, widget.rect().center())
+
+
+def tap(window, pos: QPoint, finger: int = 0) -> None:
+    QTest.touchEvent(window, screen(), False).press(finger, pos, window).commit()
+    QTest.touchEvent(window, screen(), False).release(finger, pos, window).commit()
+
+
+def drag(window, start: QPoint, end: QPoint, steps: int = 8) -> None:
+    QTest.touchEvent(window, screen(), False).press(0, start, window).commit()
+    for i in range(1, steps + 1):
+        p = start + (end - start) * (i / steps)
+        QTest.touchEvent(window, screen(), False).move(0, p, window).commit()
+    QTest.touchEvent(window, screen(), False).release(0, end, window).commit()
+
+
+@pytest.fixture
+def kiosk(qtbot, make_window):
+    """A 1280x720 kiosk window (fake engine) in touch mode; the attract loop waits an hour unless told."""
+    def make(idle_seconds: float = 3600.0):
+        window = make_window(trip_s=0.02)
+        settings = Settings(language="en", idle_seconds=idle_seconds, section_seconds=0.25,
+                            prompts=["Once upon a time"])
+        controller = KioskController(window, settings).install()
+        controller.screens.fullscreen = lambda: None  # stay a window (the 1080p audit resizes it)
+        window.resize(1280, 720)
+        router = install_touch(window, kiosk=True)
+        window.show()
+        qtbot.waitExposed(window)
+        made.append(controller)
+        return window, controller, router
+    made: list = []
+    yield make
+    for controller in made:
+        controller.release()
+
+
+def test_touch_mode_is_off_on_a_desktop_without_a_touch_screen(qtbot, make_window, monkeypatch):
+    window = make_window()
+    monkeypatch.setattr(touch, "touch_screen_present", lambda: False)
+    assert install_touch(window) is None and not hasattr(window, "touch_router")
+    assert window.run_button.minimumHeight() < target_px(720)  # nothing changed: the mouse's sizes
+
+
+def test_swipe_through_every_tour_page_and_back_and_a_short_drag_springs_back(qtbot, kiosk, monkeypatch):
+    monkeypatch.setattr(touch, "PAGE_COOLDOWN_S", 0.0)
+    window, _, router = kiosk()
+    window.show_tour()
+    tour = window.tour
+    qtbot.waitUntil(lambda: tour.isVisible())
+    stage = tour.stage_stack
+    y = stage.mapTo(window, stage.rect().center()).y()
+    w = window.width()
+    home = stage.pos()
+    drag(window, QPoint(int(w * 0.5), y), QPoint(int(w * 0.45), y))  # 5 %: short of a page
+    assert tour.current_index == 0
+    qtbot.waitUntil(lambda: stage.pos() == home, timeout=2000)  # sprang back
+    # a slow drag follows the finger before it is released
+    QTest.touchEvent(window, screen(), False).press(0, QPoint(int(w * 0.6), y), window).commit()
+    QTest.touchEvent(window, screen(), False).move(0, QPoint(int(w * 0.5), y), window).commit()
+    assert stage.pos().x() < home.x() - w * 0.05
+    QTest.touchEvent(window, screen(), False).release(0, QPoint(int(w * 0.5), y), window).commit()
+    qtbot.waitUntil(lambda: stage.pos() == home, timeout=2000)
+    for page in range(1, tour.section_count):
+        drag(window, QPoint(int(w * 0.8), y), QPoint(int(w * 0.2), y))
+        assert tour.current_index == page
+        assert stage.pos() == home
+    drag(window, QPoint(int(w * 0.8), y), QPoint(int(w * 0.2), y))  # the last page stays
+    assert tour.current_index == tour.section_count - 1
+    for page in range(tour.section_count - 2, -1, -1):
+        drag(window, QPoint(int(w * 0.2), y), QPoint(int(w * 0.8), y))
+        assert tour.current_index == page
+    drag(window, QPoint(int(w * 0.3), y - 200), QPoint(int(w * 0.6), y + 200))  # mostly vertical: no page
+    assert tour.current_index == 0
+    assert window.isVisible() and not window.live_page.isVisible()
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise", "This plugin does not support grabbing",
+                           "This plugin does not support propagateSizeHints")  # a popup, offscreen
+def test_tap_every_control_of_the_live_page_and_see_it_react(qtbot, kiosk):
+    window, _, router = kiosk()
+    controls = [w for kind in (QAbstractButton, QAbstractSlider, QComboBox) for w in window.live_page.findChildren(kind)
+                if w.isVisibleTo(window) and w.isEnabled()
+                and not (isinstance(w, QAbstractSlider) and w.minimum() == w.maximum())]  # one degree: nothing to move
+    controls += [window.lang_button, window.model_choice.findChild(QComboBox)]
+    reacted: dict[str, int] = {}
+    assert len(controls) >= 8
+    for w in controls:
+        name = w.objectName() or type(w).__name__ + ":" + (getattr(w, "text", lambda: "")() or w.toolTip()[:20])
+        count = [0]
+        if isinstance(w, QAbstractButton):
+            w.clicked.connect(lambda *_a, c=count: c.__setitem__(0, c[0] + 1))
+            pos = center(window, w)
+        elif isinstance(w, QAbstractSlider):
+            w.valueChanged.connect(lambda *_a, c=count: c.__setitem__(0, c[0] + 1))
+            lo_side = w.value() > (w.minimum() + w.maximum()) / 2
+            pos = w.mapTo(window, QPoint(int(w.width() * (0.1 if lo_side else 0.9)), w.height() // 2))
+        else:
+            pos = center(window, w)
+        tap(window, pos)
+        qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
+        if isinstance(w, QComboBox):
+            count[0] = int(w.view().isVisible())
+            w.hidePopup()
+        reacted[name] = count[0]
+        if not window.live_page.isVisible():
+            window.show_live()
+    assert all(n == 1 for n in reacted.values()), {k: v for k, v in reacted.items() if v != 1}
+    # every tooltip is reachable by a tap: the last control's shows as a card (or the card closed on the tap)
+    tap(window, center(window, window.reset_button))
+    qtbot.wait(100)
+    assert router.card.isVisible() and router.card.text() == window.reset_button.toolTip()
+
+
+def test_a_tap_on_the_stage_starts_one_trip_when_nothing_runs(qtbot, kiosk):
+    window, _, router = kiosk()
+    window.main_new_tokens = 200
+    stage = window.view
+    spot = stage.mapTo(window, QPoint(stage.width() // 2, stage.height() // 3))
+    assert not window.is_running()
+    tap(window, spot)
+    assert window.is_running() and router.runs_started == 1
+    session = window._session
+    for _ in range(5):
+        qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
+        tap(window, spot)
+    assert router.runs_started == 1 and window._session == session  # running: a tap starts nothing more
+    qtbot.waitUntil(lambda: window.reports_received > 0, timeout=5000)
+
+
+def test_a_glossary_card_opens_where_the_finger_is_and_closes_on_a_tap_outside_or_by_itself(qtbot, kiosk,
+                                                                                         monkeypatch):
+    window, _, router = kiosk()
+    window.show_tour()
+    tour = window.tour
+    tour.goto(6)  # decode: "memory-bound" in its scene
+    qtbot.wait(50)
+    view: QGraphicsView = tour.view
+    items = [i for i in view.scene().items() if i.toolTip() and i.isVisible()
+             and view.viewport().rect().contains(view.mapFromScene(i.sceneBoundingRect().center()))]
+    assert items, "no scene text with a glossary tooltip on this page"
+    item = items[0]
+    spot = view.viewport().mapTo(window, view.mapFromScene(item.sceneBoundingRect().center()))
+    tap(window, spot)
+    assert router.card.isVisible() and router.card.text() == item.toolTip()
+    assert router.card.geometry().adjusted(-80, -80, 80, 80).contains(spot)  # where the finger is
+    qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
+    tap(window, QPoint(10, window.height() // 2))  # outside the card
+    assert not router.card.isVisible()
+    monkeypatch.setattr(touch_card, "CARD_S", 0.2)
+    qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
+    tap(window, spot)
+    assert router.card.isVisible()
+    qtbot.waitUntil(lambda: not router.card.isVisible(), timeout=2000)  # closed by itself
+
+
+def test_the_first_touch_wakes_the_attract_loop_and_presses_nothing(qtbot, kiosk):
+    window, controller, router = kiosk(idle_seconds=0.3)
+    qtbot.waitUntil(controller.is_attracting, timeout=3000)
+    banner = controller.invite
+    assert banner.isVisible() and banner.lines() == ("触摸开始", "Touch to start")
+    assert banner.height() >= window.height() * 0.2  # big: read across the room
+    start = banner.progress
+    qtbot.waitUntil(lambda: banner.progress != start, timeout=1000)  # the cart moves
+    window.show_tour()
+    tour = window.tour
+    qtbot.waitUntil(lambda: tour.next_button.isVisible(), timeout=2000)
+    tour.goto(3)
+    clicks = []
+    tour.next_button.clicked.connect(lambda: clicks.append(1))
+    tap(window, center(window, tour.next_button))
+    assert not controller.is_attracting() and not banner.isVisible()
+    assert clicks == [] and tour.current_index == 0  # woken, back at the start; Next was not pressed
+    qtbot.waitUntil(router.card.isVisible, timeout=1000)  # where to begin
+    qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
+    tap(window, center(window, tour.next_button))
+    assert clicks == [1] and tour.current_index == 1  # awake: a tap is a tap
+
+
+def test_a_storm_of_fingers_and_taps_skips_no_pages_and_starts_no_second_run(qtbot, kiosk):
+    window, _, router = kiosk()
+    window.show_tour()
+    tour = window.tour
+    qtbot.waitUntil(lambda: tour.next_button.isVisible(), timeout=2000)
+    turns: list[float] = []
+    tour.section_changed.connect(lambda _i: turns.append(time.monotonic()))
+    nxt = center(window, tour.next_button)
+    seq = QTest.touchEvent(window, screen(), False)  # five fingers (a palm) on Next at once
+    for f in range(5):
+        seq.press(f, nxt + QPoint(6 * f, 0), window)
+    seq.commit()
+    seq = QTest.touchEvent(window, screen(), False)
+    for f in range(5):
+        seq.release(f, nxt + QPoint(6 * f, 0), window)
+    seq.commit()
+    assert turns == [] and router.cancelled == 1
+    t0 = time.monotonic()
+    for i in range(50):  # 50 taps in a second on Next
+        tap(window, nxt, finger=i % 3)
+        qtbot.wait(20)
+    elapsed = time.monotonic() - t0
+    gaps = [b - a for a, b in zip(turns, turns[1:])]
+    assert all(g >= touch.PAGE_COOLDOWN_S * 0.95 for g in gaps), gaps  # never two pages at once
+    assert 1 <= len(turns) <= elapsed / touch.PAGE_COOLDOWN_S + 1
+    window.show_live()
+    stage = window.view
+    spot = stage.mapTo(window, QPoint(stage.width() // 2, stage.height() // 3))
+    window.main_new_tokens = 200
+    for i in range(50):
+        tap(window, spot, finger=i % 5)
+        qtbot.wait(20)
+    assert router.runs_started == 1
+    assert router._primary is None and router._mode == "idle"  # nothing stuck
+    assert router._spring.state() != router._spring.State.Running
+    frames = window.frame_counter.count if hasattr(window.frame_counter, "count") else None
+    qtbot.waitUntil(lambda: window.reports_received >= 3, timeout=5000)  # the run goes on, the window paints
+    if frames is not None:
+        assert window.frame_counter.count > frames
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_every_control_is_finger_sized_in_kiosk_mode(qtbot, kiosk, lang, size):
+    window, _, _ = kiosk()
+    window.set_language(lang)
+    window.resize(*size)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == size, timeout=2000)
+    qtbot.wait(50)
+    pages = [("live", None)] + [("tour", i) for i in (0, 5, 15, 16)]
+    for page, index in pages:
+        if page == "live":
+            window.show_live()
+        else:
+            window.show_tour()
+            window.tour.goto(index)
+        try:  # the layout settles within a few events of the page change
+            qtbot.waitUntil(lambda: not target_problems(collect_controls(window), window.height()), timeout=1500)
+        except Exception:  # noqa: BLE001 - say which control fails
+            pass
+        controls = collect_controls(window)
+        assert len(controls) >= 3
+        problems = target_problems(controls, window.height())
+        assert problems == [], f"{page} {index}: " + "\n".join(problems)
+
+
+def _first_term_link(label) -> QPoint:
+    """Where the caption paints its first underlined term (label coordinates): its text laid out as QLabel does
+    (rich text, word-wrapped in the contents rect, vertically centred)."""
+    from PySide6.QtGui import QTextDocument
+    doc = QTextDocument()
+    doc.setDefaultFont(label.font())
+    doc.setDocumentMargin(0)
+    doc.setHtml(label.text())
+    box = label.contentsRect()
+    doc.setTextWidth(box.width())
+    top = box.top() + (box.height() - doc.size().height()) / 2
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            frag = it.fragment()
+            if frag.charFormat().isAnchor():
+                pos = frag.position() + frag.length() // 2 - block.position()
+                line = block.layout().lineForTextPosition(pos)
+                x = line.cursorToX(pos)[0] if isinstance(line.cursorToX(pos), tuple) else line.cursorToX(pos)
+                y = doc.documentLayout().blockBoundingRect(block).top() + line.y() + line.height() / 2
+                return QPoint(int(box.left() + x), int(top + y))
+            it += 1
+        block = block.next()
+    raise AssertionError("no term in the caption")
+
+
+def test_a_tapped_term_in_the_caption_opens_its_card(qtbot, kiosk):
+    from gui.tour import glossary
+    window, _, router = kiosk()
+    window.show_tour()
+    tour = window.tour
+    tour.goto(5)  # sampling: softmax, temperature, top-p, top-k
+    qtbot.wait(100)
+    first = glossary.BY_KEY[tour.caption_terms()[0]]
+    spot = tour.caption.mapTo(window, _first_term_link(tour.caption))
+    tap(window, spot)
+    qtbot.waitUntil(router.card.isVisible, timeout=1000)
+    assert router.card.text().startswith(glossary.term_name(first))
+    assert tour.term_line.isVisible()  # the tour's own line under the caption as well, as a click gives
