@@ -57,17 +57,22 @@ class BatchingScene(TourScene):
         for mode in ("static", "continuous"):
             modes[mode] = [p["rows"] for p in b[mode]["passes"]] if b else _ILLUSTRATIVE[mode]
         longest = max(len(v) for v in modes.values())
-        readouts = {}
+        readouts, spreads = {}, {}
         for mode in modes:
             ms = b[mode]["total_ms"] if b else None
             readouts[mode] = T("{n} trips").format(n=len(modes[mode])) + (f" · {fmt_ms(ms)}" if ms else "")
-        ro_w = max(self.measure(r, "body", True).width() for r in readouts.values()) + 24
+            if b and b.get("runs"):  # the figure is a median: its spread and how many runs, right under it
+                s_ms = b[mode]["ms"]
+                spreads[mode] = T("median of {n} runs, {lo}–{hi}").format(n=b["runs"], lo=fmt_ms(s_ms["min"]),
+                                                                        hi=fmt_ms(s_ms["max"]))
+        ro_w = max([self.measure(r, "body", True).width() for r in readouts.values()]
+                   + [self.measure(r, "label").width() for r in spreads.values()]) + 24
         cw = min(56.0, (1520 - ro_w) / max(1, longest))
         names = {"static": T("Static batch: everyone waits for the longest"),
                  "continuous": T("Continuous batch: a free seat is taken at once")}
         n_seats = int(b.get("max_batch", 2)) if b else 2
         cell_style = "label" if n_seats <= 2 else "small"  # four rows of seats per mode still fit the page
-        cell_h = self.measure("A14", cell_style, True).height() + (8 if n_seats <= 2 else 4)
+        cell_h = self.measure("A14", cell_style, True).height() + (8 if n_seats <= 2 else 2)
         y = self.top
         for m, mode in enumerate(("static", "continuous")):
             head = self.text(names[mode], 40, y, "body", TEXT, True, role="heading")
@@ -91,27 +96,26 @@ class BatchingScene(TourScene):
                                       True, align="center", role="cell")
                         t.setParentItem(cell)
                     self.fade_in(cell, 0.2 + 0.05 * i + m * 0.2, 0.35 + 0.05 * i + m * 0.2)
-            self.text(readouts[mode], 1560, y0 + cell_h / 2, "body", ACCENT, True, align="right", role="readout")
+            ro = self.text(readouts[mode], 1560, y0 + cell_h / 2, "body", ACCENT, True, align="right", role="readout")
+            if mode in spreads:
+                self.text(spreads[mode], 1560, ro.sceneBoundingRect().bottom() + 2, "label", DIM, align="right",
+                          role="readout")
             y = y0 + n_seats * (cell_h + 4) + 8
         _, y = self.para(T("Each column is one trip; {n} seats. Pale cells read a question (prefill): C's long "
                            "question is read in chunks of {k} tokens beside other people's writing (chunked "
                            "prefill).").format(n=n_seats, k=b["step_tokens"] if b else 32), 40, y, 1520, "label", DIM,
                          role="legend")
         pill = self.badge("measured" if b else "illustrative", 40, y + 4,
-                          T("this engine's scheduler, {n} requests").format(n=len(b["requests"])) if b else None)
+                          T("this engine's scheduler, {n} requests; the two modes run in turn after a warm-up"
+                            ).format(n=len(b["requests"])) if b else None)
         y = pill.sceneBoundingRect().bottom() + 6
-        if b and b.get("runs"):
-            s_ms, c_ms = b["static"]["ms"], b["continuous"]["ms"]
-            _, y = self.para(T("Each time is the median of {n} runs, taken in turn after a warm-up: static {s}, "
-                               "{s_lo}–{s_hi}; continuous {c}, {c_lo}–{c_hi}.").format(
-                n=b["runs"], s=fmt_ms(s_ms["median"]), s_lo=fmt_ms(s_ms["min"]), s_hi=fmt_ms(s_ms["max"]),
-                c=fmt_ms(c_ms["median"]), c_lo=fmt_ms(c_ms["min"]), c_hi=fmt_ms(c_ms["max"])),
-                40, y, 1520, "label", DIM, role="caption")
         reason = _batching_why_not(b) if b else None
         if reason:  # the figures disagree with the lesson: said as large as the figures, with the measured reason
             _, y = self.para(reason, 40, y + 4, 1520, "body", ACCENT, True, role="caption")
         # block table
         py = y + 10
+        if reason and py > 700 - 140:
+            return  # the measured verdict needs the room: the block table and disaggregation panels give way
         if py > 700 - 140:
             py = 700 - 140
         ph = 700 - 8 - py

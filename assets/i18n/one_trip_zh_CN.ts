@@ -1231,8 +1231,8 @@
         <translation>本机引擎的前缀缓存，3 次取中位数</translation>
     </message>
     <message>
-        <source>this engine's scheduler, {n} requests</source>
-        <translation>本机引擎的调度器，{n} 个请求</translation>
+        <source>this engine's scheduler, {n} requests; the two modes run in turn after a warm-up</source>
+        <translation>本机引擎的调度器，{n} 个请求；热身之后两种方式轮流测</translation>
     </message>
     <message>
         <source>this model</source>
@@ -1567,8 +1567,8 @@
         <translation>它的缓存里有这个开头</translation>
     </message>
     <message>
-        <source>Each time is the median of {n} runs, taken in turn after a warm-up: static {s}, {s_lo}–{s_hi}; continuous {c}, {c_lo}–{c_hi}.</source>
-        <translation>每个时间都是热身之后、两种方式轮流各测 {n} 次的中位数：静态批 {s}，{s_lo}–{s_hi}；连续批 {c}，{c_lo}–{c_hi}。</translation>
+        <source>median of {n} runs, {lo}–{hi}</source>
+        <translation>{n} 次的中位数，{lo}–{hi}</translation>
     </message>
     <message>
         <source>Measured here, continuous batching saved no trip ({tc} against {ts}): the answers ended early, so no seat stood empty to refill.</source>
