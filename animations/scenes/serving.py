@@ -261,7 +261,11 @@ class SpeculativeScene(TourScene):
             y = self._apprentice_cost(s, rx + 20, y, rw - 40) + 10
         _, y = self.para(T("In production: EAGLE-3, a light guessing head trained on the big model's hidden states; "
                            "DeepSeek-V3 and GLM-style MoE models build in multi-token prediction (MTP). Open-ended "
-                           "writing gains less than code."), rx + 20, y, rw - 40, "label", TEXT, role="caption")
+                           "writing gains less than code."), rx + 20, y, rw - 40, "label", TEXT, role="caption") \
+            if not live else self.para_fit(T("In production: EAGLE-3, a light guessing head trained on the big "
+                                             "model's hidden states; DeepSeek-V3 and GLM-style MoE models build in "
+                                             "multi-token prediction (MTP). Open-ended writing gains less than "
+                                             "code."), rx + 20, y, rw - 40, 700 - 56, role="caption")
         y = self.badge("source", rx + 20, y + 8).sceneBoundingRect().bottom()
         self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)
 
@@ -271,15 +275,14 @@ class SpeculativeScene(TourScene):
         book's pass split into reading and fixed work (``model.lessons.trip_split``). Returns the y below."""
         f = {"w": 100 * s["draft_weight_bytes"] / s["weight_bytes"], "t": 100 * s["draft_pass_ms"] / s["plain_pass_ms"],
              "d": fmt_ms(s["draft_pass_ms"]), "p": fmt_ms(s["plain_pass_ms"])}
-        _, y = self.para(T("The apprentice has {w:.0f}% of the book's weights, yet one of its trips takes {t:.0f}% of "
-                           "the book's ({d} against {p}).").format(**f), x, y, w, "small", TEXT, role="caption")
         split = s.get("split")
+        text = T("The apprentice has {w:.0f}% of the book's weights, yet one of its trips takes {t:.0f}% of the "
+                 "book's ({d} against {p}).").format(**f)
         if split:
-            _, y = self.para(T("A trip of the book here spends {r} reading its weights and {o} on fixed work "
-                               "(Python, launching kernels, sampling), which a smaller apprentice pays just the same."
-                               ).format(r=fmt_ms(split["reading_ms"]), o=fmt_ms(split["rest_ms"])),
-                             x, y + 2, w, "small", DIM, role="caption")
-        return self.badge("measured", x, y + 4).sceneBoundingRect().bottom()
+            text += " " + T("Here a trip of the book is {r} of reading and {o} of fixed work (Python, kernel launches), "
+                            "which a smaller apprentice pays just the same.").format(r=fmt_ms(split["reading_ms"]), o=fmt_ms(split["rest_ms"]))
+        _, y = self.para(text, x, y, w, "small", DIM, role="caption")
+        return y
 
 
 class ParallelScene(TourScene):

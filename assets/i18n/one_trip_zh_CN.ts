@@ -1587,8 +1587,8 @@
         <translation>学徒的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
     </message>
     <message>
-        <source>A trip of the book here spends {r} reading its weights and {o} on fixed work (Python, launching kernels, sampling), which a smaller apprentice pays just the same.</source>
-        <translation>在这台电脑上，书的一趟花 {r} 读权重，{o} 花在固定的杂事上（Python、启动计算核、采样）；学徒再小，这部分也一样要付。</translation>
+        <source>Here a trip of the book is {r} of reading and {o} of fixed work (Python, kernel launches), which a smaller apprentice pays just the same.</source>
+        <translation>在这台电脑上，书的一趟里读权重占 {r}，固定的杂事（Python、启动计算核）占 {o}；学徒再小，这部分也一样要付。</translation>
     </message>
     <message>
         <source>Trips for the same {n} tokens</source>
