@@ -161,7 +161,8 @@ def kv_cache(engine: Engine, prompt: str, steps: int = 24) -> dict:
     """The same greedy answer with the KV cache and without it (every pass recomputes every K and V).
 
     Returns the tokens written (``new_tokens``: one per pass, the prefill's included; fewer than ``steps + 1``
-    when the model ends its text), per-pass times, totals, K/V rows computed (tokens fed, summed over the decode passes: without the
+    when the model ends its text), per-pass times of one run, totals (``*_total_ms``: the medians of ``runs``
+    interleaved runs after a warm-up, with ``*_summary`` min/max and the ``verdict``), K/V rows computed (tokens fed, summed over the decode passes: without the
     cache pass i feeds prompt + i tokens, with it 1), whether both answers were identical, and the source's case
     run for real: an 8-token prompt and 6 decode passes (``rows_8x6``: 69 without, 6 with).
     """
@@ -179,13 +180,16 @@ def kv_cache(engine: Engine, prompt: str, steps: int = 24) -> dict:
     def rows(reports) -> int:
         return sum(r.tokens_in for r in reports[1:])  # decode passes only: the first pass is the prefill
 
+    # the totals shown are medians of interleaved runs after a warm-up (model/lesson_runs.py), not one cold run
+    timed = lesson_runs.kv_cache_times(engine, ids, steps, KV_BUDGET_BYTES)
     eight = _fit(ids, 8)
     small_with, _ = run(eight, 7, True)
     small_without, _ = run(eight, 7, False)
     return {"prompt_tokens": len(ids), "steps": steps, "new_tokens": len(with_tokens),
             "with_ms": [r.forward_ms for r in with_r], "without_ms": [r.forward_ms for r in without_r],
-            "with_total_ms": sum(r.forward_ms for r in with_r),
-            "without_total_ms": sum(r.forward_ms for r in without_r),
+            "with_total_ms": timed["with"]["median"], "without_total_ms": timed["without"]["median"],
+            "with_summary": timed["with"], "without_summary": timed["without"], "runs": timed["runs"],
+            "verdict": timed["verdict"],
             "rows_with": rows(with_r), "rows_without": rows(without_r),
             "same_tokens": with_tokens == without_tokens,
             "rows_8x6": {"with": rows(small_with), "without": rows(small_without)}}

@@ -1339,6 +1339,10 @@
         <translation>{n:,} 块</translation>
     </message>
     <message>
+        <source>{name}: {ms} in all, median of {n} runs</source>
+        <translation>{name}：共 {ms}，{n} 次的中位数</translation>
+    </message>
+    <message>
         <source>{name}: {ms} in all</source>
         <translation>{name}：共 {ms}</translation>
     </message>
