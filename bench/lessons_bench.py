@@ -149,4 +149,10 @@ def markdown(rows: list[dict]) -> list[str]:
         lines.append(f"| {r['page']} | {r['lesson']} | {r['agreed']} of {r['runs']} | {r['better']}: "
                      f"{b['median']:.1f} ({b['min']:.1f}–{b['max']:.1f}) | {r['worse']}: {w['median']:.1f} "
                      f"({w['min']:.1f}–{w['max']:.1f}) | {acc} | {why} | {r['load_start']} → {r['load_end']} |")
+    lines += ["", "Rows \"Live\" are the Live page's apprentice under the window's default sampling, where the issue "
+              "found it slower than plain decoding: sampling keeps a guess with probability min(1, p/q) "
+              "(model/speculative.py), so fewer guesses are kept and the apprentice's own passes are not paid back. "
+              "The engine process measures this at start-up (model/service.py, event \"apprentice\": both "
+              "apprentices under the sampling in use and greedy), picks the one that pays, and says under which "
+              "setting (pays_when) so the Live page can run its apprentice demo there and say so."]
     return lines + [""]
