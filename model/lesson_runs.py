@@ -201,8 +201,8 @@ def apprentice_verdicts(src: Engine, sampling: SamplingParams | None, ids: list[
     a warm-up first, so the draft's cold first trip is not timed, then ``repeats`` interleaved runs).
 
     Returns ``{"sampling": {"temperature", "top_k", "top_p"}, "verdicts": {"model"?: ..., "ngram": ...}
-    (each ``speculative_times``' dict), "best": the apprentice with the highest speed-up above 1.0, or None when
-    neither beats plain decoding}``. ``ids`` default to ``APPRENTICE_PROMPT``; ``kinds`` to every apprentice
+    (each ``speculative_times``' dict), "best": the apprentice with the highest speed-up among those that pay
+    clearly (kept some guesses, and every run with it was faster than every run without), or None}``. ``ids`` default to ``APPRENTICE_PROMPT``; ``kinds`` to every apprentice
     available (``apprentice_kinds``).
     """
     ids = ids or src.tokenizer.encode(APPRENTICE_PROMPT) or [0]
@@ -214,7 +214,9 @@ def apprentice_verdicts(src: Engine, sampling: SamplingParams | None, ids: list[
 
 def combine_verdicts(sampling: SamplingParams | None, verdicts: dict) -> dict:
     """``apprentice_verdicts``' answer from per-apprentice ``speculative_times`` dicts measured separately."""
-    paying = [(v["speedup"], a) for a, v in verdicts.items() if v.get("speedup") and v["verdict"]["holds"]]
+    # pays clearly: every run with it faster than every run without (a 1.01x with no guess kept is noise)
+    paying = [(v["speedup"], a) for a, v in verdicts.items()
+              if v.get("speedup") and v["verdict"]["holds"] and v["verdict"]["separated"] and v.get("acceptance")]
     s = sampling or SamplingParams()
     return {"sampling": {"temperature": s.temperature, "top_k": s.top_k, "top_p": s.top_p},
             "verdicts": verdicts, "best": max(paying)[1] if paying else None}
