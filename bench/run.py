@@ -37,7 +37,7 @@ def _load() -> list[float] | None:
 
 
 SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative", "sharding", "prefix", "window",
-            "record", "mixed")
+            "record", "mixed", "lessons")  # lessons runs only when asked for (--lessons or --only lessons)
 
 
 def say_error(message: str) -> None:
@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", default=None, metavar="NAMES",
                    help="comma-separated subset: " + ",".join(SECTIONS))
     p.add_argument("--skip-window", action="store_true", help="do not start the window")
+    p.add_argument("--lessons", action="store_true",
+                   help="run every page's comparison --runs times and count the runs that agree with the lesson "
+                        "(same as --only lessons --update)")
+    p.add_argument("--runs", type=int, default=10, metavar="N", help="runs per lesson with --lessons (default 10)")
     p.add_argument("--update", action="store_true",
                    help="keep the other sections of an existing report (its .json beside it) and re-measure only --only")
     return p
@@ -74,6 +78,11 @@ def _fmt(s: dict, digits: int = 2) -> str:
 
 def bench_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if args.lessons:
+        args.only, args.update = "lessons", True
+    if args.runs < 1:
+        print(f"error: --runs must be at least 1, got {args.runs}", file=sys.stderr)
+        return 2
     if args.out is None:
         args.out = str(REPO / "docs" / ("benchmarks-quick.md" if args.quick else "benchmarks.md"))
     # bad input is refused before minutes of measuring, and never writes an empty report over a real one
@@ -106,7 +115,7 @@ def bench_main(argv: list[str]) -> int:
     target = Path(args.model) if args.model else BUNDLED_MODEL
     draft = Path(args.draft_model) if args.draft_model else BUNDLED_DRAFT
     only = set(args.only.split(",")) if args.only else None
-    want = (lambda name: only is None or name in only)
+    want = (lambda name: (only is None and name != "lessons") or (only is not None and name in only))
     q = args.quick
     results: dict = {"machine": machine_info(), "quick": q, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
     t_start = time.perf_counter()
@@ -148,6 +157,9 @@ def bench_main(argv: list[str]) -> int:
         if want("mixed"):
             from bench.mixed_bench import mixed_section
             results["mixed"] = mixed_section(target, quick=q)
+        if want("lessons"):
+            from bench import lessons_bench
+            results["lessons"] = lessons_bench.lessons(target, draft, runs=args.runs)
         if want("window") and not args.skip_window:
             from bench import window_bench
             results["window"] = window_bench.measure(target, quick=q)
@@ -352,6 +364,9 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
         from bench.mixed_bench import render_mixed
         load = (r.get("updated_load", {}).get("mixed") or {}).get("start") or r.get("machine", {}).get("load_average")
         lines += render_mixed(r["mixed"], _fmt, load)
+    if "lessons" in r:
+        from bench import lessons_bench
+        lines += lessons_bench.markdown(r["lessons"])
     if "window" in r:
         w = r["window"]
         lines += ["## The window", ""]

@@ -52,6 +52,8 @@ class EngineBridge(QObject):
     engine_died = Signal(int)
     analysis = Signal(dict)
     sharding = Signal(dict)  # the sharding now in force: mode, n, workers (after set_sharding or a fallback)
+    apprentice = Signal(dict)  # which apprentice pays here, measured by the engine at start-up (model/service.py)
+    apprentice_info: dict | None = None  # the last "apprentice" event
 
     def __init__(self, options: dict | None = None, target: str = DEFAULT_TARGET, parent: QObject | None = None,
                  poll_ms: int = 8, max_events_per_tick: int = 64):
@@ -76,6 +78,7 @@ class EngineBridge(QObject):
         if self.is_running():
             return
         self.info = None
+        self.apprentice_info = None
         self._stopping = False
         with children_ignore_sigint():  # Ctrl+C is the GUI's to handle, even while the engine is still starting
             self._commands = self._ctx.Queue()
@@ -234,6 +237,9 @@ class EngineBridge(QObject):
             self.analysis.emit(event)
         elif kind == "sharding":
             self.sharding.emit(event)
+        elif kind == "apprentice":
+            self.apprentice_info = event
+            self.apprentice.emit(event)
         elif kind == "error":
             log.warning("engine error: %s", event.get("message"))
             self.error.emit(str(event.get("message", "")))

@@ -37,6 +37,9 @@ import torch
 from model.catalog import card_acceptance
 from model.engine import Engine
 from model.engine import PassItem as _PassItem
+from model import lesson_runs
+from model.lesson_runs import LESSON_REPEATS
+from model.lessons import trip_split
 from model.sampling import SamplingParams
 
 # A small pool: enough for one context window of the bundled model (the engine keeps at least one window).
@@ -158,7 +161,8 @@ def kv_cache(engine: Engine, prompt: str, steps: int = 24) -> dict:
     """The same greedy answer with the KV cache and without it (every pass recomputes every K and V).
 
     Returns the tokens written (``new_tokens``: one per pass, the prefill's included; fewer than ``steps + 1``
-    when the model ends its text), per-pass times, totals, K/V rows computed (tokens fed, summed over the decode passes: without the
+    when the model ends its text), per-pass times of one run, totals (``*_total_ms``: the medians of ``runs``
+    interleaved runs after a warm-up, with ``*_summary`` min/max and the ``verdict``), K/V rows computed (tokens fed, summed over the decode passes: without the
     cache pass i feeds prompt + i tokens, with it 1), whether both answers were identical, and the source's case
     run for real: an 8-token prompt and 6 decode passes (``rows_8x6``: 69 without, 6 with).
     """
@@ -176,13 +180,16 @@ def kv_cache(engine: Engine, prompt: str, steps: int = 24) -> dict:
     def rows(reports) -> int:
         return sum(r.tokens_in for r in reports[1:])  # decode passes only: the first pass is the prefill
 
+    # the totals shown are medians of interleaved runs after a warm-up (model/lesson_runs.py), not one cold run
+    timed = lesson_runs.kv_cache_times(engine, ids, steps, KV_BUDGET_BYTES)
     eight = _fit(ids, 8)
     small_with, _ = run(eight, 7, True)
     small_without, _ = run(eight, 7, False)
     return {"prompt_tokens": len(ids), "steps": steps, "new_tokens": len(with_tokens),
             "with_ms": [r.forward_ms for r in with_r], "without_ms": [r.forward_ms for r in without_r],
-            "with_total_ms": sum(r.forward_ms for r in with_r),
-            "without_total_ms": sum(r.forward_ms for r in without_r),
+            "with_total_ms": timed["with"]["median"], "without_total_ms": timed["without"]["median"],
+            "with_summary": timed["with"], "without_summary": timed["without"], "runs": timed["runs"],
+            "verdict": timed["verdict"],
             "rows_with": rows(with_r), "rows_without": rows(without_r),
             "same_tokens": with_tokens == without_tokens,
             "rows_8x6": {"with": rows(small_with), "without": rows(small_without)}}
@@ -253,46 +260,30 @@ def reasoning(engine: Engine, prompt: str, think: int = 24, visible: int = 8) ->
             "first_visible_ms": first_visible}
 
 
-def batching(engine: Engine, prompt: str, max_batch: int = 2, step_tokens: int = 32) -> dict:
-    """Four requests of different lengths on the real scheduler, static and continuous, ``max_batch`` seats.
+def batching(engine: Engine, prompt: str, max_batch: int = 4, step_tokens: int = 32,
+             repeats: int = LESSON_REPEATS) -> dict:
+    """Static against continuous batching on the real scheduler, ``max_batch`` seats, eight requests of clearly
+    different prompt and answer lengths (``model.lesson_runs.BATCHING_PLAN``, prompts built from the visitor's).
 
-    Request C has a long prompt, fed in chunks of at most ``step_tokens`` tokens per pass (chunked prefill).
-    For each mode: one entry per pass ``{"ms", "phase", "rows": [[request, tokens fed, "prefill"|"decode"]]}``,
-    passes, total ms; and for continuous, the block tables of the running requests when most blocks were in use.
+    Request C's long prompt is fed in chunks of at most ``step_tokens`` tokens per pass (chunked prefill).
+    A warm-up run of each mode (recorded for the drawing), then ``repeats`` runs interleaved between the modes.
+    For each mode: ``passes`` (one entry per pass ``{"ms", "phase", "rows": [[request, tokens fed,
+    "prefill"|"decode"]]}``), ``trips``, ``ms`` (median, min, max, n of the summed forward ms) and ``total_ms``
+    (that median); ``runs``; ``verdict`` and ``why_not`` (``model.lessons``); for continuous the block tables
+    of the running requests when most blocks were in use.
     """
-    base = _ids(engine, prompt)[:16]
-    plan = [("A", base, 10), ("B", base[:6] or base, 3), ("C", _fit(base, 3 * step_tokens), 5), ("D", base, 6)]
-    out: dict = {"requests": [{"id": r, "prompt_tokens": len(p), "new_tokens": n} for r, p, n in plan],
-                 "max_batch": max_batch, "step_tokens": step_tokens}
-    for mode in ("static", "continuous"):
-        e = _engine(engine, batching=mode, max_batch=max_batch, max_step_tokens=step_tokens, prefix_cache=False)
-        for rid, ids, n in plan:
-            e.add_request(ids, max_new_tokens=n, request_id=rid)
-        passes, tables = [], {}
-        while e.has_work() and len(passes) < 500:
-            before = {s.request_id: (s.num_computed, s.in_prefill) for s in e.sequences()}
-            r = e.step()
-            rows = []
-            for rid in r.request_ids:
-                seq = next((s for s in e.scheduler.running if s.request_id == rid), None)
-                done, was_prefill = before.get(rid, (0, True))
-                now = seq.num_computed if seq is not None else None
-                fed = (now - done) if now is not None else 1
-                rows.append([rid, max(1, fed), "prefill" if was_prefill else "decode"])
-            passes.append({"ms": r.forward_ms, "phase": r.phase, "rows": rows})
-            now_tables = {s.request_id: list(s.table.blocks) for s in e.scheduler.running}
-            if mode == "continuous" and sum(map(len, now_tables.values())) > sum(map(len, tables.values())):
-                tables = now_tables  # the fullest moment: the most pages in use
-        out[mode] = {"passes": passes, "total_ms": sum(p["ms"] for p in passes)}
-        if mode == "continuous":
-            out["block_tables"] = tables
-            out["block_size"] = e.block_size
-    return out
+    return lesson_runs.batching(engine, _ids(engine, prompt)[:16], KV_BUDGET_BYTES, max_batch=max_batch,
+                                step_tokens=step_tokens, repeats=repeats)
 
 
-def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24) -> dict:
+def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24, bandwidth: float | None = None) -> dict:
     """The draft model guesses ``k`` tokens, the target checks them in one pass (greedy, so the answer equals
-    plain greedy decoding). ``available`` is False when the engine has no draft model."""
+    plain greedy decoding). ``available`` is False when the engine has no draft model.
+
+    Also why a smaller apprentice is not proportionally cheaper: ``draft_weight_bytes`` / ``weight_bytes``,
+    ``draft_pass_ms`` (median of one draft pass: a verify trip's draft time ÷ its guesses) against
+    ``plain_pass_ms`` (median plain decode pass), and with ``bandwidth`` (bytes/s) ``split``: the plain pass
+    cut into reading the weights and the rest (``model.lessons.trip_split``)."""
     if engine.draft is None:
         return {"available": False}
     ids = _ids(engine, prompt)[: engine.config.n_positions // 4]
@@ -309,7 +300,12 @@ def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24) -> dict:
     rid2 = plain.add_request(ids, max_new_tokens=n)
     plain_reports = _run(plain)
     trips = len(passes) + 1
+    per_guess = [p["draft_ms"] / p["proposed"] for p in passes if p["proposed"]]
+    plain_ms = _median([r.forward_ms for r in plain_reports if r.phase == "decode"])
+    split = trip_split(plain_ms, e.weight_bytes, bandwidth) if bandwidth and plain_ms > 0 else None
     return {"available": True, "k": k, "passes": passes, "trips": trips,
+            "weight_bytes": e.weight_bytes, "draft_weight_bytes": engine.draft.weight_bytes(),
+            "draft_pass_ms": _median(per_guess), "plain_pass_ms": plain_ms, "split": split,
             "tokens": len(e.finished[rid].token_ids), "plain_trips": len(plain_reports),
             "same_tokens": e.finished[rid].token_ids == plain.finished[rid2].token_ids,
             "acceptance": e.acceptance_rate,
@@ -422,6 +418,7 @@ KINDS: dict[str, Callable] = {
     "kv_cache": kv_cache, "stream": stream, "reasoning": reasoning, "batching": batching,
     "speculative": speculative, "prefix": prefix, "closing_line": closing_line,
 }
+WITH_BANDWIDTH = ("decode", "speculative")  # kinds that take the measured read speed (bytes/s)
 ON_DEMAND: dict[str, Callable] = {"speculative_trip": speculative_trip}  # served by analyze, not part of "tour"
 
 
@@ -430,7 +427,7 @@ def tour(engine: Engine, prompt: str, bandwidth: float | None = None) -> dict:
     out = {}
     for kind, fn in KINDS.items():
         try:
-            out[kind] = fn(engine, prompt, bandwidth=bandwidth) if kind == "decode" else fn(engine, prompt)
+            out[kind] = fn(engine, prompt, bandwidth=bandwidth) if kind in WITH_BANDWIDTH else fn(engine, prompt)
         except Exception as exc:  # noqa: BLE001 - one broken measurement must not hide the others
             out[kind] = {"error": f"{type(exc).__name__}: {exc}"}
     return out
@@ -451,7 +448,7 @@ def analyze(engine: Engine, cmd: dict, bandwidth: float | None = None) -> dict:
             event["data"] = tour(engine, prompt, bandwidth=bandwidth)
         elif kind in KINDS or kind in ON_DEMAND:
             params = {k: v for k, v in cmd.items() if k not in ("op", "kind", "analysis_id", "prompt")}
-            if kind == "decode":
+            if kind in WITH_BANDWIDTH:
                 params.setdefault("bandwidth", bandwidth)
             event["data"] = {**KINDS, **ON_DEMAND}[kind](engine, prompt, **params)
         else:

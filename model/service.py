@@ -11,6 +11,8 @@ Commands (GUI → engine), each a dict with "op":
                   (set first, so {"op": "set_draft_k", "k": 4, "kind": "ngram"} switches and sets in one command)
     set_draft_kind  kind: "model" (the draft model) | "ngram" (prompt lookup, no model; always available)
     set_sharding  mode ("tp" | "pp"), n: tear the model over n worker processes (n = 1: back to one process)
+    check_apprentice  temperature, top_k, top_p (optional): measure which apprentice pays under that sampling
+                  (and greedy), between other commands; answered by an "apprentice" event
     reset         abort every request and drop unused grants
     analyze       analysis_id, kind, prompt, ...params: a measurement for the tour (model/analysis.py); runs at
                   once on fresh engines over the same model, the session's requests are untouched
@@ -29,6 +31,10 @@ Events (engine → GUI), each a dict with "type":
     finished      request_id, text, finish_reason, ttft_ms
     idle          no request left
     analysis      analysis_id, kind, prompt, data (plain measurements) or error, elapsed_ms
+    apprentice    checks: [model.lesson_runs.apprentice_verdicts for the sampling in use, then greedy], chosen:
+                  the apprentice now set ("model" | "ngram"; the one that pays under the sampling in use, else
+                  under greedy, else unchanged), pays_when: "sampling" | "greedy" | None. Measured at start-up
+                  (when the option measure_apprentice is on, as the window's engine process has it) while idle
     error         message (the engine keeps running)
     fatal         message (the model could not be loaded; the process ends)
 """
@@ -93,6 +99,47 @@ class EngineService:
         self.grants = 0
         self.free_run = False
         self.stopping = False
+        self.apprentice_queue: list = []  # (SamplingParams or None,) still to measure, one per idle moment
+        self.apprentice_done: list = []
+        self.apprentice_chosen_by_user = False  # the visitor picked an apprentice: the check does not override it
+        if options.get("measure_apprentice"):
+            self.check_apprentice(bundled.temperature if bundled else 0.8, 0, bundled.top_p if bundled else 0.95)
+
+    def check_apprentice(self, temperature: float, top_k: int, top_p: float) -> None:
+        """Queue the apprentice check (``model.lesson_runs.apprentice_verdicts``) for this sampling and for
+        greedy: one (sampling, apprentice) pair per idle moment, so commands wait at most one short measurement."""
+        from model.lesson_runs import apprentice_kinds
+        from model.sampling import SamplingParams
+        sampling = SamplingParams(temperature=float(temperature), top_k=int(top_k), top_p=float(top_p), seed=0)
+        samplings = [sampling, None] if not sampling.greedy else [None]
+        self.apprentice_queue = [(i, s, kind) for i, s in enumerate(samplings) for kind in apprentice_kinds(self.engine)]
+        self.apprentice_done = [{} for _ in samplings]
+        self.apprentice_samplings = samplings
+
+    def apprentice_pending(self) -> bool:
+        return bool(self.apprentice_queue) and not self.engine.has_work() and self.runner is None
+
+    def apprentice_step(self) -> None:
+        """Measure the next queued pair; after the last, choose the apprentice and emit "apprentice"."""
+        from model.lesson_runs import APPRENTICE_PROMPT, combine_verdicts, speculative_times
+        i, sampling, kind = self.apprentice_queue.pop(0)
+        ids = self.engine.tokenizer.encode(APPRENTICE_PROMPT) or [0]
+        self.apprentice_done[i][kind] = speculative_times(self.engine, ids, 24, 8 * 2**20, apprentice=kind,
+                                                          sampling=sampling, repeats=3)
+        if self.apprentice_queue:
+            return
+        checks = [combine_verdicts(s, v) for s, v in zip(self.apprentice_samplings, self.apprentice_done)]
+        pays_when, chosen = None, self.engine.draft_kind
+        for check in checks:
+            if check["best"]:
+                pays_when = "greedy" if check["sampling"]["temperature"] == 0 else "sampling"
+                chosen = check["best"]
+                break
+        if not self.apprentice_chosen_by_user:
+            self.engine.set_draft_kind(chosen)
+        chosen = self.engine.draft_kind
+        self.apprentice_done = checks
+        self.emit({"type": "apprentice", "checks": self.apprentice_done, "chosen": chosen, "pays_when": pays_when})
 
     def ready_event(self) -> dict:
         e = self.engine
@@ -184,9 +231,14 @@ class EngineService:
             elif op == "set_draft_k":
                 if "kind" in cmd:
                     self.engine.set_draft_kind(str(cmd["kind"]))
+                    self.apprentice_chosen_by_user = True
                 self.engine.set_draft_k(int(cmd.get("k", 0)))
             elif op == "set_draft_kind":
                 self.engine.set_draft_kind(str(cmd.get("kind", "")))
+                self.apprentice_chosen_by_user = True
+            elif op == "check_apprentice":
+                self.check_apprentice(float(cmd.get("temperature", 0.8)), int(cmd.get("top_k", 0)),
+                                      float(cmd.get("top_p", 0.95)))
             elif op == "set_sharding":
                 self.set_sharding(str(cmd.get("mode", "tp")), int(cmd.get("n", 1)))
             elif op == "reset":
@@ -249,7 +301,7 @@ def engine_main(commands, events, options: dict) -> None:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s engine %(levelname)s %(message)s")
     from model.errors import ModelLoadError
     try:
-        service = EngineService(options, events.put)
+        service = EngineService({"measure_apprentice": True, **options}, events.put)
     except (ModelLoadError, ValueError, OSError) as e:
         log.error("model could not be loaded: %s", e)
         events.put({"type": "fatal", "message": str(e)})
@@ -257,7 +309,8 @@ def engine_main(commands, events, options: dict) -> None:
     events.put(service.ready_event())
     while not service.stopping:
         try:
-            cmd = commands.get_nowait() if service.wants_step() else commands.get(timeout=POLL_S)
+            busy = service.wants_step() or service.apprentice_pending()
+            cmd = commands.get_nowait() if busy else commands.get(timeout=POLL_S)
         except queue.Empty:
             cmd = None
         except (EOFError, OSError):
@@ -273,6 +326,13 @@ def engine_main(commands, events, options: dict) -> None:
                 log.exception("step failed")
                 events.put({"type": "error", "message": f"step failed: {e}"})
                 service.engine.abort_all()
+        elif service.apprentice_pending():
+            try:
+                service.apprentice_step()
+            except Exception as e:  # noqa: BLE001 - a failed check leaves the apprentice as it was
+                log.exception("apprentice check failed")
+                service.apprentice_queue = []
+                events.put({"type": "error", "message": f"apprentice check failed: {e}"})
         elif not _parent_alive():
             break
     service.close()

@@ -11,7 +11,8 @@ from animations.scenes.base import (
 )
 from animations.scenes.trips import _analysis
 
-REQ_COLORS = {"A": SEAT_COLORS[0], "B": SEAT_COLORS[1], "C": SEAT_COLORS[2], "D": SEAT_COLORS[4]}
+REQ_COLORS = {"A": SEAT_COLORS[0], "B": SEAT_COLORS[1], "C": SEAT_COLORS[2], "D": SEAT_COLORS[4],
+              "E": SEAT_COLORS[3], "F": SEAT_COLORS[5], "G": SEAT_COLORS[6], "H": BLUE_LIGHT}
 
 # An illustrative schedule (two seats) used when the engine has not answered: static waits, continuous refills.
 _ILLUSTRATIVE = {
@@ -22,6 +23,25 @@ _ILLUSTRATIVE = {
     + [[["A", 1, "decode"], ["C", 32, "prefill"]]] * 3 + [[["A", 1, "decode"], ["C", 1, "decode"]]] * 4
     + [[["C", 1, "decode"], ["D", 14, "prefill"]]] + [[["D", 1, "decode"]]] * 5,
 }
+
+
+def _batching_why_not(b: dict) -> str | None:
+    """The page-12 verdict's text when the measured times disagree with the lesson (``model.lessons.why_not``
+    chose the reason), else None."""
+    key = b.get("why_not")
+    if not key:
+        return None
+    f = {"tc": b["continuous"]["trips"], "ts": b["static"]["trips"], "c": fmt_ms(b["continuous"]["total_ms"]),
+         "s": fmt_ms(b["static"]["total_ms"])}
+    if key == "batching_no_trips_saved":
+        return T("Measured here, continuous batching saved no trip ({tc} against {ts}): the answers ended early, "
+                 "so no seat stood empty to refill.").format(**f)
+    if key == "batching_trip_cost":
+        return T("Measured here, continuous batching took fewer trips ({tc} against {ts}) but more time ({c} "
+                 "against {s}): its trips also carry chunks of C's question, and on this CPU a trip's time grows "
+                 "with the tokens it carries.").format(**f)
+    return T("Measured here, the two times overlap (continuous {c}, static {s}): this computer was busy while "
+             "measuring. The trips saved ({ts} against {tc}) are the lesson.").format(**f)
 
 
 class BatchingScene(TourScene):
@@ -37,15 +57,22 @@ class BatchingScene(TourScene):
         for mode in ("static", "continuous"):
             modes[mode] = [p["rows"] for p in b[mode]["passes"]] if b else _ILLUSTRATIVE[mode]
         longest = max(len(v) for v in modes.values())
-        readouts = {}
+        readouts, spreads = {}, {}
         for mode in modes:
             ms = b[mode]["total_ms"] if b else None
             readouts[mode] = T("{n} trips").format(n=len(modes[mode])) + (f" · {fmt_ms(ms)}" if ms else "")
-        ro_w = max(self.measure(r, "body", True).width() for r in readouts.values()) + 24
+            if b and b.get("runs"):  # the figure is a median: its spread and how many runs, right under it
+                s_ms = b[mode]["ms"]
+                spreads[mode] = T("median of {n} runs, {lo}–{hi}").format(n=b["runs"], lo=fmt_ms(s_ms["min"]),
+                                                                        hi=fmt_ms(s_ms["max"]))
+        ro_w = max([self.measure(r, "body", True).width() for r in readouts.values()]
+                   + [self.measure(r, "label").width() for r in spreads.values()]) + 24
         cw = min(56.0, (1520 - ro_w) / max(1, longest))
         names = {"static": T("Static batch: everyone waits for the longest"),
                  "continuous": T("Continuous batch: a free seat is taken at once")}
-        cell_h = self.measure("A14", "label", True).height() + 8
+        n_seats = int(b.get("max_batch", 2)) if b else 2
+        cell_style = "label" if n_seats <= 2 else "small"  # four rows of seats per mode still fit the page
+        cell_h = self.measure("A14", cell_style, True).height() + (8 if n_seats <= 2 else 2)
         y = self.top
         for m, mode in enumerate(("static", "continuous")):
             head = self.text(names[mode], 40, y, "body", TEXT, True, role="heading")
@@ -56,37 +83,39 @@ class BatchingScene(TourScene):
                 seats = {r: s for r, s in seats.items() if r in present}  # who left frees a seat
                 for rid, _, _ in rows:
                     if rid not in seats:
-                        seats[rid] = min(set(range(4)) - set(seats.values()))
-                for rid, fed, phase in rows[:2]:
-                    seat = min(seats[rid], 1)
+                        seats[rid] = min(set(range(n_seats + 2)) - set(seats.values()))
+                for rid, fed, phase in rows[:n_seats]:
+                    seat = min(seats[rid], n_seats - 1)
                     color = REQ_COLORS.get(rid, BLUE)
                     fill = QColor(color) if phase == "decode" else QColor(color.red(), color.green(), color.blue(), 110)
                     cell = self.box(40 + i * cw, y0 + seat * (cell_h + 4), cw - 4, cell_h, fill, color, radius=4,
                                     width=2)
                     label = rid if phase == "decode" else f"{rid}{fed}"
-                    if self.measure(label, "label", True).width() <= cw - 6:
-                        t = self.text(label, (cw - 4) / 2, 4, "label", QColor("#0f1419"), True, align="center",
-                                      role="cell")
+                    if self.measure(label, cell_style, True).width() <= cw - 6:
+                        t = self.text(label, (cw - 4) / 2, 2 if n_seats > 2 else 4, cell_style, QColor("#0f1419"),
+                                      True, align="center", role="cell")
                         t.setParentItem(cell)
                     self.fade_in(cell, 0.2 + 0.05 * i + m * 0.2, 0.35 + 0.05 * i + m * 0.2)
-            self.text(readouts[mode], 1560, y0 + cell_h / 2, "body", ACCENT, True, align="right", role="readout")
-            y = y0 + 2 * (cell_h + 4) + 8
-        _, y = self.para(T("Each column is one trip; two seats. Pale cells read a question (prefill): C's long "
+            ro = self.text(readouts[mode], 1560, y0 + cell_h / 2, "body", ACCENT, True, align="right", role="readout")
+            if mode in spreads:
+                self.text(spreads[mode], 1560, ro.sceneBoundingRect().bottom() + 2, "label", DIM, align="right",
+                          role="readout")
+            y = y0 + n_seats * (cell_h + 4) + 8
+        _, y = self.para(T("Each column is one trip; {n} seats. Pale cells read a question (prefill): C's long "
                            "question is read in chunks of {k} tokens beside other people's writing (chunked "
-                           "prefill).").format(k=b["step_tokens"] if b else 32), 40, y, 1520, "label", DIM,
+                           "prefill).").format(n=n_seats, k=b["step_tokens"] if b else 32), 40, y, 1520, "label", DIM,
                          role="legend")
         pill = self.badge("measured" if b else "illustrative", 40, y + 4,
-                          T("this engine's scheduler, 4 requests") if b else None)
+                          T("this engine's scheduler, {n} requests; the two modes run in turn after a warm-up"
+                            ).format(n=len(b["requests"])) if b else None)
         y = pill.sceneBoundingRect().bottom() + 6
-        if b and fmt_ms(b["continuous"]["total_ms"]) != fmt_ms(b["static"]["total_ms"]) \
-                and b["continuous"]["total_ms"] > b["static"]["total_ms"]:  # as shown, not below the rounding
-            _, y = self.para(T("Measured here, continuous batching took fewer trips but more time ({c} against "
-                               "{s}): on two CPU cores a trip's time grows with the tokens it carries, so fuller "
-                               "trips save less than on a GPU, where a trip costs about the same however full it "
-                               "is.").format(c=fmt_ms(b["continuous"]["total_ms"]), s=fmt_ms(b["static"]["total_ms"])),
-                             40, y, 1520, "label", ACCENT, role="caption")
+        reason = _batching_why_not(b) if b else None
+        if reason:  # the figures disagree with the lesson: said as large as the figures, with the measured reason
+            _, y = self.para(reason, 40, y + 4, 1520, "body", ACCENT, True, role="caption")
         # block table
         py = y + 10
+        if reason and py > 700 - 140:
+            return  # the measured verdict needs the room: the block table and disaggregation panels give way
         if py > 700 - 140:
             py = 700 - 140
         ph = 700 - 8 - py
@@ -228,11 +257,32 @@ class SpeculativeScene(TourScene):
                 self.fade_in(bar, 0.6 + 0.3 * i)
                 y += 28
             y = self.badge("measured", rx + 20, y + 2).sceneBoundingRect().bottom() + 14
+        if live and s.get("plain_pass_ms") and s.get("draft_pass_ms") and s.get("weight_bytes"):
+            y = self._apprentice_cost(s, rx + 20, y, rw - 40) + 10
         _, y = self.para(T("In production: EAGLE-3, a light guessing head trained on the big model's hidden states; "
                            "DeepSeek-V3 and GLM-style MoE models build in multi-token prediction (MTP). Open-ended "
-                           "writing gains less than code."), rx + 20, y, rw - 40, "label", TEXT, role="caption")
+                           "writing gains less than code."), rx + 20, y, rw - 40, "label", TEXT, role="caption") \
+            if not live else self.para_fit(T("In production: EAGLE-3, a light guessing head trained on the big "
+                                             "model's hidden states; DeepSeek-V3 and GLM-style MoE models build in "
+                                             "multi-token prediction (MTP). Open-ended writing gains less than "
+                                             "code."), rx + 20, y, rw - 40, 700 - 56, role="caption")
         y = self.badge("source", rx + 20, y + 8).sceneBoundingRect().bottom()
         self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)
+
+
+    def _apprentice_cost(self, s: dict, x: float, y: float, w: float) -> float:
+        """Why a half-size apprentice does not halve the cost: its measured pass against the book's, and the
+        book's pass split into reading and fixed work (``model.lessons.trip_split``). Returns the y below."""
+        f = {"w": 100 * s["draft_weight_bytes"] / s["weight_bytes"], "t": 100 * s["draft_pass_ms"] / s["plain_pass_ms"],
+             "d": fmt_ms(s["draft_pass_ms"]), "p": fmt_ms(s["plain_pass_ms"])}
+        split = s.get("split")
+        text = T("The apprentice has {w:.0f}% of the book's weights, yet one of its trips takes {t:.0f}% of the "
+                 "book's ({d} against {p}).").format(**f)
+        if split:
+            text += " " + T("Here a trip of the book is {r} of reading and {o} of fixed work (Python, kernel launches), "
+                            "which a smaller apprentice pays just the same.").format(r=fmt_ms(split["reading_ms"]), o=fmt_ms(split["rest_ms"]))
+        _, y = self.para(text, x, y, w, "small", DIM, role="caption")
+        return y
 
 
 class ParallelScene(TourScene):

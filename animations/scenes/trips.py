@@ -423,8 +423,9 @@ class KVCacheScene(TourScene):
             chart_h = 130.0
             for r, (series, color, name, total) in enumerate(((wo, ORANGE, T("without"), k["without_total_ms"]),
                                                                (wi, GREEN, T("with"), k["with_total_ms"]))):
-                lab = self.text(T("{name}: {ms} in all").format(name=name, ms=fmt_ms(total)), rx + 20, y + 10,
-                                "label", color, role="legend")
+                words = (T("{name}: {ms} in all, median of {n} runs").format(name=name, ms=fmt_ms(total), n=k["runs"])
+                         if k.get("runs") else T("{name}: {ms} in all").format(name=name, ms=fmt_ms(total)))
+                lab = self.text(words, rx + 20, y + 10, "label", color, role="legend")
                 y0 = lab.sceneBoundingRect().bottom() + 6
                 bw = (rw - 40) / max(1, len(series))
                 for i, ms in enumerate(series):

@@ -523,8 +523,8 @@
         <translation>抽中：{tok}</translation>
     </message>
     <message>
-        <source>Each column is one trip; two seats. Pale cells read a question (prefill): C's long question is read in chunks of {k} tokens beside other people's writing (chunked prefill).</source>
-        <translation>每一列是一趟，桌上两个座位。浅色格是在读题（预填充）：C 的长题目每趟只读 {k} 块，夹在别人写字的同一趟里（切块预填充）。</translation>
+        <source>Each column is one trip; {n} seats. Pale cells read a question (prefill): C's long question is read in chunks of {k} tokens beside other people's writing (chunked prefill).</source>
+        <translation>每一列是一趟，桌上 {n} 个座位。浅色格是在读题（预填充）：C 的长题目每趟只读 {k} 块，夹在别人写字的同一趟里（切块预填充）。</translation>
     </message>
     <message>
         <source>Every page torn apart: tensor parallel</source>
@@ -1231,8 +1231,8 @@
         <translation>本机引擎的前缀缓存，3 次取中位数</translation>
     </message>
     <message>
-        <source>this engine's scheduler, 4 requests</source>
-        <translation>本机引擎的调度器，4 个请求</translation>
+        <source>this engine's scheduler, {n} requests; the two modes run in turn after a warm-up</source>
+        <translation>本机引擎的调度器，{n} 个请求；热身之后两种方式轮流测</translation>
     </message>
     <message>
         <source>this model</source>
@@ -1337,6 +1337,10 @@
     <message>
         <source>{n:,} tokens</source>
         <translation>{n:,} 块</translation>
+    </message>
+    <message>
+        <source>{name}: {ms} in all, median of {n} runs</source>
+        <translation>{name}：共 {ms}，{n} 次的中位数</translation>
     </message>
     <message>
         <source>{name}: {ms} in all</source>
@@ -1567,8 +1571,28 @@
         <translation>它的缓存里有这个开头</translation>
     </message>
     <message>
-        <source>Measured here, continuous batching took fewer trips but more time ({c} against {s}): on two CPU cores a trip's time grows with the tokens it carries, so fuller trips save less than on a GPU, where a trip costs about the same however full it is.</source>
-        <translation>本机实测：连续批趟数更少，总时间却更长（{c} 对 {s}）：在两个 CPU 核上，一趟的时间随它带的字数增长，所以把趟装满省得不如 GPU 多；在 GPU 上，一趟装多装少耗时差不多。</translation>
+        <source>median of {n} runs, {lo}–{hi}</source>
+        <translation>{n} 次的中位数，{lo}–{hi}</translation>
+    </message>
+    <message>
+        <source>Measured here, continuous batching saved no trip ({tc} against {ts}): the answers ended early, so no seat stood empty to refill.</source>
+        <translation>本机实测：连续批没有省下一趟（{tc} 对 {ts}）：回答都提前结束了，没有空出的座位可补。</translation>
+    </message>
+    <message>
+        <source>Measured here, continuous batching took fewer trips ({tc} against {ts}) but more time ({c} against {s}): its trips also carry chunks of C's question, and on this CPU a trip's time grows with the tokens it carries.</source>
+        <translation>本机实测：连续批趟数更少（{tc} 对 {ts}），总时间却更长（{c} 对 {s}）：它的趟里还带着 C 的问题的分块，而在这台 CPU 上，一趟的时间随它带的字数增长。</translation>
+    </message>
+    <message>
+        <source>Measured here, the two times overlap (continuous {c}, static {s}): this computer was busy while measuring. The trips saved ({ts} against {tc}) are the lesson.</source>
+        <translation>本机实测：两个时间互有重叠（连续批 {c}，静态批 {s}）：测量时这台电脑正忙。这一页要讲的是省下的趟数（{ts} 对 {tc}）。</translation>
+    </message>
+    <message>
+        <source>The apprentice has {w:.0f}% of the book's weights, yet one of its trips takes {t:.0f}% of the book's ({d} against {p}).</source>
+        <translation>学徒的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
+    </message>
+    <message>
+        <source>Here a trip of the book is {r} of reading and {o} of fixed work (Python, kernel launches), which a smaller apprentice pays just the same.</source>
+        <translation>在这台电脑上，书的一趟里读权重占 {r}，固定的杂事（Python、启动计算核）占 {o}；学徒再小，这部分也一样要付。</translation>
     </message>
     <message>
         <source>Trips for the same {n} tokens</source>

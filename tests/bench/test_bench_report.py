@@ -125,3 +125,26 @@ def test_quick_bench_mixed_section(tiny_model_dir, tmp_path):
     text = out.read_text(encoding="utf-8")
     assert "## Reading beside writing (ragged passes)" in text
     assert text.count("| padded |") == 1 and text.count("| ragged |") == 1
+
+
+@pytest.mark.timeout(400)
+def test_lessons_counts_agreeing_runs_and_keeps_the_other_sections(tiny_model_dir, tmp_path):
+    out = tmp_path / "bench.md"
+    common = ["--model", str(tiny_model_dir), "--draft-model", str(tiny_model_dir), "--out", str(out),
+              "--threads", "1", "--skip-window"]
+    assert bench_main(common + ["--quick", "--only", "prefix"]) == 0
+    assert bench_main(common + ["--lessons", "--runs", "2"]) == 0
+    data = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert "prefix" in data and set(data["updated"]) == {"lessons"}  # --lessons re-measures only itself
+    rows = data["lessons"]
+    assert [r["page"] for r in rows] == ["08", "12", "13", "13", "Live", "Live", "15"]
+    for r in rows:
+        assert r["runs"] == 2 and 0 <= r["agreed"] <= 2 and sum(r["why_not"].values()) == 2 - r["agreed"]
+        assert r["better_ms"]["n"] == r["worse_ms"]["n"] == 2
+    text = out.read_text(encoding="utf-8")
+    assert "## Lessons" in text and text.count(" of 2 |") == 7 and "## Same opening" in text
+
+
+def test_lessons_runs_must_be_positive(capsys):
+    assert bench_main(["--lessons", "--runs", "0"]) == 2
+    assert "--runs" in capsys.readouterr().err

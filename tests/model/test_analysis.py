@@ -74,9 +74,15 @@ def test_a_text_that_ends_early_still_has_a_visible_answer(written, expected):
 def test_batching_static_waits_continuous_refills(engine):
     b = analysis.batching(engine, SHORT)
     static, cont = b["static"]["passes"], b["continuous"]["passes"]
-    assert len(cont) <= len(static)
-    assert all(len(p["rows"]) <= 2 for p in static + cont)
+    assert len(cont) < len(static)  # long answers beside short ones: static keeps seats empty, continuous refills
+    assert b["static"]["trips"] == len(static) and b["continuous"]["trips"] == len(cont)
+    assert all(len(p["rows"]) <= b["max_batch"] == 4 for p in static + cont)
     assert b["block_tables"]
+    for mode in ("static", "continuous"):  # the figure is the median of the interleaved runs, with its spread
+        s = b[mode]["ms"]
+        assert s["n"] == b["runs"] == 5 and s["min"] <= s["median"] == b[mode]["total_ms"] <= s["max"]
+    assert b["verdict"]["holds"] == (b["continuous"]["ms"]["median"] < b["static"]["ms"]["median"])
+    assert (b["why_not"] is None) == b["verdict"]["holds"]
 
 
 def test_analyze_event_shape(engine):
