@@ -51,18 +51,11 @@ class GameScene(TourScene):
         self._track(g)
         top = self.top
         bw = 1000.0  # the board's width
-        # the three modes; the one being played lit
-        modes = [("alone", T("Alone")), ("apprentice", T("With the apprentice")), ("shared", T("Sharing the table"))]
-        x = 40.0
-        for key, name in modes:
-            on = key == g["mode"]
-            tag = self.tag(name, x, top, "label", ACCENT if on else PANEL, ACCENT if on else EDGE,
-                           QColor("#0f1419") if on else DIM, bold=on, role="label", pad=12)
-            x = tag.sceneBoundingRect().right() + 10
+        # the modes and the press are the page's buttons under the stage: the board only names the rule
         rules = {"alone": T("Alone: one token per press"),
                  "apprentice": T("With the apprentice: it guesses 5, the book checks them in the same trip"),
                  "shared": T("Sharing the table: everyone seated writes on the same trip")}
-        _, y = self.para(rules[g["mode"]], 40, top + self.lh("label") + 22, bw, "label", ACCENT,
+        _, y = self.para(rules[g["mode"]], 40, top, bw, "body", ACCENT,
                          True, role="caption")
         # the table: one row per person, the sentence word by word
         board_top = y + 8
@@ -179,10 +172,7 @@ class GameScene(TourScene):
         if ways_h:
             y = self._three_ways(y, target_n, bw, unit)
         # how to press
-        press = self.tag(T("Press: one trip"), 40, y + 8, "label", ACCENT, ACCENT, QColor("#0f1419"), bold=True,
-                         role="label", pad=12)
-        self.para(T("the “Press: one trip” button below, or → / PageDown / Space"),
-                  press.sceneBoundingRect().right() + 14, y + 12, bw - press.boundingRect().width() - 14, "label",
+        self.para(T("the “Press: one trip” button below, or → / PageDown / Space"), 40, y + 10, bw, "label",
                   ACCENT, role="caption")
         self._counters(ctx, g, bw)
 
@@ -361,7 +351,7 @@ class QuestionsScene(TourScene):
         toks = live["tokens"]
         n = len(toks)
         if ctx.get("lang") != "zh":
-            _, y = self.para("“" + T(CLOSING_LINE) + "”", 40, y, 1520, "body", ACCENT, True, role="quote")
+            _, y = self.para("“" + T(CLOSING_LINE) + "”", 40, y, 1520, "heading", ACCENT, True, role="quote")
             y += 4  # below: the source's own words, written by the model (the caption at the bottom says so)
         # the line, growing token by token in one item (a token that only completes part of a character adds
         # nothing yet)
@@ -370,9 +360,10 @@ class QuestionsScene(TourScene):
         for tok in toks:
             acc += tok.get("text") or ""
             texts.append(acc)
-        line = self.text(texts[-1], 40, y, "body", TEXT if ctx.get("lang") != "zh" else ACCENT, True, width=1520,
-                         role="quote")
-        y = line.sceneBoundingRect().bottom() + 6
+        line = None
+        if ctx.get("lang") == "zh":  # an English page stays English: the trips below are the Chinese line's
+            line = self.text(texts[-1], 40, y, "heading", ACCENT, True, width=1520, role="quote")
+            y = line.sceneBoundingRect().bottom() + 6
         # the counter: trip j of n, that trip's measured time, the running total
         cum, total = [], 0.0
         for t in toks:
@@ -386,11 +377,12 @@ class QuestionsScene(TourScene):
                      "of {bs}").format(j=j + 1, n=n, ms=fmt_ms(t["ms"]), total=fmt_ms(cum[j]), c=t["cached"],
                                        b=t["blocks"], bs=bs)
 
-        counter = self.text(counter_text(n - 1), 40, y, "small", TEXT, True, width=1520, role="readout")
+        counter = self.text(counter_text(n - 1), 40, y, "label", TEXT, True, width=1520, role="readout")
 
         def show(p: float) -> None:
             j = min(n - 1, int(p * n))
-            line.setPlainText(texts[j])
+            if line is not None:
+                line.setPlainText(texts[j])
             counter.setPlainText(counter_text(j))
         self.timeline.add(Lambda(show, rate_func=lambda a: a), t0, t0 + TRIP_S * n)
         y = counter.sceneBoundingRect().bottom() + 6
@@ -399,29 +391,29 @@ class QuestionsScene(TourScene):
         cap = max(1e-6, 3 * ms[len(ms) // 2])
         bw = 1520.0 / n
         for j, t in enumerate(toks):
-            h = 6 + 26 * min(1.0, t["ms"] / cap)
-            bar = self.box(40 + j * bw, y + 32 - h, max(2.0, bw - 3), h, BLUE_LIGHT if not t.get("hit") else GREEN,
+            h = 8 + 40 * min(1.0, t["ms"] / cap)
+            bar = self.box(40 + j * bw, y + 48 - h, max(2.0, bw - 3), h, BLUE_LIGHT if not t.get("hit") else GREEN,
                            None, radius=2)
             self.fade_in(bar, t0 + TRIP_S * j, t0 + TRIP_S * j + 0.12)
-        y += 38
+        y += 56
         # the cheat sheet: one box per KV block, appearing on the trip that first needed it
-        kv = self.text(T("KV cache:"), 40, y + 4, "small", DIM, role="legend")
+        kv = self.text(T("KV cache:"), 40, y + 4, "label", DIM, role="legend")
         first = {}
         for j, t in enumerate(toks):
             first.setdefault(t["blocks"], j)
         x = kv.sceneBoundingRect().right() + 12
         for b, j in sorted(first.items()):
-            card, w = self.chip(T("block {b}").format(b=b), x, y, PAPER, style="small", min_w=90)
+            card, w = self.chip(T("block {b}").format(b=b), x, y, PAPER, style="label", min_w=90)
             self.pop_in(card, t0 + TRIP_S * j)
             x += w + 8
         pill = self.badge("measured", 1560, y + 2, T("each trip timed here"), align="right")
-        y = max(pill.sceneBoundingRect().bottom(), y + self.lh("small") + 8) + 6
+        y = max(pill.sceneBoundingRect().bottom(), y + self.lh("label") + 12) + 8
         self.fade_in(self.text(T("Each token is one real trip of the model, with its KV cache; the words are the "
                                  "source's, the trips are real. Green: a token the model would have picked itself."),
-                               40, y, "small", DIM, width=1520, role="caption"), t0 + TRIP_S * n)
+                               40, y, "label", DIM, width=1520, role="caption"), t0 + TRIP_S * n)
 
     def _cut_only(self, ctx: dict, t0: float, y: float) -> None:
-        item, y = self.para(T(CLOSING_LINE), 40, y, 1520, "body", ACCENT, True, role="quote")
+        item, y = self.para(T(CLOSING_LINE), 40, y, 1520, "heading", ACCENT, True, role="quote")
         self.fade_in(item, t0)
         toks = ctx.get("closing_tokens") or []
         if toks:

@@ -76,8 +76,8 @@ class PrefillScene(TourScene):
             elif upright(lab):
                 col = self.text("\n".join(lab.strip()), mx + (i + 0.5) * cell, my + size + 8, "small", DIM,
                                 align="center", role="axis")
-            else:
-                col = self.text(lab, 0, 0, "small", DIM, role="axis")
+            else:  # turned on its side a leading ␣ reads as "]": the row's label keeps it, the column drops it
+                col = self.text(lab.lstrip("␣") or lab, 0, 0, "small", DIM, role="axis")
                 col.setRotation(-90)
                 col.setPos(mx + i * cell + (cell - lh) / 2, my + size + 8 + col.boundingRect().width())
             col_bottom = max(col_bottom, col.sceneBoundingRect().bottom())
