@@ -27,13 +27,18 @@ def keep_together(text: str) -> str:
 
 
 def _last_line(item: QGraphicsTextItem) -> tuple[int, str]:
-    block = item.document().lastBlock()
-    layout = block.layout()
-    n = layout.lineCount()
-    if n == 0:
-        return 0, ""
-    line = layout.lineAt(n - 1)
-    return item.document().lineCount(), block.text()[line.textStart():line.textStart() + line.textLength()]
+    """(lines of the item's text as laid out now, the text of its last line)."""
+    doc = item.document()
+    doc.documentLayout().documentSize()  # lays the text out at the current width
+    lines, block, last = 0, doc.firstBlock(), ""
+    while block.isValid():
+        layout = block.layout()
+        lines += layout.lineCount()
+        if layout.lineCount():
+            line = layout.lineAt(layout.lineCount() - 1)
+            last = block.text()[line.textStart():line.textStart() + line.textLength()]
+        block = block.next()
+    return lines, last
 
 
 def rebalance(item: QGraphicsTextItem, min_fraction: float = 0.7) -> None:

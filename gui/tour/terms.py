@@ -7,6 +7,7 @@ a tapped term, the line that says what the loaded model is, and the list of ever
 from __future__ import annotations
 
 import html
+import re
 
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsTextItem, QToolTip
@@ -19,6 +20,19 @@ from gui.tour import glossary
 MODEL_OUTPUT_PAGES = ("sampling", "decode", "streaming", "reasoning", "speculative", "questions")
 TERM_COLOR = "#9fd0ff"  # underlined terms in a caption: hover for a tooltip, click or tap for the line below
 NO_BREAK_HYPHEN = "\u2011"  # a term is never broken at its hyphen ("top-" / "p"); the bundled fonts have it
+
+_FORMULA = re.compile(r"\S*[/√]\S*")  # a run with a slash or a root: "(QKᵀ/√d)·V," is set on one line
+
+
+def _set_html(text: str) -> str:
+    """Plain caption text as HTML: units kept with their numbers, formulas in a no-wrap span."""
+    out, pos = [], 0
+    for m in _FORMULA.finditer(text):
+        out.append(html.escape(keep_together(text[pos:m.start()])))
+        out.append(f'<span style="white-space: nowrap;">{html.escape(keep_together(m.group(0)))}</span>')
+        pos = m.end()
+    out.append(html.escape(keep_together(text[pos:])))
+    return "".join(out)
 
 
 class TourTerms:
@@ -38,11 +52,11 @@ class TourTerms:
             if term.key in seen:
                 continue  # a term is a link once per caption
             seen.add(term.key)
-            out.append(html.escape(keep_together(text[pos:start])))
+            out.append(_set_html(text[pos:start]))
             out.append(f'<a href="term:{term.key}" style="color:{TERM_COLOR}; text-decoration: underline;">'
-                       f'{html.escape(text[start:end]).replace("-", NO_BREAK_HYPHEN)}</a>')
+                       f'{_set_html(text[start:end].replace("-", NO_BREAK_HYPHEN))}</a>')
             pos = end
-        out.append(html.escape(keep_together(text[pos:])))
+        out.append(_set_html(text[pos:]))
         self.caption.setText("".join(out))
         self.term_line.hide()
         self.term_line.clear()
