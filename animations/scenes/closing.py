@@ -25,6 +25,9 @@ def shown_word(label: str) -> str:
     return label.replace("␣", "").strip() or label
 
 
+WAYS_SCALE = 1.5  # the three-ways chart's squares, relative to the board's
+
+
 class GameScene(TourScene):
     """The game's board, drawn from ``ctx["game"]`` (``GpuGame.snapshot()``, ``gui/game.py``): the three modes,
     each person's sentence word by word (a newcomer's first trip reads the question), the trips so far as
@@ -166,7 +169,8 @@ class GameScene(TourScene):
             self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
         # the three ways, for one sentence of the same length (when the table leaves room for them)
         y += 10
-        ways_h = self.lh("small", True) + 3 * (max(unit * 3.6, self.lh("small")) + 6) + self.lh("small", True) + 8
+        ways_h = self.lh("label", True) + 3 * (max(WAYS_SCALE * unit * 3.6, self.lh("label")) + 6) + \
+            self.lh("small", True) + 8
         if y + ways_h + self.lh("label") + 30 > 696:
             ways_h = 0.0
         if ways_h:
@@ -180,22 +184,24 @@ class GameScene(TourScene):
         """Alone, with the apprentice, sharing the table: the trips one sentence each takes, as columns of
         tokens (the game's rules, with 4 tokens a trip). Returns the y below."""
         _, y = self.para(T("The three ways, for one {n}-word sentence each:").format(n=target_n), 40, y, bw,
-                         "small", TEXT, True, role="heading")
+                         "label", TEXT, True, role="heading")
+        unit *= WAYS_SCALE  # the chart is the page's lesson: drawn larger than the board's squares
+        step = 16 * WAYS_SCALE
         k = max(1, target_n - 1)
         ways = [(T("Alone"), [1] * target_n, T("{t} trips for {n} words")),
                 (T("With the apprentice"), [1] + [min(4, k - 4 * i) for i in range(-(-k // 4))],
                  T("{t} trips for {n} words")),
                 (T("Sharing the table"), [4] * target_n, T("{t} trips for {n} words"))]
-        name_w = max(self.measure(n, "small").width() for n, _, _ in ways) + 14
+        name_w = max(self.measure(n, "label").width() for n, _, _ in ways) + 14
         for name, cols, what in ways:
-            self.text(name, 40, y + 2, "small", DIM, role="axis")
+            self.text(name, 40, y + 2, "label", DIM, role="axis")
             for i, c in enumerate(cols):
                 for q in range(c):
-                    self.box(40 + name_w + i * 16, y + 2 + unit * (3 - q) * 0.9, 13, unit * 0.9 - 2,
+                    self.box(40 + name_w + i * step, y + 2 + unit * (3 - q) * 0.9, step - 3, unit * 0.9 - 2,
                              ACCENT if c > 1 else BLUE_LIGHT, None, radius=1)
-            self.text(what.format(t=len(cols), n=sum(cols)), 40 + name_w + len(cols) * 16 + 12, y + 2, "small",
+            self.text(what.format(t=len(cols), n=sum(cols)), 40 + name_w + len(cols) * step + 12, y + 2, "label",
                       TEXT, role="readout")
-            y += max(unit * 3.6, self.lh("small")) + 6
+            y += max(unit * 3.6, self.lh("label")) + 6
         pill = self.badge("illustrative", 40 + bw, y - 4, T("the rules of the game, 4 tokens a trip"), align="right")
         return pill.sceneBoundingRect().bottom() - 2
 
