@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from animations.easing import ease_out_back, smooth
 from animations.timeline import Animation, Fade, Lambda, Timeline, lerp_point
+from animations.textset import keep_together, rebalance
 from animations.typescale import TypeScale, set_role, set_text_features
 
 SCENE_W, SCENE_H = 1600.0, 700.0
@@ -283,7 +284,9 @@ class TourScene(QGraphicsScene):
             item.setFont(font(size, bold))
             item.document().setDocumentMargin(0)
             item.setTextWidth(width)
-            item.setPlainText(s)
+            item.setPlainText(keep_together(s))  # no break inside "2 TB/s" or "QKᵀ/√d"
+            if align == "left":
+                rebalance(item)  # no last line of one word alone
             doc = item.document()
             if align != "left":
                 opt = doc.defaultTextOption()

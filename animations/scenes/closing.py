@@ -25,6 +25,9 @@ def shown_word(label: str) -> str:
     return label.replace("␣", "").strip() or label
 
 
+WAYS_SCALE = 1.5  # the three-ways chart's squares, relative to the board's
+
+
 class GameScene(TourScene):
     """The game's board, drawn from ``ctx["game"]`` (``GpuGame.snapshot()``, ``gui/game.py``): the three modes,
     each person's sentence word by word (a newcomer's first trip reads the question), the trips so far as
@@ -51,18 +54,11 @@ class GameScene(TourScene):
         self._track(g)
         top = self.top
         bw = 1000.0  # the board's width
-        # the three modes; the one being played lit
-        modes = [("alone", T("Alone")), ("apprentice", T("With the apprentice")), ("shared", T("Sharing the table"))]
-        x = 40.0
-        for key, name in modes:
-            on = key == g["mode"]
-            tag = self.tag(name, x, top, "label", ACCENT if on else PANEL, ACCENT if on else EDGE,
-                           QColor("#0f1419") if on else DIM, bold=on, role="label", pad=12)
-            x = tag.sceneBoundingRect().right() + 10
+        # the modes and the press are the page's buttons under the stage: the board only names the rule
         rules = {"alone": T("Alone: one token per press"),
                  "apprentice": T("With the apprentice: it guesses 5, the book checks them in the same trip"),
                  "shared": T("Sharing the table: everyone seated writes on the same trip")}
-        _, y = self.para(rules[g["mode"]], 40, top + self.lh("label") + 22, bw, "label", ACCENT,
+        _, y = self.para(rules[g["mode"]], 40, top, bw, "body", ACCENT,
                          True, role="caption")
         # the table: one row per person, the sentence word by word
         board_top = y + 8
@@ -173,16 +169,14 @@ class GameScene(TourScene):
             self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
         # the three ways, for one sentence of the same length (when the table leaves room for them)
         y += 10
-        ways_h = self.lh("small", True) + 3 * (max(unit * 3.6, self.lh("small")) + 6) + self.lh("small", True) + 8
+        ways_h = self.lh("label", True) + 3 * (max(WAYS_SCALE * unit * 3.6, self.lh("label")) + 6) + \
+            self.lh("small", True) + 8
         if y + ways_h + self.lh("label") + 30 > 696:
             ways_h = 0.0
         if ways_h:
             y = self._three_ways(y, target_n, bw, unit)
         # how to press
-        press = self.tag(T("Press: one trip"), 40, y + 8, "label", ACCENT, ACCENT, QColor("#0f1419"), bold=True,
-                         role="label", pad=12)
-        self.para(T("the “Press: one trip” button below, or → / PageDown / Space"),
-                  press.sceneBoundingRect().right() + 14, y + 12, bw - press.boundingRect().width() - 14, "label",
+        self.para(T("the “Press: one trip” button below, or → / PageDown / Space"), 40, y + 10, bw, "label",
                   ACCENT, role="caption")
         self._counters(ctx, g, bw)
 
@@ -190,22 +184,24 @@ class GameScene(TourScene):
         """Alone, with the apprentice, sharing the table: the trips one sentence each takes, as columns of
         tokens (the game's rules, with 4 tokens a trip). Returns the y below."""
         _, y = self.para(T("The three ways, for one {n}-word sentence each:").format(n=target_n), 40, y, bw,
-                         "small", TEXT, True, role="heading")
+                         "label", TEXT, True, role="heading")
+        unit *= WAYS_SCALE  # the chart is the page's lesson: drawn larger than the board's squares
+        step = 16 * WAYS_SCALE
         k = max(1, target_n - 1)
         ways = [(T("Alone"), [1] * target_n, T("{t} trips for {n} words")),
                 (T("With the apprentice"), [1] + [min(4, k - 4 * i) for i in range(-(-k // 4))],
                  T("{t} trips for {n} words")),
                 (T("Sharing the table"), [4] * target_n, T("{t} trips for {n} words"))]
-        name_w = max(self.measure(n, "small").width() for n, _, _ in ways) + 14
+        name_w = max(self.measure(n, "label").width() for n, _, _ in ways) + 14
         for name, cols, what in ways:
-            self.text(name, 40, y + 2, "small", DIM, role="axis")
+            self.text(name, 40, y + 2, "label", DIM, role="axis")
             for i, c in enumerate(cols):
                 for q in range(c):
-                    self.box(40 + name_w + i * 16, y + 2 + unit * (3 - q) * 0.9, 13, unit * 0.9 - 2,
+                    self.box(40 + name_w + i * step, y + 2 + unit * (3 - q) * 0.9, step - 3, unit * 0.9 - 2,
                              ACCENT if c > 1 else BLUE_LIGHT, None, radius=1)
-            self.text(what.format(t=len(cols), n=sum(cols)), 40 + name_w + len(cols) * 16 + 12, y + 2, "small",
+            self.text(what.format(t=len(cols), n=sum(cols)), 40 + name_w + len(cols) * step + 12, y + 2, "label",
                       TEXT, role="readout")
-            y += max(unit * 3.6, self.lh("small")) + 6
+            y += max(unit * 3.6, self.lh("label")) + 6
         pill = self.badge("illustrative", 40 + bw, y - 4, T("the rules of the game, 4 tokens a trip"), align="right")
         return pill.sceneBoundingRect().bottom() - 2
 
@@ -361,7 +357,7 @@ class QuestionsScene(TourScene):
         toks = live["tokens"]
         n = len(toks)
         if ctx.get("lang") != "zh":
-            _, y = self.para("“" + T(CLOSING_LINE) + "”", 40, y, 1520, "body", ACCENT, True, role="quote")
+            _, y = self.para("“" + T(CLOSING_LINE) + "”", 40, y, 1520, "heading", ACCENT, True, role="quote")
             y += 4  # below: the source's own words, written by the model (the caption at the bottom says so)
         # the line, growing token by token in one item (a token that only completes part of a character adds
         # nothing yet)
@@ -370,9 +366,10 @@ class QuestionsScene(TourScene):
         for tok in toks:
             acc += tok.get("text") or ""
             texts.append(acc)
-        line = self.text(texts[-1], 40, y, "body", TEXT if ctx.get("lang") != "zh" else ACCENT, True, width=1520,
-                         role="quote")
-        y = line.sceneBoundingRect().bottom() + 6
+        line = None
+        if ctx.get("lang") == "zh":  # an English page stays English: the trips below are the Chinese line's
+            line = self.text(texts[-1], 40, y, "heading", ACCENT, True, width=1520, role="quote")
+            y = line.sceneBoundingRect().bottom() + 6
         # the counter: trip j of n, that trip's measured time, the running total
         cum, total = [], 0.0
         for t in toks:
@@ -386,11 +383,12 @@ class QuestionsScene(TourScene):
                      "of {bs}").format(j=j + 1, n=n, ms=fmt_ms(t["ms"]), total=fmt_ms(cum[j]), c=t["cached"],
                                        b=t["blocks"], bs=bs)
 
-        counter = self.text(counter_text(n - 1), 40, y, "small", TEXT, True, width=1520, role="readout")
+        counter = self.text(counter_text(n - 1), 40, y, "label", TEXT, True, width=1520, role="readout")
 
         def show(p: float) -> None:
             j = min(n - 1, int(p * n))
-            line.setPlainText(texts[j])
+            if line is not None:
+                line.setPlainText(texts[j])
             counter.setPlainText(counter_text(j))
         self.timeline.add(Lambda(show, rate_func=lambda a: a), t0, t0 + TRIP_S * n)
         y = counter.sceneBoundingRect().bottom() + 6
@@ -399,29 +397,29 @@ class QuestionsScene(TourScene):
         cap = max(1e-6, 3 * ms[len(ms) // 2])
         bw = 1520.0 / n
         for j, t in enumerate(toks):
-            h = 6 + 26 * min(1.0, t["ms"] / cap)
-            bar = self.box(40 + j * bw, y + 32 - h, max(2.0, bw - 3), h, BLUE_LIGHT if not t.get("hit") else GREEN,
+            h = 8 + 40 * min(1.0, t["ms"] / cap)
+            bar = self.box(40 + j * bw, y + 48 - h, max(2.0, bw - 3), h, BLUE_LIGHT if not t.get("hit") else GREEN,
                            None, radius=2)
             self.fade_in(bar, t0 + TRIP_S * j, t0 + TRIP_S * j + 0.12)
-        y += 38
+        y += 56
         # the cheat sheet: one box per KV block, appearing on the trip that first needed it
-        kv = self.text(T("KV cache:"), 40, y + 4, "small", DIM, role="legend")
+        kv = self.text(T("KV cache:"), 40, y + 4, "label", DIM, role="legend")
         first = {}
         for j, t in enumerate(toks):
             first.setdefault(t["blocks"], j)
         x = kv.sceneBoundingRect().right() + 12
         for b, j in sorted(first.items()):
-            card, w = self.chip(T("block {b}").format(b=b), x, y, PAPER, style="small", min_w=90)
+            card, w = self.chip(T("block {b}").format(b=b), x, y, PAPER, style="label", min_w=90)
             self.pop_in(card, t0 + TRIP_S * j)
             x += w + 8
         pill = self.badge("measured", 1560, y + 2, T("each trip timed here"), align="right")
-        y = max(pill.sceneBoundingRect().bottom(), y + self.lh("small") + 8) + 6
+        y = max(pill.sceneBoundingRect().bottom(), y + self.lh("label") + 12) + 8
         self.fade_in(self.text(T("Each token is one real trip of the model, with its KV cache; the words are the "
                                  "source's, the trips are real. Green: a token the model would have picked itself."),
-                               40, y, "small", DIM, width=1520, role="caption"), t0 + TRIP_S * n)
+                               40, y, "label", DIM, width=1520, role="caption"), t0 + TRIP_S * n)
 
     def _cut_only(self, ctx: dict, t0: float, y: float) -> None:
-        item, y = self.para(T(CLOSING_LINE), 40, y, 1520, "body", ACCENT, True, role="quote")
+        item, y = self.para(T(CLOSING_LINE), 40, y, 1520, "heading", ACCENT, True, role="quote")
         self.fade_in(item, t0)
         toks = ctx.get("closing_tokens") or []
         if toks:

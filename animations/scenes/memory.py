@@ -26,6 +26,10 @@ class KVSizeScene(TourScene):
         book = float(ctx.get("llama_bytes") or 16_060_522_496)
         top = self.top
         pill = self.badge("source", 1560, top, T("formula of the source, §09"), align="right")
+        kinds = {r.get("kind", "formula") for r in rows}
+        one_kind = len(kinds) == 1  # every row computed the same way: one pill says so, by the source's pill
+        if one_kind:
+            pill = self.badge(next(iter(kinds)), pill.sceneBoundingRect().left() - 14, top, align="right")
         _, y = self.para(T("KV cache = 2 × layers × KV heads × head dim × length × batch × bytes"), 40, top,
                          pill.sceneBoundingRect().left() - 60, "body", ACCENT, True, role="heading")
         y += 14
@@ -33,24 +37,25 @@ class KVSizeScene(TourScene):
         biggest = max(fracs + [1.0])
         labels = [fmt_bytes(r["bytes"]) + ("  " + T("({x:.1f} × the book)").format(x=f) if f > 1 else "")
                   for r, f in zip(rows, fracs)]
-        pills = [self.measure(badge_text(r.get("kind", "formula")), "small", True).width() + 30 for r in rows]
-        value_w = max([self.measure(lab, "label", True).width() for lab in labels] + [80.0])
+        pills = [0.0 if one_kind else self.measure(badge_text(r.get("kind", "formula")), "small", True).width() + 30
+                 for r in rows]
+        value_w = max([self.measure(lab, "body", True).width() for lab in labels] + [80.0])
         full = 1520 - value_w - 20 - max(pills + [0.0]) - 20
         unit = full / biggest  # the book is 1 unit wide; every bar to the same scale
         book_lab = self.text(T("the book: Llama 3 8B weights, FP16, {size}").format(size=fmt_bytes(book)), 40, y,
-                             "label", TEXT, role="legend")
+                             "body", TEXT, role="legend")
         y = book_lab.sceneBoundingRect().bottom() + 4
-        bar = self.box(40, y, unit, 24, BLUE, None, radius=4)
+        bar = self.box(40, y, unit, 30, BLUE, None, radius=4)
         self.fade_in(bar, 0.1)
-        y += 24 + 12
+        y += 30 + 12
         colors = [GREEN, RED, PURPLE, BLUE_LIGHT, ACCENT]
         for i, r in enumerate(rows):
             w = max(3.0, unit * fracs[i])
-            vh = self.lh("label", True)
+            vh = self.lh("body", True)
             formula = f"{T(r['name'])}: {r['formula']}"
             # the formula on the bar's own line, right-aligned before the pill, when the bar leaves it room
             # (measured); else on a line of its own above the bar
-            room = 1560 - pills[i] - 20 - (40 + w + 12 + self.measure(labels[i], "label", True).width() + 24)
+            room = 1560 - pills[i] - 20 - (40 + w + 12 + self.measure(labels[i], "body", True).width() + 24)
             if self.measure(formula, "small").width() <= room:
                 self.text(formula, 1560 - pills[i] - 20, y + (vh - self.lh("small")) / 2, "small", DIM,
                           align="right", role="legend")
@@ -60,18 +65,19 @@ class KVSizeScene(TourScene):
             b = self.box(40, y + 2, w, vh - 4, colors[i % len(colors)], None, radius=4)
             self.call(lambda p, b=b: b.setScale(1.0) or b.setOpacity(min(1.0, p * 1.5)), 0.4 + 0.3 * i,
                       0.8 + 0.3 * i)
-            self.text(labels[i], 40 + w + 12, y, "label", TEXT, True, role="readout")
-            self.badge(r.get("kind", "formula"), 1560, y, align="right")
+            self.text(labels[i], 40 + w + 12, y, "body", TEXT, True, role="readout")
+            if not one_kind:
+                self.badge(r.get("kind", "formula"), 1560, y, align="right")
             y += vh + 10
         _, y = self.para(T("{n:,} tokens, one sequence; bars to scale against the book; GB = 1,000,000,000 bytes").format(n=n),
-                         40, y, 1520, "label", DIM, role="caption")
+                         40, y, 1520, "body", DIM, role="caption")
         live = ctx.get("live_kv")
         if live:
             txt = T("This model: formula {f} per token; its engine allocates {m} per token").format(
                 f=fmt_bytes(live["formula_per_token"]), m=fmt_bytes(live["engine_per_token"])) \
-                if live.get("engine_per_token") else T("This model: formula {f} per token (engine not running)").format(
+                if live.get("engine_per_token") else T("This model: formula {f} per token").format(
                 f=fmt_bytes(live["formula_per_token"]))
-            item = self.text(txt, 40, y + 8, "label", TEXT, role="caption")
+            item = self.text(txt, 40, y + 8, "body", TEXT, role="caption")
             if live.get("engine_per_token"):
                 self.badge("measured", item.sceneBoundingRect().right() + 14, y + 8,
                            T("from the allocated cache tensors"))
@@ -115,6 +121,7 @@ class StreamingScene(TourScene):
         y = self.badge(kind, 60, y + 8, T("times since the request arrived, this computer") if st else None,
                        max_w=lw - 40).sceneBoundingRect().bottom()
         self.box(40, top, lw, y + 12 - top, PANEL, EDGE, z=0)
+        left_bottom = y + 12
         x0, cw = 1010.0, 550.0
         cards = []
         if st:
@@ -136,11 +143,16 @@ class StreamingScene(TourScene):
             self.pop_in(c, 0.2 + 0.2 * i)
             y = bottom + 10
         if st:
-            _, y = self.para(T("Behind a {n}-token system prompt that is not cached, the first token takes {ms} "
-                               "instead of {short}.").format(n=st["long_prompt_tokens"], ms=fmt_ms(st["long_ttft_ms"]),
-                                                             short=fmt_ms(st["ttft_ms"])), x0, y, cw, "label", TEXT,
-                             role="caption")
-            self.badge("measured", x0, y + 6)
+            note = T("Behind a {n}-token system prompt that is not cached, the first token takes {ms} "
+                     "instead of {short}.").format(n=st["long_prompt_tokens"], ms=fmt_ms(st["long_ttft_ms"]),
+                                                   short=fmt_ms(st["ttft_ms"]))
+            nx = x0
+            item, end = self.para(note, x0, y, cw, "label", TEXT, role="caption")
+            if end + self.lh("small", True) + 16 > 700 - 8:  # no room under the cards (the pill would be cut)
+                self.removeItem(item)  # under the frames, where the left column leaves room
+                nx = 40.0
+                _, end = self.para(note, nx, left_bottom + 14, lw, "label", TEXT, role="caption")
+            self.badge("measured", nx, end + 6)
         else:
             self.para(T("A 10,000-token system prompt that is not cached makes a long pause."), x0, y, cw, "label",
                       TEXT, role="caption")

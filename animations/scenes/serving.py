@@ -119,22 +119,24 @@ class BatchingScene(TourScene):
         if py > 700 - 140:
             py = 700 - 140
         ph = 700 - 8 - py
-        self.box(40, py, 700, ph, PANEL, EDGE)
+        left_box = self.box(40, py, 700, ph, PANEL, EDGE)
         _, ty = self.para(T("Block table (PagedAttention): each request's pages of the cheat sheet"), 60, py + 8, 660,
                           "label", TEXT, True, role="heading")
         tables = (b or {}).get("block_tables") or {"A": [0, 1], "C": [2, 3, 4]}
         bh = self.measure("0", "label").height() + 6
+        bottom = ty
         for i, (rid, blocks) in enumerate(list(tables.items())[:3]):
             yy = ty + 6 + (bh + 6) * i
             if yy + bh > py + ph - 4:
                 break
             self.text(rid, 60, yy + 3, "label", REQ_COLORS.get(rid, BLUE), True, role="label")
+            bottom = yy + bh
             for j, blk in enumerate(blocks[:10]):
                 c = self.box(100 + j * 62, yy, 56, bh, PANEL, REQ_COLORS.get(rid, BLUE), radius=4)
                 self.text(str(blk), 28, 3, "label", TEXT, align="center", role="cell").setParentItem(c)
         # disaggregation
         x0 = 780.0
-        self.box(x0, py, 780, ph, PANEL, EDGE)
+        right_box = self.box(x0, py, 780, ph, PANEL, EDGE)
         head = self.text(T("Prefill/decode disaggregation"), x0 + 20, py + 8, "label", TEXT, True, role="heading")
         self.badge("illustrative", x0 + 760, py + 8, align="right")
         gy = head.sceneBoundingRect().bottom() + 4
@@ -161,9 +163,14 @@ class BatchingScene(TourScene):
             half = min(mid - (x0 + 20), x0 + 760 - mid)
             _, y = self.para(kv, mid, max(r1.bottom(), r2.bottom()) + 4, 2 * half, "label", ACCENT, role="label",
                              align="center")
-        self.para(T("Reading a question is compute-bound, writing is memory-bound: each gets GPUs of its own, and "
-                    "the cheat sheet is handed over between them."), x0 + 20, y + 6, 740, "small", DIM,
-                  role="caption")
+        _, end = self.para(T("Reading a question is compute-bound, writing is memory-bound: each gets GPUs of its own, "
+                             "and the cheat sheet is handed over between them."), x0 + 20, y + 6, 740, "small", DIM,
+                           role="caption")
+        need = max(end, bottom) + 12 - py  # the panels hold their text: never a line on their border
+        if need > ph:
+            for old, bx, bw in ((left_box, 40, 700), (right_box, x0, 780)):
+                self.removeItem(old)
+                self.box(bx, py, bw, need, PANEL, EDGE)
 
 
 class SpeculativeScene(TourScene):

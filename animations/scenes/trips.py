@@ -76,8 +76,8 @@ class PrefillScene(TourScene):
             elif upright(lab):
                 col = self.text("\n".join(lab.strip()), mx + (i + 0.5) * cell, my + size + 8, "small", DIM,
                                 align="center", role="axis")
-            else:
-                col = self.text(lab, 0, 0, "small", DIM, role="axis")
+            else:  # turned on its side a leading ␣ reads as "]": the row's label keeps it, the column drops it
+                col = self.text(lab.lstrip("␣") or lab, 0, 0, "small", DIM, role="axis")
                 col.setRotation(-90)
                 col.setPos(mx + i * cell + (cell - lh) / 2, my + size + 8 + col.boundingRect().width())
             col_bottom = max(col_bottom, col.sceneBoundingRect().bottom())
@@ -223,7 +223,8 @@ class SamplingScene(TourScene):
             self.text(labels[i], x0 - 16, y, bs, TEXT if p > 0 else DIM, align="right", role="axis")
             bar = self.box(x0, y + 2, max(3.0, full * p), bh - 4, color, None, radius=5)
             self.pop_in(bar, 0.2 + 0.1 * r)
-            self.text(f"{100 * p:.1f}%" if p > 0 else T("cut"), x0 + max(3.0, full * p) + 12, y, bs,
+            shown = (f"{100 * p:.1f}%" if p >= 0.0005 else "<0.1%") if p > 0 else T("cut")  # never a bare 0.0 %
+            self.text(shown, x0 + max(3.0, full * p) + 12, y, bs,
                       TEXT if p > 0 else DIM, role="readout")
             y += bh + 8
         if drawn is not None and 0 <= drawn < len(labels):

@@ -783,8 +783,12 @@
         <translation>这台电脑，这个模型</translation>
     </message>
     <message>
-        <source>This model: formula {f} per token (engine not running)</source>
-        <translation>这个模型：按公式每个 token {f}（引擎未运行）</translation>
+        <source>This model: formula {f} per token</source>
+        <translation>这个模型：按公式每个 token {f}</translation>
+    </message>
+    <message>
+        <source>end of text</source>
+        <translation>文末</translation>
     </message>
     <message>
         <source>This model: formula {f} per token; its engine allocates {m} per token</source>

@@ -79,7 +79,7 @@ def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), l
     from gui import i18n
     from gui.app import BODY_PX, create_app
     from gui.fonts import register_fonts
-    from gui.tour.data import DEFAULT_PROMPTS, TourData
+    from gui.tour.data import TourData, default_prompt
     from gui.tour.tour import TourWidget
 
     app = create_app()
@@ -91,7 +91,7 @@ def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), l
     from model.catalog import for_language
     model_dir = for_language(lang).path()  # the model the window runs in this language (poems for Chinese)
     data = TourData(model_dir)
-    question = prompt or DEFAULT_PROMPTS[lang]
+    question = prompt or default_prompt(model_dir, lang)
     if analysis is None and live and data.tokenizer is not None:
         analysis = measure_in_subprocess(question, model_dir)
     data.analysis = analysis

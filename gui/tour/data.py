@@ -23,7 +23,60 @@ log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent.parent.parent
 BUNDLED_MODEL = assets.path("models", "target")  # importlib.resources, not beside the code
 ZH_SAMPLE = "什么是批处理？"  # page 2 cuts this when the question has no Chinese: 什, 批 and ？ split on GPT-2's BPE
+# The tour's question when the model is none of the bundled ones (a user's own --model DIR), by language.
 DEFAULT_PROMPTS = {"en": "Explain the KV cache in one sentence.", "zh": "用一句话解释 KV 缓存。"}
+# What the tour asks each bundled model (model/catalog.py's keys): an opening the model continues with words, so
+# that page 6's candidates are words, not whitespace: prose for the code model (after "def f(n):" it can only
+# go on with a line break and spaces), a poem's first line for the poems model (the next token is a character).
+# Measured on the bundled models (top 8 next tokens): after "This method is called when" the code model offers
+# the, a, an, it, called, you, calling, ever; after "床前明月光，" the poems model offers eight characters.
+TOUR_PROMPTS = {"code": "This method is called when", "poems": "床前明月光，"}
+# Live presets the tour takes as they are (6 of their 8 candidates are words); any other preset of a bundled
+# model is replaced by TOUR_PROMPTS. The poems model's presets are all first lines: every one is taken.
+TOUR_FRIENDLY = {"code": ("This method is called when", "This module provides", "To open a file, use")}
+
+
+def default_prompt(model_dir: str | Path | None, lang: str) -> str:
+    """The tour's question for the model in ``model_dir`` (None: the bundled code model): ``TOUR_PROMPTS`` of a
+    bundled model, else ``DEFAULT_PROMPTS`` of ``lang`` ("en"/"zh"; anything else reads as "en")."""
+    from model.catalog import identify  # standard library only: no torch
+    bundled = identify(model_dir if model_dir else BUNDLED_MODEL)
+    if bundled is not None and bundled.key in TOUR_PROMPTS:
+        return TOUR_PROMPTS[bundled.key]
+    return DEFAULT_PROMPTS.get(lang, DEFAULT_PROMPTS["en"])
+
+
+def tour_prompt_for(offered: str, model_dir: str | Path | None, lang: str) -> str:
+    """The question the tour asks when the Live page offers ``offered``: a visitor's own text as it is; a Live
+    preset of the bundled model in ``model_dir`` that it does not continue with words (``"def fibonacci(n):"``
+    goes on with a line break) is replaced by ``default_prompt``; empty text too."""
+    from model.catalog import identify
+    text = (offered or "").strip()
+    bundled = identify(model_dir if model_dir else BUNDLED_MODEL)
+    if not text:
+        return default_prompt(model_dir, lang)
+    if bundled is not None and text in (p.strip() for p in bundled.presets):
+        friendly = TOUR_FRIENDLY.get(bundled.key)
+        if friendly is not None and text not in friendly:
+            return default_prompt(model_dir, lang)
+    return text
+
+
+def shown_labels(value):
+    """``value`` (an ``analyze`` answer: dicts, lists, strings, numbers) with every string set for the screen by
+    ``animations.token_text.shown_token`` (``<|endoftext|>`` → "⟨end of text⟩"); containers are copied, lists of
+    numbers are shared as they are."""
+    from animations.token_text import shown_token
+    if isinstance(value, str):
+        return shown_token(value)
+    if isinstance(value, dict):
+        return {k: shown_labels(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if value and isinstance(value[0], (int, float)) or (value and isinstance(value[0], (list, tuple)) and
+                                                              value[0] and isinstance(value[0][0], (int, float))):
+            return value
+        return [shown_labels(v) for v in value]
+    return value
 
 
 def _piece_kind(raw: bytes) -> str | None:
@@ -120,8 +173,9 @@ class TourData:
         if self.tokenizer is None:
             return []
         ids = self.tokenizer.encode(text)
-        out = [{"id": i, "label": self.tokenizer.label(i), "piece": _piece_kind(self.tokenizer.token_bytes(i))}
-               for i in ids]
+        from animations.token_text import shown_token
+        out = [{"id": i, "label": shown_token(self.tokenizer.label(i)),
+                "piece": _piece_kind(self.tokenizer.token_bytes(i))} for i in ids]
         group_pieces(out, [self.tokenizer.token_bytes(i) for i in ids])
         return out
 
@@ -153,7 +207,7 @@ class TourData:
             "config": cfg, "embed": self.embed_rows([t["id"] for t in toks[:24]]),
             "layer_bytes": self.layer_bytes(), "embed_bytes": self.embed_bytes(), "total_bytes": self.total_bytes(),
             "llama_bytes": weight_bytes(PRESETS["llama-3-8b"].params, "fp16"),
-            "analysis": self.analysis, "engine": self.engine_info,
+            "analysis": shown_labels(self.analysis), "engine": self.engine_info,
         }
         ctx.update(self._costs(live_preset))
         from animations.scenes.base import T

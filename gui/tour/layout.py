@@ -1,0 +1,305 @@
+"""The tour's frame: its style sheet, the stage view, the progress strip of page chips, and the widgets around
+the stage (caption, term line, model line, section controls, the question and back/next), sized by the type scale.
+
+``TourLayout`` is mixed into ``TourWidget`` (``gui/tour/tour.py``): it builds and re-sizes those widgets; the
+page flow itself lives in the widget.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFont, QPainter
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QFrame,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QStackedWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from animations.scenes import base as scene_base
+from animations.scenes.base import T
+from animations.typescale import TypeScale, set_role
+from gui.tour.flow import flow_widget
+from gui.tour.sections import PAGES, chip_text, page_title
+
+CAPTION_PX = 24  # the least a caption gets: readable from two metres at 720p (the brief asks for at least 20 px)
+CONTROL_PX = 20  # the least a control's text gets
+CHIP_PX = 18  # the least a chip's number gets
+# Above those floors, sizes follow the window height (animations.typescale): caption "body", controls and chips
+# "label", so that a 4K screen gets 49 px captions and no text is under height / 60.
+
+STYLE = """
+QWidget#tour { background: #0f1419; color: #eef3f8; }
+QLabel { color: #eef3f8; }
+QLabel#caption { color: #eef3f8; padding: 6px 18px; }
+QPushButton { background: #17202a; color: #eef3f8; border: 2px solid #33465b; border-radius: 8px;
+              padding: 6px 14px; min-height: 34px; }
+QPushButton:hover { border-color: #86aad3; }
+QPushButton:checked { background: #4a74a3; border-color: #ffc94a; }
+QPushButton:disabled { color: #6b7a8a; border-color: #253240; }
+QPushButton#chip { min-width: 0px; padding: 4px 4px; min-height: 30px; }
+QPushButton#chip:checked { background: #ffc94a; color: #1b1d21; border-color: #ffc94a; }
+QPushButton:focus { border-color: #ffc94a; }
+QLineEdit { background: #17202a; color: #eef3f8; border: 2px solid #33465b; border-radius: 8px; padding: 4px 8px; }
+QLineEdit:focus { border-color: #ffc94a; }
+QLabel#termLine { color: #9fd0ff; padding: 2px 18px; }
+QLabel#modelLine { color: #aab7c4; padding: 2px 18px; }
+QTextBrowser#glossary { background: #0f1419; color: #eef3f8; border: none; padding: 8px 18px; }
+QSlider { border: 2px solid transparent; border-radius: 8px; padding: 0px 4px; min-height: 34px; }
+QSlider:focus { border: 2px solid #ffc94a; }
+QSlider::groove:horizontal { height: 8px; background: #33465b; border-radius: 4px; }
+QSlider::handle:horizontal { width: 26px; margin: -10px 0; background: #ffc94a; border-radius: 13px; }
+"""
+
+
+class _View(QGraphicsView):
+    """Shows a scene scaled to fit, keeping its aspect ratio."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setStyleSheet("background: #0f1419;")
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+
+    def fit(self) -> None:
+        if self.scene() is not None:
+            # the scene's rect, and anything a page drew past it (never cut: shown a little smaller instead)
+            rect = self.scene().sceneRect().united(self.scene().itemsBoundingRect())
+            self.fitInView(rect, Qt.KeepAspectRatio)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self.fit()
+
+
+class _ChipStrip(QWidget):
+    """The progress strip: one chip per page, laid out by hand so that it never asks for more width than the
+    window has. Where the full labels ("Game", "Terms", "The end") do not fit, every chip shows its page number
+    (the title stays in its tooltip); chips then shrink to their numbers' width."""
+
+    SPACING = 4
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.chips: list[QPushButton] = []
+        self.full_labels: list[str] = []
+        self.compact = False
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+
+    def add(self, chip: QPushButton) -> None:
+        chip.setParent(self)
+        self.chips.append(chip)
+        self.full_labels.append(chip.text())
+
+    def set_labels(self, labels: list[str]) -> None:
+        self.full_labels = list(labels)
+        self._layout()
+
+    def _widths(self, labels: list[str]) -> list[int]:
+        out = []
+        for chip, label in zip(self.chips, labels):
+            fm = chip.fontMetrics()
+            out.append(max(fm.horizontalAdvance(label) + 24, fm.height() + 16))  # padding 4+4, border 2+2, air
+        return out
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        widths = self._widths(self.full_labels)
+        return QSize(sum(widths) + self.SPACING * max(0, len(widths) - 1), self._height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        numbers = [str(i + 1) for i in range(len(self.chips))]
+        widths = self._widths(numbers)
+        return QSize(sum(widths) + self.SPACING * max(0, len(widths) - 1), self._height())
+
+    def _height(self) -> int:
+        return max((c.sizeHint().height() for c in self.chips), default=30)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._layout()
+
+    def _layout(self) -> None:
+        if not self.chips:
+            return
+        full = self._widths(self.full_labels)
+        gaps = self.SPACING * (len(self.chips) - 1)
+        self.compact = sum(full) + gaps > self.width()
+        labels = [str(i + 1) for i in range(len(self.chips))] if self.compact else self.full_labels
+        widths = self._widths(labels)
+        extra = max(0, self.width() - gaps - sum(widths))
+        # share what is left in proportion, so the strip fills the width either way
+        total = sum(widths) or 1
+        widths = [w + extra * w // total for w in widths]
+        x, h = 0, self._height()
+        for chip, label, w in zip(self.chips, labels, widths):
+            chip.setText(label)
+            chip.setGeometry(x, 0, w, h)
+            x += w + self.SPACING
+        self.setFixedHeight(h)
+
+
+class TourLayout:
+    """The tour's widgets and their sizes (mixed into ``TourWidget``)."""
+
+    def _font(self, px: int, bold: bool = False) -> QFont:
+        return scene_base.font(px, bold)
+
+    def _type_height(self) -> int:
+        """The height the type scale follows: the window's (the tour's own when it is not in one yet)."""
+        top = self.window()
+        return max(1, top.height() if top is not None else self.height())
+
+    def _px(self, role: str) -> int:
+        """Pixel size of the tour's ``role`` ("caption", "control", "chip") at the current window height: the
+        type scale's "body" / "label", never under the tour's floors (``CAPTION_PX``, ``CONTROL_PX``,
+        ``CHIP_PX``)."""
+        scale = TypeScale(self._type_height())
+        if role == "caption":
+            return max(CAPTION_PX, round(scale.px("body")))
+        return max(CHIP_PX if role == "chip" else CONTROL_PX, round(scale.px("label")))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self.isVisible():
+            self._refit_scene()
+        if getattr(self, "_sizes_at", None) is not None and \
+                (self._px("caption"), self._px("control")) != self._sizes_for(self._sizes_at):
+            self._apply_fonts()  # the window grew or shrank past a type-scale step
+            self._build_controls(self.pages_key())
+
+    def _sizes_for(self, height: int) -> tuple[int, int]:
+        scale = TypeScale(height)
+        return (max(CAPTION_PX, round(scale.px("body"))), max(CONTROL_PX, round(scale.px("label"))))
+
+    def _build_ui(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(8, 6, 8, 6)
+        outer.setSpacing(4)
+        self.chip_strip = _ChipStrip(self)
+        self.chips: list[QPushButton] = []
+        self._chip_group = QButtonGroup(self)
+        self._chip_group.setExclusive(True)
+        for i, page in enumerate(PAGES):
+            b = QPushButton()
+            b.setObjectName("chip")
+            b.setCheckable(True)
+            b.setFont(self._font(self._px("chip")))
+            b.setFocusPolicy(Qt.NoFocus)
+            b.clicked.connect(lambda _=False, i=i: self.goto(i))
+            self._chip_group.addButton(b, i)
+            self.chip_strip.add(b)
+            self.chips.append(b)
+        outer.addWidget(self.chip_strip)
+        self.view = _View(self)
+        self.view.setFocusPolicy(Qt.StrongFocus)  # the page takes the focus back from a field (focus_home)
+        self.glossary_view = QTextBrowser()
+        self.glossary_view.setObjectName("glossary")
+        self.glossary_view.setOpenLinks(False)
+        set_role(self.glossary_view, "legend")
+        self.stage_stack = QStackedWidget()
+        self.stage_stack.addWidget(self.view)
+        self.stage_stack.addWidget(self.glossary_view)
+        self.stage_stack.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.stage_stack.setMinimumSize(200, 120)
+        outer.addWidget(self.stage_stack, 1)
+        self.caption = QLabel()
+        self.caption.setObjectName("caption")
+        self.caption.setWordWrap(True)
+        self.caption.setFont(self._font(self._px("caption")))
+        self.caption.setMinimumHeight(int(self._px("caption") * 1.5 + 12))  # one line: a short caption gives way
+        self.caption.setAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        self.caption.setTextFormat(Qt.RichText)
+        self.caption.setTextInteractionFlags(Qt.LinksAccessibleByMouse)
+        self.caption.setFocusPolicy(Qt.NoFocus)
+        self.caption.linkHovered.connect(self._on_term_hovered)
+        self.caption.linkActivated.connect(self._on_term_tapped)
+        set_role(self.caption, "caption")
+        outer.addWidget(self.caption)
+        self.term_line = QLabel()  # a tapped term's one-line explanation
+        self.term_line.setObjectName("termLine")
+        self.term_line.setWordWrap(True)
+        self.term_line.setFont(self._font(self._px("control")))
+        self.term_line.hide()
+        set_role(self.term_line, "caption")
+        outer.addWidget(self.term_line)
+        self.model_line = QLabel()  # what the model writing on this page is, in one line
+        self.model_line.setObjectName("modelLine")
+        self.model_line.setWordWrap(True)
+        self.model_line.setFont(self._font(self._px("control")))
+        set_role(self.model_line, "legend")
+        outer.addWidget(self.model_line)
+        self.controls, self.controls_layout = flow_widget(8)
+        outer.addWidget(self.controls)
+        bottom = QHBoxLayout()
+        self.prompt_label = QLabel()
+        self.prompt_label.setFont(self._font(self._px("control")))
+        bottom.addWidget(self.prompt_label)
+        self.prompt_edit = QLineEdit(self.prompt)
+        self.prompt_edit.setFont(self._font(self._px("control")))
+        self.prompt_edit.setMaxLength(400)
+        self.prompt_edit.setMinimumWidth(160)
+        self.prompt_edit.returnPressed.connect(self._ask_own_question)
+        bottom.addWidget(self.prompt_edit, 1)
+        self.prev_button = QPushButton()
+        self.next_button = QPushButton()
+        for b, slot in ((self.prev_button, self.prev), (self.next_button, self.next)):
+            b.setFont(self._font(self._px("control"), True))
+            b.clicked.connect(slot)
+            bottom.addWidget(b)
+        outer.addLayout(bottom)
+        self._sizes_at = self._type_height()
+
+    def _apply_fonts(self) -> None:
+        self._sizes_at = self._type_height()
+        for chip in self.chips:
+            chip.setFont(self._font(self._px("chip")))
+        self.chip_strip.updateGeometry()
+        self.chip_strip._layout()
+        self.caption.setFont(self._font(self._px("caption")))
+        self.caption.setMinimumHeight(int(self._px("caption") * 1.5 + 12))  # one line: a short caption gives way
+        for w in (self.prompt_label, self.prompt_edit, self.term_line, self.model_line):
+            w.setFont(self._font(self._px("control")))
+        for b in (self.prev_button, self.next_button):
+            b.setFont(self._font(self._px("control"), True))
+
+    def retranslate(self) -> None:
+        """Re-apply every string in the current language."""
+        for page, chip in zip(PAGES, self.chips):
+            chip.setToolTip(page_title(page))
+        self.chip_strip.set_labels([chip_text(page) for page in PAGES])
+        self.prompt_label.setText(T("Your question:"))
+        self.prev_button.setText(T("◀ Back"))
+        self.next_button.setText(T("Next ▶"))
+        self.game.sentences = [tuple(x) for x in self.game_sentences() if x]  # newcomers write in the new language
+        self._rebuild(replay=False)
+
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self._refit_scene()
+        self._update_clock()
+
+    def _refit_scene(self) -> None:
+        """Fit the page's scene to its view; when the view is too small for the type scale (text would fall under
+        height/60) or much larger, the scene is built again for this view, at the same moment of its animation."""
+        self.view.fit()
+        scene = self.view.scene()
+        needs = getattr(scene, "needs_rebuild", None)
+        if needs is not None and needs(self.view):
+            t = scene.t
+            scene.build(self.context())
+            scene.seek(t)
+            self._annotate_scene(scene)
+            self.view.fit()
+
