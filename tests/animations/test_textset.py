@@ -21,7 +21,7 @@ def test_a_formula_is_one_run():
 def test_tokens_are_shown_as_what_they_mean(qapp):
     from gui import i18n
     assert token_text("<|endoftext|>") == f"⟨end{NBSP}of{NBSP}text⟩"  # a token never breaks
-    assert token_text("<E6 97>") == "‹e6 97›"
+    assert token_text("<E6 97>") == f"‹e6{NBSP}97›"
     assert token_text("\ufffd") == "‹?›"
     assert token_text("␣the") == "␣the"
     assert bytes_text("日".encode()[:2]) == "‹e6 97›"
