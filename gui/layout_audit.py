@@ -146,8 +146,8 @@ def _label_item(label: QLabel, window: QWidget) -> dict | None:
         w, h = doc.idealWidth(), doc.size().height()
         lines = doc_lines(doc)
     else:
-        lines = raw.split("\n")
-        w = max(fm.horizontalAdvance(line) for line in lines)
+        lines = raw.splitlines(keepends=True) or [raw]
+        w = max(fm.horizontalAdvance(line.rstrip("\n")) for line in lines)
         h = fm.height() * len(lines)
     painted = _aligned(box, w, h, label.alignment())
     clipped = w > box.width() + 1 or h > box.height() + 1
@@ -304,7 +304,7 @@ def _scene_items(view: QGraphicsView, window: QWidget) -> list[dict]:
         if isinstance(item, QGraphicsSimpleTextItem):
             if item.text():
                 add(item, item.text(), item.boundingRect(), font_px(item.font()), False, _item_role(item),
-                    item.text().split("\n"))
+                    item.text().splitlines(keepends=True))
         elif isinstance(item, QGraphicsTextItem):
             text = item.toPlainText()
             if text.strip():

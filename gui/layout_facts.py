@@ -20,7 +20,8 @@ ROW_EMPTY_EDGES = 4  # a row with at most this many edges shows nothing but plai
 
 
 def doc_lines(doc: QTextDocument) -> list[str]:
-    """The text of each laid-out line of ``doc`` (its text width set), top to bottom; trailing spaces kept."""
+    """The text of each laid-out line of ``doc`` (its text width set), top to bottom; trailing spaces kept, and
+    a line that ends a paragraph ends with "\\n" (an explicit break, not one wrapping made)."""
     doc.documentLayout().documentSize()  # lays the document out if it has not been yet
     out: list[str] = []
     block = doc.begin()
@@ -28,12 +29,15 @@ def doc_lines(doc: QTextDocument) -> list[str]:
         layout = block.layout()
         text = block.text()
         if layout is None or layout.lineCount() == 0:
-            out.append(text)
+            out.append(text + "\n")
         else:
             for i in range(layout.lineCount()):
                 line = layout.lineAt(i)
                 out.append(text[line.textStart():line.textStart() + line.textLength()])
+            out[-1] += "\n"
         block = block.next()
+    if out:
+        out[-1] = out[-1][:-1]
     return out
 
 

@@ -37,6 +37,7 @@ FONT_TOLERANCE_PX = 0.25  # font sizes are floats; a hair under a limit is round
 STAGE_MIN_FRACTION = 0.90  # the Live stage is drawn at least this wide, as a fraction of the window
 BAND_MAX_FRACTION = 0.10  # no empty band of rows taller than this fraction of the height on a tour page
 PRODUCT_NAMES = ("One Trip", "一趟一个字")
+LANGUAGE_NAMES = ("English", "中文")  # the language switch names the other language in that language
 # Latin words a Chinese page may show: units, field acronyms, names of things that have no Chinese name here.
 ACCEPTED_TERMS = frozenset({
     "KV", "GPU", "CPU", "TP", "PP", "GPT", "BPE", "HBM", "DRAM", "SRAM", "SSE", "APC", "MLA", "TTFT", "TPOT", "UTF",
@@ -48,7 +49,7 @@ CONTENT_ROLES = frozenset({"answer", "prompt", "chip", "token", "token id", "cod
                            "qtextedit", "qplaintextedit", "source"})
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 _RAW = re.compile(r"<\|[^|<>]{1,40}\|>|\ufffd|\u25a1")
-_OPERATORS = ("/", "=", "×", "÷", "+", "−", "·", "^", "(", "≈", "≤", "≥", "<", ">")
+_OPERATORS = ("/", "=", "×", "÷", "+", "−", "^", "(", "≈", "≤", "≥", "<", ">")  # "·" separates: a break may follow
 _UNIT_START = re.compile(rf"^({'|'.join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))})(?![A-Za-z])")
 _WORD_CHAR = re.compile(r"[A-Za-z0-9_␣↵]")
 
@@ -169,7 +170,10 @@ def border_faults(layout: dict) -> list[Fault]:
 
 
 def bad_break(before: str, after: str) -> str | None:
-    """Why a line may not end with ``before`` and the next begin with ``after``, or None when it may."""
+    """Why a line may not end with ``before`` and the next begin with ``after``, or None when it may.
+
+    ``before`` keeps what ended it: trailing spaces where wrapping broke at a space, "\\n" where the text
+    itself has a line break (a break the text asks for is never "inside a word")."""
     a, b = before.rstrip(), after.lstrip()
     if not a or not b:
         return None
@@ -209,7 +213,7 @@ def raw_faults(layout: dict) -> list[Fault]:
 
 
 def _strip_names(text: str) -> str:
-    for name in PRODUCT_NAMES:
+    for name in (*PRODUCT_NAMES, *LANGUAGE_NAMES):
         text = text.replace(name, " ")
     return text
 

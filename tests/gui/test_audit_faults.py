@@ -164,6 +164,8 @@ def test_break_rules():
     assert bad_break("␣W", "hi")
     assert bad_break("top-", "k")
     assert bad_break("the cart ", "moves") is None
+    assert bad_break("a copy\n", "travels") is None  # a break the text asks for
+    assert bad_break("17.4 MB · ", "1 thread") is None  # a separator may end a line
     assert bad_break("一趟", "一个字") is None
 
 
