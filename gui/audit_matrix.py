@@ -219,6 +219,10 @@ def audit_live(app, langs, sizes, states, factor_label: str, shots, results) -> 
                     layout = collect_layout(window, lang)
                     _record(results, f"live {state} · {lang} · {label}{factor_label}", layout, LIVE_KINDS,
                             shots, window)
+                    if (window.width(), window.height()) != (w, h):  # the page's minimum size is larger
+                        results[-1]["faults"].insert(0, {"kind": "size", "text": "", "detail":
+                                                         f"the window cannot be {w}x{h}: it is "
+                                                         f"{window.width()}x{window.height()}"})
         finally:
             window.close()
             window.stop()
@@ -231,7 +235,7 @@ def write_report(results: list[dict], path: Path, command: str) -> None:
     from gui.layout_faults import KINDS
     screens = [r for r in results if "faults" in r]
     failing = [r for r in screens if r["faults"]]
-    kinds = [k for k in (*KINDS, "error") if any(f["kind"] == k for r in screens for f in r["faults"])]
+    kinds = [k for k in ("size", *KINDS, "error") if any(f["kind"] == k for r in screens for f in r["faults"])]
     lines = ["# Layout audit report", "",
              f"Made by `{command}` ({time.strftime('%Y-%m-%d %H:%M')}, `gui.layout_faults`): "
              f"{len(failing)} of {len(screens)} screens have faults.", "",
@@ -239,10 +243,13 @@ def write_report(results: list[dict], path: Path, command: str) -> None:
              ">= 1.6 × body), cut (clipped or elided), border (text across a box's edge), break (a line break "
              "inside a number+unit, formula or token), raw (<|endoftext|>, U+FFFD, □), language (English on a zh "
              "screen, Chinese on an en one), stage (Live stage under 90 % of the width), band (an empty band "
-             "over 10 % of the height on a tour page).", ""]
-    skipped = [r for r in results if "skipped" in r]
+             "over 10 % of the height on a tour page), size (the window refuses the size: its minimum is larger).",
+             "", "Each screen's faults name the offending text, its role, font size and rect [x, y, w, h] in "
+             "window pixels (logical pixels at scale factor 2). Rerun after a fix: `python -m gui.audit_matrix "
+             "--sizes 1280x720 --langs en --pages 10 --no-live` audits one screen.", ""]
+    skipped = dict.fromkeys(f"{r['screen']} ({r['skipped']})" for r in results if "skipped" in r)
     if skipped:
-        lines += ["Skipped: " + "; ".join(f"{r['screen']} ({r['skipped']})" for r in skipped) + ".", ""]
+        lines += ["Skipped: " + "; ".join(skipped) + ".", ""]
     totals = {k: sum(1 for r in screens for f in r["faults"] if f["kind"] == k) for k in kinds}
     lines += ["## Faults by class", "", "| class | faults | screens |", "|---|---|---|"]
     for k in kinds:

@@ -26,6 +26,13 @@ Protocol for items that paint text with ``QPainter.drawText``: give the item a m
 text's bounds), "font_px": float (item coordinates), "clipped": bool, "role": str (optional)}``.
 Items without it whose class paints text are invisible to the audit (they cannot be checked).
 
+Besides ``items``, the layout says which ``page`` it is ("live", "tour" or "other"), lists the scenes' ``boxes``
+(window rects of panels, cards and pills), the Live ``stage`` as drawn ([x, y, w, h], when shown), each wrapped
+item's ``lines`` (the text of each line as laid out), and with ``bands=True`` (``write_layout_json`` and so
+``--layout-json``) the ``empty_bands`` ([top, height] runs of rows where nothing is drawn). The fault classes of
+issue 24 are checked by ``gui.layout_faults.faults(layout)``; ``python -m gui.audit_matrix`` runs them over every
+screen.
+
 ``audit_problems(layout)`` returns the human-readable problems of a layout (overlaps, clipping, empty text,
 text under the type scale's minimum); tests assert it is empty.
 """

@@ -44,6 +44,10 @@ ACCEPTED_TERMS = frozenset({
     "ID", "id", "ids", "JSON", "API", "LLM", "AI", "FLOP", "FLOPs", "GEMV", "GEMM", "Python", "PyTorch", "Qt",
     "top", "k", "p", "x", "e", "tok", "Ch", "vs", "B", "kB", "KB", "MB", "GB", "TB", "GiB", "MiB", "ms", "s", "µs",
     "ns", "px", "W", "GHz", "MHz", "fp", "bf", "int", "float", "dtype", "softmax", "token", "tokens",
+    # field terms the Chinese text glosses in parentheses (house rules: prefill, decode, KV cache, batch ...)
+    "prefill", "decode", "stream", "compute", "memory", "bound", "batch", "small", "instruct", "bit",
+    # names of models, products and hardware (names with an inner capital, e.g. DeepSeek, vLLM, pass by themselves)
+    "Llama", "llama", "Claude", "Cursor", "Transformer", "Blackwell", "Hopper", "Mixtral", "Qwen", "Gemma",
 })
 CONTENT_ROLES = frozenset({"answer", "prompt", "chip", "token", "token id", "code", "json", "qlineedit",
                            "qtextedit", "qplaintextedit", "source"})
@@ -144,11 +148,11 @@ def cut_faults(layout: dict) -> list[Fault]:
 
 
 def _across(text_rect: list[float], box: list[float]) -> bool:
-    """True when the text's core (its rect less 2 px at the sides and a fifth of its height at top and bottom)
-    is partly inside ``box`` and partly outside."""
+    """True when the text's core (its rect less a fifth of its height on every side: the line's leading and
+    the glyphs' side bearings) is partly inside ``box`` and partly outside."""
     x, y, w, h = text_rect
-    dy = max(2.0, h * 0.2)
-    tx0, ty0, tx1, ty1 = x + 2, y + dy, x + w - 2, y + h - dy
+    d = max(2.0, h * 0.2)
+    tx0, ty0, tx1, ty1 = x + d, y + d, x + w - d, y + h - d
     bx0, by0, bx1, by1 = box[0], box[1], box[0] + box[2], box[1] + box[3]
     if tx1 <= tx0 or ty1 <= ty0:
         return False
@@ -229,7 +233,8 @@ def language_faults(layout: dict, content_roles: frozenset[str] = CONTENT_ROLES)
         text = _strip_names(it["text"])
         if lang == "zh":
             words = [w for w in re.findall(r"[A-Za-z][A-Za-z']*", text)
-                     if w not in ACCEPTED_TERMS and not (w.isupper() and len(w) <= 5) and len(w) > 1]
+                     if w not in ACCEPTED_TERMS and not (w.isupper() and len(w) <= 5) and len(w) > 1
+                     and not any(c.isupper() for c in w[1:])]  # DeepSeek, vLLM, NVLink: names
             if words:
                 out.append(Fault("language", it["text"], f"English {sorted(set(words))} on a zh screen {_where(it)}"))
         elif lang == "en":
