@@ -61,11 +61,13 @@ def _is_box(item) -> bool:
 
 def scene_boxes(view: QGraphicsView, window: QWidget) -> list[list[float]]:
     """Window rects ([x, y, w, h]) of the visible boxes of ``view``'s scene: rect items and closed path items
-    (``base.box`` panels, pills), at least ``MIN_BOX_PX`` on each side once on screen."""
+    (``base.box`` panels, pills), at least ``MIN_BOX_PX`` on each side once on screen and wholly inside the
+    view (a box the view cuts off shows no edge there)."""
     scene = view.scene()
     if scene is None:
         return []
     origin = view.viewport().mapTo(window, QPoint(0, 0))
+    shown = QRectF(view.viewport().rect()).translated(origin.x(), origin.y()).adjusted(-3, -3, 3, 3)
     vt = view.viewportTransform()
     full = scene.sceneRect()
     out = []
@@ -75,7 +77,7 @@ def scene_boxes(view: QGraphicsView, window: QWidget) -> list[list[float]]:
         if item.sceneBoundingRect().contains(full):
             continue  # the scene's own background
         r = item.deviceTransform(vt).mapRect(item.boundingRect()).translated(origin.x(), origin.y())
-        if r.width() >= MIN_BOX_PX and r.height() >= MIN_BOX_PX:
+        if r.width() >= MIN_BOX_PX and r.height() >= MIN_BOX_PX and shown.contains(r):  # edges one can see
             out.append([round(r.x(), 1), round(r.y(), 1), round(r.width(), 1), round(r.height(), 1)])
     return out
 
