@@ -246,7 +246,10 @@ def write_report(results: list[dict], path: Path, command: str) -> None:
              "over 10 % of the height on a tour page), size (the window refuses the size: its minimum is larger).",
              "", "Each screen's faults name the offending text, its role, font size and rect [x, y, w, h] in "
              "window pixels (logical pixels at scale factor 2). Rerun after a fix: `python -m gui.audit_matrix "
-             "--sizes 1280x720 --langs en --pages 10 --no-live` audits one screen.", ""]
+             "--sizes 1280x720 --langs en --pages 10 --no-live` audits one screen.", "",
+             "The hierarchy reads each text's role (`animations.typescale.ROLE_TIER`): \"title\", \"heading\", "
+             "\"caption\" (body text), \"label\"/\"button\"/diagram names. The Live page tags its control captions "
+             "\"caption\" at the label size: tag them \"label\" (or size them as body).", ""]
     skipped = dict.fromkeys(f"{r['screen']} ({r['skipped']})" for r in results if "skipped" in r)
     if skipped:
         lines += ["Skipped: " + "; ".join(skipped) + ".", ""]

@@ -230,7 +230,7 @@ def language_faults(layout: dict, content_roles: frozenset[str] = CONTENT_ROLES)
     for it in layout["items"]:
         if it["role"] in content_roles:
             continue
-        text = _strip_names(it["text"])
+        text = _RAW.sub(" ", _strip_names(it["text"]))  # a raw token is the "raw" check's
         if lang == "zh":
             words = [w for w in re.findall(r"[A-Za-z][A-Za-z']*", text)
                      if w not in ACCEPTED_TERMS and not (w.isupper() and len(w) <= 5) and len(w) > 1

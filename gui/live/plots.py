@@ -232,7 +232,7 @@ class TripPlot(_Plot):
 
     def _place_floor_label(self, xs: list[int], ys: list[float], top: float) -> None:
         """The floor's label along its line where the fewest points are near it, below the line when there is
-        room (no trip is faster than the floor), else above."""
+        room (no trip is faster than the floor), else above; hidden when the plot has room on neither side."""
         label = self._floor_label
         if self.floor_ms is None:
             label.setVisible(False)
@@ -242,7 +242,11 @@ class TripPlot(_Plot):
         label.setFormat(keep_units(_tr("floor {ms} ms").format(ms=f"{self.floor_ms:.2f}")))
         vb_h = max(1.0, self.getViewBox().height())
         text_h = self._fm.height()
-        below = self.floor_ms / top * vb_h > text_h + 2
+        floor_px = self.floor_ms / top * vb_h  # from the bottom of the plot
+        below, above = floor_px > text_h + 2, vb_h - floor_px > text_h + 2
+        if not (below or above):  # no room on either side: the plot's title names the floor
+            label.setVisible(False)
+            return
         label.anchors = [(0.5, 0.0), (0.5, 0.0)] if below else [(0.5, 1.0), (0.5, 1.0)]
         if xs:
             lo, hi = xs[0], max(xs[-1], xs[0] + 10)

@@ -55,3 +55,15 @@ def test_the_floor_is_labelled_where_it_covers_no_point(qtbot):
     plot.redraw()
     QApplication.processEvents()
     assert not [it for it in collect_layout(plot, "en")["items"] if it["text"].startswith("floor")]
+
+
+def test_a_plot_too_short_for_the_floor_label_hides_it(qtbot):
+    from gui.layout_audit import collect_layout
+    plot = _plot(qtbot, 2.0)
+    plot.resize(640, 44)  # about two lines of 16 px text: the label fits neither above nor below the line
+    QApplication.processEvents()
+    plot.redraw()
+    QApplication.processEvents()
+    items = collect_layout(plot, "en")["items"]
+    assert not [it for it in items if it["text"].startswith("floor")]
+    assert not [it for it in items if it["clipped"]]
