@@ -1,9 +1,16 @@
 """One type scale for the whole app, and the role tag every piece of visible text carries.
 
 Sizes are proportional to the window height, in device-independent pixels, so that a screen reads the same
-from the back of a room at 1280×720 and at 3840×2160. No text is smaller than ``height / 60`` (18 px at
-1080p, 12 px at 720p); ``presenter`` mode is one step larger again (× 1.2). Items and widgets ask for a
-*role* ("caption", "label", "number", ...), never for a pixel size.
+from the back of a room at 1280×720 and at 3840×2160 (issue 24, "a type scale for a room"):
+
+- no visible text under ``height / 48`` (15 px at 720p, 22.5 px at 1080p): the "small" style, ``MIN_FRACTION``;
+- body text at least ``height / 40`` (18 px at 720p);
+- a strict hierarchy ``title > heading > body >= label >= small``, the title at least ``TITLE_OVER_BODY`` (1.6)
+  times the body;
+- ``presenter`` mode is one step larger (× ``PRESENTER_STEP``), every style alike, so the hierarchy holds there.
+
+Items and widgets ask for a *role* ("caption", "label", "number", ...), never for a pixel size. ``tier_of``
+says which rung of the hierarchy a role stands on (the layout audit checks the order on every screen).
 
 Every text item on a stage or tour scene is tagged with its role (``set_role``), so that the layout audit
 (``screenshot --layout-json``) can list it with a short name of what it is (``seat``, ``desk``, ``chapter``,
@@ -20,17 +27,40 @@ from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 ROLE_KEY = 0x0E17  # QGraphicsItem.data() key holding the role name (str)
 
-# Size of each text style as a fraction of the window height. "small" is the floor: height / 60.
+# Size of each text style as a fraction of the window height. "small" is the floor: height / 48.
 _FRACTIONS: dict[str, float] = {
-    "small": 1 / 60,  # chapter sizes, axis ticks, legends: the smallest text on any screen
-    "label": 1 / 52,  # names of things on the stage, buttons, slider labels
-    "body": 1 / 44,  # captions and running text
-    "number": 1 / 30,  # the readout's figures
-    "heading": 1 / 26,  # card and panel titles
-    "title": 1 / 18,  # page titles
+    "small": 1 / 48,  # chapter sizes, axis ticks, legends: the smallest text on any screen (15 px at 720p)
+    "label": 1 / 44,  # names of things on the stage, buttons, slider labels (16.4 px at 720p)
+    "body": 1 / 40,  # captions and running text (18 px at 720p): the issue's body floor
+    "heading": 1 / 30,  # card and panel titles (24 px at 720p)
+    "number": 1 / 30,  # the readout's figures (outside the hierarchy: a figure may be as big as a heading)
+    "title": 1 / 22,  # page titles (32.7 px at 720p): 1.82 × body
 }
 MIN_FRACTION = _FRACTIONS["small"]
+BODY_FRACTION = _FRACTIONS["body"]
+TITLE_OVER_BODY = 1.6  # the title is at least this many times the body text
 PRESENTER_STEP = 1.2
+
+# The rungs of the hierarchy, top first: a text of a higher rung is strictly larger than any of a lower one,
+# except that "label" may equal "body" (title > heading > body >= label).
+TIERS = ("title", "heading", "body", "label")
+
+# Which rung the roles in use stand on (scene items and widgets, all pages). A role not listed (a figure, a
+# token id) is outside the hierarchy; the floor still holds for it.
+ROLE_TIER: dict[str, str] = {
+    "title": "title", "headline": "title", "page-title": "title",
+    "heading": "heading", "panel-title": "heading",
+    "body": "body", "caption": "body", "answer": "body", "paragraph": "body",
+    "label": "label", "button": "label", "tab": "label", "seat": "label", "chip": "label", "value": "label",
+    "axis": "label", "legend": "label", "pill": "label", "desk": "label", "chapter": "label", "status": "label",
+    "info": "label", "extra": "label", "why": "label", "prompt": "label", "plot-title": "label", "small": "label",
+    "token": "label", "cart": "label", "overlay": "label", "reason": "label", "apprentice": "label",
+}
+
+
+def tier_of(role: str | None) -> str | None:
+    """The rung of ``TIERS`` that ``role`` stands on, or None for a role outside the hierarchy."""
+    return ROLE_TIER.get(role or "")
 
 
 @dataclass(frozen=True)
@@ -45,9 +75,14 @@ class TypeScale:
         size = self.height * _FRACTIONS[style]
         return size * (PRESENTER_STEP if self.presenter else 1.0)
 
+    def role_px(self, role: str) -> float:
+        """Font pixel size of a role: the style of its rung (``tier_of``), "number" for a role outside it."""
+        return self.px(tier_of(role) or "number")
+
     @property
     def minimum(self) -> float:
-        """The smallest font size any visible text may have at this height: ``height / 60`` px."""
+        """The smallest font size any visible text may have at this height: ``height / 48`` px (the floor
+        holds in presenter mode too, where every style is larger)."""
         return self.height * MIN_FRACTION
 
 

@@ -26,6 +26,13 @@ Protocol for items that paint text with ``QPainter.drawText``: give the item a m
 text's bounds), "font_px": float (item coordinates), "clipped": bool, "role": str (optional)}``.
 Items without it whose class paints text are invisible to the audit (they cannot be checked).
 
+Besides ``items``, the layout says which ``page`` it is ("live", "tour" or "other"), lists the scenes' ``boxes``
+(window rects of panels, cards and pills), the Live ``stage`` as drawn ([x, y, w, h], when shown), each wrapped
+item's ``lines`` (the text of each line as laid out), and with ``bands=True`` (``write_layout_json`` and so
+``--layout-json``) the ``empty_bands`` ([top, height] runs of rows where nothing is drawn). The fault classes of
+issue 24 are checked by ``gui.layout_faults.faults(layout)``; ``python -m gui.audit_matrix`` runs them over every
+screen.
+
 ``audit_problems(layout)`` returns the human-readable problems of a layout (overlaps, clipping, empty text,
 text under the type scale's minimum); tests assert it is empty.
 """
@@ -44,6 +51,8 @@ from PySide6.QtWidgets import (QAbstractButton, QCheckBox, QComboBox, QGraphicsI
                                QPlainTextEdit, QRadioButton, QTextEdit, QWidget)
 
 from animations.typescale import MIN_FRACTION, role_of
+from gui.layout_facts import doc_lines, empty_bands, scene_boxes, stage_rect
+from gui.layout_faults import LATIN_TERMS, english_ui_words, untranslated_items  # noqa: F401 - importable here
 
 OVERLAP_TOLERANCE_PX = 1.0  # rects that share at most this much (rounding) do not count as overlapping
 FONT_TOLERANCE_PX = 0.25  # font sizes are floats; a hair under the minimum is rounding, not a problem
@@ -142,13 +151,17 @@ def _label_item(label: QLabel, window: QWidget) -> dict | None:
         if label.wordWrap():
             doc.setTextWidth(max(1.0, box.width()))
         w, h = doc.idealWidth(), doc.size().height()
+        lines = doc_lines(doc)
     else:
-        lines = raw.split("\n")
-        w = max(fm.horizontalAdvance(line) for line in lines)
+        lines = raw.splitlines(keepends=True) or [raw]
+        w = max(fm.horizontalAdvance(line.rstrip("\n")) for line in lines)
         h = fm.height() * len(lines)
     painted = _aligned(box, w, h, label.alignment())
     clipped = w > box.width() + 1 or h > box.height() + 1
-    return _finish(label, window, text, painted, font_px(label.font(), label), clipped, _widget_role(label))
+    entry = _finish(label, window, text, painted, font_px(label.font(), label), clipped, _widget_role(label))
+    if entry is not None and len(lines) > 1:
+        entry["lines"] = lines
+    return entry
 
 
 def _button_item(button: QAbstractButton, window: QWidget) -> dict | None:
@@ -217,8 +230,12 @@ def _text_edit_item(edit: QTextEdit | QPlainTextEdit, window: QWidget) -> dict |
     painted.translate(top_left.x(), top_left.y())
     area = _visible_area(viewport, window)
     clipped = clipped or not _inside(painted, area)
-    return {"text": text, "rect": _rect_list(painted.intersected(area)),
-            "font_px": round(font_px(edit.font(), edit), 2), "clipped": bool(clipped), "role": _widget_role(edit)}
+    entry = {"text": text, "rect": _rect_list(painted.intersected(area)),
+             "font_px": round(font_px(edit.font(), edit), 2), "clipped": bool(clipped), "role": _widget_role(edit)}
+    lines = doc_lines(doc)
+    if len(lines) > 1:
+        entry["lines"] = lines
+    return entry
 
 
 def _finish(w: QWidget, window: QWidget, text: str, painted_local: QRectF, px: float, clipped: bool,
@@ -271,7 +288,8 @@ def _scene_items(view: QGraphicsView, window: QWidget) -> list[dict]:
     vt = view.viewportTransform()
     out: list[dict] = []
 
-    def add(item: QGraphicsItem, text: str, local: QRectF, px_local: float, clipped: bool, role: str) -> None:
+    def add(item: QGraphicsItem, text: str, local: QRectF, px_local: float, clipped: bool, role: str,
+            lines: list[str] | None = None) -> None:
         text = text.strip()
         dt = item.deviceTransform(vt)
         r = dt.mapRect(local).translated(vp_origin.x(), vp_origin.y())
@@ -280,6 +298,8 @@ def _scene_items(view: QGraphicsView, window: QWidget) -> list[dict]:
         clipped = clipped or not _inside(r, vp_area)
         out.append({"text": text, "rect": _rect_list(r), "font_px": round(px_local * _scale_of(dt), 2),
                     "clipped": bool(clipped), "role": role})
+        if lines is not None and len(lines) > 1:
+            out[-1]["lines"] = lines
 
     try:
         from pyqtgraph import AxisItem
@@ -290,7 +310,8 @@ def _scene_items(view: QGraphicsView, window: QWidget) -> list[dict]:
             continue
         if isinstance(item, QGraphicsSimpleTextItem):
             if item.text():
-                add(item, item.text(), item.boundingRect(), font_px(item.font()), False, _item_role(item))
+                add(item, item.text(), item.boundingRect(), font_px(item.font()), False, _item_role(item),
+                    item.text().splitlines(keepends=True))
         elif isinstance(item, QGraphicsTextItem):
             text = item.toPlainText()
             if text.strip():
@@ -298,7 +319,7 @@ def _scene_items(view: QGraphicsView, window: QWidget) -> list[dict]:
                 local = item.boundingRect().adjusted(m, m, -m, -m)
                 tw = item.textWidth()
                 clipped = tw > 0 and item.document().idealWidth() > tw + 1
-                add(item, text, local, font_px(item.font()), clipped, _item_role(item))
+                add(item, text, local, font_px(item.font()), clipped, _item_role(item), doc_lines(item.document()))
         elif AxisItem and isinstance(item, AxisItem):
             bounds = item.boundingRect()
             for text, rect, px in _axis_texts(item):
@@ -315,15 +336,17 @@ def _shown(w: QWidget, window: QWidget) -> bool:
     return w.isVisibleTo(window) and w.width() > 0 and w.height() > 0 and not w.isWindow()
 
 
-def collect_layout(window: QWidget, lang: str | None = None) -> dict:
+def collect_layout(window: QWidget, lang: str | None = None, bands: bool = False) -> dict:
     """The layout of every visible text in ``window`` (shown, laid out): see the module docstring.
 
-    ``lang`` defaults to ``gui.i18n.current_language()``.
+    ``lang`` defaults to ``gui.i18n.current_language()``. ``bands``: also render the window and list its
+    empty bands of rows (``empty_bands``; costs a render).
     """
     if lang is None:
         from gui import i18n
         lang = i18n.current_language()
     items: list[dict] = []
+    boxes: list[list[float]] = []
     for w in [window, *window.findChildren(QWidget)]:
         if w is not window and not _shown(w, window):
             continue
@@ -343,14 +366,33 @@ def collect_layout(window: QWidget, lang: str | None = None) -> dict:
             entry = _text_edit_item(w, window)
         elif isinstance(w, QGraphicsView):
             items.extend(_scene_items(w, window))
+            boxes.extend(scene_boxes(w, window))
         if entry is not None:
             items.append(entry)
-    return {"size": [window.width(), window.height()], "lang": lang, "items": items}
+    layout = {"size": [window.width(), window.height()], "lang": lang, "page": _page_of(window), "items": items,
+              "boxes": boxes}
+    stage = stage_rect(window)
+    if stage is not None:
+        layout["stage"] = stage
+    if bands:
+        layout["empty_bands"] = empty_bands(exact_image(window))
+    return layout
+
+
+def _page_of(window: QWidget) -> str:
+    """"tour" when a tour page is shown, "live" when the Live stage is, else "other"."""
+    for w in window.findChildren(QWidget):
+        if type(w).__name__ == "TourWidget" and w.isVisibleTo(window):
+            return "tour"
+    if type(window).__name__ == "TourWidget":
+        return "tour"
+    return "live" if stage_rect(window) is not None else "other"
 
 
 def write_layout_json(window: QWidget, path: str | Path, lang: str | None = None) -> dict:
-    """``collect_layout`` and write it to ``path`` as JSON (UTF-8). Returns the layout."""
-    layout = collect_layout(window, lang)
+    """``collect_layout`` (with the empty bands and every control's hit area) and write it to ``path`` as JSON
+    (UTF-8). Returns the layout."""
+    layout = collect_layout(window, lang, bands=True)
     from gui.controls_audit import collect_controls  # every control and its hit area (a key of its own)
     layout["controls"] = collect_controls(window)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -368,7 +410,7 @@ def _overlap(a: list[float], b: list[float]) -> tuple[float, float]:
 def audit_problems(layout: dict, min_px: float | None = None, check_overlap: bool = True) -> list[str]:
     """Problems of a layout from ``collect_layout`` (or its JSON), one line each; [] when all is well.
 
-    Checks: no empty text; nothing clipped; no font under ``min_px`` (default: window height / 60, the type
+    Checks: no empty text; nothing clipped; no font under ``min_px`` (default: window height / 48, the type
     scale's floor, ``animations.typescale.MIN_FRACTION``); no two texts' rects intersecting by more than
     ``OVERLAP_TOLERANCE_PX`` in both directions (``check_overlap=False`` skips that).
     """
@@ -413,45 +455,3 @@ def exact_image(widget: QWidget, size: tuple[int, int] | None = None) -> QImage:
     finally:
         painter.end()
     return image
-
-
-# ---- language ---------------------------------------------------------------------------------------------------
-# Technical terms that stay in Latin letters in the Chinese interface (units, field terms, names).
-LATIN_TERMS = frozenset({"KV", "GPU", "CPU", "TP", "PP", "MB", "KB", "GB", "kB", "ms", "GPT", "BPE", "HBM", "DRAM",
-                         "SSE", "APC", "MLA", "English", "One", "Trip", "tok", "id", "ids", "Ch"})
-
-
-def english_ui_words(min_len: int = 4) -> set[str]:
-    """Words of the English UI: every word (letters only, ``min_len`` or longer, lower case) of the source
-    texts of ``assets/i18n/one_trip_zh_CN.ts`` that have a translation, less ``LATIN_TERMS``."""
-    import re
-    import xml.etree.ElementTree as ET
-
-    from gui.i18n import I18N_DIR
-    root = ET.parse(I18N_DIR / "one_trip_zh_CN.ts").getroot()
-    words: set[str] = set()
-    for m in root.iter("message"):
-        src = re.sub(r"\{\w*\}", " ", m.findtext("source") or "")
-        for w in re.findall(r"[A-Za-z]+", src):
-            if len(w) >= min_len and w not in LATIN_TERMS:
-                words.add(w.lower())
-    return words
-
-
-def untranslated_items(layout: dict, words: set[str], skip_roles: set[str] = frozenset(),
-                       allow: set[str] = frozenset()) -> list[str]:
-    """Items of a Chinese layout whose text holds an English UI word (``english_ui_words``), one line each.
-
-    ``skip_roles``: roles whose text is content, not interface (the prompt, the model's answer, token chips).
-    ``allow``: words that are names, not interface (e.g. the folder name of a model given with --model).
-    """
-    import re
-    words = {w for w in words if w not in {a.lower() for a in allow}}
-    out = []
-    for it in layout["items"]:
-        if it["role"] in skip_roles:
-            continue
-        hits = sorted({w for w in re.findall(r"[A-Za-z]+", it["text"]) if w.lower() in words})
-        if hits:
-            out.append(f"English {hits} in {it['role']} {it['text'][:60]!r}")
-    return out

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from animations.easing import ease_out_back, smooth
 from animations.timeline import Animation, Fade, Lambda, Timeline, lerp_point
-from animations.textset import keep_together, rebalance
+from animations.textset import rebalance, set_breaks as keep_together
 from animations.typescale import TypeScale, set_role, set_text_features
 
 SCENE_W, SCENE_H = 1600.0, 700.0

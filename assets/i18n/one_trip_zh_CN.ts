@@ -2617,6 +2617,29 @@
     <message>
         <source>Swipe to the left, or tap Next ▶, to begin</source>
         <translation>向左滑动，或点“下一段 ▶”，开始参观</translation>
+    <name>TextSet</name>
+    <message>
+        <source>end of text</source>
+        <translation>文末</translation>
+    </message>
+</context>
+<context>
+    <name>Plots</name>
+    <message>
+        <source>trips</source>
+        <translation>趟</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>字块/秒</translation>
+    </message>
+    <message>
+        <source>floor {ms} ms</source>
+        <translation>下限 {ms} 毫秒</translation>
     </message>
 </context>
 </TS>

@@ -3,7 +3,11 @@
 Smoothness: a report adds a point to plain lists; the curves are redrawn at most ``REDRAW_MS`` apart by one
 coalescing timer (``setData`` and a range change relayout the plot, a few ms each: at batch 16 the engine
 reports faster than the screen needs). Text: ``set_text_font`` sizes the tick labels from the type scale and
-sets the axes' room from the font's measured size; ticks are chosen so their labels never touch.
+sets the axes' room from the font's measured size; ticks are chosen so their labels never touch. Both axes
+carry numbers and their unit: the unit is written after the top y tick ("20 ms") and the last x tick
+("40 trips"), joined so no line break can fall between them (``animations.textset``). The floor line of the
+trip plot is labelled ("floor 0.32 ms") at the place along it where the fewest points are, on the side of the
+line the points are not.
 """
 
 from __future__ import annotations
@@ -12,11 +16,16 @@ import math
 from collections import deque
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QWidget
 
+from animations.textset import NBSP, keep_units
 from animations.typescale import set_role
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Plots", text) or text
 
 PREFILL_COLOR = "#ffb347"  # orange: trips that read the whole question
 DECODE_COLOR = "#7ec8ff"  # blue: trips that write one token per seat
@@ -49,6 +58,9 @@ def _label(v: float) -> str:
 
 class _Plot(pg.PlotWidget):
     """A plot to look at, not to fiddle with: no mouse, buttons or menu; a faint grid; measured axis room."""
+
+    x_unit = "trips"  # source strings, translated when drawn (context "Plots")
+    y_unit = ""
 
     def __init__(self, parent: QWidget | None = None, max_points: int = 400):
         super().__init__(parent, background=PLOT_BG)
@@ -83,8 +95,18 @@ class _Plot(pg.PlotWidget):
         for side in ("left", "bottom"):
             self.getAxis(side).setTickFont(font)
         self.getAxis("bottom").setHeight(math.ceil(self._fm.height() + 6))
-        self.getAxis("left").setWidth(math.ceil(self._fm.horizontalAdvance("0,000") + 8))
+        self._left_width("0,000")
         self._schedule()
+
+    def _left_width(self, widest: str) -> None:
+        width = math.ceil(self._fm.horizontalAdvance(widest) + 10)
+        axis = self.getAxis("left")
+        if abs(axis.width() - width) > 2:
+            axis.setWidth(width)
+
+    @staticmethod
+    def _with_unit(value: float, unit: str) -> str:
+        return keep_units(f"{_label(value)}{NBSP}{_tr(unit)}") if unit else _label(value)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
@@ -106,16 +128,23 @@ class _Plot(pg.PlotWidget):
         text_h = self._fm.height()
         y_ticks = nice_ticks(top, max(1, int(h // (2.0 * text_h))))
         half = (text_h / 2 + 1) * top / h  # a label is centred on its tick: keep it inside the axis
-        self.getAxis("left").setTicks([[(v, _label(v)) for v in y_ticks if half <= v <= top - half], []])
+        ys = [v for v in y_ticks if half <= v <= top - half]
+        y_labels = [(v, self._with_unit(v, self.y_unit) if v == ys[-1] else _label(v)) for v in ys]
+        self.getAxis("left").setTicks([y_labels, []])
+        self._left_width(max((t for _, t in y_labels), key=self._fm.horizontalAdvance, default="0,000"))
         if self._x:
             lo, hi = self._x[0], max(self._x[-1], self._x[0] + 10)
             span = hi - lo
-            label_w = self._fm.horizontalAdvance(str(hi)) * 3.0
+            last_w = self._fm.horizontalAdvance(self._with_unit(hi, self.x_unit))
+            label_w = max(self._fm.horizontalAdvance(str(hi)) * 3.0, last_w * 1.5)
             x_ticks = nice_ticks(span, max(1, int(w // label_w)))
             step = x_ticks[0] if x_ticks else span
             start = math.ceil(lo / step) * step
             xs = [start + i * step for i in range(int((hi - start) // step) + 1)]
-            self.getAxis("bottom").setTicks([[(v, _label(v)) for v in xs], []])
+            room = (last_w / 2 + 2) * (span * 1.04) / w  # the unit's label is centred on its tick: inside the axis
+            xs = [v for v in xs if v <= hi + span * 0.02 - room] or xs[:1]
+            labels = [(v, self._with_unit(v, self.x_unit) if v == xs[-1] else _label(v)) for v in xs]
+            self.getAxis("bottom").setTicks([labels, []])
         else:
             self.getAxis("bottom").setTicks([[], []])
 
@@ -147,8 +176,10 @@ class TripPlot(_Plot):
     """Measured milliseconds per trip (one point per forward pass), with the floor as a red dashed line.
 
     Prefill trips are orange, decode trips blue. Keeps the last ``max_points`` trips. The floor's value is named
-    in the plot's title (``gui.live.readout``), not on the line, so no label covers the newest points.
+    in the plot's title (``gui.live.readout``) and on the line itself, where it covers no point.
     """
+
+    y_unit = "ms"
 
     def __init__(self, parent: QWidget | None = None, max_points: int = 400):
         super().__init__(parent, max_points)
@@ -161,6 +192,8 @@ class TripPlot(_Plot):
                                       pen=pg.mkPen(FLOOR_COLOR, width=2, style=Qt.DashLine))
         self._floor.setVisible(False)
         self.addItem(self._floor, ignoreBounds=True)
+        self._floor_label = pg.InfLineLabel(self._floor, "", position=0.5, color=FLOOR_COLOR)
+        set_role(self._floor_label, "legend")
 
     def add_trip(self, x: int, ms: float, prefill: bool) -> None:
         """Plot one trip: ``ms`` is the measured wall time of the forward pass in milliseconds."""
@@ -195,10 +228,41 @@ class TripPlot(_Plot):
         self._dec.setData([p[0] for p in dec], [p[1] for p in dec])
         top = max([*ys, (self.floor_ms or 0) * 1.5, 0.01]) * 1.1
         self._set_range(top)
+        self._place_floor_label(xs, ys, top)
+
+    def _place_floor_label(self, xs: list[int], ys: list[float], top: float) -> None:
+        """The floor's label along its line where the fewest points are near it, below the line when there is
+        room (no trip is faster than the floor), else above; hidden when the plot has room on neither side."""
+        label = self._floor_label
+        if self.floor_ms is None:
+            label.setVisible(False)
+            return
+        label.setVisible(True)
+        label.textItem.setFont(self.getAxis("left").style.get("tickFont") or self.font())
+        label.setFormat(keep_units(_tr("floor {ms} ms").format(ms=f"{self.floor_ms:.2f}")))
+        vb_h = max(1.0, self.getViewBox().height())
+        text_h = self._fm.height()
+        floor_px = self.floor_ms / top * vb_h  # from the bottom of the plot
+        below, above = floor_px > text_h + 2, vb_h - floor_px > text_h + 2
+        if not (below or above):  # no room on either side: the plot's title names the floor
+            label.setVisible(False)
+            return
+        label.anchors = [(0.5, 0.0), (0.5, 0.0)] if below else [(0.5, 1.0), (0.5, 1.0)]
+        if xs:
+            lo, hi = xs[0], max(xs[-1], xs[0] + 10)
+            near = [(x - lo) / (hi - lo) for x, y in zip(xs, ys) if abs(y - self.floor_ms) < 2 * text_h * top / vb_h]
+            slots = [0.2, 0.35, 0.5, 0.65, 0.8]
+            best = min(slots, key=lambda p: (sum(1 for q in near if abs(q - p) < 0.15), abs(p - 0.5)))
+        else:
+            best = 0.5
+        label.setPosition(best)
+        label.updatePosition()
 
 
 class RatePlot(_Plot):
     """Tokens per second of each trip: tokens written ÷ measured wall time."""
+
+    y_unit = "tokens/s"
 
     def __init__(self, parent: QWidget | None = None, max_points: int = 400):
         super().__init__(parent, max_points)

@@ -13,7 +13,7 @@ from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsTextItem, QToolTip
 
 from animations.scenes.base import T
-from animations.textset import keep_together
+from animations.textset import set_breaks as keep_together
 from gui.tour import glossary
 
 # Pages whose scene shows what the loaded model writes: they say in one line what that model is.

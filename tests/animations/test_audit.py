@@ -64,8 +64,31 @@ def test_rotated_text_keeps_its_size(scene):
 
 
 def test_type_scale_floor_holds_at_the_view_fraction():
-    """At the view fraction the tour guarantees, the small style is height / 60 window px."""
+    """At the view fraction the tour guarantees, the small style is the type scale's floor (height / 48)."""
     from animations.scenes.base import SCENE_H, VIEW_FRACTION, px
+    from animations.typescale import MIN_FRACTION
     window_h = 720
     scale = window_h * VIEW_FRACTION / SCENE_H  # window px per scene unit when the view is that fraction
-    assert px("small") * scale == pytest.approx(window_h / 60)
+    assert px("small") * scale == pytest.approx(window_h * MIN_FRACTION) == pytest.approx(15.0)
+
+
+@pytest.mark.parametrize("height", [720, 800, 1080, 2160])
+@pytest.mark.parametrize("presenter", [False, True])
+def test_the_type_scale_is_a_room_scale(height, presenter):
+    """Floor height/48, body >= height/40, title >= 1.6 body, title > heading > body >= label >= small."""
+    from animations.typescale import TypeScale
+    t = TypeScale(height, presenter)
+    assert t.minimum == pytest.approx(height / 48)
+    assert t.px("small") >= t.minimum - 1e-9
+    assert t.px("body") >= height / 40 - 1e-9
+    assert t.px("title") >= 1.6 * t.px("body")
+    assert t.px("title") > t.px("heading") > t.px("body") >= t.px("label") >= t.px("small")
+    if presenter:  # one step larger than the plain scale, every style alike
+        plain = TypeScale(height)
+        assert t.px("body") > plain.px("body") and t.px("title") > plain.px("title")
+
+
+def test_roles_stand_on_the_rungs():
+    from animations.typescale import tier_of
+    assert tier_of("title") == "title" and tier_of("caption") == "body" and tier_of("button") == "label"
+    assert tier_of("token id") is None and tier_of(None) is None
