@@ -2617,6 +2617,9 @@
     <message>
         <source>Swipe to the left, or tap Next ▶, to begin</source>
         <translation>向左滑动，或点“下一段 ▶”，开始参观</translation>
+    </message>
+</context>
+<context>
     <name>TextSet</name>
     <message>
         <source>end of text</source>
