@@ -115,7 +115,9 @@ class Seats:
             self.ages.setdefault(rid, 0.0)
         n = len(self.seats)
         w_all = TABLE.width() - 2 * PAD
-        taken = sum(1 for s in self.seats if s.state != "waiting")
+        # seats taken: the requests in this trip (reading or writing), the batch; a finished card that is still
+        # shown for reading and a request still waiting hold no seat
+        taken = sum(1 for s in self.seats if s.state in ("reading", "writing"))
         head = tr("The table · seats taken: {n}").format(n=taken) if n else tr("The table · empty")
         set_elided(self.header, head, w_all)
         self.header.setPos(TABLE.left() + PAD, TABLE.top() + PAD * 0.6)
