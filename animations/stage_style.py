@@ -30,7 +30,8 @@ LEGEND = QRectF(532, 492, 544, 200)
 TABLE = QRectF(1092, 62, 492, 630)  # the seats (and the apprentice on verify trips)
 PAD = 14.0
 ROOM_FLOOR = 1 / 48  # no stage text under this share of the window height (issue 24: read from 3 m)
-HEADLINE = 1.6 / 40  # the headline (the caption: what this trip shows), 1.6 × the body size of height / 40
+HEADLINE = 1.66 / 40  # the headline (the caption: what this trip shows): 1.6 × the body size of height / 40, and
+# a little over, so that rounding to whole scene units never takes it under
 NO_LINE_START = "，。、：；！？）」』》,.:;!?)"
 _ELIDE_KEY = 0x0E18  # QGraphicsItem.data() key: what set_elided last set
 

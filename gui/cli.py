@@ -54,6 +54,8 @@ def build_screenshot_parser() -> argparse.ArgumentParser:
     p.add_argument("--layout-json", default=None, metavar="FILE.json",
                    help="also write every visible text (rect, font px, clipped, role) as JSON (gui.layout_audit)")
     p.add_argument("--presenter", action="store_true", help="presenter mode: one type step larger, fewer buttons")
+    p.add_argument("--details", action="store_true",
+                   help="the Live page's details view (plots, chips, every slider) instead of the visitor's")
     return p
 
 
