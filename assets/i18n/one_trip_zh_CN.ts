@@ -2208,6 +2208,10 @@
         <source>{n} earlier tokens are not shown</source>
         <translation>前面还有 {n} 个字块没显示</translation>
     </message>
+    <message>
+        <source>end of text</source>
+        <translation>文末</translation>
+    </message>
 </context>
 <context>
     <name>FrameOverlay</name>

@@ -235,7 +235,6 @@ class LivePage(QWidget):
         small.setBold(False)
         for plot in (self.trip_plot, self.rate_plot):
             plot.set_text_font(small)
-            plot.setMinimumHeight(int(window_height * PLOT_SHARE))  # shown: a quarter of the window at least
         self.fit_stage()
 
     # The page's four rows are placed by hand (``arrange``): Qt's box layout, once any row wraps text
@@ -286,7 +285,10 @@ class LivePage(QWidget):
         width = max(self.width(), 640)
         rows = self._row_heights(width)
         floor, _full = self._stage_heights(width)
-        hint = self.exhibit.minimumSizeHint() if not self.details else self.strip.minimumSizeHint()
+        if self.details:  # the details view never makes the window bigger: the stage gives way (``arrange``)
+            floor = 0.0
+            rows["strip"] = 0
+        hint = self.exhibit.minimumSizeHint()
         return QSize(hint.width(), int(floor) + sum(rows.values()) + 6 * self.GAP)
 
     def sizeHint(self):  # noqa: N802 - Qt override
@@ -301,6 +303,13 @@ class LivePage(QWidget):
             return
         rows = self._row_heights(W)
         floor, full = self._stage_heights(W)
+        if self.details:
+            # each plot at least a quarter of the window's height (from the window's height, never from the
+            # page's minimum: a minimum that grew with the window would grow the window); the stage gives way
+            col = self.trip_plot_title.width() or int(W * 5 / 20)
+            titles = sum(t.heightForWidth(col) for t in (self.trip_plot_title, self.rate_plot_title))
+            rows["strip"] = max(rows["strip"], titles + 2 * int(self.window().height() * PLOT_SHARE + 1) + 6)
+            floor = 0.0
         others = sum(rows.values()) + 6 * self.GAP
         cap = H * STAGE_MAX_HEIGHT if self.details else H
         stage = int(max(floor, min(full, cap, H - others)))

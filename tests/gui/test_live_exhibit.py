@@ -141,3 +141,14 @@ def test_split_line_follows_the_measured_shares(qapp):
     assert "mostly fixed work" in mostly_paperwork and "CPU" in mostly_paperwork
     assert "mostly reading" in mostly_reading and "GPU" in mostly_reading
     assert mostly_paperwork != mostly_reading
+
+
+@pytest.mark.parametrize("lang, meaning", [("en", "end of text"), ("zh", "文末")])
+def test_chips_say_what_a_special_token_means(qtbot, make_window, lang, meaning):
+    from gui.widgets import chip_text
+    w = make_window(batch=1)
+    w.set_language(lang)
+    assert chip_text("<|endoftext|>") == meaning
+    assert chip_text("␣the") == "␣the" and "\ufffd" not in chip_text("a\ufffdb")
+    chip = w.chips.add("<|endoftext|>", 50256)
+    assert meaning in chip.text() and "&lt;|" not in chip.text() and "<|" not in chip.text()
