@@ -61,10 +61,26 @@ class ExhibitRow(QWidget):
 
     def place_buttons(self, buttons: list[QPushButton]) -> None:
         """Put run, pause, step and reset in the top row (three columns each, over the ideas' four)."""
-        for i, b in enumerate(buttons):
+        self._actions = list(buttons)
+        for b in buttons:
             b.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
             set_role(b, "big-button")
-            self.grid.addWidget(b, 0, i * 3, 1, 3)
+        self.set_one_row(False)
+
+    def set_one_row(self, on: bool) -> None:
+        """All seven buttons in one row (the details view, where the answer box with its chips is above) or in
+        two (beside the big answer)."""
+        ideas = [self.share_button, self.apprentice_button, self.tear_button]
+        for b in self._actions + ideas:
+            self.grid.removeWidget(b)
+        if on:
+            for i, b in enumerate(self._actions + ideas):
+                self.grid.addWidget(b, 0, i * 12, 1, 12)
+        else:
+            for i, b in enumerate(self._actions):
+                self.grid.addWidget(b, 0, i * 3, 1, 3)
+            for i, b in enumerate(ideas):
+                self.grid.addWidget(b, 1, i * 4, 1, 4)
 
     def retranslate(self) -> None:
         self.share_button.setText(_tr("Sharing a table"))

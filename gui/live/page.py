@@ -41,6 +41,7 @@ from gui.live_controls import ApprenticeControl, TearControl
 STAGE_SHARE = 0.935
 STAGE_MAX_HEIGHT = 0.62  # details view: past this share of the page height the strip below gets the room
 PLOT_SHARE = 0.25  # details view: each plot at least this share of the window's height
+GIVE_WAY_SHARE = 0.75  # with the apprentice's or the torn book's lines shown, the stage may give way to this
 DETAILS_STAGE_SHARE = 0.3  # details view: the stage keeps at least this share of the page width
 MAX_PROMPT_CHARS = 2000
 MAX_BATCH = 16
@@ -179,9 +180,9 @@ class LivePage(QWidget):
         strip = QHBoxLayout(self.strip)
         strip.setContentsMargins(0, 0, 0, 0)
         strip.setSpacing(10)
-        strip.addLayout(words, 9)
-        strip.addLayout(plots, 5)
-        strip.addLayout(grid, 6)
+        strip.addLayout(words, 8)
+        strip.addLayout(plots, 7)
+        strip.addLayout(grid, 5)
 
         self.status_line = _label("status", "statusLine", wrap=True)
         self.status_line.setTextFormat(Qt.PlainText)
@@ -204,6 +205,7 @@ class LivePage(QWidget):
         self.strip.setVisible(self.details)
         self.footer.setVisible(self.details)
         self.exhibit.answer.setVisible(not self.details)
+        self.exhibit.set_one_row(self.details)
         self.arrange()
 
     def set_presets(self, presets: list[str]) -> None:
@@ -262,7 +264,7 @@ class LivePage(QWidget):
                 "footer": self._hfw(self.footer, width), "strip": 0}
         if not self.strip.isHidden():
             # the strip's box layout does not count wrapped titles at their width: add the plots column up by hand
-            col = self.trip_plot_title.width() or int(width * 5 / 20)
+            col = self.trip_plot_title.width() or int(width * 7 / 20)
             plots = sum(t.heightForWidth(col) for t in (self.trip_plot_title, self.rate_plot_title))
             plots += sum(p.minimumHeight() for p in (self.trip_plot, self.rate_plot)) + 3 * 2
             rows["strip"] = max(self.strip.minimumSizeHint().height(), plots)
@@ -279,6 +281,8 @@ class LivePage(QWidget):
         rect = self.scene.sceneRect()
         ratio = rect.height() / rect.width() if rect.isValid() and rect.width() > 0 else 0.4375
         share = DETAILS_STAGE_SHARE if self.details else STAGE_SHARE
+        if not self.details and not self.readout_panel.extra_readout.isHidden():
+            share = GIVE_WAY_SHARE  # the extras' lines and their "why" must fit whole in the window
         return width * share * ratio, width * ratio
 
     def minimumSizeHint(self):  # noqa: N802 - Qt override
@@ -306,8 +310,13 @@ class LivePage(QWidget):
         if self.details:
             # each plot at least a quarter of the window's height (from the window's height, never from the
             # page's minimum: a minimum that grew with the window would grow the window); the stage gives way
-            col = self.trip_plot_title.width() or int(W * 5 / 20)
-            titles = sum(t.heightForWidth(col) for t in (self.trip_plot_title, self.rate_plot_title))
+            col = self.trip_plot_title.width() or int(W * 7 / 20)
+            titles = 0
+            for t in (self.trip_plot_title, self.rate_plot_title):  # a wrapped title keeps all its lines
+                h = t.heightForWidth(col)
+                if t.minimumHeight() != h:
+                    t.setMinimumHeight(h)
+                titles += h
             rows["strip"] = max(rows["strip"], titles + 2 * int(self.window().height() * PLOT_SHARE + 1) + 6)
             floor = 0.0
         others = sum(rows.values()) + 6 * self.GAP

@@ -15,7 +15,7 @@ from gui.layout_audit import audit_problems, collect_layout, english_ui_words, u
 
 REAL_TARGET = "model.service:engine_main"
 SIZES = [(1280, 720), (1920, 1080)]
-CONTENT_ROLES = {"answer", "prompt", "chip", "qlabel"}  # the model's words and the visitor's prompt
+CONTENT_ROLES = {"answer", "big-answer", "prompt", "chip", "qlabel"}  # the model's words and the visitor's prompt
 
 
 def _split(window, layout: dict) -> tuple[dict, dict]:
