@@ -229,19 +229,15 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
             self._seats_done = self._draw_seats(self._gui_seats)
 
     def set_details(self, on: bool) -> None:
-        """Show (True) or hide the engineer's figures on the stage: per-layer timings at the desks, the cheat
-        sheet's page counts and the words in the free places (their outlines stay). Default: shown."""
+        """Show (True) or hide the stage's second-order words: the size of one cheat-sheet page and the words in
+        the free places (their outlines stay). Default: shown."""
         if bool(on) != self._details:
             self._details = bool(on)
             self._rebuild_keep_trip()  # the desks lay their lines out again
 
     def _show_details(self) -> None:
         on = self._details
-        for row in self._desks.rows:
-            if not on:
-                row["times"].setVisible(False)
-        for item in (self._cheat.page, self._cheat.count):
-            item.setVisible(on)
+        self._cheat.page.setVisible(on)
         for f in self._seats.free:
             f["label"].setVisible(on)
 

@@ -26,7 +26,7 @@ from animations.stage_warehouse import DICTIONARY
 
 CART_W = 170.0
 READ = QColor("#fff3c4")  # the part of the lit chapter already read this trip
-TEXT_W = 310.0  # room for "this trip: work 12.3 · notes 45.6 ms"
+TEXT_W = 365.0  # room for "this trip: work 12.3 · notes 45.6 ms" at the room's type size (height / 48)
 DESK_SURFACE = QColor("#2a3644")
 WAITING = QColor("#6b7785")
 

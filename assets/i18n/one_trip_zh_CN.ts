@@ -2170,8 +2170,8 @@
         <translation>小徒弟</translation>
     </message>
     <message>
-        <source>This trip: {ms} ms, measured · {per_trip} · {tps} tok/s · {shown}</source>
-        <translation>这一趟：实测 {ms} 毫秒 · {per_trip} · 每秒 {tps} 块 · {shown}</translation>
+        <source>This trip: whole step {ms} ms, measured · {per_trip} · {tps} tok/s · {shown}</source>
+        <translation>这一趟：整步实测 {ms} 毫秒 · {per_trip} · 每秒 {tps} 块 · {shown}</translation>
     </message>
     <message>
         <source>reading the weights {r} ms, paperwork {p} ms</source>

@@ -10,9 +10,11 @@ Default (what a visitor meets):
     ┌ the answer, large ──────────────┐ [Run] [Pause] [Step one trip] [Reset]
     └─────────────────────────────────┘ [Sharing a table] [The apprentice] [Tear the book]
 
-Details (``set_details(True)``, the top bar's "Details" toggle) adds, between the readout and the big buttons,
-the strip of the engineer's view (prompt box, seats, answer with token chips, the two plots each at least a
-quarter of the window's height, every slider) and a footer (status line, model line); the stage gives way.
+Details (``set_details(True)``, the top bar's "Details" toggle) shows, in place of the stage and between the
+readout and the big buttons (one row), the strip of the engineer's view (prompt box, seats, answer with token
+chips, the two plots each at least a quarter of the window's height, every slider) and a footer (status line,
+model line). The stage, squeezed beside them, would be too small to read from a room: it waits in the visitor's
+view, where its desks show the per-layer timings and its cheat sheet the pages in use.
 
 Every text widget has a role (``animations.typescale.set_role``); ``LivePage.apply_type_scale`` gives each its
 font from the window height (``gui.live.typeset``), so the page is the same picture from 1280×720 to 3840×2160.
@@ -203,6 +205,7 @@ class LivePage(QWidget):
         visitor's (``on`` False: stage, readout, split bar, big answer, big buttons)."""
         self.details = bool(on)
         self.strip.setVisible(self.details)
+        self.view.setVisible(not self.details)  # too small to read beside the plots: the numbers take its place
         self.footer.setVisible(self.details)
         self.exhibit.answer.setVisible(not self.details)
         self.exhibit.set_one_row(self.details)
@@ -322,6 +325,8 @@ class LivePage(QWidget):
         others = sum(rows.values()) + 6 * self.GAP
         cap = H * STAGE_MAX_HEIGHT if self.details else H
         stage = int(max(floor, min(full, cap, H - others)))
+        if self.view.isHidden():
+            stage = 0  # no row (its gap stays as slack)
         spare = max(0, H - stage - others)
         if self.details:
             rows["strip"] += spare

@@ -88,7 +88,7 @@ def readout_text(args: dict | None, loaded: bool, real_time: bool, trip_s: float
         factor = trip_s * 1000.0 / wall if wall > 0 else 0.0
         shown = _tr("shown {factor}× slower").format(factor=f"{factor:,.0f}")
     per_trip = trip_tokens(int(args.get("tokens_in", tokens) or 0), tokens)  # as the stage's headline says it
-    return _tr("This trip: {ms} ms, measured · {per_trip} · {tps} tok/s · {shown}").format(
+    return _tr("This trip: whole step {ms} ms, measured · {per_trip} · {tps} tok/s · {shown}").format(
         ms=fmt_ms(wall), shown=shown, per_trip=per_trip, tps=f"{tps:,.0f}")
 
 

@@ -66,16 +66,17 @@ def test_details_are_one_tap_away(qtbot, app_font, make_window):
     _settle(w, (1280, 720))
     page = w.live_page
     assert page.strip.isVisible() and page.footer.isVisible() and w.chips.isVisible()
+    assert not w.view.isVisible()  # the stage waits in the visitor's view: squeezed, it would not read
     assert w.batch_slider.isVisible() and w.apprentice.slider.isVisible()
     for plot in (w.trip_plot, w.rate_plot):  # the plots: a quarter of the window's height each
         assert plot.isVisible() and plot.height() >= 720 / 4 - 1
     opened = collect_layout(w, "en")["items"]
-    assert any(i["role"] == "axis" for i in opened) and not any(i["role"] == "axis" for i in closed)
+    assert any(i["role"] == "plot-title" for i in opened) and not any(i["role"] == "plot-title" for i in closed)
     assert len(opened) > len(closed)
     assert not page.exhibit.answer.isVisible() and w.answer.isVisible()  # one answer box at a time
     w.details_button.click()
     _settle(w, (1280, 720))
-    assert not page.strip.isVisible() and page.exhibit.answer.isVisible()
+    assert not page.strip.isVisible() and page.exhibit.answer.isVisible() and w.view.isVisible()
 
 
 def test_idea_toggles_move_the_sliders_and_back(qtbot, make_window):

@@ -23,6 +23,8 @@ def _split(window, layout: dict) -> tuple[dict, dict]:
     top_left = window.view.mapTo(window, QPoint(0, 0))
     view = QRectF(top_left.x(), top_left.y(), window.view.width(), window.view.height())
     inside, outside = [], []
+    if not window.view.isVisible():  # the details view: no stage, every text is the page's
+        return layout, dict(layout, items=[])
     for it in layout["items"]:
         x, y, w, h = it["rect"]
         (inside if view.contains(QRectF(x, y, w, h).center()) else outside).append(it)
