@@ -192,8 +192,8 @@ class LivePage(QWidget):
         foot = QHBoxLayout(self.footer)
         foot.setContentsMargins(0, 0, 0, 0)
         foot.setSpacing(12)
-        foot.addWidget(self.status_line, 1)
-        foot.addWidget(self.readout_panel.model_label, 1)
+        foot.addWidget(self.status_line, 2)
+        foot.addWidget(self.readout_panel.model_label, 3)
 
         for w in (self.view, self.readout_panel, self.split_row, self.strip, self.exhibit, self.footer):
             w.setParent(self)
@@ -313,7 +313,7 @@ class LivePage(QWidget):
         if self.details:
             # each plot at least a quarter of the window's height (from the window's height, never from the
             # page's minimum: a minimum that grew with the window would grow the window); the stage gives way
-            col = self.trip_plot_title.width() or int(W * 7 / 20)
+            col = int(W * 7 / 20) - 10  # the plots column's share of the strip (never a stale width)
             titles = 0
             for t in (self.trip_plot_title, self.rate_plot_title):  # a wrapped title keeps all its lines
                 h = t.heightForWidth(col)
