@@ -102,6 +102,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self._args = ([0] * 4, 0, 0, "", 0, 16)
         # seat cards redrawn per show_requests call at most (None: all at once); the rest by draw_pending_seats
         self.seat_redraw_budget: int | None = None
+        self._details = True  # the engineer's figures on the stage (set_details)
         self._seats_done = True
         self._build()
 
@@ -227,6 +228,19 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         if not self._seats_done and self._gui_seats is not None:
             self._seats_done = self._draw_seats(self._gui_seats)
 
+    def set_details(self, on: bool) -> None:
+        """Show (True) or hide the stage's second-order words: the size of one cheat-sheet page and the words in
+        the free places (their outlines stay). Default: shown."""
+        if bool(on) != self._details:
+            self._details = bool(on)
+            self._rebuild_keep_trip()  # the desks lay their lines out again
+
+    def _show_details(self) -> None:
+        on = self._details
+        self._cheat.page.setVisible(on)
+        for f in self._seats.free:
+            f["label"].setVisible(on)
+
     def set_measure_note(self, text: str) -> None:
         """One line (in the legend) saying why a measured figure goes against the lesson; "" hides it."""
         self._measure_note = str(text or "")
@@ -258,7 +272,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         layer_bytes, block_bytes, num_blocks, name, dictionary, block_tokens = self._args
         fam, ty = self._family, self._type
         self.clear()
-        self._caption = add_text(self, ty.font(fam, "body", bold=True), "caption", TEXT)
+        self._caption = add_text(self, ty.font(fam, "headline", bold=True), "headline", TEXT)
         self._placeholder = add_text(self, ty.font(fam, "heading", bold=True), "placeholder", TEXT_DIM)
         self._warehouse = Warehouse(self, fam, ty, layer_bytes, dictionary, name)
         self._desks = Desks(self, fam, ty, self._shard_mode, self._shard_n, layer_bytes, dictionary,
@@ -278,6 +292,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self._seats_drawn = None
         self._seats_done = True
         self._draw_seats(self._gui_seats if self._gui_seats is not None else list(self._seat_of.values()))
+        self._show_details()
         if not self._configured:  # only the words "loading the model…": no zero-sized figures
             for item in self.items():
                 if item.parentItem() is None:

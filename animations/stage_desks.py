@@ -14,7 +14,7 @@ door, 1 = parked at its desk), driven by the scene's timeline.
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsRectItem, QGraphicsScene
 
 from animations.easing import clamp01
@@ -26,7 +26,7 @@ from animations.stage_warehouse import DICTIONARY
 
 CART_W = 170.0
 READ = QColor("#fff3c4")  # the part of the lit chapter already read this trip
-TEXT_W = 310.0  # room for "this trip: work 12.3 · notes 45.6 ms"
+TEXT_W = 365.0  # room for "this trip: work 12.3 · notes 45.6 ms" at the room's type size (height / 48)
 DESK_SURFACE = QColor("#2a3644")
 WAITING = QColor("#6b7785")
 
@@ -153,7 +153,11 @@ class Desks:
             row["cart_y"] = floor - 2 * WHEEL_R - CART_BED
             label = add_text(self.scene, self._f_small, "cart", TEXT, parent=cart)
             label.setVisible(cart_label_h > 0)
-            set_elided(label, tr("copy · {size}").format(size=format_bytes(self.share_bytes(d))), CART_W - 24)
+            # the whole label, or the size alone when it does not fit the cart: never cut in the middle
+            size = format_bytes(self.share_bytes(d))
+            whole = tr("copy · {size}").format(size=size)
+            fits = QFontMetricsF(label.font()).horizontalAdvance(whole) <= CART_W - 24
+            set_elided(label, whole if fits else size, CART_W - 24)
             label.setPos(22, -stack_h - cart_label_h - 2)
             row["cart_label"] = label
             entries = ([-1] if self.has_dictionary(d) and self.dictionary_bytes else []) + self.chapters_of(d)

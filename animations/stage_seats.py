@@ -115,7 +115,9 @@ class Seats:
             self.ages.setdefault(rid, 0.0)
         n = len(self.seats)
         w_all = TABLE.width() - 2 * PAD
-        taken = sum(1 for s in self.seats if s.state != "waiting")
+        # seats taken: the requests in this trip (reading or writing), the batch; a finished card that is still
+        # shown for reading and a request still waiting hold no seat
+        taken = sum(1 for s in self.seats if s.state in ("reading", "writing"))
         head = tr("The table · seats taken: {n}").format(n=taken) if n else tr("The table · empty")
         set_elided(self.header, head, w_all)
         self.header.setPos(TABLE.left() + PAD, TABLE.top() + PAD * 0.6)
@@ -183,10 +185,14 @@ class Seats:
             if not prompt and lines >= 3:
                 answer_top, answer_lines = 3 + lh, lines - 1
             c["prompt"].setVisible(bool(prompt))
+            answer_x, answer_w = 16, inner
+            if lines < 2:  # one line: the answer (the story) beside the state, in place of the prompt
+                c["prompt"].setVisible(False)
+                answer_x, answer_w, answer_top, answer_lines = 16 + sw + 8, inner - sw - 8, 3, 1
             c["answer"].setBrush(color)
-            tail = tail_lines(self.font, seat.answer, inner, max(1, answer_lines)) if seat.answer else []
+            tail = tail_lines(self.font, seat.answer, answer_w, max(1, answer_lines)) if seat.answer else []
             c["answer"].setText("\n".join(tail))
-            c["answer"].setPos(16, answer_top)
+            c["answer"].setPos(answer_x, answer_top)
             c["answer"].setVisible(answer_lines >= 1 and bool(tail))
         return True
 

@@ -29,6 +29,9 @@ CHEAT = QRectF(16, 492, 500, 200)
 LEGEND = QRectF(532, 492, 544, 200)
 TABLE = QRectF(1092, 62, 492, 630)  # the seats (and the apprentice on verify trips)
 PAD = 14.0
+ROOM_FLOOR = 1 / 48  # no stage text under this share of the window height (issue 24: read from 3 m)
+HEADLINE = 1.66 / 40  # the headline (the caption: what this trip shows): 1.6 × the body size of height / 40, and
+# a little over, so that rounding to whole scene units never takes it under
 NO_LINE_START = "，。、：；！？）」』》,.:;!?)"
 _ELIDE_KEY = 0x0E18  # QGraphicsItem.data() key: what set_elided last set
 
@@ -50,6 +53,13 @@ def format_bytes(n: int) -> str:
     raise AssertionError("unreachable")
 
 
+def trip_tokens(tokens_in: int, tokens_out: int) -> str:
+    """How many tokens one trip (one forward pass) read and wrote, said the same way everywhere on the Live
+    page (the stage's headline and the readout): "20 tokens in, 1 out"."""
+    first = tr("1 token in") if int(tokens_in) == 1 else tr("{n} tokens in").format(n=int(tokens_in))
+    return tr("{tokens_in}, {n} out").format(tokens_in=first, n=int(tokens_out))
+
+
 @dataclass(frozen=True)
 class StageType:
     """Font sizes in scene units for a view that shows the scene ``fit`` px per unit in a window
@@ -65,7 +75,14 @@ class StageType:
     lang: str = "en"  # English gets proportional punctuation (typescale.set_text_features)
 
     def units(self, style: str) -> float:
-        px = TypeScale(self.window_height, self.presenter).px(style)
+        """Scene units of ``style`` (a ``TypeScale`` style, or "headline": ``HEADLINE`` of the window height,
+        1.6 × the room's body size); never under ``ROOM_FLOOR`` of the window height once fitted."""
+        step = 1.2 if self.presenter else 1.0
+        if style == "headline":
+            px = self.window_height * HEADLINE * step
+        else:
+            px = TypeScale(self.window_height, self.presenter).px(style)
+        px = max(px, self.window_height * ROOM_FLOOR)
         return max(16.0, min(44.0, px / max(1e-6, self.fit)))
 
     def font(self, family: str, style: str, bold: bool = False) -> QFont:

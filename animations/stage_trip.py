@@ -15,7 +15,7 @@ from typing import Callable
 from animations.easing import linear
 from animations.stage_apprentice import guess_rows, judge
 from animations.stage_seats import SeatText
-from animations.stage_style import MAX_SEATS, TABLE, tr
+from animations.stage_style import MAX_SEATS, TABLE, tr, trip_tokens
 from animations.timeline import Fade, Lambda, Timeline
 
 # Phases of a trip, as fractions of its duration.
@@ -56,23 +56,33 @@ class TripTimeline:
         return ends
 
     def _caption_for(self, trip: dict) -> Callable[[], str]:
+        """The headline of this trip: what it shows, then its tokens (``trip_tokens``: in and out)."""
         phase = trip.get("phase", "decode")
         tokens_in = int(trip.get("tokens_in", 0) or 0)
+        try:
+            tokens_out = int(trip.get("tokens_out", len(trip.get("tokens") or [])) or 0)
+        except (TypeError, ValueError):
+            tokens_out = 0
         batch = int(trip.get("batch", 0) or len(trip.get("request_ids") or []) or 1)
+        what = self._caption_what(phase, batch)
+        return lambda: tr("{what} · one trip: {tokens}").format(what=what(), tokens=trip_tokens(tokens_in,
+                                                                                               tokens_out))
+
+    def _caption_what(self, phase: str, batch: int) -> Callable[[], str]:
         if phase == "prefill":
-            return lambda: tr("Reading the question: {n} tokens in one trip").format(n=tokens_in)
+            return lambda: tr("Reading the question")
         if phase == "mixed":
-            return lambda: tr("Reading and writing in one trip: {n} tokens in").format(n=tokens_in)
+            return lambda: tr("Reading and writing together")
         if phase == "verify":
-            return lambda: tr("Checking the apprentice's guesses: {n} tokens in one trip").format(n=tokens_in)
+            return lambda: tr("Checking the apprentice's guesses")
         if batch > 1:
-            return lambda: tr("Sharing a table: {n} requests, one trip, a token each").format(n=batch)
+            return lambda: tr("Sharing a table: {n} requests").format(n=batch)
         if self._shard_n > 1:
             n = self._shard_n
             if self._shard_mode == "tp":
-                return lambda: tr("Torn book: {n} desks each read a strip of every chapter, then pass notes").format(n=n)
-            return lambda: tr("Torn book: {n} desks each read their own chapters; the others wait").format(n=n)
-        return lambda: tr("Writing: one trip, one token")
+                return lambda: tr("Torn book: {n} desks each read a strip of every chapter").format(n=n)
+            return lambda: tr("Torn book: {n} desks each read their own chapters").format(n=n)
+        return lambda: tr("Writing")
 
     def _seats_after(self, trip: dict) -> tuple[list[SeatText], list[SeatText]]:
         """Seats before and after this trip's tokens, derived from the reports (when the window sends none).

@@ -62,6 +62,8 @@ def add_scene_options(p: argparse.ArgumentParser) -> None:
     tear.add_argument("--tp", type=int_in(1, MAX_WORKERS), default=None, metavar="N", help="tear the book by pages over N desks")
     tear.add_argument("--pp", type=int_in(1, MAX_WORKERS), default=None, metavar="N", help="tear the book by chapters over N desks")
     p.add_argument("--presenter", action="store_true", help="presenter mode: one type step larger, fewer buttons")
+    p.add_argument("--details", action="store_true",
+                   help="the Live page's details view (plots, chips, every slider) instead of the visitor's")
 
 
 def screenshot_main(argv: list[str]) -> int:

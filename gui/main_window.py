@@ -22,6 +22,7 @@ from animations.typescale import TypeScale, set_role
 from gui import i18n
 from gui.bridge import EngineBridge
 from gui.live.engine_events import EngineEvents
+from gui.live.exhibit import ExhibitActions
 from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitching
 from gui.live.page import MAX_PROMPT_CHARS, LivePage
 from gui.live.frame_jobs import AfterPaint
@@ -46,7 +47,7 @@ LIVE_WIDGETS = ("view", "prompt_caption", "prompt_box", "run_button", "pause_but
                 "apprentice", "tear")
 
 
-class MainWindow(ModelSwitching, LiveSession, EngineEvents, QMainWindow):
+class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, QMainWindow):
     """The One Trip window.
 
     Args:
@@ -193,6 +194,12 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, QMainWindow):
         self.model_choice.setObjectName("modelChoice")
         top.addWidget(self.model_choice)
         top.addStretch(1)
+        self.details_button = QPushButton()
+        self.details_button.setObjectName("detailsButton")
+        self.details_button.setCheckable(True)
+        self.details_button.setFocusPolicy(Qt.TabFocus)
+        set_role(self.details_button, "button")
+        top.addWidget(self.details_button)
         self.lang_button = QPushButton()
         self.lang_button.setObjectName("langButton")
         self.lang_button.setFocusPolicy(Qt.TabFocus)
@@ -271,6 +278,7 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, QMainWindow):
         self._restart_timer.setSingleShot(True)
         self._restart_timer.timeout.connect(self._restart_engine)
         self._on_speed_changed(self.speed_slider.value())
+        self._connect_exhibit()
 
     # ---- pages: live and tour ----------------------------------------------------------------------------------
     @property
@@ -376,6 +384,10 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, QMainWindow):
         self.apprentice.retranslate()
         self.tear.retranslate()
         self.live_page.seats.retranslate()
+        self.details_button.setText(_tr("Details"))
+        self.details_button.setToolTip(_tr("Everything measured: per-layer timings, plots, token chips, every slider"))
+        self.live_page.exhibit.retranslate()
+        self.live_page.split_row.retranslate()
         self._update_extra_readout()
 
     # ---- controls ----------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """``python main.py screenshot --out FILE.png [--prompt TEXT] [--steps N] [--batch N] [--lang zh|en] [--size WxH]
-[--layout-json FILE.json] [--presenter]``
+[--layout-json FILE.json] [--presenter] [--details]``
 
 Runs N real trips of the engine (granted at once, so it is quick), waits for their reports, then shows the last
 trip on the stage half-way through its animation and saves the whole window as a PNG. Works without a display
@@ -116,6 +116,8 @@ def open_live_window(args, size: tuple[int, int], name: str = "screenshot", step
         from gui.touch import install_touch
         KioskController(window, Settings(language=window.lang), attract=False).install().may_close = True
         install_touch(window, kiosk=True)
+    if getattr(args, "details", False):
+        window.set_details(True)
     window.resize(width, height)
     window.show()
     app.processEvents()

@@ -14,6 +14,19 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePol
 from gui.live.plots import RatePlot, TripPlot  # noqa: F401 - the plots live in gui.live.plots now
 
 
+SPECIAL_TOKENS = {"<|endoftext|>": "end of text"}  # a special token's raw text -> what it means (translated)
+
+
+def chip_text(label: str) -> str:
+    """What a chip shows for a token ``label`` (``model.tokenizer`` labels: visible marks for whitespace, hex for
+    bytes that are not yet a character): a special token as what it means ("end of text" / "文末"), never raw; a
+    replacement character (U+FFFD), which would read as a decoding failure, as its code point."""
+    meaning = SPECIAL_TOKENS.get(label.strip())
+    if meaning is not None:
+        return QCoreApplication.translate("TokenChips", meaning)
+    return label.replace("\ufffd", "⟨U+FFFD⟩")
+
+
 class TokenChips(QScrollArea):
     """A row of chips, one per token: the token's label above, its id below. Shows the newest chips that fit
     whole (older ones are hidden, never cut at the edge); its height follows its font (two lines).
@@ -47,7 +60,7 @@ class TokenChips(QScrollArea):
 
     def add(self, label: str, token_id: int, kind: str = "answer") -> QLabel:
         """Add a chip. ``kind`` is "answer" (a generated token) or "prompt" (a token of the question)."""
-        chip = QLabel(f"<div align='center'>{html.escape(label) or '&nbsp;'}<br>"
+        chip = QLabel(f"<div align='center'>{html.escape(chip_text(label)) or '&nbsp;'}<br>"
                       f"<span style='color:#8797a8'>{int(token_id)}</span></div>")
         chip.setTextFormat(Qt.RichText)
         chip.setFont(self.font())

@@ -339,6 +339,50 @@
         <source>This trip, at the guessing seat</source>
         <translation>这一趟，小徒弟帮着猜的那个座位</translation>
     </message>
+    <message>
+        <source>1 token in</source>
+        <translation>读进 1 块</translation>
+    </message>
+    <message>
+        <source>Checking the apprentice's guesses</source>
+        <translation>核对小徒弟猜的字</translation>
+    </message>
+    <message>
+        <source>Reading and writing together</source>
+        <translation>边读题边写字</translation>
+    </message>
+    <message>
+        <source>Reading the question</source>
+        <translation>读题</translation>
+    </message>
+    <message>
+        <source>Sharing a table: {n} requests</source>
+        <translation>拼桌：{n} 个请求</translation>
+    </message>
+    <message>
+        <source>Torn book: {n} desks each read a strip of every chapter</source>
+        <translation>拆书：{n} 张桌子各读每一章的一条</translation>
+    </message>
+    <message>
+        <source>Torn book: {n} desks each read their own chapters</source>
+        <translation>拆书：{n} 张桌子各读自己的几章</translation>
+    </message>
+    <message>
+        <source>Writing</source>
+        <translation>写字</translation>
+    </message>
+    <message>
+        <source>{n} tokens in</source>
+        <translation>读进 {n} 块</translation>
+    </message>
+    <message>
+        <source>{tokens_in}, {n} out</source>
+        <translation>{tokens_in}，写出 {n} 块</translation>
+    </message>
+    <message>
+        <source>{what} · one trip: {tokens}</source>
+        <translation>{what} · 搬一趟：{tokens}</translation>
+    </message>
 </context>
 <context>
     <name>Tour</name>
@@ -2157,6 +2201,66 @@
         <source>The workers did not answer; the book stays as it was.</source>
         <translation>帮手们没有回应；书保持原样。</translation>
     </message>
+    <message>
+        <source>Batching: {n} requests share every trip of the weights</source>
+        <translation>拼桌（批处理）：{n} 个请求合用每一趟搬来的权重</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Each trip in one bar: red, reading the weights at the measured speed; blue-grey, the rest, fixed work per step</source>
+        <translation>每一趟画成一根条：红色是按实测速度读完权重的时间；蓝灰色是其余的时间，每一步固定的杂事</translation>
+    </message>
+    <message>
+        <source>Everything measured: per-layer timings, plots, token chips, every slider</source>
+        <translation>全部实测数据：每一层的用时、曲线图、词元卡片和所有滑块</translation>
+    </message>
+    <message>
+        <source>Red: the weights' bytes at the measured read speed (the floor) · blue-grey: the rest of the measured trip, fixed work per step (Python, kernel launches, sampling)</source>
+        <translation>红色：按实测读取速度读完权重字节的时间（下限）· 蓝灰色：这一趟实测时间的其余部分，每一步固定的杂事（Python、启动计算核、采样）</translation>
+    </message>
+    <message>
+        <source>Run the model on {n} worker processes, each with part of every trip's work</source>
+        <translation>让 {n} 个工作进程一起跑模型，每一趟的活各干一部分</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: a small draft model guesses {k} tokens, the model checks them all in one trip</source>
+        <translation>投机解码：小模型先猜 {k} 个字，大模型搬一趟把它们全部核对</translation>
+    </message>
+    <message>
+        <source>The apprentice</source>
+        <translation>小徒弟</translation>
+    </message>
+    <message>
+        <source>This trip: whole step {ms} ms, measured · {per_trip} · {tps} tok/s · {shown}</source>
+        <translation>这一趟：整步实测 {ms} 毫秒 · {per_trip} · 每秒 {tps} 块 · {shown}</translation>
+    </message>
+    <message>
+        <source>reading the weights {r} ms, paperwork {p} ms</source>
+        <translation>读权重 {r} 毫秒，杂事 {p} 毫秒</translation>
+    </message>
+    <message>
+        <source>{figures} · {lesson}</source>
+        <translation>{figures} · {lesson}</translation>
+    </message>
+    <message>
+        <source>{size} of weights on a {device}</source>
+        <translation>{device} 上 {size} 的权重</translation>
+    </message>
+    <message>
+        <source>{where}: reading and fixed work per step take a similar share of the trip</source>
+        <translation>{where}：读权重和每步固定的杂事各占这一趟的一大块</translation>
+    </message>
+    <message>
+        <source>{where}: the trip is mostly fixed work per step, so sharing a table is almost free and a smaller apprentice is not much cheaper</source>
+        <translation>{where}：这一趟大多是每步固定的杂事，所以拼桌几乎不花钱，小徒弟也省不了多少</translation>
+    </message>
+    <message>
+        <source>{where}: the trip is mostly reading, so every seat at the table shares that cost</source>
+        <translation>{where}：这一趟大多在读权重，拼桌时每个座位分摊这份开销</translation>
+    </message>
 </context>
 <context>
     <name>TokenChips</name>
@@ -2167,6 +2271,10 @@
     <message>
         <source>{n} earlier tokens are not shown</source>
         <translation>前面还有 {n} 个字块没显示</translation>
+    </message>
+    <message>
+        <source>end of text</source>
+        <translation>文末</translation>
     </message>
 </context>
 <context>

@@ -195,6 +195,7 @@ class EngineEvents:
         if self.tear.is_pending():
             lines.append(_tr("Starting the workers… the book is being torn (a few seconds)"))
         self.live_page.readout_panel.set_extras(lines, why)
+        self._sync_ideas()
 
     def _on_draft_k_changed(self, k: int) -> None:
         self.spec_meter.reset()
@@ -246,14 +247,21 @@ class EngineEvents:
     def _update_readout_from(self, report: dict) -> None:
         wall = float(report.get("wall_ms", 0.0))
         tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
-        self._readout_args = {"wall": wall, "tokens": tokens, "batch": int(report.get("batch", 1))}
+        self._readout_args = {"wall": wall, "tokens": tokens, "batch": int(report.get("batch", 1)),
+                              "tokens_in": int(report.get("tokens_in", 0) or 0)}
         self._update_readout()
+        info = self.engine_info or {}
+        self.live_page.split_row.show_split(wall, float((info.get("model") or {}).get("weight_bytes") or 0),
+                                            float(info.get("memory_bandwidth_bytes_per_s") or 0),
+                                            str(info.get("device", "cpu")))
 
     def _update_readout(self) -> None:
         text = readout_text(self._readout_args, self.engine_info is not None, self.real_time_box.isChecked(),
                             float(getattr(self.scene, "trip_duration_s", 1.0)))
         if self.readout.text() != text:  # a changed text relayouts the page: only when it changes
             self.readout.setText(text)
+        if self._readout_args is None:
+            self.live_page.split_row.show_split(None, 0, 0, "")
 
     def _retranslate_engine_texts(self) -> None:
         self.model_label.setText(model_text(self.engine_info, self._fatal))

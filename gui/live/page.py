@@ -1,21 +1,23 @@
-"""The Live page's widgets and their layout: the stage on top across the whole width, one compact strip below.
+"""The Live page's widgets and their layout: an exhibit by default, an engineer's view one tap away.
 
-    ┌──────────────────────────── stage (≥ 80 % of the width) ────────────────────────────┐
-    │                                                                                      │
+Default (what a visitor meets):
+
+    ┌──────────────────────────── stage (≥ 92 % of the page's width) ─────────────────────┐
+    │ headline: what this trip shows (the stage's caption)                                 │
     └──────────────────────────────────────────────────────────────────────────────────────┘
-      readout: this trip: step ms · shown N× slower · tokens · tok/s    (wraps, never cut)
-      apprentice / torn-book figures, averages of the last trips · why they differ from the claim (if so)
-    ┌ prompt [Run Pause Step Reset] ┐ ┌ ms per trip ┐ ┌ sharing a table ──●── 4      ┐
-    │ seats 1 2 3 4                 │ │   plot      │ │ trip on screen ─●─ 1.00 s    │
-    │ answer (newest text, prompt)  │ ├ tokens/s ───┤ │ apprentice ●── off           │
-    │ chips                         │ │   plot      │ │ tear the book [TP][PP] ●── 1 │
-    └───────────────────────────────┘ └─────────────┘ └ real time                    ┘
-      status line (what the controls on screen can do next)           model · parameters · CPU · bandwidth
+      readout: this trip: step ms · tokens in → out · tok/s · shown N× slower
+      [reading ▌ paperwork ████] reading the weights 0.1 ms, paperwork 7 ms · what that means here
+    ┌ the answer, large ──────────────┐ [Run] [Pause] [Step one trip] [Reset]
+    └─────────────────────────────────┘ [Sharing a table] [The apprentice] [Tear the book]
+
+Details (``set_details(True)``, the top bar's "Details" toggle) shows, in place of the stage and between the
+readout and the big buttons (one row), the strip of the engineer's view (prompt box, seats, answer with token
+chips, the two plots each at least a quarter of the window's height, every slider) and a footer (status line,
+model line). The stage, squeezed beside them, would be too small to read from a room: it waits in the visitor's
+view, where its desks show the per-layer timings and its cheat sheet the pages in use.
 
 Every text widget has a role (``animations.typescale.set_role``); ``LivePage.apply_type_scale`` gives each its
 font from the window height (``gui.live.typeset``), so the page is the same picture from 1280×720 to 3840×2160.
-The stage view's height is set so that the scene, fitted with ``fitInView``, spans at least ``STAGE_SHARE`` of
-the page's width.
 """
 
 from __future__ import annotations
@@ -28,14 +30,21 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QGri
 
 from animations.typescale import TypeScale, set_role
 from gui import i18n
+from gui.live.exhibit import ExhibitRow
+from gui.live.paperwork import SplitRow
 from gui.live.plots import RatePlot, TripPlot
 from gui.live.readout import ReadoutPanel
 from gui.live.seats import SeatPanel
 from gui.live.typeset import apply_type_scale, style_sheet
 from gui.live_controls import ApprenticeControl, TearControl
 
-STAGE_SHARE = 0.84  # of the page width (the window less its margins): the design asks for 80 % of the window
-STAGE_MAX_HEIGHT = 0.62  # past this share of the page height the strip below gets the room
+# of the page width (the window less its margins): fitted with fitInView's margin, the scene spans >= 90 % of
+# the window's width
+STAGE_SHARE = 0.935
+STAGE_MAX_HEIGHT = 0.62  # details view: past this share of the page height the strip below gets the room
+PLOT_SHARE = 0.25  # details view: each plot at least this share of the window's height
+GIVE_WAY_SHARE = 0.75  # with the apprentice's or the torn book's lines shown, the stage may give way to this
+DETAILS_STAGE_SHARE = 0.3  # details view: the stage keeps at least this share of the page width
 MAX_PROMPT_CHARS = 2000
 MAX_BATCH = 16
 
@@ -111,8 +120,10 @@ class LivePage(QWidget):
                         (self.step_button, "stepButton"), (self.reset_button, "resetButton")):
             b.setObjectName(name)
             b.setFocusPolicy(Qt.TabFocus)
-            set_role(b, "button")
-            prompt_row.addWidget(b)
+        self.exhibit = ExhibitRow()
+        self.exhibit.place_buttons([self.run_button, self.pause_button, self.step_button, self.reset_button])
+        self.split_row = SplitRow()
+        self.details = False
 
         # words
         self.seats = SeatPanel()
@@ -171,9 +182,9 @@ class LivePage(QWidget):
         strip = QHBoxLayout(self.strip)
         strip.setContentsMargins(0, 0, 0, 0)
         strip.setSpacing(10)
-        strip.addLayout(words, 9)
-        strip.addLayout(plots, 5)
-        strip.addLayout(grid, 6)
+        strip.addLayout(words, 8)
+        strip.addLayout(plots, 7)
+        strip.addLayout(grid, 5)
 
         self.status_line = _label("status", "statusLine", wrap=True)
         self.status_line.setTextFormat(Qt.PlainText)
@@ -181,11 +192,24 @@ class LivePage(QWidget):
         foot = QHBoxLayout(self.footer)
         foot.setContentsMargins(0, 0, 0, 0)
         foot.setSpacing(12)
-        foot.addWidget(self.status_line, 1)
-        foot.addWidget(self.readout_panel.model_label, 1)
+        foot.addWidget(self.status_line, 2)
+        foot.addWidget(self.readout_panel.model_label, 3)
 
-        for w in (self.view, self.readout_panel, self.strip, self.footer):
+        for w in (self.view, self.readout_panel, self.split_row, self.strip, self.exhibit, self.footer):
             w.setParent(self)
+        self.seats.mirrors.append(self.exhibit.answer)
+        self.set_details(False)
+
+    def set_details(self, on: bool) -> None:
+        """Show the engineer's view (strip and footer; the big answer gives way to the one with chips) or the
+        visitor's (``on`` False: stage, readout, split bar, big answer, big buttons)."""
+        self.details = bool(on)
+        self.strip.setVisible(self.details)
+        self.view.setVisible(not self.details)  # too small to read beside the plots: the numbers take its place
+        self.footer.setVisible(self.details)
+        self.exhibit.answer.setVisible(not self.details)
+        self.exhibit.set_one_row(self.details)
+        self.arrange()
 
     def set_presets(self, presets: list[str]) -> None:
         """Offer ``presets`` in the prompt box (a line break shows as ⏎) and put the first one in it."""
@@ -209,6 +233,9 @@ class LivePage(QWidget):
         answer = self.seats.answer
         answer.setMinimumHeight(int(answer.fontMetrics().lineSpacing() * 2 + 2 * answer.document().documentMargin()
                                     + 2 * answer.frameWidth() + 1))  # two lines: the box cuts to fit (_render)
+        big = self.exhibit.answer
+        big.setMinimumHeight(int(big.fontMetrics().lineSpacing() * 2 + 2 * big.document().documentMargin()
+                                 + 2 * big.frameWidth() + 1))
         small = self.trip_plot_title.font()
         small.setBold(False)
         for plot in (self.trip_plot, self.rate_plot):
@@ -228,54 +255,87 @@ class LivePage(QWidget):
         super().resizeEvent(event)
         self.arrange()
 
-    def _row_heights(self, width: int) -> tuple[int, int, int]:
-        """(readout panel, strip minimum, status line) heights at ``width``."""
-        def hfw(w: QWidget) -> int:
-            if w.isHidden():
-                return 0
-            h = w.heightForWidth(width) if w.hasHeightForWidth() else -1
-            return h if h >= 0 else w.sizeHint().height()
-        readout = hfw(self.readout_panel)
-        # the strip's box layout does not count wrapped titles at their width: add the plots column up by hand
-        col = self.trip_plot_title.width() or int(width * 5 / 20)
-        plots = sum(t.heightForWidth(col) for t in (self.trip_plot_title, self.rate_plot_title))
-        plots += sum(p.minimumHeight() for p in (self.trip_plot, self.rate_plot)) + 3 * 2
-        strip = max(self.strip.minimumSizeHint().height(), plots)
-        return readout, strip, hfw(self.footer)
+    def _hfw(self, w: QWidget, width: int) -> int:
+        if w.isHidden():
+            return 0
+        h = w.heightForWidth(width) if w.hasHeightForWidth() else -1
+        return h if h >= 0 else w.sizeHint().height()
+
+    def _row_heights(self, width: int) -> dict[str, int]:
+        """The height each row needs at ``width`` (0 for a hidden row); the stage's is not among them."""
+        rows = {"readout": self._hfw(self.readout_panel, width), "split": self._hfw(self.split_row, width),
+                "footer": self._hfw(self.footer, width), "strip": 0}
+        if not self.strip.isHidden():
+            # the strip's box layout does not count wrapped titles at their width: add the plots column up by hand
+            col = self.trip_plot_title.width() or int(width * 7 / 20)
+            plots = sum(t.heightForWidth(col) for t in (self.trip_plot_title, self.rate_plot_title))
+            plots += sum(p.minimumHeight() for p in (self.trip_plot, self.rate_plot)) + 3 * 2
+            rows["strip"] = max(self.strip.minimumSizeHint().height(), plots)
+        ex = self.exhibit
+        buttons = ex.grid.sizeHint().height()
+        if ex.answer.isHidden():
+            rows["exhibit"] = buttons
+        else:
+            rows["exhibit"] = max(buttons, ex.answer.minimumHeight())
+        return rows
 
     def _stage_heights(self, width: int) -> tuple[float, float]:
+        """(the least stage height, the stage height that uses the whole width) at ``width``."""
         rect = self.scene.sceneRect()
-        ratio = rect.height() / rect.width() if rect.isValid() and rect.width() > 0 else 0.375
-        return width * STAGE_SHARE * ratio, width * ratio
+        ratio = rect.height() / rect.width() if rect.isValid() and rect.width() > 0 else 0.4375
+        share = DETAILS_STAGE_SHARE if self.details else STAGE_SHARE
+        if not self.details and not self.readout_panel.extra_readout.isHidden():
+            share = GIVE_WAY_SHARE  # the extras' lines and their "why" must fit whole in the window
+        return width * share * ratio, width * ratio
 
     def minimumSizeHint(self):  # noqa: N802 - Qt override
         width = max(self.width(), 640)
-        readout, strip, status = self._row_heights(width)
+        rows = self._row_heights(width)
         floor, _full = self._stage_heights(width)
-        hint = self.strip.minimumSizeHint()
-        # the stage may give way (``arrange``) down to half its share, so a 1280×720 window always fits
-        return QSize(hint.width(), int(floor * 0.5) + readout + strip + status + 4 * self.GAP)
+        if self.details:  # the details view never makes the window bigger: the stage gives way (``arrange``)
+            floor = 0.0
+            rows["strip"] = 0
+        hint = self.exhibit.minimumSizeHint()
+        return QSize(hint.width(), int(floor) + sum(rows.values()) + 6 * self.GAP)
 
     def sizeHint(self):  # noqa: N802 - Qt override
         return self.minimumSizeHint()
 
     def arrange(self) -> None:
-        """Place the rows: stage (the whole width's worth when there is room, never under ``STAGE_SHARE`` of
-        it), readout, strip (the rest), status line."""
+        """Place the rows: the stage (its whole width's worth when there is room, never under its share of the
+        width: ``STAGE_SHARE``, or ``DETAILS_STAGE_SHARE`` in the details view), the readout, the split bar, the
+        strip (details), the exhibit row (the rest) and the footer (details)."""
         W, H = self.width(), self.height()
         if W <= 0 or H <= 0:
             return
-        readout, strip_min, status = self._row_heights(W)
+        rows = self._row_heights(W)
         floor, full = self._stage_heights(W)
-        others = readout + strip_min + status + 4 * self.GAP
-        # the stage's share when there is room; when there is not (presenter mode in a small window), the rest
-        # must still fit whole, so the stage gives way
-        stage = int(max(0, min(max(floor, min(full, H * STAGE_MAX_HEIGHT)), H - others)))
-        strip = max(strip_min, H - stage - readout - status - 4 * self.GAP)
+        if self.details:
+            # each plot at least a quarter of the window's height (from the window's height, never from the
+            # page's minimum: a minimum that grew with the window would grow the window); the stage gives way
+            col = int(W * 7 / 20) - 10  # the plots column's share of the strip (never a stale width)
+            titles = 0
+            for t in (self.trip_plot_title, self.rate_plot_title):  # a wrapped title keeps all its lines
+                h = t.heightForWidth(col)
+                if t.minimumHeight() != h:
+                    t.setMinimumHeight(h)
+                titles += h
+            rows["strip"] = max(rows["strip"], titles + 2 * int(self.window().height() * PLOT_SHARE + 1) + 6)
+            floor = 0.0
+        others = sum(rows.values()) + 6 * self.GAP
+        cap = H * STAGE_MAX_HEIGHT if self.details else H
+        stage = int(max(floor, min(full, cap, H - others)))
+        if self.view.isHidden():
+            stage = 0  # no row (its gap stays as slack)
+        spare = max(0, H - stage - others)
+        if self.details:
+            rows["strip"] += spare
+        else:
+            rows["exhibit"] += spare
         y = self.GAP
         view_size = self.view.size()
-        for w, h in ((self.view, stage), (self.readout_panel, readout), (self.strip, strip),
-                     (self.footer, status)):
+        for w, h in ((self.view, stage), (self.readout_panel, rows["readout"]), (self.split_row, rows["split"]),
+                     (self.strip, rows["strip"]), (self.exhibit, rows["exhibit"]), (self.footer, rows["footer"])):
             if w.isHidden():
                 continue
             if w.geometry().getRect() != (0, y, W, h):

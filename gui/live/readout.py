@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from animations.stage_style import trip_tokens
 from animations.typescale import set_role
 
 
@@ -67,11 +68,13 @@ def device_name(device: str) -> str:
 
 
 def readout_text(args: dict | None, loaded: bool, real_time: bool, trip_s: float) -> str:
-    """The big line, all of *this trip* (the one on stage): its measured step in ms (``wall_ms``: the forward
-    pass, sampling and bookkeeping), how much slower it is shown, its tokens and tokens/s = tokens ÷ step ms ×
-    1000 (so tok/s and ms agree).
+    """The readout line, all of *this trip* (the one on stage): its measured step in ms (``wall_ms``: the forward
+    pass, sampling and bookkeeping), its tokens in and out (``animations.stage_style.trip_tokens``, the words the
+    stage's headline uses), tokens/s = tokens out ÷ step ms × 1000 (so tok/s and ms agree), and how much slower
+    it is shown.
 
-    ``args``: {"wall": ms, "tokens": n, "batch": n} of the trip on stage, or None before the first trip.
+    ``args``: {"wall": ms, "tokens": tokens out, "tokens_in": n, "batch": n} of the trip on stage, or None
+    before the first trip.
     """
     if not loaded:
         return _tr("The model is loading: nothing measured yet.")
@@ -84,8 +87,8 @@ def readout_text(args: dict | None, loaded: bool, real_time: bool, trip_s: float
     else:
         factor = trip_s * 1000.0 / wall if wall > 0 else 0.0
         shown = _tr("shown {factor}× slower").format(factor=f"{factor:,.0f}")
-    per_trip = (_tr("{n} token") if tokens == 1 else _tr("{n} tokens")).format(n=tokens)
-    return _tr("This trip: whole step {ms} ms, measured · {shown} · {per_trip} · {tps} tok/s").format(
+    per_trip = trip_tokens(int(args.get("tokens_in", tokens) or 0), tokens)  # as the stage's headline says it
+    return _tr("This trip: whole step {ms} ms, measured · {per_trip} · {tps} tok/s · {shown}").format(
         ms=fmt_ms(wall), shown=shown, per_trip=per_trip, tps=f"{tps:,.0f}")
 
 

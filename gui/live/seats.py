@@ -153,6 +153,7 @@ class SeatPanel(QWidget):
         self.shown: str | None = None
         self.main_id: str | None = None
         self._count = 0  # requests seated since the last clear (a seat button's number)
+        self.mirrors: list[AnswerBox] = []  # other boxes showing the same words (the Live page's big answer)
         self.retranslate()
 
     # ---- data --------------------------------------------------------------------------------------------------
@@ -170,7 +171,7 @@ class SeatPanel(QWidget):
         self.shown = None
         self.main_id = None
         self.chips.clear()
-        self.answer.show_text("", "")
+        self._set_text("", "")
         self.seat_row.setVisible(False)
 
     def add_request(self, request_id: str, prompt: str, main: bool = False) -> None:
@@ -265,7 +266,7 @@ class SeatPanel(QWidget):
         seat = self.seats.get(self.shown)
         self.chips.clear()
         if seat is None:
-            self.answer.show_text("", "")
+            self._set_text("", "")
             return
         for lab, tid, kind in seat.chips[-self.chips.max_chips:]:
             self.chips.add(lab, tid, kind=kind)
@@ -274,7 +275,11 @@ class SeatPanel(QWidget):
     def _show_text(self) -> None:
         seat = self.seats.get(self.shown)
         if seat is not None:
-            self.answer.show_text(seat.prompt, seat.answer)
+            self._set_text(seat.prompt, seat.answer)
+
+    def _set_text(self, prompt: str, answer: str) -> None:
+        for box in (self.answer, *self.mirrors):
+            box.show_text(prompt, answer)
 
     def retranslate(self) -> None:
         self.seat_caption.setText(_tr("Seats"))

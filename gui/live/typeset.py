@@ -20,7 +20,7 @@ from gui import i18n
 # role -> (style of animations.typescale, bold)
 ROLE_STYLE: dict[str, tuple[str, bool]] = {
     "tab": ("label", True),
-    "readout": ("number", True),
+    "readout": ("body", True),
     "info": ("small", False),
     "extra": ("small", False),
     "why": ("small", False),
@@ -35,15 +35,27 @@ ROLE_STYLE: dict[str, tuple[str, bool]] = {
     "plot-title": ("small", True),
     "overlay": ("small", False),
     "reason": ("small", False),
+    "big-button": ("body", True),
+    "big-answer": ("number", False),
+    "split": ("small", False),
 }
+
+# A room's floor (issue 24): no text under height / 48, body text at least height / 40, whatever the type scale's
+# own fractions are. Roles not listed here get FLOOR.
+FLOOR = 1 / 48
+BODY_FLOOR = 1 / 40
+ROLE_FLOOR: dict[str, float] = {"readout": BODY_FLOOR, "big-button": BODY_FLOOR, "big-answer": BODY_FLOOR,
+                                "answer": BODY_FLOOR}
 
 
 def font_for(role: str, scale: TypeScale, family: str | None) -> QFont:
-    """The font of ``role`` at ``scale`` (pixel size rounded up, never under the scale's minimum), with the
+    """The font of ``role`` at ``scale`` (pixel size rounded up, never under the scale's minimum nor the room's
+    floor: ``ROLE_FLOOR`` or ``FLOOR`` of the height), with the
     current language's punctuation (proportional in English: ``typescale.set_text_features``)."""
     style, bold = ROLE_STYLE[role]
     font = QFont(family) if family else QFont()
-    font.setPixelSize(max(int(round(scale.px(style))), int(-(-scale.minimum // 1))))
+    floor = scale.height * ROLE_FLOOR.get(role, FLOOR)
+    font.setPixelSize(max(int(round(scale.px(style))), int(-(-max(scale.minimum, floor) // 1))))
     font.setBold(bold)
     return set_text_features(font, i18n.current_language())
 
@@ -113,4 +125,8 @@ QSlider::sub-page:horizontal:disabled {{ background: #33465b; }}
 QToolTip {{ background: #17202a; color: #eef3f8; border: 1px solid #33465b; }}
 QLabel#extraReadout {{ color: #b5f5c5; }}
 QLabel#reasonLabel {{ color: #ff9c9c; }}
+QLabel#splitLabel {{ color: #c9d6e3; }}
+QTextEdit#bigAnswer {{ background: #17202a; border: 1px solid #33465b; border-radius: {r}px; padding: {u}px; }}
+QPushButton[role="big-button"] {{ padding: {2 * u}px {3 * u}px; }}
+QPushButton#detailsButton {{ padding: 0px {4 * u}px; }}
 """

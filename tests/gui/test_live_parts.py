@@ -21,7 +21,7 @@ def test_every_seat_gets_its_own_prompt_and_answer(qtbot, make_window):
     qtbot.waitUntil(lambda: w.reports_received - start >= 6, timeout=20_000)
     w.set_real_time(True)  # write every waiting trip
     seats = w.live_page.seats
-    assert len(seats.order) == 4 and seats.seat_row.isVisible()
+    assert len(seats.order) == 4 and seats.seat_row.isVisibleTo(seats)  # in the details view
     for rid in seats.order:
         seat = seats.seats[rid]
         # the fake engine writes a known text for each prompt: each seat has the start of its own
@@ -40,7 +40,7 @@ def test_one_seat_shows_no_seat_buttons(qtbot, make_window):
     w.set_prompt("Once upon a time")
     assert w.run_trips(2)
     qtbot.waitUntil(lambda: bool(w.live_page.seats.order), timeout=10_000)
-    assert not w.live_page.seats.seat_row.isVisible()
+    assert not w.live_page.seats.seat_row.isVisibleTo(w.live_page.seats)
 
 
 def test_answer_box_keeps_the_prompt_and_the_newest_words(qtbot):
@@ -71,8 +71,9 @@ def test_readout_says_nothing_is_measured_before_the_model_loads():
 def test_readout_counts_tokens_per_trip_in_the_right_number():
     one = readout_text({"wall": 5.0, "tokens": 1, "batch": 1}, True, False, 1.0)
     four = readout_text({"wall": 5.0, "tokens": 4, "batch": 4}, True, False, 1.0)
-    assert "This trip:" in one and "1 token ·" in one and "tokens" not in one
-    assert "4 tokens ·" in four
+    # a trip's tokens said as the stage's headline says them (animations.stage_style.trip_tokens): in and out
+    assert "This trip:" in one and "1 token in, 1 out ·" in one and "tokens" not in one
+    assert "4 tokens in, 4 out ·" in four
     assert "200× slower" in one  # 1 s on screen for a 5 ms trip
 
 
