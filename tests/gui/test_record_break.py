@@ -60,3 +60,45 @@ def test_a_caption_with_line_breaks_is_drawn_as_one_line(qapp, tmp_path, capsys)
         assert rc == 0, capsys.readouterr().err
         clips.append(_frames(tmp_path / name))
     assert np.array_equal(clips[0], clips[1])  # GIF: exact palette indices
+
+
+def test_ctrl_c_while_the_tour_is_measured_is_one_line_and_ends_the_helper(tmp_path):
+    """Ctrl+C (SIGINT to the process group, as a terminal sends it) while the helper process measures the tour
+    page. Once: the wait sat in multiprocessing's code, where the handler may not raise, so only the 10 s
+    backstop ended the process, the helper was orphaned and printed a BrokenPipeError traceback when it
+    finished. Now: "interrupted" alone, status 130, at once, and the helper ended."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import psutil
+
+    from gui.cli import FORCE_EXIT_S
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "assets" / "models" / "target" / "model.safetensors").is_file():
+        pytest.skip("the bundled model is not here")
+    env = {k: v for k, v in os.environ.items() if k != "ONE_TRIP_LOG_DIR"}
+    env.update(PYTHONPATH=str(root), QT_QPA_PLATFORM="offscreen", ONE_TRIP_CONFIG_DIR=str(tmp_path / "config"))
+    proc = subprocess.Popen([sys.executable, "main.py", "record", "--out", str(tmp_path / "x.mp4"), "--section",
+                             "7", "--seconds", "1", "--fps", "2", "--size", "320x240"], cwd=root, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    me = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 60
+    while not me.children(recursive=True):  # the helper has started: the measurement is under way
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    time.sleep(0.5)
+    helpers = me.children(recursive=True)
+    os.killpg(proc.pid, signal.SIGINT)
+    sent = time.monotonic()
+    stdout, stderr = proc.communicate(timeout=60)
+    took = time.monotonic() - sent
+    gone, alive = psutil.wait_procs(helpers, timeout=10)
+    time.sleep(0.5)  # an orphaned helper would print its traceback about now; nothing may come after the exit
+    assert proc.returncode == 130 and stderr.decode().strip() == "interrupted", stderr.decode()
+    assert took < FORCE_EXIT_S / 4, took  # at once: not after the measurement, nor the backstop
+    assert not alive, alive
+    assert [p.name for p in tmp_path.iterdir() if p.name != "config"] == []
