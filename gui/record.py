@@ -70,7 +70,7 @@ def build_record_parser() -> argparse.ArgumentParser:
 def record_main(argv: list[str]) -> int:
     """Parse ``argv`` and record the clip. Returns the exit status (2: bad arguments or no PyAV, one line)."""
     args = build_record_parser().parse_args(argv)
-    from gui.video import missing_library, out_problem
+    from gui.video import missing_library, out_problem, space_problem
     if (reason := missing_library()) is not None:
         print(f"record: {reason}", file=sys.stderr)
         return 2
@@ -85,6 +85,10 @@ def record_main(argv: list[str]) -> int:
         if reason is not None:  # before the engine starts, and in one line
             print(f"record: {reason}", file=sys.stderr)
             return 2
+    frames = max(1, round(args.seconds * args.fps)) + round(args.hold * args.fps)
+    if (reason := space_problem(args.out, size, frames)) is not None:
+        print(f"record: {reason}", file=sys.stderr)
+        return 2
     return run_interruptible(lambda: _record(args, size))
 
 

@@ -102,3 +102,17 @@ def test_ctrl_c_while_the_tour_is_measured_is_one_line_and_ends_the_helper(tmp_p
     assert took < FORCE_EXIT_S / 4, took  # at once: not after the measurement, nor the backstop
     assert not alive, alive
     assert [p.name for p in tmp_path.iterdir() if p.name != "config"] == []
+
+
+def test_a_gif_whose_frames_cannot_wait_on_the_disk_is_refused_before_it_starts(tmp_path, capsys, monkeypatch):
+    # once: the GIF's raw frames (w × h × 3 bytes each, for the palette pass) filled the disk first, then failed
+    import shutil
+    from collections import namedtuple
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 50_000_000, 50_000_000))
+    line = _refused(["--section", "1", "--illustrative", "--seconds", "10", "--fps", "10", "--size", "640x480",
+                     "--out", str(tmp_path / "a.gif")], tmp_path, capsys)  # 100 × 921,600 B = 92 MB > 50 MB
+    assert "0.1 GB" in line and ".mp4" in line
+    from gui.video import space_problem
+    assert space_problem(str(tmp_path / "a.gif"), (640, 480), 50) is None  # 46 MB fits
+    assert space_problem(str(tmp_path / "a.mp4"), (640, 480), 100) is None  # written as it comes
