@@ -81,14 +81,14 @@ def record_main(argv: list[str]) -> int:
     except ValueError as exc:
         print(f"record: {exc}", file=sys.stderr)
         return 2
-    for reason in (frames_problem(args), out_problem(args.out, size), model_dir_problem(args), tear_problem(args)):
-        if reason is not None:  # before the engine starts, and in one line
+    frames = max(1, round(args.seconds * args.fps)) + round(args.hold * args.fps)
+    checks = (lambda: frames_problem(args), lambda: model_dir_problem(args), lambda: tear_problem(args),
+              lambda: space_problem(args.out, size, frames),
+              lambda: out_problem(args.out, size))  # last: it creates --out's folder, once all else is right
+    for check in checks:
+        if (reason := check()) is not None:  # before the engine starts, and in one line
             print(f"record: {reason}", file=sys.stderr)
             return 2
-    frames = max(1, round(args.seconds * args.fps)) + round(args.hold * args.fps)
-    if (reason := space_problem(args.out, size, frames)) is not None:
-        print(f"record: {reason}", file=sys.stderr)
-        return 2
     return run_interruptible(lambda: _record(args, size))
 
 

@@ -116,3 +116,9 @@ def test_a_gif_whose_frames_cannot_wait_on_the_disk_is_refused_before_it_starts(
     from gui.video import space_problem
     assert space_problem(str(tmp_path / "a.gif"), (640, 480), 50) is None  # 46 MB fits
     assert space_problem(str(tmp_path / "a.mp4"), (640, 480), 100) is None  # written as it comes
+
+
+def test_a_refused_command_makes_no_folder(tmp_path, capsys):
+    # once: --out's missing folders were made first, then --model was refused, and the empty folders stayed
+    _refused(["--out", str(tmp_path / "new" / "dir" / "x.mp4"), "--model", str(tmp_path / "nowhere")],
+             tmp_path, capsys)
