@@ -105,7 +105,8 @@ def run_interruptible(job) -> int:
 
 FORCE_EXIT_S = 10.0  # after Ctrl+C, the longest the clean way out may take before the hard one
 RETRY_S = 0.02  # how soon a Ctrl+C that landed inside Qt is delivered again
-_SAFE_FILES = ("gui/screenshot.py", "gui/cli.py", "gui/record.py", "gui/video.py", "main.py")  # code Python calls, never Qt (no slots, no overrides)
+_SAFE_FILES = ("gui/screenshot.py", "gui/cli.py", "gui/record.py", "gui/video.py", "gui/tour/__init__.py",
+               "main.py")  # code Python calls, never Qt (no slots, no overrides)
 
 
 def _interrupted(signum, frame):

@@ -70,7 +70,7 @@ def build_record_parser() -> argparse.ArgumentParser:
 def record_main(argv: list[str]) -> int:
     """Parse ``argv`` and record the clip. Returns the exit status (2: bad arguments or no PyAV, one line)."""
     args = build_record_parser().parse_args(argv)
-    from gui.video import missing_library, out_problem
+    from gui.video import missing_library, out_problem, space_problem
     if (reason := missing_library()) is not None:
         print(f"record: {reason}", file=sys.stderr)
         return 2
@@ -81,11 +81,24 @@ def record_main(argv: list[str]) -> int:
     except ValueError as exc:
         print(f"record: {exc}", file=sys.stderr)
         return 2
-    for reason in (out_problem(args.out, size), model_dir_problem(args), tear_problem(args)):
-        if reason is not None:  # before the engine starts, and in one line
+    frames = max(1, round(args.seconds * args.fps)) + round(args.hold * args.fps)
+    checks = (lambda: frames_problem(args), lambda: model_dir_problem(args), lambda: tear_problem(args),
+              lambda: space_problem(args.out, size, frames),
+              lambda: out_problem(args.out, size))  # last: it creates --out's folder, once all else is right
+    for check in checks:
+        if (reason := check()) is not None:  # before the engine starts, and in one line
             print(f"record: {reason}", file=sys.stderr)
             return 2
     return run_interruptible(lambda: _record(args, size))
+
+
+def frames_problem(args) -> str | None:
+    """None, or the one-line reason ``--seconds`` × ``--fps`` is not at least one frame (--seconds 0.1 --fps 1
+    would write a whole 1 s frame and call it 0.1 s)."""
+    if round(args.seconds * args.fps) < 1:
+        return (f"--seconds {args.seconds:g} at --fps {args.fps} is less than one frame; "
+                f"give at least {1 / args.fps:g} s")
+    return None
 
 
 def _record(args, size: tuple[int, int]) -> int:
@@ -143,6 +156,9 @@ def _frames(args, size, widget, clock, before_frame, what: str) -> int:
     fps = int(args.fps)
     count = max(1, round(args.seconds * fps))
     held = round(args.hold * fps)
+    if args.caption is not None and (reason := caption_problem(args.caption, size[1])) is not None:
+        print(f"record: {reason}", file=sys.stderr)  # before any file is made
+        return 2
     try:
         writer = ClipWriter(args.out, size, fps)
     except OSError as exc:
@@ -184,27 +200,71 @@ def _frames(args, size, widget, clock, before_frame, what: str) -> int:
     return 0
 
 
-def draw_caption(image, text: str) -> None:
-    """Draw ``text`` as one line on a dark band along the bottom of ``image`` (a QImage, in place), elided to the
-    width; its size follows the image's height (the type scale's caption size)."""
-    from PySide6.QtCore import QRectF, Qt
-    from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
+def caption_line(text: str) -> str:
+    """``--caption`` as the one line drawn: newlines, tabs and runs of spaces become one space, control and other
+    unprintable characters (a stray escape, a NUL) are dropped."""
+    return " ".join("".join(ch for ch in " ".join(str(text).split()) if ch.isprintable()).split())
+
+
+def caption_font(height: int):
+    """The caption's QFont for a frame ``height`` pixels high: the app's font at the type scale's heading size."""
+    from PySide6.QtGui import QFont
 
     from animations.typescale import TypeScale
     from gui.app import QApplication
-    w, h = image.width(), image.height()
     font = QFont(QApplication.font())
-    font.setPixelSize(max(12, round(TypeScale(h).px("heading"))))
+    font.setPixelSize(max(12, round(TypeScale(height).px("heading"))))
+    return font
+
+
+def undrawable(text: str, font) -> list[str]:
+    """The characters of ``text`` that no font Qt can reach (``font`` and its fallbacks) draws: each would show
+    as a box (Qt shapes it with glyph 0, the font's "missing glyph"). In order of first appearance."""
+    from PySide6.QtGui import QTextLayout
+    missing = []
+    for ch in dict.fromkeys(text):
+        if ch.isspace():
+            continue
+        layout = QTextLayout(ch, font)
+        layout.beginLayout()
+        layout.createLine()
+        layout.endLayout()
+        if any(0 in run.glyphIndexes() for run in layout.glyphRuns()):
+            missing.append(ch)
+    return missing
+
+
+def caption_problem(text: str, height: int) -> str | None:
+    """None if ``caption_line(text)`` can be drawn without boxes, else the one-line reason (needs a QApplication
+    with the app's fonts registered)."""
+    line = caption_line(text)
+    if not line:
+        return "--caption is empty once its line breaks and control characters are removed"
+    missing = undrawable(line, caption_font(height))
+    if missing:
+        shown = ", ".join(f"{ch} (U+{ord(ch):04X})" for ch in missing[:5]) + (" ..." if len(missing) > 5 else "")
+        return f"--caption: no installed font can draw {shown}; it would show as a box"
+    return None
+
+
+def draw_caption(image, text: str) -> None:
+    """Draw ``caption_line(text)`` on one line on a dark band along the bottom of ``image`` (a QImage, in place),
+    elided to the width; its size follows the image's height (the type scale's heading size)."""
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QColor, QFontMetrics, QPainter
+    w, h = image.width(), image.height()
+    font = caption_font(h)
     metrics = QFontMetrics(font)
     band = metrics.height() * 1.6
-    line = metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(w * 0.94))
+    line = metrics.elidedText(caption_line(text), Qt.TextElideMode.ElideRight, int(w * 0.94))
     painter = QPainter(image)
     try:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.fillRect(QRectF(0, h - band, w, band), QColor(15, 20, 25, 225))
         painter.setFont(font)
         painter.setPen(QColor("#eef3f8"))
-        painter.drawText(QRectF(0, h - band, w, band), Qt.AlignmentFlag.AlignCenter, line)
+        painter.drawText(QRectF(0, h - band, w, band),
+                         Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextSingleLine, line)
     finally:
         painter.end()
 

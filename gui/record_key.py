@@ -40,8 +40,9 @@ def record_args(window, out: Path, seconds: float = RECORD_SECONDS) -> list[str]
     from gui.kiosk import tour_of
     visible = getattr(window, "is_tour_visible", None)
     if callable(visible) and visible() and (tour := tour_of(window)) is not None:
-        return args + ["--section", str(tour.current_index + 1), "--prompt", tour.prompt]
-    args += ["--prompt", window.prompt(), "--batch", str(window.batch_slider.value())]
+        return args + ["--section", str(tour.current_index + 1), f"--prompt={tour.prompt}"]
+    # "--prompt=TEXT" in one word: a prompt that starts with "-" ("- a list", "-x") is then not read as an option
+    args += [f"--prompt={window.prompt()}", "--batch", str(window.batch_slider.value())]
     k = int(window.apprentice.value()) if hasattr(window, "apprentice") else 0
     if k:
         args += ["--draft-k", str(k)]

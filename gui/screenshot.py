@@ -30,8 +30,8 @@ def parse_size(text: str | None, default: tuple[int, int] = (1920, 1080)) -> tup
     if not text:
         return default
     w, sep, h = str(text).lower().partition("x")
-    if (not sep or not w.isdigit() or not h.isdigit() or not 320 <= int(w) <= MAX_SIDE
-            or not 240 <= int(h) <= MAX_SIDE):
+    if (not sep or not (w.isascii() and w.isdigit()) or not (h.isascii() and h.isdigit())  # "1²80": isdigit, not int
+            or not 320 <= int(w) <= MAX_SIDE or not 240 <= int(h) <= MAX_SIDE):
         raise ValueError(f"--size must look like 1920x1080 (from 320x240 to {MAX_SIDE}x{MAX_SIDE}), got {text!r}")
     return int(w), int(h)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fractions
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -57,6 +58,24 @@ def out_problem(out: str, size: tuple[int, int]) -> str | None:
         os.unlink(probe.name)
     except OSError as exc:
         return f"--out {out}: its folder is not writable ({exc.strerror or exc})"
+    return None
+
+
+def space_problem(out: str, size: tuple[int, int], frames: int) -> str | None:
+    """None, or the one-line reason a ``.gif`` of ``frames`` frames of ``size`` (w, h) cannot be made beside
+    ``out``: its frames wait uncompressed (w × h × 3 bytes each) in a temporary file for the palette pass, and
+    that would not fit in the free space of ``out``'s folder (8192x8192 for 60 s at 60 fps: 724 GB). Other
+    formats are written as they come (a few MB). The free space is that of the nearest existing folder."""
+    if Path(out).suffix.lower() != ".gif":
+        return None
+    need = size[0] * size[1] * 3 * max(1, int(frames))
+    folder = Path(out).absolute().parent
+    while not folder.is_dir() and folder != folder.parent:  # --out's folder may not be made yet
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
+    if need > free:
+        return (f"--out {out}: a GIF of {frames:,} frames at {size[0]}x{size[1]} needs {need / 1e9:.1f} GB of "
+                f"temporary space beside it, {free / 1e9:.1f} GB is free; use .mp4, or fewer or smaller frames")
     return None
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import assets
 from model.catalog import BundledModel
-from model.argtypes import OneLineParser, command_name, int_in, threads_arg
+from model.argtypes import OneLineParser, command_name, float_in, int_in, say, threads_arg
 
 ASSETS = assets.root()  # importlib.resources: a checkout, an editable install or site-packages
 BUNDLED_MODEL = ASSETS / "models" / "target"
@@ -45,6 +45,7 @@ DEFAULT_SEED = 0
 
 MAX_NEW_TOKENS = 1_000_000  # far past any context window: the run stops at the window anyway ("context_full")
 MAX_BATCH = 256  # the engine's most sequences per forward pass
+MIN_SEED, MAX_SEED = -2**63, 2**64 - 1  # what torch.Generator.manual_seed accepts (model.sampling.SamplingParams)
 
 
 def _float(text: str) -> float:
@@ -61,15 +62,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one or more prompts; several form one batch; - reads one from stdin")
     p.add_argument("--max-new-tokens", type=int_in(1, MAX_NEW_TOKENS), default=64, metavar="N",
                    help=f"tokens to write per prompt, 1-{MAX_NEW_TOKENS:,} (the context window stops it sooner)")
-    p.add_argument("--temperature", type=_float, default=DEFAULT_TEMPERATURE, metavar="T",
+    sampling = p.add_mutually_exclusive_group()  # "--greedy --temperature 0.7" would silently drop one of them
+    sampling.add_argument("--temperature", type=float_in(0.0, 100.0, "a temperature"), default=DEFAULT_TEMPERATURE,
+                          metavar="T",
                    help=f"sampling temperature, 0 = greedy (default {DEFAULT_TEMPERATURE:g}, as the window samples: "
                         "greedy decoding of a small model soon loops)")
-    p.add_argument("--greedy", action="store_true",
+    sampling.add_argument("--greedy", action="store_true",
                    help="always the most likely token (same as --temperature 0): the exactness demos use it")
     p.add_argument("--top-k", type=int_in(0, 2**31 - 1), default=0, metavar="K", help="0 = no limit")
     p.add_argument("--top-p", type=_float, default=DEFAULT_TOP_P, metavar="P",
                    help=f"nucleus sampling, 1.0 = no limit (default {DEFAULT_TOP_P:g}, as the window)")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S",
+    p.add_argument("--seed", type=int_in(MIN_SEED, MAX_SEED, "a seed"), default=DEFAULT_SEED, metavar="S",
                    help=f"RNG seed (default {DEFAULT_SEED}: the same text every run); request i uses S + i so "
                         "prompts in a batch draw independently")
     p.add_argument("--batching", choices=("continuous", "static"), default="continuous")
@@ -84,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--threads", type=threads_arg(), default=None, metavar="N",
                    help="torch intra-op threads, 1-256 (default: cores - 1, at least 1)")
-    p.add_argument("--draft-k", type=int, default=None, metavar="K",
+    p.add_argument("--draft-k", type=int_in(0, 8, "a number of draft guesses"), default=None, metavar="K",
                    help="speculative decoding: draft guesses per verify pass, 0 (off) to 8 "
                         f"(default: {DEFAULT_DRAFT_K} with --draft or --draft-model, else 0)")
     p.add_argument("--draft", choices=("model", "ngram"), default=None,
@@ -164,13 +167,21 @@ INVALID_UTF8 = "not valid UTF-8: the bytes that are not are read as U+FFFD (\uff
 
 
 def generate_main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.seed + len(args.prompts) - 1 > MAX_SEED:  # request i draws with seed S + i
+        parser.error(f"argument --seed: with {len(args.prompts)} prompts (seeds S to S + {len(args.prompts) - 1}) "
+                     f"S must be at most {MAX_SEED - len(args.prompts) + 1:,}, got {args.seed:,}")
     if args.greedy:
         args.temperature = 0.0
     from model.tokenizer import valid_text
     args.notices = [[] for _ in args.prompts]  # per prompt: what the command line found before the engine did
     if "-" in args.prompts:
-        raw = sys.stdin.buffer.read()
+        try:
+            raw = sys.stdin.buffer.read()
+        except (AttributeError, OSError, ValueError) as exc:  # no stdin at all (<&-), a read error
+            return say(command_name("generate"), f"a PROMPT of - reads stdin, which cannot be read "
+                                                 f"({'closed' if sys.stdin is None else exc})")
         text = raw.decode("utf-8", errors="replace")
         for i, p in enumerate(args.prompts):
             if p == "-" and text.encode("utf-8") != raw:

@@ -32,10 +32,32 @@ def _measure_child(model_dir: str, prompt: str, draft_dir: str | None) -> dict:
                              draft_dir=draft_dir)
 
 
+def _measure_entry(conn, model_dir: str, prompt: str, draft_dir: str | None) -> None:
+    """The helper process's target: the measurement (or its error) sent up ``conn``. A parent that went away
+    meanwhile (Ctrl+C) is not an error here: nothing is printed, the helper just ends."""
+    try:
+        try:
+            event = _measure_child(model_dir, prompt, draft_dir)
+        except Exception as exc:  # noqa: BLE001 - said by the parent, in its log
+            event = {"error": f"{type(exc).__name__}: {exc}"}
+        conn.send(event)
+    except (BrokenPipeError, ConnectionError, EOFError, OSError):
+        pass
+    finally:
+        conn.close()
+
+
+POLL_S = 0.05  # how often the wait for the helper looks at its pipe
+
+
 def measure_in_subprocess(prompt: str, model_dir: str | Path | None = None, timeout_s: float = 180.0) -> dict | None:
     """``model.analysis`` kind "tour" for ``prompt``, run in a spawned helper process (torch stays out of this
-    one). Returns the data by kind, or None if the model cannot be loaded or it takes longer than ``timeout_s``."""
+    one). Returns the data by kind, or None if the model cannot be loaded or it takes longer than ``timeout_s``.
+
+    The wait sleeps in this file (``time.sleep``), where the record and screenshot commands' Ctrl+C handler may
+    raise KeyboardInterrupt (``gui.cli._SAFE_FILES``); the helper is then ended, without a word of its own."""
     import multiprocessing as mp
+    import time
 
     from gui.tour.data import BUNDLED_MODEL
     from model.catalog import identify  # standard library only: no torch in this process
@@ -44,15 +66,28 @@ def measure_in_subprocess(prompt: str, model_dir: str | Path | None = None, time
     bundled = identify(model_dir)
     draft = bundled.draft_path() if bundled else model_dir.parent / "draft"
     ctx = mp.get_context("spawn")
+    receive, send = ctx.Pipe(duplex=False)
+    helper = ctx.Process(target=_measure_entry, args=(send, str(model_dir), prompt,
+                                                     str(draft) if draft.is_dir() else None), daemon=True)
     try:
         with children_ignore_sigint():  # Ctrl+C is this process's to handle, not the helper's
-            pool = ctx.Pool(1)
-        with pool:
-            event = pool.apply_async(_measure_child, (str(model_dir), prompt,
-                                                      str(draft) if draft.is_dir() else None)).get(timeout_s)
+            helper.start()
+        send.close()  # the helper holds the only writing end: its death reads as EOF here
+        deadline = time.monotonic() + timeout_s
+        while not receive.poll(0):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no answer in {timeout_s:g} s")
+            time.sleep(POLL_S)
+        event = receive.recv()
     except Exception as exc:  # noqa: BLE001 - no model, a crash or a timeout: the tour shows illustrations
         log.warning("tour: measurement failed (%s: %s)", type(exc).__name__, exc)
         return None
+    finally:
+        receive.close()
+        if helper.pid is not None:
+            if helper.is_alive():
+                helper.terminate()
+            helper.join(5)
     if event.get("error"):
         log.warning("tour: measurement failed (%s)", event["error"])
         return None

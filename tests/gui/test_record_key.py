@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
 from gui import record_key
 from gui.presenter import Presenter
+from gui.record import build_record_parser
 from tests.gui.tour_host import ensure_tour
 
 FAKE_RECORD = """
@@ -73,7 +75,8 @@ def test_v_on_the_live_page_passes_its_settings_and_a_failure_is_said(qtbot, sta
     qtbot.waitUntil(lambda: out.is_file(), timeout=20_000)
     args = _args(said)
     assert "--section" not in args
-    assert args[args.index("--prompt") + 1] == "def add(a, b):" and args[args.index("--batch") + 1] == "3"
+    parsed = build_record_parser().parse_args(args[1:])  # as the record command will read them
+    assert parsed.prompt == "def add(a, b):" and parsed.batch == 3
     window.show_tour()
     tour.goto(4)  # the fake recorder fails on page 5
     qtbot.waitUntil(lambda: presenter.recorder.process.state() == presenter.recorder.process.ProcessState.NotRunning)
@@ -90,3 +93,15 @@ def test_no_recording_in_a_kiosk(qtbot, stage):
         assert getattr(presenter, "recorder", None) is None
     finally:
         del window.kiosk_controller
+
+
+@pytest.mark.parametrize("prompt", ["- a list item", "-x", "--help"])
+def test_a_prompt_that_starts_with_a_dash_reaches_the_recorder(qtbot, stage, prompt):
+    # once: the child got "--prompt -x" and failed with "argument --prompt: expected one argument"
+    window, presenter, tour, said = stage
+    window.show_live()
+    window.set_prompt(prompt)
+    assert build_record_parser().parse_args(record_key.record_args(window, Path("x.mp4"))[1:]).prompt == prompt
+    window.show_tour()
+    tour.prompt = prompt
+    assert build_record_parser().parse_args(record_key.record_args(window, Path("x.mp4"))[1:]).prompt == prompt
