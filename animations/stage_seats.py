@@ -89,7 +89,7 @@ class Seats:
         out = [self.header]
         for c in self.cards:
             if c["card"].isVisible():
-                out += [c["state"], c["prompt"], c["answer"]]
+                out += [t for t in (c["state"], c["prompt"], c["answer"]) if t.isVisible()]
         return out + [f["label"] for f in self.free if f["place"].isVisible()]
 
     def free_places(self) -> int:
@@ -172,6 +172,9 @@ class Seats:
             c["state"].setBrush(color)
             set_elided(c["state"], state_words(seat.state, short=lines < 3), inner)
             c["state"].setPos(16, 3)
+            # one line and an answer to show: the answer (the story) takes the whole line; the card's fade
+            # still tells a finished or waiting seat from a writing one
+            c["state"].setVisible(lines >= 2 or not seat.answer)
             prompt = " ".join(seat.prompt.split())
             sw = c["state"].boundingRect().width()
             if lines >= 3 or not prompt:  # the prompt on its own line
@@ -186,9 +189,9 @@ class Seats:
                 answer_top, answer_lines = 3 + lh, lines - 1
             c["prompt"].setVisible(bool(prompt))
             answer_x, answer_w = 16, inner
-            if lines < 2:  # one line: the answer (the story) beside the state, in place of the prompt
+            if lines < 2:  # one line: the answer (the story) alone on it, in place of the state and the prompt
                 c["prompt"].setVisible(False)
-                answer_x, answer_w, answer_top, answer_lines = 16 + sw + 8, inner - sw - 8, 3, 1
+                answer_x, answer_w, answer_top, answer_lines = 16, inner, 3, 1
             c["answer"].setBrush(color)
             tail = tail_lines(self.font, seat.answer, answer_w, max(1, answer_lines)) if seat.answer else []
             c["answer"].setText("\n".join(tail))

@@ -22,12 +22,12 @@ SCENE_RECT = QRectF(0, 0, 1600, 700)
 MAX_SEATS = 16
 
 # Regions (scene units). Each part owns one region; nothing is drawn across another part's region.
-CAPTION = QRectF(16, 4, 1568, 54)
-WAREHOUSE = QRectF(16, 62, 380, 418)
-DESKS = QRectF(412, 62, 664, 418)  # the road (carts at the warehouse door) and the desks
+CAPTION = QRectF(16, 0, 1568, 66)  # tall enough for the headline's line (44 units: 64 with its leading)
+WAREHOUSE = QRectF(16, 68, 380, 412)
+DESKS = QRectF(412, 68, 664, 412)  # the road (carts at the warehouse door) and the desks
 CHEAT = QRectF(16, 492, 500, 200)
 LEGEND = QRectF(532, 492, 544, 200)
-TABLE = QRectF(1092, 62, 492, 630)  # the seats (and the apprentice on verify trips)
+TABLE = QRectF(1092, 68, 492, 624)  # the seats (and the apprentice on verify trips)
 PAD = 14.0
 ROOM_FLOOR = 1 / 48  # no stage text under this share of the window height (issue 24: read from 3 m)
 HEADLINE = 1.66 / 40  # the headline (the caption: what this trip shows): 1.6 × the body size of height / 40, and

@@ -22,6 +22,8 @@ font from the window height (``gui.live.typeset``), so the page is the same pict
 
 from __future__ import annotations
 
+import math
+
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QPainter
@@ -41,6 +43,7 @@ from gui.live_controls import ApprenticeControl, TearControl
 # of the page width (the window less its margins): fitted with fitInView's margin, the scene spans >= 90 % of
 # the window's width
 STAGE_SHARE = 0.935
+MIN_SCALE_BACK = 0.5  # minimumSizeHint: the least share of its present size the page asks for
 STAGE_MAX_HEIGHT = 0.62  # details view: past this share of the page height the strip below gets the room
 PLOT_SHARE = 0.25  # details view: each plot at least this share of the window's height
 GIVE_WAY_SHARE = 0.75  # with the apprentice's or the torn book's lines shown, the stage may give way to this
@@ -296,7 +299,20 @@ class LivePage(QWidget):
             floor = 0.0
             rows["strip"] = 0
         hint = self.exhibit.minimumSizeHint()
-        return QSize(hint.width(), int(floor) + sum(rows.values()) + 6 * self.GAP)
+        text = sum(rows.values()) + 6 * self.GAP
+        # Every row above is text, and text follows the window's height (the type scale): measured with the
+        # fonts of the present size, the rows would hold a window made tall once from ever shrinking back (a
+        # 1920x1080 window resized to 1280x720 stayed 1076 tall). At k times the present height the rows take
+        # about k times their height and the stage keeps its floor: the least k that leaves the floor is the
+        # least size (never under half the present one: fonts have floors, so below that they stop scaling).
+        # The stage's floor is counted at the narrowest the page may be: a minimum counted at the present width
+        # would hold a maximised window from being restored to a narrower, shorter size in one step (Qt applies
+        # the old width's minimum); a window wider than tall gets a stage that gives way (``arrange``).
+        page = self.height()
+        if self.isVisible() and page > text:
+            k = min(1.0, max(MIN_SCALE_BACK, (floor * 640 / width) / (page - text)))
+            return QSize(int(hint.width() * k), int(math.ceil(page * k)))
+        return QSize(hint.width(), int(floor) + text)
 
     def sizeHint(self):  # noqa: N802 - Qt override
         return self.minimumSizeHint()
@@ -324,7 +340,9 @@ class LivePage(QWidget):
             floor = 0.0
         others = sum(rows.values()) + 6 * self.GAP
         cap = H * STAGE_MAX_HEIGHT if self.details else H
-        stage = int(max(floor, min(full, cap, H - others)))
+        # never under its floor while the rows leave room for it; in a window too short for both the stage
+        # gives way, never the rows under it (they would leave the window)
+        stage = int(max(min(floor, H - others), min(full, cap, H - others), 0))
         if self.view.isHidden():
             stage = 0  # no row (its gap stays as slack)
         spare = max(0, H - stage - others)
