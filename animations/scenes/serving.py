@@ -75,7 +75,7 @@ class BatchingScene(TourScene):
         cell_h = self.measure("A14", cell_style, True).height() + (8 if n_seats <= 2 else 2)
         y = self.top
         for m, mode in enumerate(("static", "continuous")):
-            head = self.text(names[mode], 40, y, "body", TEXT, True, role="heading")
+            head = self.text(names[mode], 40, y, "body", TEXT, True, role="label")
             y0 = head.sceneBoundingRect().bottom() + 4
             seats: dict[str, int] = {}
             for i, rows in enumerate(modes[mode]):
