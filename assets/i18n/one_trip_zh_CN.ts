@@ -2261,6 +2261,62 @@
         <source>{where}: the trip is mostly reading, so every seat at the table shares that cost</source>
         <translation>{where}：这一趟大多在读权重，拼桌时每个座位分摊这份开销</translation>
     </message>
+    <message>
+        <source>n-gram apprentice</source>
+        <translation>n-gram 小徒弟（照抄）</translation>
+    </message>
+    <message>
+        <source>its guesses are kept too rarely to pay for its own passes</source>
+        <translation>它猜的字留下得太少，抵不上它自己跑的趟</translation>
+    </message>
+    <message>
+        <source>its guesses are kept, but its own passes cost more than the trips saved</source>
+        <translation>它猜的字能留下，但它自己跑的趟比省下的趟还贵</translation>
+    </message>
+    <message>
+        <source>the runs with and without it overlap: no clear difference on this busy machine</source>
+        <translation>有它和没它的几次测量互相交叠：这台忙碌的机器上看不出明显差别</translation>
+    </message>
+    <message>
+        <source>sampling</source>
+        <translation>抽签</translation>
+    </message>
+    <message>
+        <source>{where}: not measured</source>
+        <translation>{where}：未测量</translation>
+    </message>
+    <message>
+        <source>{where}: {x}× the speed, {kept} of guesses kept, {n} runs</source>
+        <translation>{where}：速度 {x}×，猜的字留下 {kept}，测了 {n} 次</translation>
+    </message>
+    <message>
+        <source>{text} · does not pay here: {why}</source>
+        <translation>{text} · 在这里不划算：{why}</translation>
+    </message>
+    <message>
+        <source>measuring at start-up…</source>
+        <translation>启动时正在测量…</translation>
+    </message>
+    <message>
+        <source>no draft model loaded</source>
+        <translation>没有加载草稿模型</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
+        <source>Greedy while the apprentice helps: its guesses are kept more often</source>
+        <translation>小徒弟帮忙时用贪心：它猜的字更常被留下</translation>
+    </message>
+    <message>
+        <source>draft model</source>
+        <translation>草稿模型</translation>
+    </message>
+    <message>
+        <source>greedy</source>
+        <translation>贪心</translation>
+    </message>
 </context>
 <context>
     <name>TokenChips</name>
