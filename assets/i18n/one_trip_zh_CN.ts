@@ -2263,7 +2263,7 @@
     </message>
     <message>
         <source>n-gram apprentice</source>
-        <translation>n-gram 小徒弟（照抄）</translation>
+        <translation>照抄的小徒弟（前文查找）</translation>
     </message>
     <message>
         <source>its guesses are kept too rarely to pay for its own passes</source>
