@@ -2286,14 +2286,6 @@
         <translation>{where}：未测量</translation>
     </message>
     <message>
-        <source>{where}: {x}× the speed, {kept} of guesses kept, {n} runs</source>
-        <translation>{where}：速度 {x}×，猜的字留下 {kept}，测了 {n} 次</translation>
-    </message>
-    <message>
-        <source>{text} · does not pay here: {why}</source>
-        <translation>{text} · 在这里不划算：{why}</translation>
-    </message>
-    <message>
         <source>measuring at start-up…</source>
         <translation>启动时正在测量…</translation>
     </message>
@@ -2316,6 +2308,18 @@
     <message>
         <source>greedy</source>
         <translation>贪心</translation>
+    </message>
+    <message>
+        <source>{where} {x}×, {kept} kept, {n} runs</source>
+        <translation>{where} {x}×，留下 {kept}，测了 {n} 次</translation>
+    </message>
+    <message>
+        <source>does not pay here, {where}: {why}</source>
+        <translation>{where}时在这里不划算：{why}</translation>
+    </message>
+    <message>
+        <source>it found nothing in the text to copy a guess from</source>
+        <translation>它在已写的文字里找不到可以照抄的地方</translation>
     </message>
 </context>
 <context>

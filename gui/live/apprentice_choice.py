@@ -16,7 +16,7 @@ sampling and under greedy (``model.lesson_runs.apprentice_verdicts``). From that
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QRadioButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QButtonGroup, QLabel, QRadioButton, QVBoxLayout, QWidget
 
 from animations.typescale import set_role
 
@@ -33,25 +33,49 @@ def kind_name(kind: str) -> str:
 
 def why_text(key: str | None) -> str:
     """The measured reason (a ``model.lessons.why_not`` key, or "unclear" for runs that overlap) in words."""
-    return {"speculative_acceptance": _tr("its guesses are kept too rarely to pay for its own passes"),
+    return {"no_guess": _tr("it found nothing in the text to copy a guess from"),
+            "speculative_acceptance": _tr("its guesses are kept too rarely to pay for its own passes"),
             "speculative_overhead": _tr("its guesses are kept, but its own passes cost more than the trips saved"),
             }.get(key or "", _tr("the runs with and without it overlap: no clear difference on this busy machine"))
 
 
+def _pays(v: dict | None) -> bool:
+    """The engine's rule (``combine_verdicts``): every run with it faster than every run without, a guess kept."""
+    verdict = (v or {}).get("verdict") or {}
+    return bool(verdict.get("holds") and verdict.get("separated") and (v or {}).get("acceptance"))
+
+
+def _why_key(v: dict) -> str | None:
+    """``model.lessons.why_not``'s key, or "no_guess" when the apprentice made no guess at all (the n-gram one
+    found nothing to copy): then no share was kept or lost, and the engine's key would say overhead."""
+    return "no_guess" if v.get("acceptance") is None else v.get("why_not")
+
+
 def verdict_line(v: dict | None, greedy: bool) -> str:
-    """One measured verdict (``speculative_times``' dict) in one line: where, speed-up, share kept, runs, and
-    the reason when it does not pay clearly (the engine's rule: every run with it faster, some guess kept)."""
+    """One measured verdict (``speculative_times``' dict) in a few words: where, speed-up (plain ÷ with, medians),
+    share of guesses kept, runs."""
     where = _tr("greedy") if greedy else _tr("sampling")
     if not v or not v.get("available", True) or not v.get("speedup"):
         return _tr("{where}: not measured").format(where=where)
     acc = v.get("acceptance")
-    text = _tr("{where}: {x}× the speed, {kept} of guesses kept, {n} runs").format(
+    return _tr("{where} {x}×, {kept} kept, {n} runs").format(
         where=where, x=f"{v['speedup']:.2f}", kept=f"{acc * 100:.0f}%" if acc is not None else "–",
         n=int(v.get("runs") or v.get("with", {}).get("n") or 0))
-    verdict = v.get("verdict") or {}
-    if verdict.get("holds") and verdict.get("separated") and acc:
-        return text
-    return _tr("{text} · does not pay here: {why}").format(text=text, why=why_text(v.get("why_not")))
+
+
+def verdict_text(checks: list[dict], kind: str) -> str:
+    """``kind``'s verdicts under each checked sampling (the one in use, then greedy) on one line, then, where it
+    does not pay, one line with the measured reason (``why_text``) of the first setting where it does not."""
+    figures, why = [], ""
+    for i, check in enumerate(checks):
+        greedy = float((check.get("sampling") or {}).get("temperature", 0)) == 0
+        v = (check.get("verdicts") or {}).get(kind)
+        figures.append(verdict_line(v, greedy))
+        if not why and v and v.get("speedup") and not _pays(v):
+            why = _tr("does not pay here, {where}: {why}").format(where=_tr("greedy") if greedy else _tr("sampling"),
+                                                                  why=why_text(_why_key(v)))
+    text = " · ".join(figures) or _tr("not measured")
+    return f"{text}\n{why}" if why else text
 
 
 class ApprenticeChoice(QWidget):
@@ -70,8 +94,6 @@ class ApprenticeChoice(QWidget):
         self.buttons: dict[str, QRadioButton] = {}
         self.lines: dict[str, QLabel] = {}
         for kind in KINDS:
-            row = QHBoxLayout()
-            row.setContentsMargins(0, 0, 0, 0)
             b = QRadioButton()
             b.setObjectName(f"apprentice_{kind}")
             set_role(b, "caption")
@@ -80,9 +102,8 @@ class ApprenticeChoice(QWidget):
             line.setTextFormat(Qt.PlainText)
             line.setWordWrap(True)
             set_role(line, "reason")
-            row.addWidget(b)
-            row.addWidget(line, 1)
-            col.addLayout(row)
+            col.addWidget(b)
+            col.addWidget(line)
             self.group.addButton(b)
             self.buttons[kind], self.lines[kind] = b, line
             b.toggled.connect(lambda on, k=kind: on and self._picked(k))
@@ -133,11 +154,7 @@ class ApprenticeChoice(QWidget):
             elif kind not in self._kinds:
                 text = _tr("no draft model loaded")
             else:
-                parts = []
-                for check in self.event.get("checks") or []:
-                    greedy = float((check.get("sampling") or {}).get("temperature", 0)) == 0
-                    parts.append(verdict_line((check.get("verdicts") or {}).get(kind), greedy))
-                text = " · ".join(parts) or _tr("not measured")
+                text = verdict_text(self.event.get("checks") or [], kind)
             self.lines[kind].setText(text)
 
 
@@ -170,9 +187,7 @@ class ApprenticeVerdicts:
         event = self.apprentice_choice.event or {}
         kind = self.apprentice_choice.kind()
         for check in event.get("checks") or []:
-            v = (check.get("verdicts") or {}).get(kind) or {}
-            verdict = v.get("verdict") or {}
-            if verdict.get("holds") and verdict.get("separated") and v.get("acceptance"):
+            if _pays((check.get("verdicts") or {}).get(kind)):
                 return "greedy" if float((check.get("sampling") or {}).get("temperature", 0)) == 0 else "sampling"
         return None
 

@@ -95,15 +95,28 @@ def test_why_not_line_shows_where_a_verdict_disagrees(window):
     window.bridge.apprentice.emit(_event("ngram", "greedy"))
     model_line = window.apprentice_choice.verdict_text("model")
     ngram_line = window.apprentice_choice.verdict_text("ngram")
-    # both verdicts, with their figures and runs
-    assert "0.55× the speed, 34% of guesses kept, 3 runs" in model_line
-    assert "1.60× the speed, 80% of guesses kept, 3 runs" in ngram_line
-    # the draft does not pay sampled (guesses kept too rarely) nor greedy (its passes cost more)
-    assert "kept too rarely" in model_line and "cost more than the trips saved" in model_line
-    # the n-gram apprentice pays greedy: no reason after its greedy figures; its sampled runs overlap
-    greedy_part = ngram_line.split("greedy:")[1]
-    assert "does not pay" not in greedy_part
-    assert "overlap" in ngram_line
+    # both verdicts, with their figures and runs, under both samplings
+    assert "sampling 0.55×, 34% kept, 3 runs" in model_line and "greedy 0.90×, 60% kept, 3 runs" in model_line
+    assert "sampling 0.98×, 10% kept, 3 runs" in ngram_line and "greedy 1.60×, 80% kept, 3 runs" in ngram_line
+    # the why-not line: the measured reason where each first does not pay (both fail sampled here)
+    assert "does not pay here, sampling: its guesses are kept too rarely" in model_line
+    assert "does not pay here, sampling: the runs with and without it overlap" in ngram_line
+
+
+def test_why_not_line_is_absent_where_the_apprentice_pays(window):
+    event = _event("model", "sampling")
+    event["checks"][0]["verdicts"]["model"] = _v(1.3, 0.7, True, True)
+    window.bridge.apprentice.emit(event)
+    assert "does not pay" not in window.apprentice_choice.verdict_text("model")
+    assert "does not pay" in window.apprentice_choice.verdict_text("ngram")
+
+
+def test_an_apprentice_that_made_no_guess_says_so(window):
+    event = _event("model", "greedy")
+    event["checks"][0]["verdicts"]["ngram"] = _v(1.0, None, False, False, "speculative_overhead")
+    window.bridge.apprentice.emit(event)
+    line = window.apprentice_choice.verdict_text("ngram")
+    assert "nothing in the text to copy" in line and "cost more" not in line
 
 
 def test_before_the_event_the_verdicts_say_they_are_being_measured(window):
