@@ -16,6 +16,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from animations.typescale import set_role
+from gui.live.apprentice_choice import ApprenticeChoice
 from gui.live.draft_reason import draft_reason  # noqa: F401  (kept importable from here)
 
 MAX_DRAFT_K = 8
@@ -73,6 +74,8 @@ class ApprenticeControl(_Row):
         self.row.addWidget(self.slider, 1)
         self.row.addWidget(self.value_label)
         self.col.addWidget(self.reason_label)
+        self.choice = ApprenticeChoice()  # n-gram apprentice or draft model, with both measured verdicts
+        self.col.addWidget(self.choice)
         self._error: str | None = None
         self._available = False
         self.slider.valueChanged.connect(self._on_value)
@@ -133,6 +136,7 @@ class ApprenticeControl(_Row):
             self.reason_label.setText(_tr("No apprentice: {why}").format(why=draft_reason(self._error)))
             self.reason_label.setToolTip(self._error or "")
         self.reason_label.setVisible(bool(self.reason_label.text()))
+        self.choice.retranslate()
 
 
 class TearControl(_Row):

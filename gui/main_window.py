@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QMainWindow, QPushButto
 from animations.typescale import TypeScale, set_role
 from gui import i18n
 from gui.bridge import EngineBridge
+from gui.live.apprentice_choice import ApprenticeVerdicts
 from gui.live.engine_events import EngineEvents
 from gui.live.exhibit import ExhibitActions
 from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitching
@@ -47,7 +48,7 @@ LIVE_WIDGETS = ("view", "prompt_caption", "prompt_box", "run_button", "pause_but
                 "apprentice", "tear")
 
 
-class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, QMainWindow):
+class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, ApprenticeVerdicts, QMainWindow):
     """The One Trip window.
 
     Args:
@@ -148,6 +149,7 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, QMai
         page = self.live_page
         for name in LIVE_WIDGETS:  # the page's widgets, by the names the rest of the app and the tests use
             setattr(self, name, getattr(page, name))
+        self.apprentice_choice = page.apprentice.choice  # n-gram apprentice or draft model (Details view)
         self.readout = page.readout_panel.readout
         self.model_label = page.readout_panel.model_label
         self.extra_readout = page.readout_panel.extra_readout
@@ -263,6 +265,9 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, QMai
         b.engine_died.connect(self._on_engine_died)
         b.sharding.connect(self._on_sharding)
         self.apprentice.k_changed.connect(self._on_draft_k_changed)
+        b.apprentice.connect(self._on_apprentice_verdict)
+        self.apprentice_choice.kind_chosen.connect(self._on_apprentice_kind_chosen)
+        self.model_choice.greedy_box.toggled.connect(self._on_greedy_toggled)
         self.tear.requested.connect(self._on_tear_requested)
         self.clock.tick.connect(self._on_tick)
         self.scene.trip_finished.connect(self._on_trip_finished)

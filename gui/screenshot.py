@@ -10,6 +10,7 @@ scale factor (``gui.layout_audit.exact_image``); a window that cannot be that si
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -22,6 +23,7 @@ log = logging.getLogger(__name__)
 DEFAULT_PROMPT = None  # the first preset of the model writing (poems in Chinese, code in English)
 READY_TIMEOUT_S = 90.0
 RUN_TIMEOUT_S = 120.0
+APPRENTICE_TIMEOUT_S = 120.0  # the engine measures both apprentices, sampled and greedy, at start-up
 MAX_SIDE = 8192  # a bigger window needs gigabytes and Qt's painter gives up past 32767
 
 
@@ -147,15 +149,34 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
     window.set_prompt(prompt or window.presets()[0])
     window.set_batch(batch)
     if getattr(args, "draft_k", 0) and window.apprentice.is_available():
-        # a plain run of the same prompt first, so the readout can show the measured speed-up
+        # the start-up verdict first (which apprentice pays, and whether only greedy), then a plain run of the
+        # same prompt under the sampling the apprentice will use, so the readout can show the measured speed-up
+        if not _wait(app, lambda: window.bridge.apprentice_info is not None, APPRENTICE_TIMEOUT_S):
+            print(f"{name}: no apprentice verdict in time; the apprentice runs as the engine set it", file=sys.stderr)
+        greedy_for_apprentice = window.apprentice_pays_when() == "greedy" and not window.model_choice.greedy
+        if greedy_for_apprentice:
+            window.model_choice.greedy_box.setChecked(True)
         if window.run_trips(steps):
             start = window.reports_received
             _wait(app, lambda: window.reports_received - start >= steps or window.is_session_done(), RUN_TIMEOUT_S)
             _wait(app, lambda: False, 0.2)
             window.reset()
+        if greedy_for_apprentice:  # back to the model's sampling: switching the apprentice on turns greedy on
+            window.model_choice.greedy_box.setChecked(False)
     if not _apply_extras(app, window, args, name):
         return 1
     return 0
+
+
+def apprentice_facts(window) -> dict:
+    """The apprentice's figures as the readout shows them: guesses per trip, kind, greedy or not, the measured
+    speed-up (plain ms per token ÷ apprentice ms per token, ``SpecMeter``; None without a plain run) and
+    acceptance, and the engine's start-up verdict (``chosen``, ``pays_when``)."""
+    meter, info = window.spec_meter, window.bridge.apprentice_info or {}
+    return {"k": window.apprentice.value(), "kind": window.apprentice_choice.kind(),
+            "greedy": window.model_choice.greedy, "speedup": meter.speedup(window._spec_key()),
+            "acceptance": meter.acceptance if meter.trips else None, "trips": meter.trips,
+            "chosen": info.get("chosen"), "pays_when": info.get("pays_when")}
 
 
 def screenshot_main(args) -> int:
@@ -213,7 +234,9 @@ def screenshot_main(args) -> int:
         from gui.layout_audit import exact_image, write_layout_json
         layout_json = getattr(args, "layout_json", None)
         if layout_json:
-            write_layout_json(window, layout_json, window.lang)
+            layout = write_layout_json(window, layout_json, window.lang)
+            layout["apprentice"] = apprentice_facts(window)  # an added field: the figures the readout shows
+            Path(layout_json).write_text(json.dumps(layout, ensure_ascii=False, indent=1), encoding="utf-8")
         image = exact_image(window)  # device-independent pixels, whatever QT_SCALE_FACTOR says
         if not image.save(str(path)):
             print(f"screenshot: could not write {path}", file=sys.stderr)

@@ -2261,6 +2261,66 @@
         <source>{where}: the trip is mostly reading, so every seat at the table shares that cost</source>
         <translation>{where}：这一趟大多在读权重，拼桌时每个座位分摊这份开销</translation>
     </message>
+    <message>
+        <source>n-gram apprentice</source>
+        <translation>照抄的小徒弟（前文查找）</translation>
+    </message>
+    <message>
+        <source>its guesses are kept too rarely to pay for its own passes</source>
+        <translation>它猜的字留下得太少，抵不上它自己跑的趟</translation>
+    </message>
+    <message>
+        <source>its guesses are kept, but its own passes cost more than the trips saved</source>
+        <translation>它猜的字能留下，但它自己跑的趟比省下的趟还贵</translation>
+    </message>
+    <message>
+        <source>the runs with and without it overlap: no clear difference on this busy machine</source>
+        <translation>有它和没它的几次测量互相交叠：这台忙碌的机器上看不出明显差别</translation>
+    </message>
+    <message>
+        <source>sampling</source>
+        <translation>抽签</translation>
+    </message>
+    <message>
+        <source>{where}: not measured</source>
+        <translation>{where}：未测量</translation>
+    </message>
+    <message>
+        <source>measuring at start-up…</source>
+        <translation>启动时正在测量…</translation>
+    </message>
+    <message>
+        <source>no draft model loaded</source>
+        <translation>没有加载草稿模型</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
+        <source>Greedy while the apprentice helps: its guesses are kept more often</source>
+        <translation>小徒弟帮忙时用贪心：它猜的字更常被留下</translation>
+    </message>
+    <message>
+        <source>draft model</source>
+        <translation>草稿模型</translation>
+    </message>
+    <message>
+        <source>greedy</source>
+        <translation>贪心</translation>
+    </message>
+    <message>
+        <source>{where} {x}×, {kept} kept, {n} runs</source>
+        <translation>{where} {x}×，留下 {kept}，测了 {n} 次</translation>
+    </message>
+    <message>
+        <source>does not pay here, {where}: {why}</source>
+        <translation>{where}时在这里不划算：{why}</translation>
+    </message>
+    <message>
+        <source>it found nothing in the text to copy a guess from</source>
+        <translation>它在已写的文字里找不到可以照抄的地方</translation>
+    </message>
 </context>
 <context>
     <name>TokenChips</name>

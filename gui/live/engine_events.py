@@ -154,6 +154,9 @@ class EngineEvents:
         draft_ok = bool(info.get("draft_kinds")) or (info.get("draft") is not None and not info.get("draft_error"))
         k = self.apprentice.value()
         self.apprentice.set_available(draft_ok, info.get("draft_error") or ("" if draft_ok else None))
+        self.apprentice_choice.set_kinds(list(info.get("draft_kinds") or ["ngram"]))
+        if info.get("draft_kind") in ("ngram", "model"):
+            self.apprentice_choice.set_kind(info["draft_kind"])
         if draft_ok and k:
             self.apprentice.blockSignals(True)
             self.apprentice.set_value(k)
@@ -171,8 +174,10 @@ class EngineEvents:
         self._update_extra_readout()
 
     def _spec_key(self, prompt: str | None = None) -> tuple:
-        """What "the same prompt" means for the speed-up: prompt, table size and sharding."""
-        return (prompt if prompt is not None else self._prompt_text, self.batch_slider.value(), self._sharding)
+        """What "the same prompt" means for the speed-up: prompt, table size, sharding and greedy or not (a
+        greedy apprentice is compared with greedy plain decoding)."""
+        return (prompt if prompt is not None else self._prompt_text, self.batch_slider.value(), self._sharding,
+                self.model_choice.greedy)
 
     def _measure_extras(self, report: dict) -> None:
         self.spec_meter.add(report, self._spec_key())
@@ -184,6 +189,8 @@ class EngineEvents:
         k = self.apprentice.value()
         if k > 0 and self.apprentice.is_available():
             lines.append(self.spec_meter.text(self._spec_key(), k))
+            if greedy := self.greedy_line():
+                lines.append(greedy)
         mode, n = self._sharding
         if n > 1:
             lines.append(self.shard_meter.text(mode, n))
@@ -199,6 +206,7 @@ class EngineEvents:
 
     def _on_draft_k_changed(self, k: int) -> None:
         self.spec_meter.reset()
+        self._apply_apprentice_sampling(k)  # greedy while on, where the start-up verdict says it pays only greedy
         if self.engine_info is not None:
             self.bridge.set_draft_k(k)
         if k:

@@ -1,0 +1,212 @@
+"""Which apprentice the Live page uses, and where it runs: the engine's start-up verdict put to work.
+
+The engine process measures at start-up (``model/service.py``, the "apprentice" event) both apprentices (the
+draft model, when one is loaded, and the n-gram one: prompt lookup) against plain decoding, under the window's
+sampling and under greedy (``model.lesson_runs.apprentice_verdicts``). From that event:
+
+* the apprentice switched on is the event's ``chosen`` one;
+* when it pays only under greedy (``pays_when == "greedy"``), switching the apprentice on also switches the
+  page to greedy and says so in one line; switching it off returns to the model's own sampling (unless the
+  visitor had chosen greedy themselves);
+* ``ApprenticeChoice`` (Details view) lets the visitor pick either apprentice and shows both measured verdicts
+  (speed-up = plain ms ÷ apprentice ms, medians; share of guesses kept; number of runs), with the measured
+  reason (``model.lessons.why_not``'s key) where one does not pay.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtWidgets import QButtonGroup, QLabel, QRadioButton, QVBoxLayout, QWidget
+
+from animations.typescale import set_role
+
+KINDS = ("ngram", "model")
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("MainWindow", text)
+
+
+def kind_name(kind: str) -> str:
+    return _tr("n-gram apprentice") if kind == "ngram" else _tr("draft model")
+
+
+def why_text(key: str | None) -> str:
+    """The measured reason (a ``model.lessons.why_not`` key, or "unclear" for runs that overlap) in words."""
+    return {"no_guess": _tr("it found nothing in the text to copy a guess from"),
+            "speculative_acceptance": _tr("its guesses are kept too rarely to pay for its own passes"),
+            "speculative_overhead": _tr("its guesses are kept, but its own passes cost more than the trips saved"),
+            }.get(key or "", _tr("the runs with and without it overlap: no clear difference on this busy machine"))
+
+
+def _pays(v: dict | None) -> bool:
+    """The engine's rule (``combine_verdicts``): every run with it faster than every run without, a guess kept."""
+    verdict = (v or {}).get("verdict") or {}
+    return bool(verdict.get("holds") and verdict.get("separated") and (v or {}).get("acceptance"))
+
+
+def _why_key(v: dict) -> str | None:
+    """``model.lessons.why_not``'s key, or "no_guess" when the apprentice made no guess at all (the n-gram one
+    found nothing to copy): then no share was kept or lost, and the engine's key would say overhead."""
+    return "no_guess" if v.get("acceptance") is None else v.get("why_not")
+
+
+def verdict_line(v: dict | None, greedy: bool) -> str:
+    """One measured verdict (``speculative_times``' dict) in a few words: where, speed-up (plain ÷ with, medians),
+    share of guesses kept, runs."""
+    where = _tr("greedy") if greedy else _tr("sampling")
+    if not v or not v.get("available", True) or not v.get("speedup"):
+        return _tr("{where}: not measured").format(where=where)
+    acc = v.get("acceptance")
+    return _tr("{where} {x}×, {kept} kept, {n} runs").format(
+        where=where, x=f"{v['speedup']:.2f}", kept=f"{acc * 100:.0f}%" if acc is not None else "–",
+        n=int(v.get("runs") or v.get("with", {}).get("n") or 0))
+
+
+def verdict_text(checks: list[dict], kind: str) -> str:
+    """``kind``'s verdicts under each checked sampling (the one in use, then greedy) on one line, then, where it
+    does not pay, one line with the measured reason (``why_text``) of the first setting where it does not."""
+    figures, why = [], ""
+    for i, check in enumerate(checks):
+        greedy = float((check.get("sampling") or {}).get("temperature", 0)) == 0
+        v = (check.get("verdicts") or {}).get(kind)
+        figures.append(verdict_line(v, greedy))
+        if not why and v and v.get("speedup") and not _pays(v):
+            why = _tr("does not pay here, {where}: {why}").format(where=_tr("greedy") if greedy else _tr("sampling"),
+                                                                  why=why_text(_why_key(v)))
+    text = " · ".join(figures) or _tr("not measured")
+    return f"{text}\n{why}" if why else text
+
+
+class ApprenticeChoice(QWidget):
+    """Two-way choice, n-gram apprentice or draft model, each with its measured verdicts.
+    ``kind_chosen(str)`` ("ngram" | "model") when the visitor picks one."""
+
+    kind_chosen = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("apprenticeChoice")
+        col = QVBoxLayout(self)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(0)
+        self.group = QButtonGroup(self)
+        self.buttons: dict[str, QRadioButton] = {}
+        self.lines: dict[str, QLabel] = {}
+        for kind in KINDS:
+            b = QRadioButton()
+            b.setObjectName(f"apprentice_{kind}")
+            set_role(b, "caption")
+            line = QLabel()
+            line.setObjectName(f"apprenticeVerdict_{kind}")
+            line.setTextFormat(Qt.PlainText)
+            line.setWordWrap(True)
+            set_role(line, "reason")
+            col.addWidget(b)
+            col.addWidget(line)
+            self.group.addButton(b)
+            self.buttons[kind], self.lines[kind] = b, line
+            b.toggled.connect(lambda on, k=kind: on and self._picked(k))
+        self.event: dict | None = None
+        self._kinds: list[str] = ["ngram"]
+        self._quiet = False
+        self.set_kind("ngram")
+        self.retranslate()
+
+    def kind(self) -> str:
+        return next((k for k, b in self.buttons.items() if b.isChecked()), "ngram")
+
+    def set_kinds(self, kinds: list[str]) -> None:
+        """The apprentices the engine has (``ready``'s ``draft_kinds``); the draft model's button is disabled
+        without one."""
+        self._kinds = [k for k in KINDS if k in (kinds or ["ngram"])] or ["ngram"]
+        for k, b in self.buttons.items():
+            b.setEnabled(k in self._kinds)
+        if self.kind() not in self._kinds:
+            self.set_kind(self._kinds[0])
+
+    def set_kind(self, kind: str) -> None:
+        """Check ``kind``'s button without emitting ``kind_chosen``."""
+        if kind in self.buttons:
+            self._quiet = True
+            self.buttons[kind].setChecked(True)
+            self._quiet = False
+
+    def set_event(self, event: dict | None) -> None:
+        """Show the verdicts of an "apprentice" event and check its ``chosen`` apprentice (quietly)."""
+        self.event = event
+        if event and event.get("chosen") in self.buttons:
+            self.set_kind(event["chosen"])
+        self.retranslate()
+
+    def verdict_text(self, kind: str) -> str:
+        return self.lines[kind].text()
+
+    def _picked(self, kind: str) -> None:
+        if not self._quiet:
+            self.kind_chosen.emit(kind)
+
+    def retranslate(self) -> None:
+        for kind, b in self.buttons.items():
+            b.setText(kind_name(kind))
+            if self.event is None:
+                text = _tr("measuring at start-up…")
+            elif kind not in self._kinds:
+                text = _tr("no draft model loaded")
+            else:
+                text = verdict_text(self.event.get("checks") or [], kind)
+            self.lines[kind].setText(text)
+
+
+class ApprenticeVerdicts:
+    """Mixed into ``MainWindow``: applies the "apprentice" event (``bridge.apprentice``) and greedy-while-on.
+    Expects ``bridge``, ``apprentice`` (``ApprenticeControl``), ``apprentice_choice``, ``model_choice`` and
+    ``_update_extra_readout``."""
+
+    _greedy_for_apprentice = False  # this page turned greedy on for the apprentice (and turns it off again)
+
+    def _on_apprentice_verdict(self, event: dict) -> None:
+        self.apprentice_choice.set_event(event)
+        kind = event.get("chosen")
+        if kind in KINDS and kind != getattr(self, "_apprentice_kind", None):
+            self._apprentice_kind = kind
+        self._apply_apprentice_sampling(self.apprentice.value())
+        self._update_extra_readout()
+
+    def _on_apprentice_kind_chosen(self, kind: str) -> None:
+        """The visitor picked an apprentice in the Details view: the engine switches (and keeps the slider)."""
+        self._apprentice_kind = kind
+        if hasattr(self, "spec_meter"):
+            self.spec_meter.reset()
+        self.bridge.send({"op": "set_draft_kind", "kind": kind})
+        self._apply_apprentice_sampling(self.apprentice.value())
+        self._update_extra_readout()
+
+    def apprentice_pays_when(self) -> str | None:
+        """"sampling" | "greedy" | None for the apprentice in use, from the last event's checks."""
+        event = self.apprentice_choice.event or {}
+        kind = self.apprentice_choice.kind()
+        for check in event.get("checks") or []:
+            if _pays((check.get("verdicts") or {}).get(kind)):
+                return "greedy" if float((check.get("sampling") or {}).get("temperature", 0)) == 0 else "sampling"
+        return None
+
+    def _apply_apprentice_sampling(self, k: int) -> None:
+        """Apprentice on and paying only greedy: switch to greedy (remembered); off: back to the model's own."""
+        box = self.model_choice.greedy_box
+        if k > 0 and self.apprentice_pays_when() == "greedy" and not box.isChecked():
+            self._greedy_for_apprentice = True
+            box.setChecked(True)
+        elif (k == 0 or self.apprentice_pays_when() != "greedy") and self._greedy_for_apprentice:
+            self._greedy_for_apprentice = False
+            box.setChecked(False)
+
+    def _on_greedy_toggled(self, on: bool) -> None:
+        if not on:  # the visitor turned greedy off: their choice stands, the apprentice will not turn it back
+            self._greedy_for_apprentice = False
+
+    def greedy_line(self) -> str:
+        """The one line said while the apprentice runs greedy because that is where it pays ("" otherwise)."""
+        if self.apprentice.value() > 0 and self.model_choice.greedy and self.apprentice_pays_when() == "greedy":
+            return _tr("Greedy while the apprentice helps: its guesses are kept more often")
+        return ""
