@@ -125,7 +125,6 @@ def audit_tour(app, langs, sizes, pages, factor_label: str, live: bool, shots, r
                                 break
                             scene.build(widget.context())
                             scene.finish()
-                            widget.view.fit()  # as the tour does after a build (TourLayout._refit_scene)
                             QCoreApplication.processEvents()
                         layout = collect_layout(widget, lang, bands=True)
                         _record(results, f"tour page {page}{state} · {lang} · {label}{factor_label}", layout,

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from animations.easing import ease_out_back, smooth
 from animations.timeline import Animation, Fade, Lambda, Timeline, lerp_point
 from animations.textset import rebalance, set_breaks as keep_together
-from animations.typescale import TypeScale, set_role, set_text_features, tier_of
+from animations.typescale import TypeScale, set_role, set_text_features
 
 SCENE_W, SCENE_H = 1600.0, 700.0
 
@@ -42,7 +42,6 @@ SCENE_TYPE = TypeScale(SCENE_H / VIEW_FRACTION)
 
 
 MAX_FACTOR = 1.5
-MIN_FACTOR = 0.6
 _factor = 1.0  # > 1 while building a scene whose view is smaller than VIEW_FRACTION of its window
 
 
@@ -52,45 +51,18 @@ def px(style: str) -> float:
 
 
 def fit_factor(view) -> float:
-    """How much larger (> 1) or smaller (< 1) than the default the scene's text must be so that, fitted into
-    ``view`` (a shown ``QGraphicsView`` showing a SCENE_W × SCENE_H scene), every style is shown at the room's
-    type scale of the view's window (``animations.typescale``: small = height / 48, body = height / 40, title =
-    height / 22 window px). 1.0 when the view is not shown yet; within [MIN_FACTOR, MAX_FACTOR]."""
+    """How much larger than the default the scene's text must be so that, fitted into ``view`` (a shown
+    ``QGraphicsView`` showing a SCENE_W × SCENE_H scene), the small style is still height / 60 of the view's
+    window. 1.0 when the view is at least VIEW_FRACTION of its window's height (or not shown yet)."""
     if view is None or not view.isVisible():
         return 1.0
     vp = view.viewport().size()
     scale = min(vp.width() / SCENE_W, vp.height() / SCENE_H)
-    if view.scene() is not None and view.scene().items() and view.transform().m11() > 0:
-        scale = view.transform().m11()  # the view fits what the page drew (``gui.tour.layout._View.fit``)
     window_h = view.window().height()
     if scale <= 0 or window_h <= 0:
         return 1.0
     # at most MAX_FACTOR: a view squeezed to a sliver (mid-layout, a tiny window) must not blow the text up
-    return min(MAX_FACTOR, max(MIN_FACTOR, TypeScale(window_h).minimum / (scale * SCENE_TYPE.px("small"))))
-
-
-_ORDER = ("small", "label", "body", "heading", "title")
-
-
-def style_for(style: str, role: str | None) -> str:
-    """The style a text of ``role`` is set in, given the ``style`` a page asks for: the rung of the hierarchy
-    the role stands on (``typescale.tier_of``) bounds it, so that title > heading > body >= label holds on every
-    page whatever each page asks: a title in "title", a heading in "heading", body text (a caption) never under
-    "label", a label (a diagram's name, a token, a pill) never over "label". Roles outside the hierarchy (a
-    readout's figure, the closing quote) keep their style."""
-    tier = tier_of(role)
-    if tier in ("title", "heading"):
-        return tier
-    if tier == "label" and style == "number":  # a token chip drawn as big as a figure: a label all the same
-        return "label"
-    if style not in _ORDER:
-        return style
-    if tier == "body" and _ORDER.index(style) < _ORDER.index("label"):
-        return "label"
-    if tier == "label" and _ORDER.index(style) > _ORDER.index("label"):
-        return "label"
-    return style
-
+    return min(MAX_FACTOR, max(1.0, TypeScale(window_h).minimum / (scale * SCENE_TYPE.px("small"))))
 
 BG = QColor("#0f1419")
 PANEL = QColor("#17202a")
@@ -227,7 +199,6 @@ class TourScene(QGraphicsScene):
         self.t = 0.0
         self.ctx: dict = {}
         self.factor = 1.0  # text size factor the scene was built with (see fit_factor)
-        self.content_rect: QRectF | None = None  # what the page shows at the end of its intro (scene units)
 
     # ---- time -------------------------------------------------------------------------------------------
     @property
@@ -263,29 +234,27 @@ class TourScene(QGraphicsScene):
         scene is shown in, when it is (``fit_factor``): call ``needs_rebuild(view)`` after the view's size
         settles (a resize, a new controls row) and build again when it says so."""
         global _factor
-        views = self.views()
-        needed = fit_factor(views[0] if views else None)  # before clearing: it reads the fitted scale
         self.clear()
         self.timeline = Timeline()
         self.ctx = ctx
         self.t = 0.0
-        self.factor = min(MAX_FACTOR, needed * 1.01)  # 1 %: room for a settling view (never under the floor)
+        views = self.views()
+        needed = fit_factor(views[0] if views else None)
+        self.factor = 1.0 if needed <= 1.0 else min(MAX_FACTOR, needed * 1.02)  # 2 %: room for a settling view
         _factor = self.factor
         try:
             if self.title:
-                self.text(self.title_text(), 40, 14, "title", TEXT, bold=True, role="title")
+                self.text(self.title_text(), 40, 14, "heading", TEXT, bold=True, role="title")
             self.draw(ctx)
         finally:
             _factor = 1.0
-        self.seek(self.duration)  # what the page shows once its intro has played: the view fits that
-        self.content_rect = self.itemsBoundingRect()
         self.seek(0.0)
 
     def needs_rebuild(self, view) -> bool:
         """True when the text of this scene, fitted into ``view``, would fall under the floor, or is more than 6 %
         larger than it needs to be: the caller builds again (and seeks back to its time)."""
         needed, built = fit_factor(view), self.factor
-        return needed > built + 1e-6 or built > needed * 1.04
+        return needed > built + 1e-6 or (built > 1.0 and built > max(1.0, needed) * 1.06)
 
     def draw(self, ctx: dict) -> None:
         raise NotImplementedError
@@ -297,7 +266,7 @@ class TourScene(QGraphicsScene):
     @property
     def top(self) -> float:
         """The y below the title where a page's content starts."""
-        return 14 + self.lh("title", True) + 12
+        return 14 + self.lh("heading", True) + 12
 
     # ---- helpers ----------------------------------------------------------------------------------------
     def text(self, s: str, x: float, y: float, style: str = "body", color: QColor = TEXT, bold: bool = False,
@@ -308,7 +277,7 @@ class TourScene(QGraphicsScene):
         With ``width`` the text wraps inside that width (a rich-text item) and grows downwards: read its height
         from ``boundingRect()``; otherwise it is one line.
         """
-        size = px(style_for(style, role))
+        size = px(style)
         if width is not None:
             item = QGraphicsTextItem()
             item.setDefaultTextColor(color)
@@ -426,7 +395,7 @@ class TourScene(QGraphicsScene):
         """A token chip: ``label`` on a card, ``sub`` (the id) in the small style below it; the card is sized
         from the measured text. Returns (card, its width); the card's height is ``boundingRect().height()``."""
         t = QGraphicsSimpleTextItem(label)
-        t.setFont(font(px(style_for(style, role))))
+        t.setFont(font(px(style)))
         t.setBrush(fg)
         set_role(t, role)
         tr = t.boundingRect()

@@ -293,9 +293,9 @@ class MetaphorScene(TourScene):
             if top + self.lh("small", True) + 6 + sum(rows_h) <= 696:
                 break
         y = top
-        self.text(T("metaphor"), 60, y, "small", DIM, True, role="label")
-        self.text(T("formal term"), 60 + m_w, y, "small", DIM, True, role="label")
-        self.text(T("section"), 1540, y, "small", DIM, True, align="right", role="label")
+        self.text(T("metaphor"), 60, y, "small", DIM, True, role="heading")
+        self.text(T("formal term"), 60 + m_w, y, "small", DIM, True, role="heading")
+        self.text(T("section"), 1540, y, "small", DIM, True, align="right", role="heading")
         y += self.lh("small", True) + 6
         for i, ((metaphor, term, section), rh) in enumerate(zip(METAPHORS, rows_h)):
             if i % 2 == 0:

@@ -159,7 +159,7 @@ class TokenizeScene(TourScene):
             while self.measure(line, "label").width() > room and len(ids) > 4:
                 ids = ids[:-3].rstrip(", ") + "…]"
                 line = f"\"Hello world\"  {who}:  {ids}"
-            item = self.text(line, 60, yy, "label", TEXT, role="code")  # demo input, its ids
+            item = self.text(line, 60, yy, "label", TEXT, role="label")
             self.fade_in(item, t + 0.3 + 0.3 * i)
         # vocabulary sizes, to scale
         vx = 1010
@@ -209,7 +209,7 @@ class TokenizeScene(TourScene):
                         by = r0.bottom() + 6
                         br = self.line(r0.left() + 4, by, r1.right() - 4, by, ORANGE, 3)
                         ch = self.text(tok["group_text"], (r0.left() + r1.right()) / 2, by + 4, "body", ORANGE,
-                                       True, align="center", role="token")  # the character the bytes spell
+                                       True, align="center", role="label")
                         self.fade_in(br, t)
                         self.fade_in(ch, t)
                         extras = [br, ch]

@@ -75,7 +75,7 @@ class BatchingScene(TourScene):
         cell_h = self.measure("A14", cell_style, True).height() + (8 if n_seats <= 2 else 2)
         y = self.top
         for m, mode in enumerate(("static", "continuous")):
-            head = self.text(names[mode], 40, y, "body", TEXT, True, role="label")
+            head = self.text(names[mode], 40, y, "body", TEXT, True, role="heading")
             y0 = head.sceneBoundingRect().bottom() + 4
             seats: dict[str, int] = {}
             for i, rows in enumerate(modes[mode]):
@@ -121,7 +121,7 @@ class BatchingScene(TourScene):
         ph = 700 - 8 - py
         left_box = self.box(40, py, 700, ph, PANEL, EDGE)
         _, ty = self.para(T("Block table (PagedAttention): each request's pages of the cheat sheet"), 60, py + 8, 660,
-                          "label", TEXT, True, role="label")
+                          "label", TEXT, True, role="heading")
         tables = (b or {}).get("block_tables") or {"A": [0, 1], "C": [2, 3, 4]}
         bh = self.measure("0", "label").height() + 6
         bottom = ty
@@ -137,7 +137,7 @@ class BatchingScene(TourScene):
         # disaggregation
         x0 = 780.0
         right_box = self.box(x0, py, 780, ph, PANEL, EDGE)
-        head = self.text(T("Prefill/decode disaggregation"), x0 + 20, py + 8, "label", TEXT, True, role="label")
+        head = self.text(T("Prefill/decode disaggregation"), x0 + 20, py + 8, "label", TEXT, True, role="heading")
         self.badge("illustrative", x0 + 760, py + 8, align="right")
         gy = head.sceneBoundingRect().bottom() + 4
         g1 = self.tag(T("GPUs that read"), x0 + 30, gy, "label", QColor(224, 138, 30, 60), ORANGE, role="label",
@@ -252,7 +252,7 @@ class SpeculativeScene(TourScene):
         y = top + 10
         if live:
             _, y = self.para(T("Trips for the same {n} tokens").format(n=s["tokens"]), rx + 20, y, rw - 40, "label",
-                             TEXT, True, role="label")
+                             TEXT, True, role="heading")
             most = max(s["plain_trips"], s["trips"], 1)
             for i, (name, n, color) in enumerate(((T("without: {n} trips").format(n=s["plain_trips"]),
                                                    s["plain_trips"], ORANGE),
@@ -375,7 +375,7 @@ class ParallelScene(TourScene):
         card_bottom = 700 - 8 - foot_h
         for i, (name, why) in enumerate(ways):
             x = 40 + i * 512
-            _, ny = self.para(name, x + 16, y + 8, 464, "label", ACCENT, True, role="label")
+            _, ny = self.para(name, x + 16, y + 8, 464, "label", ACCENT, True, role="heading")
             self._split_icon(i, x + 16, ny + 6)
             _, wy = self.para(why, x + 16, ny + 56, 464, "label", DIM, role="caption")  # the icon is 44 tall
             if i == 2:

@@ -10,12 +10,9 @@ from gui.audit_matrix import LIVE_KINDS, _size, audit_tour, write_report
 from gui.layout_audit import collect_layout
 from gui.layout_faults import faults
 
-# Issue 24: the rebuilt Live page (branch wt-live) fixes the faults the audit finds there. The tour's type scale
-# and fit hold since wt-tourfit, but page 1 (zh: the quoted system prompt in English), page 6 (zh: □ for lost
-# characters) and page 12 (a caption cut in its panel) still fail: docs/audit-report-tour.md lists what and where.
-PENDING = pytest.mark.xfail(reason="issue 24: the Live page lands with wt-live", strict=False)
-TOUR_PENDING = pytest.mark.xfail(reason="issue 24: tour pages 1 (zh), 6 (zh), 12 still fail; see "
-                                        "docs/audit-report-tour.md", strict=False)
+# Issue 24: the rebuilt Live page (branch wt-live) and tour pages (wt-tour) fix the faults the audit finds; until
+# those branches are merged these screens still fail (docs/audit-report.md lists what and where).
+PENDING = pytest.mark.xfail(reason="issue 24: the page fixes land with wt-live / wt-tour", strict=False)
 
 
 def test_sizes_and_the_report(tmp_path):
@@ -32,7 +29,7 @@ def test_sizes_and_the_report(tmp_path):
     assert "### tour page 7" not in text and "live details · zh (the page has no details view yet)" in text
 
 
-@TOUR_PENDING
+@PENDING
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_tour_pages_pass_the_audit(qtbot, qapp, lang):
     results: list[dict] = []
