@@ -209,8 +209,9 @@ class TourWidget(TourLayout, TourTerms, TourControls, QWidget):
         self._rebuild(replay=False)
 
     def finish_animation(self) -> None:
-        """Jump the current scene to the end of its intro (screenshots)."""
+        """Jump the current scene to the end of its intro (screenshots), fitted with everything it drew."""
         self.current_scene.finish()
+        self.view.fit()  # items the intro added past the scene's rect are shown whole, a little smaller
 
     def live_workers(self) -> dict | None:
         """Medians of the worker timings (ms) over the recent sharded trips of the Live page, or None while the

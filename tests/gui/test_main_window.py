@@ -231,7 +231,7 @@ def test_real_engine_same_tokens_as_generate(qtbot, make_window, tiny_model_dir,
     prompt = "Once upon a time"
     n = 12
     assert generate_main([prompt, "--model", str(tiny_model_dir), "--max-new-tokens", str(n), "--json",
-                          "--threads", "1"]) == 0
+                          "--threads", "1", "--greedy"]) == 0
     expected = json.loads(capsys.readouterr().out)["requests"][0]
     w = make_window(target=REAL_TARGET, options={"model_dir": str(tiny_model_dir)}, trip_s=0.02)
     w.main_new_tokens = n
