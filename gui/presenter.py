@@ -18,6 +18,7 @@ the end):
 | + / − | tour pace faster / slower (a line on screen says the pace) | trip on screen shorter / longer (said on screen) |
 | R | reset the run | same |
 | V | record this page for 10 s as an MP4 into the videos folder (``gui.record_key``; a line says where) | same |
+| H / F1 | the help overlay: every key above on one card (``gui.presenter_help``); the next key closes it | same |
 
 Without a hosted tour (``window.tour`` absent) every key acts as on the Live page.
 Keys reach the presenter whatever widget has the focus, except while a text field is being edited
@@ -39,6 +40,7 @@ from animations.typescale import TypeScale, set_role
 from gui.deck import Deck, deck_or_default, deck_problem
 from gui.focus import FocusGuard
 from gui.kiosk import ScreenKeeper, tour_of
+from gui.presenter_help import KeysOverlay
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,7 @@ KEYS = {
     "live_page": ("L",),
     "tour_page": ("T",),
     "record_page": ("V",),
+    "keys_help": ("H", "F1"),
 }
 
 
@@ -121,6 +124,7 @@ class Presenter(QObject):
         self.window = window
         self.screens = screens or ScreenKeeper(window, screen)
         self.blank = BlankOverlay(window)
+        self.keys_help = KeysOverlay(window, getattr(window, "font_family", None))
         self.deck = Deck(window, deck_or_default(deck))
         self.deck_problem = deck_problem(deck)  # said on screen once presenter mode starts (and logged)
         self.deck_text = str(deck or "")[:60]
@@ -135,7 +139,8 @@ class Presenter(QObject):
         slots = {"next_beat": self.next_beat, "space": self.space, "prev_beat": self.prev_beat,
                  "first_section": self.first, "blank": self.toggle_blank,
                  "faster": self.faster, "slower": self.slower, "live_page": self.show_live,
-                 "tour_page": self._show_tour, "record_page": self.record_page}
+                 "tour_page": self._show_tour, "record_page": self.record_page,
+                 "keys_help": self.keys_help.toggle}
         for name, keys in KEYS.items():
             self._add(name, [QKeySequence(k) for k in keys], slots[name])
         for digit in range(10):

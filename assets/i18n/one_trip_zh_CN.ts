@@ -2729,6 +2729,58 @@
         <source>Recording failed: {reason}</source>
         <translation>录制失败：{reason}</translation>
     </message>
+    <message>
+        <source>Presenter keys</source>
+        <translation>演讲者按键</translation>
+    </message>
+    <message>
+        <source>next page; on the Live page one trip</source>
+        <translation>下一页；在“现场”页走一趟</translation>
+    </message>
+    <message>
+        <source>as →; on the Live page run / pause</source>
+        <translation>同 →；在“现场”页运行 / 暂停</translation>
+    </message>
+    <message>
+        <source>previous page</source>
+        <translation>上一页</translation>
+    </message>
+    <message>
+        <source>first page of the deck</source>
+        <translation>演讲的第一页</translation>
+    </message>
+    <message>
+        <source>tour sections 1 to 10</source>
+        <translation>导览第 1 到第 10 节</translation>
+    </message>
+    <message>
+        <source>the Live page / the tour</source>
+        <translation>“现场”页 / 导览</translation>
+    </message>
+    <message>
+        <source>black screen (any key brings the picture back)</source>
+        <translation>黑屏（按任意键恢复画面）</translation>
+    </message>
+    <message>
+        <source>full screen, and back</source>
+        <translation>全屏，再按一次退出</translation>
+    </message>
+    <message>
+        <source>faster / slower</source>
+        <translation>加快 / 放慢</translation>
+    </message>
+    <message>
+        <source>reset the run</source>
+        <translation>重新开始这一轮</translation>
+    </message>
+    <message>
+        <source>record this page as a 10 s video into the videos folder</source>
+        <translation>把这一页录成 10 秒视频，存进“视频”文件夹</translation>
+    </message>
+    <message>
+        <source>this list of keys</source>
+        <translation>显示这张按键表</translation>
+    </message>
 </context>
 <context>
     <name>ModelChoice</name>

@@ -93,6 +93,46 @@ def test_blank_and_fullscreen(qtbot, stage):
     qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=2000)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_help_overlay_lists_every_key_readably_and_closes_on_the_next_key(qtbot, stage, lang):
+    """H shows every presenter key (V, the recording key, included) on one card that fits the window, in body
+    text no smaller than the room's floor; the next key only closes the card."""
+    from PySide6.QtCore import QRect
+
+    from gui import i18n
+    from gui.presenter import KEYS
+    from gui.presenter_help import ROWS
+
+    window, presenter, tour = stage
+    i18n.set_language(lang)
+    try:
+        window.resize(1280, 720)
+        qtbot.waitUntil(lambda: window.height() == 720, timeout=2000)
+        qtbot.keyClick(window, Qt.Key_H)
+        card = presenter.keys_help
+        assert card.isVisible()
+        assert QRect(0, 0, 1280, 720).contains(card.geometry())
+        keys_shown = " ".join(label.text() for label in card.key_labels)
+        for name in ("record_page", "blank", "live_page", "faster", "keys_help"):
+            assert KEYS[name][0] in keys_shown, name
+        texts = [label.text() for label in card.what_labels]
+        assert len(texts) == len(ROWS) and all(texts)
+        if lang == "zh":
+            assert any("\u4e00" <= ch <= "\u9fff" for ch in "".join(texts))  # translated, not the English
+        for label in [card.title, *card.key_labels, *card.what_labels]:
+            assert label.font().pixelSize() >= 720 / 40
+            assert card.rect().contains(label.geometry())  # nothing cut off by the card
+        qtbot.keyClick(window, Qt.Key_Right)  # the next key closes the card, and does nothing else
+        assert not card.isVisible()
+        assert tour.current_index == 0
+        qtbot.keyClick(window, Qt.Key_F1)
+        assert card.isVisible()
+        qtbot.keyClick(window, Qt.Key_F1)
+        assert not card.isVisible()
+    finally:
+        i18n.set_language("en")
+
+
 def test_no_key_is_ambiguous(stage):
     window, _, _ = stage
     owners: dict[str, str] = {}
