@@ -66,8 +66,8 @@ class Seats:
             band = QGraphicsRectItem(card)
             band.setPen(Qt.PenStyle.NoPen)
             state = add_text(scene, self.bold, "seat", TEXT, parent=card)
-            prompt = add_text(scene, self.font, "seat", TEXT_DIM, parent=card)
-            answer = add_text(scene, self.font, "seat", TEXT, parent=card)
+            prompt = add_text(scene, self.font, "seat-text", TEXT_DIM, parent=card)  # the visitor's words
+            answer = add_text(scene, self.font, "seat-text", TEXT, parent=card)  # the model's words
             self.cards.append({"card": card, "band": band, "state": state, "prompt": prompt, "answer": answer,
                                "drawn": None})
         self.free = []  # the free places drawn beside fewer than TABLE_PLACES requests

@@ -31,7 +31,7 @@ class Warehouse:
         f_head = type_.font(family, "label", bold=True)
         f_small = type_.font(family, "small")
         self.header = add_text(scene, f_head, "warehouse")
-        self.model = add_text(scene, f_small, "warehouse", TEXT_DIM)
+        self.model = add_text(scene, f_small, "model-name", TEXT_DIM)
         self.total = add_text(scene, f_small, "warehouse", TEXT)
         self.note = add_text(scene, f_small, "warehouse", TEXT_DIM)
         self.bars: list[QGraphicsRectItem] = []
@@ -91,28 +91,36 @@ class Warehouse:
         biggest = max([*self.layer_bytes, self.dictionary_bytes, 1])
         y = top + 4
         entries = [(self.dictionary_bar, self.dictionary_label, self.dictionary_bytes,
-                    tr("Dictionary · {size}").format(size=format_bytes(self.dictionary_bytes)))] if self.dictionary_bytes else []
+                    tr("Dictionary · {size}").format(size=format_bytes(self.dictionary_bytes)),
+                    tr("Dictionary"))] if self.dictionary_bytes else []
         entries += [(bar, label, b, tr("Ch. {i} · {size}").format(i=i + 1, size=format_bytes(b)) if b
-                     else tr("Ch. {i}").format(i=i + 1))
+                     else tr("Ch. {i}").format(i=i + 1), tr("Ch. {i}").format(i=i + 1))
                     for i, (bar, label, b) in enumerate(zip(self.bars, self.labels, self.layer_bytes))]
         if not self.dictionary_bytes:
             self.dictionary_bar.setVisible(False)
             self.dictionary_label.setVisible(False)
-        for k, (bar, label, b, text) in enumerate(entries):
+        for k, (bar, label, b, text, short) in enumerate(entries):
             bw = max(6.0, w * b / biggest) if b else w * 0.5
             bar.setRect(QRectF(left, y, bw, h))
-            set_elided(label, text, w - 8)
-            fm_w = label.boundingRect().width()
             label.setVisible(k % stride == 0 and room_for_labels)
+            # inside the bar when it is wide enough, else just right of it; the name alone ("Ch. 2") when the
+            # name and size fit neither way; never across the bar's edge (half on the bar, half off reads badly)
+            x = None
+            for candidate in dict.fromkeys((text, short)):
+                set_elided(label, candidate, w - 8)
+                fm_w = label.boundingRect().width()
+                if bw >= fm_w + 12:
+                    x = left + 6
+                elif bw + 8 + fm_w <= w:
+                    x = left + bw + 8
+                if x is not None:
+                    break
+            if x is None:  # a bar too wide to have room beside it and too narrow for its name: elided inside
+                set_elided(label, short, max(8.0, bw - 12))
+                x = left + 6
             lh = label.boundingRect().height()
             ly = min(max(y + (h - lh) / 2, top), bottom - lh)  # centred on its bar, never over the words around
-            # inside the bar when it is wide enough, else just right of it, else over its right part
-            if bw >= fm_w + 12:
-                label.setPos(left + 6, ly)
-            elif bw + 8 + fm_w <= w:
-                label.setPos(left + bw + 8, ly)
-            else:
-                label.setPos(left + w - fm_w, ly)
+            label.setPos(x, ly)
             y += h + gap
         placed = []  # a label that would touch an earlier one stays hidden (a squeezed book keeps its bars)
         for label in [self.dictionary_label, *self.labels]:

@@ -54,7 +54,7 @@ ROLE_TIER: dict[str, str] = {
     "label": "label", "button": "label", "tab": "label", "seat": "label", "chip": "label", "value": "label",
     "axis": "label", "legend": "label", "pill": "label", "desk": "label", "chapter": "label", "status": "label",
     "info": "label", "extra": "label", "why": "label", "prompt": "label", "plot-title": "label", "small": "label",
-    "token": "label", "cart": "label", "overlay": "label", "reason": "label", "apprentice": "label",
+    "token": "label", "seat-text": "label", "model-name": "label", "cart": "label", "overlay": "label", "reason": "label", "apprentice": "label",
 }
 
 

@@ -383,6 +383,10 @@
         <source>{what} · one trip: {tokens}</source>
         <translation>{what} · 搬一趟：{tokens}</translation>
     </message>
+    <message>
+        <source>Dictionary</source>
+        <translation>字典</translation>
+    </message>
 </context>
 <context>
     <name>Tour</name>

@@ -443,3 +443,22 @@ def test_a_request_that_joins_fades_in_and_one_that_leaves_is_gone(stage):
     assert joined.opacity() > 0.5  # "reading": full colour once seated
     stage.show_requests(four_seats()[1:2])  # r0 left
     assert [rid for rid, _, _ in stage.seat_texts()] == ["r1"]
+
+
+@pytest.mark.parametrize("dictionary_bytes", [10_000, 40_000, 50_000, 60_000, 70_000, 1_000_000])
+def test_a_chapter_label_is_on_its_bar_or_beside_it_never_across_its_edge(qapp, dictionary_bytes):
+    """A label half on a bar and half off reads as two things (the layout audit's "border" fault): each shown
+    label lies wholly inside its bar or wholly right of it, and shows at least the chapter's name."""
+    scene = StageScene()
+    scene.configure([100_000, 40_000, 40_000], 1024, 64, "test-gpt2", dictionary_bytes=dictionary_bytes)
+    w = scene.warehouse
+    pairs = [(w.dictionary_bar, w.dictionary_label, "Dictionary")]
+    pairs += [(bar, label, f"Ch. {i + 1}") for i, (bar, label) in enumerate(zip(w.bars, w.labels))]
+    for bar, label, name in pairs:
+        if not label.isVisible():
+            continue
+        b, t = bar.sceneBoundingRect(), label.sceneBoundingRect()
+        inside = t.left() >= b.left() - 0.5 and t.right() <= b.right() + 0.5
+        beside = t.left() >= b.right()
+        assert inside or beside, (label.text(), b, t)
+        assert label.text().startswith(name[:3]), label.text()

@@ -10,9 +10,9 @@ from gui.audit_matrix import LIVE_KINDS, _size, audit_tour, write_report
 from gui.layout_audit import collect_layout
 from gui.layout_faults import faults
 
-# Issue 24: the rebuilt Live page (branch wt-live) and tour pages (wt-tour) fix the faults the audit finds; until
-# those branches are merged these screens still fail (docs/audit-report.md lists what and where).
-PENDING = pytest.mark.xfail(reason="issue 24: the page fixes land with wt-live / wt-tour", strict=False)
+# Issue 24, open: the tour's pages still break the type hierarchy (the stage text, scaled to fit, comes out smaller
+# than the caption under it) and show empty bands; docs/audit-report.md lists what and where.
+PENDING = pytest.mark.xfail(reason="issue 24, open: tour pages' hierarchy and bands at 1280x720", strict=False)
 
 
 def test_sizes_and_the_report(tmp_path):
@@ -39,7 +39,6 @@ def test_tour_pages_pass_the_audit(qtbot, qapp, lang):
     assert not bad, "\n".join(bad)
 
 
-@PENDING
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_live_page_passes_the_audit(qtbot, app_font, make_window, lang):
     w = make_window(batch=4)
