@@ -281,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="docs/audit-report.md", metavar="FILE.md", help="the Markdown report")
     p.add_argument("--json", default=None, metavar="FILE.json", help="also every screen's faults as JSON")
     p.add_argument("--sizes", default=",".join(SIZES), help="WxH or WxH@factor, comma-separated")
-    p.add_argument("--langs", default=",".join(LANGS), help="zh, en or both")
+    p.add_argument("--langs", default=",".join(LANGS), help="zh, en or both (comma-separated)")
     p.add_argument("--pages", default="1-18", help="tour pages, e.g. 1-18 or 6,10,12")
     p.add_argument("--live", default=",".join(LIVE_STATES), help="Live states: " + ", ".join(LIVE_STATES))
     p.add_argument("--no-tour", action="store_true", help="skip the tour")
@@ -300,7 +300,10 @@ def _run_here(args, specs: list[str]) -> list[dict]:
     sizes = [(*_size(s)[:2], s.partition("@")[0]) for s in specs]
     factor = _size(specs[0])[2]
     label = f" @{factor:g}" if factor != 1 else ""
-    langs = [x for x in args.langs.split(",") if x]
+    langs = [y for x in args.langs.split(",") if x for y in (LANGS if x.strip() == "both" else (x.strip(),))]
+    unknown = sorted(set(langs) - set(LANGS))
+    if unknown:
+        raise SystemExit(f"python -m gui.audit_matrix: error: --langs: {', '.join(unknown)}: use zh, en or both")
     shots = Path(args.shots) if args.shots else None
     if shots is not None:
         shots.mkdir(parents=True, exist_ok=True)

@@ -203,6 +203,8 @@ def break_faults(layout: dict) -> list[Fault]:
     """Line breaks inside a number with its unit, a formula or a token (items with ``lines``)."""
     out = []
     for it in layout["items"]:
+        if it["role"] == "chip":  # a token chip: the token on one line, its id on the next, by design
+            continue
         lines = it.get("lines") or []
         for a, b in zip(lines, lines[1:]):
             why = bad_break(a, b)

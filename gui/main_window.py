@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QMainWindow, QPushButton, QStackedWidget, QVBoxLayout, QWidget
 
@@ -221,18 +221,20 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self.live_page.presenter_mode = bool(on)
         self._apply_type_scale()
 
-    def _apply_type_scale(self) -> None:
+    def _apply_type_scale(self, height: int | None = None) -> None:
+        """Fonts of the Live page and the top bar for a window ``height`` px tall (default: the window's)."""
+        height = self.height() if height is None else int(height)
         presenter = getattr(getattr(self, "presenter", None), "presenter_mode", False)
         if presenter and not self.live_page.presenter_mode:
             self.live_page.presenter_mode = True
-        scale = TypeScale(max(1, self.height()), self.live_page.presenter_mode)
-        key = (self.height(), self.live_page.presenter_mode, self.font_family, self.lang)
+        scale = TypeScale(max(1, height), self.live_page.presenter_mode)
+        key = (height, self.live_page.presenter_mode, self.font_family, self.lang)
         if key == getattr(self, "_type_key", None):
             return
         self._type_key = key
         apply_type_scale(self.top_bar, scale, self.font_family)
         self.frame_overlay.setFont(font_for("overlay", scale, self.font_family))
-        self.live_page.apply_type_scale(self.height(), self.font_family)
+        self.live_page.apply_type_scale(height, self.font_family)
         self.setStyleSheet(style_sheet(scale))
 
     def _build_actions(self) -> None:
@@ -413,6 +415,15 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self.speed_value.setText(_tr("{s} s").format(s=f"{self.speed_slider.value() / 100:.2f}"))
 
     # ---- layout and exit ---------------------------------------------------------------------------------------
+    def resize(self, *size) -> None:
+        """``resize(w, h)`` or ``resize(QSize)``. The fonts of the new height are set first: the minimum width
+        of the old, larger type (a window going from 1920×1080 to 1280×720) must not refuse the new size."""
+        target = size[0] if len(size) == 1 else QSize(*size)
+        if target.height() > 0 and hasattr(self, "top_bar"):  # built (the constructor sizes the window first)
+            self._apply_type_scale(target.height())
+            self.layout().activate()
+        super().resize(target)
+
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         self._apply_type_scale()

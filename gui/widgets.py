@@ -65,6 +65,7 @@ class TokenChips(QScrollArea):
         chip.setTextFormat(Qt.RichText)
         chip.setFont(self.font())
         chip.setObjectName("chipPrompt" if kind == "prompt" else "chip")
+        chip.setProperty("role", "chip")  # the model's token and its id: content, on two lines by design
         chip.setProperty("tokenLabel", label)
         chip.setProperty("tokenId", int(token_id))
         self._tooltip(chip)

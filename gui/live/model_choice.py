@@ -17,6 +17,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget
 
+from animations.textset import keep_together
 from animations.typescale import set_role
 from model import catalog
 
@@ -71,6 +72,9 @@ class ModelChoice(QWidget):
         self.sampling_label = QLabel()
         self.sampling_label.setObjectName("samplingLabel")
         set_role(self.sampling_label, "caption")
+        # two lines rather than a top bar wider than a 4:3 screen (1024x768: the Details view in English); each
+        # setting stays whole on its line ("top-p 0.95" never breaks at its hyphen)
+        self.sampling_label.setWordWrap(True)
         for w in (self.caption, self.combo, self.greedy_box, self.sampling_label):
             lay.addWidget(w)
         self.set_current(current)
@@ -144,7 +148,7 @@ class ModelChoice(QWidget):
         text = _tr("temperature {t} · top-p {p}").format(t=f"{m.temperature:g}", p=f"{m.top_p:g}")
         if self.seed is not None:
             text += " · " + _tr("seed {n}").format(n=self.seed)
-        self.sampling_label.setText(text)
+        self.sampling_label.setText(" · ".join(keep_together(part) for part in text.split(" · ")))
 
     def _on_activated(self, _index: int) -> None:
         self._update_label()
