@@ -37,7 +37,7 @@ def _load() -> list[float] | None:
 
 
 SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative", "sharding", "prefix", "window",
-            "record", "mixed", "lessons")  # lessons runs only when asked for (--lessons or --only lessons)
+            "storm", "record", "mixed", "lessons")  # lessons runs only when asked for (--lessons or --only lessons)
 
 
 def say_error(message: str) -> None:
@@ -163,6 +163,9 @@ def bench_main(argv: list[str]) -> int:
         if want("window") and not args.skip_window:
             from bench import window_bench
             results["window"] = window_bench.measure(target, quick=q)
+        if want("storm") and not args.skip_window:
+            from bench import window_bench
+            results["storm"] = window_bench.measure_storm(target, quick=q)
         if want("record") and not args.skip_window:
             from bench import record_bench
             results["record"] = record_bench.measure(repeats=1 if q else 3)
@@ -376,6 +379,9 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
             lines += ["| figure | value |", "|---|---|"]
             lines += [f"| {k} | {v:.1f} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in w.items()]
             lines.append("")
+    if "storm" in r:
+        from bench.window_bench import storm_markdown
+        lines += storm_markdown(r["storm"])
     if "record" in r:
         from bench.record_bench import markdown
         lines += markdown(r["record"])

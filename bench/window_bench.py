@@ -95,11 +95,158 @@ def probe(model: str | None, batch: int, seconds: float, real_time: bool) -> dic
     return out
 
 
-def _run_child(model: str | None, batch: int, seconds: float, real_time: bool) -> dict:
+STORM_FINGERS = 5  # a palm on the stage...
+STORM_TAPS = 50  # ...then this many taps...
+STORM_S = 1.0  # ...in this many seconds (issue 25.6)
+
+
+def probe_storm(model: str | None, seconds: float) -> dict:
+    """Runs inside the child: a kiosk window at 1280x720 in touch mode (as ``screenshot --kiosk`` builds it)
+    decodes paced trips; frame and clock-tick gaps are measured for ``seconds`` before a storm of touches on the
+    stage (``STORM_FINGERS`` fingers at once, then ``STORM_TAPS`` taps in ``STORM_S``, each a real
+    ``QTest.touchEvent`` on a touch-screen device) and for ``seconds`` after it."""
+    from PySide6.QtCore import QEvent, QObject, QPoint, QTimer
+    from PySide6.QtGui import QInputDevice
+    from PySide6.QtTest import QTest
+
+    from gui.app import build_window, create_app
+    from gui.kiosk import KioskController
+    from gui.settings import Settings
+    from gui.touch import install_touch
+
+    app = create_app()
+    args = argparse.Namespace(model=model, lang="en", device="cpu", threads=None, kiosk=True, presenter=False,
+                              screen=None, idle_seconds=None, draft_model=None)
+    window = build_window(args, app)
+    KioskController(window, Settings(language="en"), attract=False).install().may_close = True
+    router = install_touch(window, kiosk=True)
+    device = QTest.createTouchDevice(QInputDevice.DeviceType.TouchScreen)
+    state = {"phase": None, "last": None}
+    gaps: dict[str, list[float]] = {"before": [], "after": []}
+    ticks: dict[str, list[float]] = {"before": [], "after": []}
+    out: dict = {}
+
+    class Paints(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 (Qt name)
+            if event.type() == QEvent.Paint and state["phase"] in gaps:
+                now = time.perf_counter()
+                if state["last"] is not None:
+                    gaps[state["phase"]].append((now - state["last"]) * 1000.0)
+                state["last"] = now
+            return False
+
+    paints = Paints()
+    window.view.viewport().installEventFilter(paints)
+    window.clock.tick.connect(lambda _dt: ticks[state["phase"]].append(time.perf_counter())
+                              if state["phase"] in ticks else None)
+    window.resize(1280, 720)
+    window.show()
+    window.start()
+
+    def spot(i: int = 0) -> QPoint:
+        view = window.view
+        return window.mapFromGlobal(view.mapToGlobal(QPoint(view.width() // 2 + 7 * i, view.height() // 3)))
+
+    def measure(phase: str, then) -> None:
+        state.update(phase=phase, last=None)
+        QTimer.singleShot(int(seconds * 1000), lambda: (state.update(phase=None), then()))
+
+    def storm() -> None:
+        out["reports_before_storm"] = window.reports_received
+        seq = QTest.touchEvent(window, device, False)
+        for f in range(STORM_FINGERS):
+            seq.press(f, spot(f), window)
+        seq.commit()
+        seq = QTest.touchEvent(window, device, False)
+        for f in range(STORM_FINGERS):
+            seq.release(f, spot(f), window)
+        seq.commit()
+        start = time.perf_counter()
+        left = [STORM_TAPS]
+
+        def one_tap() -> None:
+            i = STORM_TAPS - left[0]
+            QTest.touchEvent(window, device, False).press(i % STORM_FINGERS, spot(i % 3), window).commit()
+            QTest.touchEvent(window, device, False).release(i % STORM_FINGERS, spot(i % 3), window).commit()
+            left[0] -= 1
+            if left[0] > 0:
+                QTimer.singleShot(int(STORM_S * 1000 / STORM_TAPS), one_tap)
+            else:
+                out["storm_s"] = time.perf_counter() - start
+                measure("after", finish)
+
+        one_tap()
+
+    def begin() -> None:
+        window.scene.trip_duration_s = 0.5  # paced: two animated trips a second, each a real pass
+        window.main_new_tokens = 100_000
+        window.run()
+        waited = time.perf_counter()
+
+        def warm() -> None:  # the engine measures its apprentices at start-up first: wait for trips to flow
+            if window.reports_received >= 3 or time.perf_counter() - waited > 120:
+                out["wait_for_trips_s"] = time.perf_counter() - waited
+                QTimer.singleShot(1500, lambda: measure("before", storm))
+            else:
+                QTimer.singleShot(100, warm)
+
+        warm()
+
+    def finish() -> None:
+        for phase in ("before", "after"):
+            tick_gaps = [(b - a) * 1000.0 for a, b in zip(ticks[phase], ticks[phase][1:])]
+            out[phase] = {"frames": len(gaps[phase]), "p50_ms": _percentile(gaps[phase], 50),
+                          "p95_ms": _percentile(gaps[phase], 95), "p99_ms": _percentile(gaps[phase], 99),
+                          "tick_p50_ms": _percentile(tick_gaps, 50), "tick_p95_ms": _percentile(tick_gaps, 95)}
+        out.update({"window": [window.width(), window.height()], "runs_started_by_taps": router.runs_started,
+                    "taps_routed": router.taps, "cancelled": router.cancelled, "running": window.is_running(),
+                    "reports": window.reports_received, "router_idle": router._mode == "idle"})
+        window.close()
+
+    window.bridge.ready.connect(lambda _info: QTimer.singleShot(200, begin))
+    QTimer.singleShot(int(180_000 + 3 * seconds * 1000), app.quit)  # never hang the benchmark
+    app.exec()
+    window.stop()
+    return out
+
+
+def measure_storm(model: Path | None, quick: bool = False) -> dict:
+    """The kiosk window's frame times before and after a touch storm (issue 25.6), one fresh process."""
+    return _run_child(str(model) if model else None, 1, 3.0 if quick else 8.0, real_time=False, storm=True)
+
+
+def storm_markdown(r: dict) -> list[str]:
+    """The storm section of the report: frame and clock-tick gaps before and after, and what the taps did."""
+    lines = ["## The kiosk window after a touch storm", ""]
+    if "error" in r:
+        return lines + [r["error"], ""]
+    lines += [f"A kiosk window ({r['window'][0]}x{r['window'][1]}, touch mode) decodes paced trips on the bundled "
+              f"model; on its stage {STORM_FINGERS} fingers land at once, then {STORM_TAPS} taps in "
+              f"{STORM_S:.0f} s (`QTest.touchEvent` on a touch-screen device; the storm took "
+              f"{r.get('storm_s', float('nan')):.2f} s). Gaps between real paints of the stage, and between ticks "
+              "of the animation clock (15 ms timer), measured for the same time before and after. A 60 Hz frame "
+              "is 16.7 ms.", "",
+              "| | frames | frame p50 ms | frame p95 ms | frame p99 ms | tick p50 ms | tick p95 ms |",
+              "|---|---|---|---|---|---|---|"]
+    for phase in ("before", "after"):
+        x = r[phase]
+        lines.append(f"| {phase} the storm | {x['frames']} | {x['p50_ms']:.1f} | {x['p95_ms']:.1f} | "
+                     f"{x['p99_ms']:.1f} | {x['tick_p50_ms']:.1f} | {x['tick_p95_ms']:.1f} |")
+    lines += ["", f"Taps that reached a control: {r['taps_routed']} (closer ones are a bounce and dropped); "
+              f"palms cancelled: {r['cancelled']}; runs started by the taps: {r['runs_started_by_taps']} (one was "
+              f"running); still running after: {'yes' if r['running'] else 'no'}; trips decoded in all: "
+              f"{r['reports']}; the touch router idle after: {'yes' if r['router_idle'] else 'no'}. "
+              f"Platform: {r.get('platform')}.", ""]
+    return lines
+
+
+def _run_child(model: str | None, batch: int, seconds: float, real_time: bool, storm: bool = False) -> dict:
     env = dict(os.environ)
     cmd = [sys.executable, "-m", "bench.window_bench", "--probe", "--batch", str(batch), "--seconds", str(seconds)]
     if real_time:
         cmd.append("--real-time")
+    if storm:
+        cmd.append("--storm")
     if model:
         cmd += ["--model", str(model)]
     xvfb = None
@@ -114,7 +261,7 @@ def _run_child(model: str | None, batch: int, seconds: float, real_time: bool) -
             env["QT_QPA_PLATFORM"] = "offscreen"
     try:
         env["ONE_TRIP_LAUNCHED_AT"] = repr(time.time())
-        done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120 + seconds)
+        done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=240 + 3 * seconds)
     finally:
         if xvfb is not None:
             xvfb.terminate()
@@ -173,7 +320,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float_in(1.0, 3600.0), default=10.0, help="measuring time, 1-3600 s")
     p.add_argument("--real-time", action="store_true")
     p.add_argument("--model", default=None)
+    p.add_argument("--storm", action="store_true", help="with --probe: a kiosk window before and after a touch storm")
     args = p.parse_args(argv)
+    if args.probe and args.storm:
+        print(json.dumps(probe_storm(args.model, args.seconds)), flush=True)
+        return 0
     if args.probe:
         print(json.dumps(probe(args.model, args.batch, args.seconds, args.real_time)), flush=True)
         return 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QApplication, QBoxLayout, QComboBox, QGridLayout,
-                               QLayout, QLineEdit, QWidget)
+                               QLabel, QLayout, QLineEdit, QWidget)
 
 TARGET_AT_720 = 44  # px at 720 lines: Apple's 44 pt; Material asks 48 dp
 GAP_PX = 8  # between neighbouring targets
@@ -23,6 +23,12 @@ def target_px(height: int) -> int:
     """The least side of a finger's target in a window ``height`` px tall: 44 px at 720, growing in proportion
     (66 px at 1080; Apple HIG 44 pt, Material 48 dp, scaled to the screen's lines)."""
     return max(TARGET_AT_720, round(height * TARGET_AT_720 / 720))
+
+
+def is_link_label(w: QWidget) -> bool:
+    """A text whose links a finger taps (the tour's caption with its glossary terms): the whole label is the
+    target (``gui.controls_audit`` lists it as a "link"), so it is at least a target tall."""
+    return isinstance(w, QLabel) and bool(w.textInteractionFlags() & Qt.LinksAccessibleByMouse)
 
 
 def is_control(w: QWidget) -> bool:
@@ -50,6 +56,8 @@ class TargetSizer(QObject):
         for w in self.host.findChildren(QWidget):
             if is_control(w):
                 self.fit(w)
+            elif is_link_label(w):
+                self.fit_height(w)
         for layout in self.host.findChildren(QLayout):
             self._space(layout)  # findChildren also finds the layouts nested in layouts
         for strip in self._chip_strips():
@@ -64,6 +72,8 @@ class TargetSizer(QObject):
                 and self.host.isAncestorOf(obj):
             if is_control(obj):
                 self.fit(obj)
+            elif is_link_label(obj):
+                self.fit_height(obj)
             elif obj.layout() is not None:  # a page or a row built later: its layouts get the gap
                 for layout in (obj.layout(), *obj.layout().findChildren(QLayout)):
                     self._space(layout)
@@ -87,6 +97,13 @@ class TargetSizer(QObject):
         w.setProperty(_MIN_PROP, px)
         if isinstance(w, QComboBox):  # the list of presets is tapped too
             w.view().setStyleSheet(f"QAbstractItemView::item {{ min-height: {px}px; }}")
+
+    def fit_height(self, w: QWidget) -> None:
+        """At least ``px`` high (a label of links: its width is the text's, its height one line or more)."""
+        mine = w.property(_MIN_PROP)
+        if w.minimumHeight() < self.px or (mine is not None and w.minimumHeight() == mine):
+            w.setMinimumHeight(self.px)
+        w.setProperty(_MIN_PROP, self.px)
 
     def _space(self, layout: QLayout) -> None:
         if isinstance(layout, QGridLayout):

@@ -308,11 +308,18 @@ class LivePage(QWidget):
         # The stage's floor is counted at the narrowest the page may be: a minimum counted at the present width
         # would hold a maximised window from being restored to a narrower, shorter size in one step (Qt applies
         # the old width's minimum); a window wider than tall gets a stage that gives way (``arrange``).
+        # Hidden (before the first show, or while a window is re-created, as the kiosk does when it sets its
+        # window flags), the same rule at k = 1: the floor at the narrowest width, the rows at the present fonts.
+        # The floor at the present width was asked there once, and Qt made the window that tall as it showed it
+        # (a kiosk window at 1280x720 came up 1280x726 in English, 1280x736 in Chinese: 513.8 px of stage floor
+        # + 158 px (en) or 170 px (zh) of rows and gaps at finger size > the 665 px the page has there) and never
+        # shrank it back.
         page = self.height()
+        narrowest = floor * 640 / width
         if self.isVisible() and page > text:
-            k = min(1.0, max(MIN_SCALE_BACK, (floor * 640 / width) / (page - text)))
+            k = min(1.0, max(MIN_SCALE_BACK, narrowest / (page - text)))
             return QSize(int(hint.width() * k), int(math.ceil(page * k)))
-        return QSize(hint.width(), int(floor) + text)
+        return QSize(hint.width(), int(math.ceil(narrowest)) + text)
 
     def sizeHint(self):  # noqa: N802 - Qt override
         return self.minimumSizeHint()

@@ -267,7 +267,10 @@ class TourLayout:
         self.chip_strip.updateGeometry()
         self.chip_strip._layout()
         self.caption.setFont(self._font(self._px("caption")))
-        self.caption.setMinimumHeight(int(self._px("caption") * 1.5 + 12))  # one line: a short caption gives way
+        # one line: a short caption gives way; in touch mode never under a finger's target (its terms are tapped;
+        # gui.touch_targets keeps the target in the caption's "touchMinPx")
+        one_line = int(self._px("caption") * 1.5 + 12)
+        self.caption.setMinimumHeight(max(one_line, self.caption.property("touchMinPx") or 0))
         for w in (self.prompt_label, self.prompt_edit, self.term_line, self.model_line):
             w.setFont(self._font(self._px("control")))
         for b in (self.prev_button, self.next_button):

@@ -9,6 +9,10 @@ Tokens are deterministic: request text is echoed word by word, so tests can comp
 whose compute / communication / bubble ms change from step to step (and lie inside the step's ``wall_ms``, as
 the real workers' do); with it or ``options["fake_timing"]`` the steps' ``wall_ms`` and ``forward_ms`` (a part
 of it) change from step to step too, so the screen's figures of one trip and of a window can be compared.
+``options["fake_extras"]`` offers the Live page's extras with nothing behind them: both apprentices
+(``draft_kinds``; a guess count is taken and ignored) and a book on one desk that may be torn two ways, by pages or
+by chapters (each ``set_sharding`` is answered at once with a ``sharding`` event), so that every control of the
+page has something to do (tests/gui/test_touch.py taps them all).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ def fake_tokens(prompt: str, n: int) -> list[str]:
 
 def engine_main(commands, events, options: dict) -> None:
     shard_mode = options.get("fake_sharding")
+    extras = bool(options.get("fake_extras"))
     vary = bool(shard_mode or options.get("fake_timing"))
     n_layer = 2
     layer_bytes = [40_000] * n_layer
@@ -36,7 +41,9 @@ def engine_main(commands, events, options: dict) -> None:
         "vocab_size": 300, "parameters": 30_000, "weight_bytes": sum(layer_bytes) + 20_000,
         "layer_weight_bytes": layer_bytes}, "threads": 1, "device": "cpu",
         "memory_bandwidth_bytes_per_s": 10e9, "kv_bytes_per_block": 4096, "block_size": 16, "num_blocks": 64,
-        **({"sharding": {"mode": shard_mode, "n": 2, "degrees_tp": [1, 2], "max_pp": 2}} if shard_mode else {})})
+        **({"sharding": {"mode": shard_mode, "n": 2, "degrees_tp": [1, 2], "max_pp": 2}} if shard_mode else {}),
+        **({"draft_kinds": ["ngram", "model"], "sharding": {"mode": "tp", "n": 1, "degrees_tp": [1, 2], "max_pp": 2}}
+           if extras else {})})
     max_batch = int(options.get("max_batch", 1))
     die_after = options.get("die_after_steps")
     grants = 0
@@ -75,6 +82,8 @@ def engine_main(commands, events, options: dict) -> None:
                 max_batch = max(1, int(cmd["n"]))
             elif op == "reset":
                 waiting.clear(); running.clear(); grants = 0
+            elif op == "set_sharding" and extras:
+                events.put({"type": "sharding", "mode": str(cmd["mode"]), "n": int(cmd["n"]), "workers": []})
             continue
         if not (waiting or running):
             if not announced_idle:

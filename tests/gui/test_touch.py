@@ -54,8 +54,8 @@ def drag(window, start: QPoint, end: QPoint, steps: int = 8) -> None:
 @pytest.fixture
 def kiosk(qtbot, make_window):
     """A 1280x720 kiosk window (fake engine) in touch mode; the attract loop waits an hour unless told."""
-    def make(idle_seconds: float = 3600.0):
-        window = make_window(trip_s=0.02)
+    def make(idle_seconds: float = 3600.0, options: dict | None = None):
+        window = make_window(trip_s=0.02, options=options)
         settings = Settings(language="en", idle_seconds=idle_seconds, section_seconds=0.25,
                             prompts=["Once upon a time"])
         controller = KioskController(window, settings).install()
@@ -112,43 +112,141 @@ def test_swipe_through_every_tour_page_and_back_and_a_short_drag_springs_back(qt
     assert window.isVisible() and not window.live_page.isVisible()
 
 
-OPEN_25 = pytest.mark.xfail(strict=False, reason="issues 24/25, open: since the Live page became a visitor's page (fewer controls by default, details behind a tap) a kiosk window at 1280x720 settles 6 px taller and the control list this test expects changed; to be re-fitted with the merged layout")
+def tap_widget(window, widget, at: QPoint | None = None, finger: int = 0) -> None:
+    """A tap on ``widget`` at ``at`` (its own coordinates; its centre by default): the point goes through the
+    screen (``mapToGlobal``) into the window's coordinates, where the touch lands, as a finger's would."""
+    spot = window.mapFromGlobal(widget.mapToGlobal(at if at is not None else widget.rect().center()))
+    QTest.touchEvent(window, screen(), False).press(finger, spot, window).commit()
+    QTest.touchEvent(window, screen(), False).release(finger, spot, window).commit()
 
 
-@OPEN_25
+def _live_controls(window) -> list:
+    """Every control a visitor sees on the Live page (its top bar included), as the layout audit lists them."""
+    from gui.touch_targets import is_control
+    from PySide6.QtWidgets import QWidget
+    return [w for w in window.centralWidget().findChildren(QWidget) if is_control(w) and w.isVisible()]
+
+
+def _slider_end(slider) -> QPoint:
+    """The end of ``slider``'s track away from its handle (a tap there moves the handle: a visible change)."""
+    far_low = slider.value() > (slider.minimum() + slider.maximum()) / 2
+    return QPoint(int(slider.width() * (0.05 if far_low else 0.95)), slider.height() // 2)
+
+
 @pytest.mark.qt_log_ignore("This plugin does not support raise", "This plugin does not support grabbing",
                            "This plugin does not support propagateSizeHints")  # a popup, offscreen
 def test_tap_every_control_of_the_live_page_and_see_it_react(qtbot, kiosk):
-    window, _, router = kiosk()
-    controls = [w for kind in (QAbstractButton, QAbstractSlider, QComboBox) for w in window.live_page.findChildren(kind)
-                if w.isVisibleTo(window) and w.isEnabled()
-                and not (isinstance(w, QAbstractSlider) and w.minimum() == w.maximum())]  # one degree: nothing to move
-    controls += [window.lang_button, window.model_choice.findChild(QComboBox)]
-    reacted: dict[str, int] = {}
-    assert len(controls) >= 8
-    for w in controls:
-        name = w.objectName() or type(w).__name__ + ":" + (getattr(w, "text", lambda: "")() or w.toolTip()[:20])
-        count = [0]
-        if isinstance(w, QAbstractButton):
-            w.clicked.connect(lambda *_a, c=count: c.__setitem__(0, c[0] + 1))
-            pos = center(window, w)
-        elif isinstance(w, QAbstractSlider):
-            w.valueChanged.connect(lambda *_a, c=count: c.__setitem__(0, c[0] + 1))
-            lo_side = w.value() > (w.minimum() + w.maximum()) / 2
-            pos = w.mapTo(window, QPoint(int(w.width() * (0.1 if lo_side else 0.9)), w.height() // 2))
-        else:
-            pos = center(window, w)
-        tap(window, pos)
-        qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
-        if isinstance(w, QComboBox):
-            count[0] = int(w.view().isVisible())
-            w.hidePopup()
-        reacted[name] = count[0]
-        if not window.live_page.isVisible():
-            window.show_live()
-    assert all(n == 1 for n in reacted.values()), {k: v for k, v in reacted.items() if v != 1}
+    """Every control on screen in the visitor's view, then in the Details view (opened by a tap), is tapped once
+    with a finger and must change what the page shows: a toggle turns, a slider's handle moves, a list opens and
+    a tap on its item closes it, Run runs, Pause stops, Step makes one trip, Reset empties the answer, the
+    language flips and back. The engine offers the apprentice and the torn book (``fake_extras``), so no control
+    is disabled; a control the test does not know fails it (a new control needs its reaction here)."""
+    window, _, router = kiosk(options={"fake_extras": True})
+    qtbot.waitUntil(lambda: window.engine_info is not None and window.apprentice.is_available()
+                    and window.tear.isEnabled(), timeout=5000)
+    window.main_new_tokens = 400  # a run outlasts the test's taps
+    page, ex, mc = window.live_page, window.live_page.exhibit, window.model_choice
+    words = page.exhibit.answer
+    tapped: list[str] = []
+    covered: list[str] = []  # controls under the card of the tap before
+
+    def tap_and_see(widget, reacted, at: QPoint | None = None, name: str | None = None) -> None:
+        name = name or widget.objectName()
+        assert widget.isVisible() and widget.isEnabled(), name
+        assert not reacted(), f"{name}: the reaction is there before the tap"
+        qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)  # a tap closer to the last is a bounce
+        spot = widget.mapTo(window, at if at is not None else widget.rect().center())
+        if router.card.isVisible() and window.childAt(spot) is router.card:
+            # the last tap's card (its tooltip, where that finger was) lies over this control: a tap on the card
+            # closes it and presses nothing under it
+            tap_widget(window, widget, at)
+            assert not router.card.isVisible() and not reacted(), name
+            qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
+            covered.append(name)
+        tap_widget(window, widget, at)
+        qtbot.waitUntil(reacted, timeout=3000)
+        tapped.append(name)
+
+    def pick_in_list(combo) -> None:
+        """The combo's list is open: a tap on its current item closes it and keeps the choice."""
+        view = combo.view()
+        index = combo.currentIndex()
+        popup = view.window()  # a window of its own: the touch lands there, and the list takes it as a click
+        spot = popup.mapFromGlobal(view.viewport().mapToGlobal(view.visualRect(view.model().index(index, 0)).center()))
+        QTest.touchEvent(popup, screen(), False).press(0, spot, popup).commit()
+        QTest.touchEvent(popup, screen(), False).release(0, spot, popup).commit()
+        qtbot.waitUntil(lambda: not view.isVisible(), timeout=2000)
+        assert combo.currentIndex() == index
+
+    def default_view() -> None:
+        expected = {"liveTab", "tourTab", "modelBox", "detailsButton", "langButton", "shareButton",
+                    "apprenticeButton", "tearButton", "runButton", "pauseButton", "stepButton", "resetButton"}
+        shown = {w.objectName() for w in _live_controls(window)}
+        assert shown == expected, f"untested: {shown - expected}, gone: {expected - shown}"
+        assert all(w.isEnabled() for w in _live_controls(window))
+        tap_and_see(ex.share_button, lambda: ex.share_button.isChecked() and window.batch_slider.value() == 4)
+        tap_and_see(ex.apprentice_button, lambda: ex.apprentice_button.isChecked() and window.apprentice.value() == 4)
+        tap_and_see(ex.tear_button, lambda: window.sharding() == ("tp", 2) and ex.tear_button.isChecked())
+        tap_and_see(window.run_button, lambda: window.is_running() and window.reports_received >= 2)
+        tap_and_see(window.pause_button, lambda: not window.is_running())
+        before = window.reports_received
+        qtbot.wait(200)
+        assert window.reports_received <= before + 1  # paused: at most the trip already granted arrives
+        before = window.reports_received
+        tap_and_see(window.step_button, lambda: window.reports_received == before + 1)
+        qtbot.wait(200)
+        assert window.reports_received == before + 1  # one trip, no more
+        assert words.toPlainText().strip()
+        tap_and_see(window.reset_button, lambda: not words.toPlainText().strip() and not window.is_running())
+        tap_and_see(mc.combo, lambda: mc.combo.view().isVisible(), name="modelBox")
+        pick_in_list(mc.combo)
+        tap_and_see(window.lang_button, lambda: window.lang == "zh" and window.lang_button.text() == "English")
+        tap_and_see(window.lang_button, lambda: window.lang == "en" and window.lang_button.text() == "中文")
+        tap_and_see(window.tour_tab, lambda: window.is_tour_visible() and window.tour_tab.isChecked())
+        tap_and_see(window.live_tab, lambda: page.isVisible() and window.live_tab.isChecked())
+
+    def details_view() -> None:
+        tap_and_see(window.details_button, lambda: page.strip.isVisible() and window.details_button.isChecked())
+        choice, tear = window.apprentice_choice, window.tear
+        expected = {"liveTab", "tourTab", "modelBox", "greedyBox", "detailsButton", "langButton", "promptBox",
+                    "batchSlider", "speedSlider", "realTimeBox", "draftSlider", "apprentice_ngram",
+                    "apprentice_model", "tpButton", "ppButton", "tearSlider", "shareButton", "apprenticeButton",
+                    "tearButton", "runButton", "pauseButton", "stepButton", "resetButton"}
+        shown = {w.objectName() for w in _live_controls(window)}
+        assert shown == expected, f"untested: {shown - expected}, gone: {expected - shown}"
+        greedy = mc.greedy_box.isChecked()
+        tap_and_see(mc.greedy_box, lambda: mc.greedy_box.isChecked() != greedy)
+        tap_and_see(window.prompt_box, lambda: window.prompt_box.view().isVisible())
+        pick_in_list(window.prompt_box)
+        for slider in (window.batch_slider, window.speed_slider, window.apprentice.slider):
+            value = slider.value()
+            tap_and_see(slider, lambda s=slider, v=value: s.value() != v, at=_slider_end(slider))
+        assert ex.share_button.isChecked() == (window.batch_slider.value() > 1)  # the toggle follows the slider
+        assert window.scene.trip_duration_s == pytest.approx(window.speed_slider.value() / 100)
+        real = window.real_time_box.isChecked()
+        tap_and_see(window.real_time_box, lambda: window.real_time_box.isChecked() != real)
+        tap_and_see(choice.buttons["model"], lambda: choice.kind() == "model")
+        tap_and_see(choice.buttons["ngram"], lambda: choice.kind() == "ngram")
+        tap_and_see(tear.pp_button, lambda: window.sharding() == ("pp", 2) and tear.isEnabled()
+                    and tear.pp_button.isEnabled())
+        tap_and_see(tear.tp_button, lambda: window.sharding() == ("tp", 2) and tear.tp_button.isEnabled())
+        tap_and_see(tear.slider, lambda: window.sharding() == ("tp", 1) and tear.slider.isEnabled(),
+                    at=_slider_end(tear.slider))
+        assert not ex.tear_button.isChecked()  # the toggle follows the torn book
+        # the controls the visitor's view shares with this one were tapped there; once more here, where they sit
+        # in one row: Run and Reset (the other five toggle state the taps above set)
+        tap_and_see(window.run_button, lambda: window.is_running())
+        tap_and_see(window.reset_button, lambda: not window.is_running() and not words.toPlainText().strip())
+        tap_and_see(window.details_button, lambda: not page.strip.isVisible() and page.view.isVisible())
+
+    default_view()
+    details_view()
+    # one routed tap per control (the taps on the lists' items go to the list's own window); a tap on a card
+    # only closed it
+    assert router.taps == len(tapped), (router.taps, tapped, covered)
     # every tooltip is reachable by a tap: the last control's shows as a card (or the card closed on the tap)
-    tap(window, center(window, window.reset_button))
+    qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
+    tap_widget(window, window.reset_button)
     qtbot.wait(100)
     assert router.card.isVisible() and router.card.text() == window.reset_button.toolTip()
 
@@ -253,13 +351,22 @@ def test_a_storm_of_fingers_and_taps_skips_no_pages_and_starts_no_second_run(qtb
     assert router.runs_started == 1
     assert router._primary is None and router._mode == "idle"  # nothing stuck
     assert router._spring.state() != router._spring.State.Running
-    frames = window.frame_counter.count if hasattr(window.frame_counter, "count") else None
-    qtbot.waitUntil(lambda: window.reports_received >= 3, timeout=5000)  # the run goes on, the window paints
-    if frames is not None:
-        assert window.frame_counter.count > frames
+    # Afterwards the window still animates (issue 25.6 asks for 60 fps after the storm; its speed is measured in
+    # bench/window_bench.py, docs/benchmarks-touch.md, never asserted here): the animation clock keeps ticking and
+    # moving time on, the stage keeps painting frames, trips keep arriving one at a time, and no work the storm
+    # left behind waits to run (no deferred after-paint jobs piling up, nothing granted ahead but one trip).
+    ticks: list[float] = []
+    window.clock.tick.connect(ticks.append)
+    window.frame_counter.reset()
+    reports = window.reports_received
+    qtbot.waitUntil(lambda: len(ticks) >= 20 and window.frame_counter.stats_ms()[2] >= 20
+                    and window.reports_received >= reports + 2, timeout=10_000)
+    assert window.clock.is_running() and sum(ticks) > 0
+    assert window._grants_outstanding <= 1  # the engine is one trip ahead, never more
+    qtbot.waitUntil(lambda: window.frame_jobs.pending() == 0, timeout=2000)  # after-paint work drains
+    assert router.runs_started == 1 and router._mode == "idle"
 
 
-@OPEN_25
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
 def test_every_control_is_finger_sized_in_kiosk_mode(qtbot, kiosk, lang, size):
