@@ -156,6 +156,21 @@ def test_a_slower_page_says_the_start_up_checks_measured_reason_once(window):
     assert window.live_page.readout_panel.why_label.font().pixelSize() == window.extra_readout.font().pixelSize()
 
 
+def test_the_details_view_says_the_reason_once_under_the_verdicts(window):
+    window.bridge.apprentice.emit(_event("ngram", "greedy"))
+    window.apprentice_choice.buttons["model"].click()  # the draft model, sampled: it keeps too few guesses
+    window.set_draft_k(4)
+    assert not window.model_choice.greedy
+    _slower_trips(window)
+    reason = "its guesses are kept too rarely to pay for its own passes"
+    assert window.live_page.readout_panel.why_label.text() == f"Slower here: {reason}."
+    window.set_details(True)  # the draft model's verdict line says it: the readout's line gives way
+    assert reason in window.apprentice_choice.verdict_text("model")
+    assert not window.live_page.readout_panel.why_label.text()
+    window.set_details(False)
+    assert reason in window.live_page.readout_panel.why_label.text()
+
+
 def test_a_slower_page_where_the_check_found_it_paying_quotes_the_check(window):
     window.bridge.apprentice.emit(_event("ngram", "greedy"))
     window.set_draft_k(4)  # the n-gram apprentice, greedy: it paid 1.60x at start-up
