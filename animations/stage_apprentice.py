@@ -1,4 +1,5 @@
-"""The apprentice (draft model) on verify trips: its guesses in pencil, then the master's verdicts in one trip.
+"""The apprentice (the draft model or the n-gram one) on verify trips: its guesses in pencil, then the master's
+verdicts in one trip.
 
 Rows of one guessing seat: "ink" (accepted), "wrong" (crossed out, the master's own token beside it),
 "pencil" (thrown away after the first wrong one), "bonus" (every guess right: the master's free token).
@@ -52,6 +53,14 @@ def guess_rows(trip: dict) -> tuple[str | None, list[tuple[str, str, str]]]:
     return None, []
 
 
+def apprentice_title(trip: dict) -> str:
+    """The figure's name for the apprentice that guessed on this trip (the report's ``draft_kind``): the draft
+    model, or the n-gram apprentice that copies its guesses from the text already written (prompt lookup)."""
+    if trip.get("draft_kind") == "ngram":
+        return tr("Apprentice (n-gram)")
+    return tr("Apprentice (draft model)")
+
+
 class Apprentice:
     """The figure, two lines of words and up to MAX_GUESSES + 1 guess slips, at the bottom of the table."""
 
@@ -98,7 +107,7 @@ class Apprentice:
         k = int(trip.get("proposed") or 0)
         kept = int(trip.get("accepted") or 0)
         tw = w - fig_w - 10
-        set_elided(self.title, tr("Apprentice (draft model)"), tw)
+        set_elided(self.title, apprentice_title(trip), tw)
         set_elided(self.count, tr("{k} guesses in {ms} ms · {a} kept").format(
             k=k, a=kept, ms=f"{float(trip.get('draft_ms') or 0.0):.1f}"), tw)
         if kept >= k:

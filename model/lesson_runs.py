@@ -9,7 +9,7 @@ comparison N times, to count how often the page agrees with its lesson). Times a
 from __future__ import annotations
 
 from model.engine import Engine
-from model.lessons import interleaved, summary, verdict, why_not
+from model.lessons import best_apprentice, interleaved, pays, summary, verdict, why_not
 from model.sampling import SamplingParams
 
 LESSON_REPEATS = 5  # interleaved runs of each side behind one page's figure
@@ -147,6 +147,36 @@ def prefix_times(src: Engine, system: list[int], q1: list[int], q2: list[int], k
     return out
 
 
+def _spec_run(src: Engine, ids: list[int], n: int, kv_budget_bytes: int, apprentice: str | None, k: int,
+              sampling: SamplingParams | None) -> tuple[float, int, int]:
+    """One answer of ``n`` tokens after ``ids`` on a fresh engine over ``src``'s model: with ``apprentice``
+    ("model" | "ngram") guessing ``k`` per trip, or plain decoding (None). Returns (wall ms summed over the
+    steps: draft passes, verify pass, sampling; guesses proposed; guesses kept)."""
+    e = _engine(src, kv_budget_bytes, prefix_cache=False)
+    if apprentice is not None:
+        if apprentice == "model":
+            e.set_draft(src.draft, src.tokenizer)
+        e.set_draft_kind(apprentice)
+        e.set_draft_k(k)
+    e.add_request(ids, max_new_tokens=n, sampling=sampling)
+    ms = sum(r.wall_ms for r in e.run(max_steps=10_000))
+    return ms, e.spec_proposed, e.spec_accepted
+
+
+def _spec_result(apprentice: str, k: int, with_ms: list[float], plain_ms: list[float], proposed: int,
+                 accepted: int) -> dict:
+    """``speculative_times``' dict from the runs of one apprentice and the plain runs taken beside them (the
+    same number, round by round: ``round_speedups`` pairs them)."""
+    out = {"available": True, "apprentice": apprentice, "k": k, "with": summary(with_ms), "plain": summary(plain_ms),
+           "acceptance": accepted / proposed if proposed else None, "runs": len(with_ms),
+           "round_speedups": [p / w if w > 0 else 0.0 for w, p in zip(with_ms, plain_ms)]}
+    out["speedup"] = out["plain"]["median"] / out["with"]["median"] if out["with"]["median"] > 0 else None
+    out["verdict"] = verdict(out["with"], out["plain"])
+    out["why_not"] = why_not("speculative", out)
+    out["pays"] = pays(out)
+    return out
+
+
 def speculative_times(src: Engine, ids: list[int], n: int, kv_budget_bytes: int, apprentice: str = "model",
                       k: int = 4, sampling: SamplingParams | None = None, repeats: int = LESSON_REPEATS) -> dict:
     """Writing ``n`` tokens after ``ids`` with the apprentice (``"model"``: the draft model attached to
@@ -155,34 +185,80 @@ def speculative_times(src: Engine, ids: list[int], n: int, kv_budget_bytes: int,
 
     A warm-up of each side first (the draft's first trip is cold), then ``repeats`` interleaved runs.
     Returns ``{"apprentice", "k", "with": summary, "plain": summary, "acceptance", "speedup" (plain ÷ with
-    medians), "runs", "verdict", "why_not"}``; ``{"available": False}`` when the draft model is asked for and
-    none is loaded.
+    medians), "round_speedups", "runs", "verdict", "why_not", "pays"}``; ``{"available": False}`` when the
+    draft model is asked for and none is loaded.
     """
     if apprentice == "model" and src.draft is None:
         return {"available": False, "apprentice": apprentice}
-    acc = {"proposed": 0, "accepted": 0}
+    acc = [0, 0]
 
     def run(spec: bool) -> float:
-        e = _engine(src, kv_budget_bytes, prefix_cache=False)
-        if spec:
-            if apprentice == "model":
-                e.set_draft(src.draft, src.tokenizer)
-            e.set_draft_kind(apprentice)
-            e.set_draft_k(k)
-        e.add_request(ids, max_new_tokens=n, sampling=sampling)
-        ms = sum(r.wall_ms for r in e.run(max_steps=10_000))
-        if spec:
-            acc["proposed"] += e.spec_proposed
-            acc["accepted"] += e.spec_accepted
+        ms, proposed, accepted = _spec_run(src, ids, n, kv_budget_bytes, apprentice if spec else None, k, sampling)
+        acc[0] += proposed
+        acc[1] += accepted
         return ms
 
     w, p = interleaved(lambda: run(True), lambda: run(False), repeats=repeats)
-    out = {"available": True, "apprentice": apprentice, "k": k, "with": summary(w), "plain": summary(p),
-           "acceptance": acc["accepted"] / acc["proposed"] if acc["proposed"] else None, "runs": repeats}
-    out["speedup"] = out["plain"]["median"] / out["with"]["median"] if out["with"]["median"] > 0 else None
-    out["verdict"] = verdict(out["with"], out["plain"])
-    out["why_not"] = why_not("speculative", out)
-    return out
+    return _spec_result(apprentice, k, w, p, *acc)
+
+
+APPRENTICE_ROUNDS = 6  # rounds of the start-up check: plain, n-gram and draft model once each per round
+
+
+class ApprenticeCheck:
+    """The start-up check of the Live page's apprentice under one sampling, one round at a time.
+
+    Plain decoding and each apprentice in ``kinds`` write the same ``n`` tokens after ``ids`` once per round, in
+    an order that turns and reverses from round to round (P N M, M N P, N M P, ...), so a slow spell of the
+    machine hits every side alike; the first round is a warm-up (the draft's cold first trip, first
+    allocations) and is thrown away. ``step()`` runs one round (a few hundred ms, so the engine process can
+    answer commands between rounds); after ``rounds`` kept rounds, ``result()`` is ``combine_verdicts``' dict.
+    """
+
+    def __init__(self, src: Engine, sampling: SamplingParams | None, ids: list[int] | None = None, n: int = 24,
+                 k: int = 4, kv_budget_bytes: int = 8 * 2**20, rounds: int = APPRENTICE_ROUNDS,
+                 kinds: list[str] | None = None, warmup: int = 1):
+        if rounds < 1:
+            raise ValueError(f"rounds must be at least 1, got {rounds}")
+        self.src, self.sampling, self.n, self.k, self.kv_budget_bytes = src, sampling, n, k, kv_budget_bytes
+        self.ids = ids or src.tokenizer.encode(APPRENTICE_PROMPT) or [0]
+        self.kinds = [a for a in (apprentice_kinds(src) if kinds is None else kinds)
+                      if a != "model" or src.draft is not None]
+        self.sides: list[str | None] = [None, *self.kinds]  # None: plain decoding
+        self.rounds, self.warmup, self.done_rounds = rounds, warmup, -warmup
+        self.ms: dict = {s: [] for s in self.sides}
+        self.guesses = {a: [0, 0] for a in self.kinds}  # proposed, kept (kept rounds only)
+
+    def order(self, i: int) -> list[str | None]:
+        """The sides in round ``i``: turned by ``i`` places, reversed every other round."""
+        m = len(self.sides)
+        turned = self.sides[i % m:] + self.sides[:i % m]
+        return turned[::-1] if i % 2 else turned
+
+    def done(self) -> bool:
+        return self.done_rounds >= self.rounds
+
+    def step(self) -> None:
+        """One round: each side once."""
+        if self.done():
+            return
+        keep = self.done_rounds >= 0
+        for side in self.order(self.done_rounds + self.warmup):
+            ms, proposed, accepted = _spec_run(self.src, self.ids, self.n, self.kv_budget_bytes, side, self.k,
+                                               self.sampling)
+            if keep:
+                self.ms[side].append(ms)
+                if side is not None:
+                    self.guesses[side][0] += proposed
+                    self.guesses[side][1] += accepted
+        self.done_rounds += 1
+
+    def result(self) -> dict:
+        """``combine_verdicts``' dict of the kept rounds (run ``step`` until ``done`` first)."""
+        if not self.done():
+            raise RuntimeError("the apprentice check has rounds left")
+        verdicts = {a: _spec_result(a, self.k, self.ms[a], self.ms[None], *self.guesses[a]) for a in self.kinds}
+        return combine_verdicts(self.sampling, verdicts)
 
 
 APPRENTICE_PROMPT = "def fibonacci(n):"
@@ -194,29 +270,25 @@ def apprentice_kinds(src: Engine) -> list[str]:
 
 
 def apprentice_verdicts(src: Engine, sampling: SamplingParams | None, ids: list[int] | None = None, n: int = 24,
-                        k: int = 4, kv_budget_bytes: int = 8 * 2**20, repeats: int = 3,
+                        k: int = 4, kv_budget_bytes: int = 8 * 2**20, rounds: int = APPRENTICE_ROUNDS,
                         kinds: list[str] | None = None) -> dict:
     """Which apprentice pays on this machine, on this model, under ``sampling`` (None: greedy): the draft
-    model (when ``src`` has one) and the n-gram apprentice, each against plain decoding (``speculative_times``:
-    a warm-up first, so the draft's cold first trip is not timed, then ``repeats`` interleaved runs).
-
-    Returns ``{"sampling": {"temperature", "top_k", "top_p"}, "verdicts": {"model"?: ..., "ngram": ...}
-    (each ``speculative_times``' dict), "best": the apprentice with the highest speed-up among those that pay
-    clearly (kept some guesses, and every run with it was faster than every run without), or None}``. ``ids`` default to ``APPRENTICE_PROMPT``; ``kinds`` to every apprentice
-    available (``apprentice_kinds``).
-    """
-    ids = ids or src.tokenizer.encode(APPRENTICE_PROMPT) or [0]
-    kinds = apprentice_kinds(src) if kinds is None else kinds
-    verdicts = {a: speculative_times(src, ids, n, kv_budget_bytes, apprentice=a, k=k, sampling=sampling,
-                                     repeats=repeats) for a in kinds}
-    return combine_verdicts(sampling, verdicts)
+    model (when ``src`` has one) and the n-gram apprentice against plain decoding, all three interleaved round by
+    round after a warm-up round (``ApprenticeCheck``, run to the end at once). ``combine_verdicts``' dict."""
+    check = ApprenticeCheck(src, sampling, ids=ids, n=n, k=k, kv_budget_bytes=kv_budget_bytes, rounds=rounds,
+                            kinds=kinds)
+    while not check.done():
+        check.step()
+    return check.result()
 
 
 def combine_verdicts(sampling: SamplingParams | None, verdicts: dict) -> dict:
-    """``apprentice_verdicts``' answer from per-apprentice ``speculative_times`` dicts measured separately."""
-    # pays clearly: every run with it faster than every run without (a 1.01x with no guess kept is noise)
-    paying = [(v["speedup"], a) for a, v in verdicts.items()
-              if v.get("speedup") and v["verdict"]["holds"] and v["verdict"]["separated"] and v.get("acceptance")]
+    """``apprentice_verdicts``' answer from per-apprentice verdicts (``speculative_times``' or
+    ``ApprenticeCheck``'s dicts): ``{"sampling": {"temperature", "top_k", "top_p"}, "verdicts", "best"}``.
+
+    ``best`` is ``model.lessons.best_apprentice``: None when no apprentice pays; else the n-gram apprentice
+    when it pays, unless the draft model pays and beats it by more than the spread of their runs.
+    """
     s = sampling or SamplingParams()
     return {"sampling": {"temperature": s.temperature, "top_k": s.top_k, "top_p": s.top_p},
-            "verdicts": verdicts, "best": max(paying)[1] if paying else None}
+            "verdicts": verdicts, "best": best_apprentice(verdicts)}

@@ -12,7 +12,9 @@ The verdict (``verdict``) is a pure function of those summaries: the lesson *hol
 calls better has the lower median. A page that shows a figure shows the verdict beside it, and when the lesson
 does not hold it says so in the same size as the figure, with the measured reason (``why_not``).
 
-Also here: ``trip_split``, the reading-versus-paperwork split of one measured trip. No Qt, no GUI.
+Also here: when an apprentice pays (``pays``) and which one the Live page runs (``best_apprentice``), and
+``trip_split``, the reading-versus-paperwork split of one measured trip. No Qt, no GUI, no torch: the window's
+process reads these rules too.
 """
 
 from __future__ import annotations
@@ -97,6 +99,68 @@ def why_not(kind: str, data: dict) -> str | None:
         rate = data.get("acceptance")
         return "speculative_acceptance" if rate is not None and rate < 0.5 else "speculative_overhead"
     return "noise"
+
+
+# When an apprentice pays enough to be the Live page's default: a page that shows 12 trips measures its own
+# speed-up with a spread of about ±15 % on a shared 2-core machine (issue 29 saw 1.01x, 0.78x and 0.61x for one
+# setting), so a check whose median is only a few per cent above 1 would be shown losing about half the time.
+PAYS_MIN_SPEEDUP = 1.1
+
+# The apprentice the Live page prefers when more than one pays: the n-gram one costs next to nothing per guess
+# (a lookup in the text already written), so its speed-up moves little with the machine's load; the draft
+# model's own passes do, and on a small shared CPU its margin over plain decoding is thin and noisy.
+PREFERRED_APPRENTICES = ("ngram", "model")
+
+
+def pays(v: dict | None) -> bool:
+    """Whether one measured apprentice pays clearly. ``v``: ``model.lesson_runs.speculative_times``' dict
+    (``acceptance``, ``speedup`` = plain ÷ apprentice medians, ``round_speedups``: plain ÷ apprentice per round,
+    ``verdict``).
+
+    It must keep guesses (a speed-up with no guess kept is noise), reach a median speed-up of at least
+    ``PAYS_MIN_SPEEDUP``, and be faster than the plain run beside it in every round but one in five (on a
+    shared machine a slow spell hits both runs of a round alike, so the pair is the fair comparison; one
+    round in five may be caught by a spell that starts between its two runs). Without rounds: every run with
+    it faster than every run without (``verdict``'s ``separated``).
+    """
+    if not v or not v.get("available", True) or not v.get("acceptance") or not v.get("speedup"):
+        return False
+    if float(v["speedup"]) < PAYS_MIN_SPEEDUP:
+        return False
+    rounds = v.get("round_speedups")
+    if rounds:
+        slower = sum(1 for r in rounds if r <= 1.0)
+        return slower <= len(rounds) // 5
+    return bool((v.get("verdict") or {}).get("separated"))
+
+
+def clearly_faster(a: dict, b: dict) -> bool:
+    """Apprentice ``a`` beats ``b`` by more than the measured spread: every run with ``a`` faster than every run
+    with ``b`` (``verdict``'s ``separated`` on their ``with`` summaries, taken in the same rounds)."""
+    return bool(verdict(a["with"], b["with"])["separated"])
+
+
+def best_apprentice(verdicts: dict) -> str | None:
+    """The apprentice the Live page runs by default, from per-apprentice verdicts (``{"ngram": ..., "model":
+    ...}``, each as ``pays`` reads it): None when none ``pays``; else the first that pays in
+    ``PREFERRED_APPRENTICES`` (the n-gram apprentice), unless another that pays is ``clearly_faster`` than it
+    (the draft model must beat the n-gram apprentice by more than the spread of their runs, not by a median
+    that a busy moment can move)."""
+    paying = [a for a in PREFERRED_APPRENTICES if pays(verdicts.get(a))]
+    paying += [a for a in verdicts if a not in paying and pays(verdicts[a])]
+    best = paying[0] if paying else None
+    for other in paying[1:]:
+        if clearly_faster(verdicts[other], verdicts[best]):
+            best = other
+    return best
+
+
+def least_bad_apprentice(verdicts: dict) -> str | None:
+    """When no apprentice pays: the one the page still shows working, the apprentice with the highest median
+    speed-up among those that kept some of their guesses (so the visitor sees guesses inked, and the page says
+    why it is slower); None when none kept a guess."""
+    kept = [(float(v.get("speedup") or 0.0), a) for a, v in verdicts.items() if v and v.get("acceptance")]
+    return max(kept)[1] if kept else None
 
 
 def trip_split(step_ms: float, weight_bytes: int, bandwidth: float) -> dict:

@@ -31,9 +31,10 @@ Events (engine → GUI), each a dict with "type":
     finished      request_id, text, finish_reason, ttft_ms
     idle          no request left
     analysis      analysis_id, kind, prompt, data (plain measurements) or error, elapsed_ms
-    apprentice    checks: [model.lesson_runs.apprentice_verdicts for the sampling in use, then greedy], chosen:
+    apprentice    checks: [model.lesson_runs.combine_verdicts for the sampling in use, then greedy], chosen:
                   the apprentice now set ("model" | "ngram"; the one that pays under the sampling in use, else
-                  under greedy, else unchanged), pays_when: "sampling" | "greedy" | None. Measured at start-up
+                  under greedy, else the least slow that kept guesses; a visitor's own choice stands), pays_when: "sampling" |
+                  "greedy" | None. Each verdict carries "pays" (model.lesson_runs.pays). Measured at start-up
                   (when the option measure_apprentice is on, as the window's engine process has it) while idle
     error         message (the engine keeps running)
     fatal         message (the model could not be loaded; the process ends)
@@ -99,37 +100,40 @@ class EngineService:
         self.grants = 0
         self.free_run = False
         self.stopping = False
-        self.apprentice_queue: list = []  # (SamplingParams or None,) still to measure, one per idle moment
-        self.apprentice_done: list = []
+        self.apprentice_queue: list = []  # model.lesson_runs.ApprenticeCheck per sampling, a round per idle moment
+        self.apprentice_done: list = []  # the last check's verdicts (combine_verdicts per sampling)
         self.apprentice_chosen_by_user = False  # the visitor picked an apprentice: the check does not override it
         if options.get("measure_apprentice"):
             self.check_apprentice(bundled.temperature if bundled else 0.8, 0, bundled.top_p if bundled else 0.95)
 
     def check_apprentice(self, temperature: float, top_k: int, top_p: float) -> None:
-        """Queue the apprentice check (``model.lesson_runs.apprentice_verdicts``) for this sampling and for
-        greedy: one (sampling, apprentice) pair per idle moment, so commands wait at most one short measurement."""
-        from model.lesson_runs import apprentice_kinds
+        """Queue the apprentice check (``model.lesson_runs.ApprenticeCheck``) for this sampling and for greedy:
+        one round (plain, n-gram, draft model once each) per idle moment, so commands wait at most one round."""
+        from model.lesson_runs import ApprenticeCheck
         from model.sampling import SamplingParams
         sampling = SamplingParams(temperature=float(temperature), top_k=int(top_k), top_p=float(top_p), seed=0)
         samplings = [sampling, None] if not sampling.greedy else [None]
-        self.apprentice_queue = [(i, s, kind) for i, s in enumerate(samplings) for kind in apprentice_kinds(self.engine)]
-        self.apprentice_done = [{} for _ in samplings]
-        self.apprentice_samplings = samplings
+        self.apprentice_queue = [ApprenticeCheck(self.engine, s) for s in samplings]
+        self.apprentice_done = []
 
     def apprentice_pending(self) -> bool:
         return bool(self.apprentice_queue) and not self.engine.has_work() and self.runner is None
 
     def apprentice_step(self) -> None:
-        """Measure the next queued pair; after the last, choose the apprentice and emit "apprentice"."""
-        from model.lesson_runs import APPRENTICE_PROMPT, combine_verdicts, speculative_times
-        i, sampling, kind = self.apprentice_queue.pop(0)
-        ids = self.engine.tokenizer.encode(APPRENTICE_PROMPT) or [0]
-        self.apprentice_done[i][kind] = speculative_times(self.engine, ids, 24, 8 * 2**20, apprentice=kind,
-                                                          sampling=sampling, repeats=3)
-        if self.apprentice_queue:
+        """Run the next round of the check; after the last, choose the apprentice and emit "apprentice".
+
+        The choice: the apprentice that pays (``model.lesson_runs.combine_verdicts``' ``best``) under the
+        sampling in use, else under greedy (``pays_when`` says which); when none pays anywhere, the one that
+        loses least under the sampling in use among those that kept guesses (``model.lessons.
+        least_bad_apprentice``: the page shows it working and says why it is slower), else the one set now."""
+        check = next(c for c in self.apprentice_queue if not c.done())
+        check.step()
+        if not all(c.done() for c in self.apprentice_queue):
             return
-        checks = [combine_verdicts(s, v) for s, v in zip(self.apprentice_samplings, self.apprentice_done)]
-        pays_when, chosen = None, self.engine.draft_kind
+        checks = [c.result() for c in self.apprentice_queue]
+        self.apprentice_queue = []
+        from model.lessons import least_bad_apprentice
+        pays_when, chosen = None, least_bad_apprentice(checks[0]["verdicts"]) or self.engine.draft_kind
         for check in checks:
             if check["best"]:
                 pays_when = "greedy" if check["sampling"]["temperature"] == 0 else "sampling"
@@ -139,7 +143,7 @@ class EngineService:
             self.engine.set_draft_kind(chosen)
         chosen = self.engine.draft_kind
         self.apprentice_done = checks
-        self.emit({"type": "apprentice", "checks": self.apprentice_done, "chosen": chosen, "pays_when": pays_when})
+        self.emit({"type": "apprentice", "checks": checks, "chosen": chosen, "pays_when": pays_when})
 
     def ready_event(self) -> dict:
         e = self.engine

@@ -136,6 +136,10 @@
         <translation>小徒弟（草稿模型）</translation>
     </message>
     <message>
+        <source>Apprentice (n-gram)</source>
+        <translation>小徒弟（照抄前文）</translation>
+    </message>
+    <message>
         <source>all right: the master adds one more</source>
         <translation>全对：师傅再多写一个</translation>
     </message>
@@ -1798,8 +1802,8 @@
         <translation>红：下限 {ms}</translation>
     </message>
     <message>
-        <source>Slower here: a tiny model on two CPU cores is bound by overhead, not by memory, and the apprentice's pass costs nearly as much as the master's.</source>
-        <translation>这里反而更慢：两个 CPU 核心上的小模型卡在开销上，不在内存上；小徒弟搬一趟几乎和师傅一样贵。</translation>
+        <source>Slower here: {reason}.</source>
+        <translation>这里反而更慢：{reason}。</translation>
     </message>
     <message>
         <source>Slower here: passing the pages between processes costs more than the tiny model's compute; tearing pays off for models too big for one GPU.</source>
@@ -2324,6 +2328,14 @@
     <message>
         <source>it found nothing in the text to copy a guess from</source>
         <translation>它在已写的文字里找不到可以照抄的地方</translation>
+    </message>
+    <message>
+        <source>it saves too little to show through the noise of a few trips</source>
+        <translation>它省下的太少，几趟之内会被测量的起伏盖过</translation>
+    </message>
+    <message>
+        <source>the start-up check measured {x}× over {n} runs; a few trips on a busy machine vary more</source>
+        <translation>启动时的检查测得 {x}×（{n} 次）；在忙碌的机器上，几趟的结果起伏更大</translation>
     </message>
 </context>
 <context>

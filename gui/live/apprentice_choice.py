@@ -19,6 +19,7 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QLabel, QRadioButton, QVBoxLayout, QWidget
 
 from animations.typescale import set_role
+from model import lessons
 
 KINDS = ("ngram", "model")
 
@@ -36,19 +37,50 @@ def why_text(key: str | None) -> str:
     return {"no_guess": _tr("it found nothing in the text to copy a guess from"),
             "speculative_acceptance": _tr("its guesses are kept too rarely to pay for its own passes"),
             "speculative_overhead": _tr("its guesses are kept, but its own passes cost more than the trips saved"),
+            "small_gain": _tr("it saves too little to show through the noise of a few trips"),
             }.get(key or "", _tr("the runs with and without it overlap: no clear difference on this busy machine"))
 
 
 def _pays(v: dict | None) -> bool:
-    """The engine's rule (``combine_verdicts``): every run with it faster than every run without, a guess kept."""
-    verdict = (v or {}).get("verdict") or {}
-    return bool(verdict.get("holds") and verdict.get("separated") and (v or {}).get("acceptance"))
+    """The engine's rule (``model.lessons.pays``): guesses kept, a median speed-up a page can show through its
+    noise, faster than plain decoding in (nearly) every round of the check."""
+    return lessons.pays(v)
 
 
 def _why_key(v: dict) -> str | None:
     """``model.lessons.why_not``'s key, or "no_guess" when the apprentice made no guess at all (the n-gram one
-    found nothing to copy): then no share was kept or lost, and the engine's key would say overhead."""
-    return "no_guess" if v.get("acceptance") is None else v.get("why_not")
+    found nothing to copy): then no share was kept or lost, and the engine's key would say overhead; or
+    "small_gain" when it was faster but by less than ``model.lessons.PAYS_MIN_SPEEDUP``."""
+    if v.get("acceptance") is None:
+        return "no_guess"
+    if v.get("why_not") is None and 1.0 < float(v.get("speedup") or 0) < lessons.PAYS_MIN_SPEEDUP:
+        return "small_gain"
+    return v.get("why_not")
+
+
+def check_for(event: dict | None, kind: str, greedy: bool) -> dict | None:
+    """The start-up verdict (``speculative_times``' dict) of apprentice ``kind`` under greedy or under the
+    window's sampling, from an "apprentice" event; None before the check or when it was not measured."""
+    for check in (event or {}).get("checks") or []:
+        if (float((check.get("sampling") or {}).get("temperature", 0)) == 0) == bool(greedy):
+            return (check.get("verdicts") or {}).get(kind)
+    return None
+
+
+def slower_reason(event: dict | None, kind: str, greedy: bool, acceptance: float | None) -> str:
+    """Why the apprentice in use measured slower than plain decoding on the page, in words: the start-up check's
+    measured reason for this apprentice at this setting (``why_text``), or, where that check found it paying,
+    its figure against the few trips on the page; before any check, ``model.lessons.why_not`` on the page's own
+    share of guesses kept."""
+    v = check_for(event, kind, greedy)
+    if v and v.get("speedup"):
+        if not _pays(v):
+            return why_text(_why_key(v))
+        return _tr("the start-up check measured {x}× over {n} runs; a few trips on a busy machine vary more").format(
+            x=f"{v['speedup']:.2f}", n=int(v.get("runs") or 0))
+    if acceptance is None:
+        return why_text("no_guess")
+    return why_text(lessons.why_not("speculative", {"verdict": {"holds": False}, "acceptance": acceptance}))
 
 
 def verdict_line(v: dict | None, greedy: bool) -> str:

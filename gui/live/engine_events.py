@@ -11,6 +11,7 @@ import time
 
 from PySide6.QtCore import QCoreApplication
 
+from gui.live.apprentice_choice import slower_reason
 from gui.live.readout import (fmt_ms, model_display_name, model_text, readout_rule, readout_text, sharding_why,
                               speedup_why)
 
@@ -196,7 +197,12 @@ class EngineEvents:
             lines.append(self.shard_meter.text(mode, n))
         why = ""
         if k > 0 and self.apprentice.is_available() and self.spec_meter.trips:
-            why = speedup_why(self.spec_meter.speedup(self._spec_key()))
+            reason = slower_reason(self.apprentice_choice.event, self.apprentice_choice.kind(),
+                                   self.model_choice.greedy, self.spec_meter.acceptance)
+            # the details view shows each apprentice's verdict with its reason: one reason on screen, not two
+            shown = getattr(self.live_page, "details", False) and \
+                reason in self.apprentice_choice.verdict_text(self.apprentice_choice.kind())
+            why = "" if shown else speedup_why(self.spec_meter.speedup(self._spec_key()), reason)
         if n > 1 and not why:
             why = sharding_why(self.shard_meter.compute_ms(), self.shard_meter.comm_ms())
         if self.tear.is_pending():

@@ -120,6 +120,8 @@ class ExhibitActions:
         if hasattr(self.scene, "set_details"):
             self.scene.set_details(on)
         self.live_page.set_details(on)
+        if hasattr(self, "_update_extra_readout"):
+            self._update_extra_readout()  # the why line gives way to the verdict lines that say it in the details
 
     def _on_share_clicked(self, on: bool) -> None:
         self.set_batch(SHARE_SEATS if on else 1)

@@ -115,12 +115,12 @@ def model_text(info: dict | None, fatal: str | None) -> str:
         weights=fmt_bytes(float(model.get("weight_bytes") or 0)), threads=threads)
 
 
-def speedup_why(speedup: float | None) -> str:
-    """One line saying why a measured speed-up goes against the source's claim; "" when it does not."""
-    if speedup is None or speedup >= 1.0:
+def speedup_why(speedup: float | None, reason: str) -> str:
+    """The one line saying why a measured speed-up goes against the source's claim, with the measured ``reason``
+    (``gui.live.apprentice_choice.slower_reason``); "" when it does not go against it."""
+    if speedup is None or speedup >= 1.0 or not reason:
         return ""
-    return _tr("Slower here: a tiny model on two CPU cores is bound by overhead, not by memory, and the "
-               "apprentice's pass costs nearly as much as the master's.")
+    return _tr("Slower here: {reason}.").format(reason=reason)
 
 
 def sharding_why(compute_ms: float | None, comm_ms: float | None) -> str:

@@ -128,3 +128,83 @@ def test_model_lessons_loads_no_torch_for_the_gui():
     out = subprocess.run([sys.executable, "-c", "import model.lessons, sys; print('torch' in sys.modules)"],
                          capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "False"
+
+
+def _slower_trips(window, verify_ms: float = 30.0) -> None:
+    """Plain trips of 10 ms a token, then verify trips that write 2 tokens in ``verify_ms``: slower when > 20."""
+    for _ in range(6):
+        window._measure_extras({"phase": "decode", "wall_ms": 10.0, "tokens_out": 1})
+    for _ in range(4):
+        window._measure_extras({"phase": "verify", "wall_ms": verify_ms, "tokens_out": 2, "proposed": 4,
+                                "accepted": 1, "bonus": 0})
+
+
+def test_a_slower_page_says_the_start_up_checks_measured_reason_once(window):
+    event = _event("ngram", "greedy")
+    window.bridge.apprentice.emit(event)
+    window.apprentice_choice.buttons["model"].click()  # the draft model, which does not pay greedy (overhead)
+    window.set_draft_k(0)
+    window.model_choice.greedy_box.setChecked(True)
+    window.set_draft_k(4)
+    _slower_trips(window)
+    why = window.live_page.readout_panel.why_label.text()
+    assert why == "Slower here: its guesses are kept, but its own passes cost more than the trips saved."
+    assert "tiny model on two CPU cores" not in why  # the old canned line is gone
+    shown = [window.extra_readout.text(), why]
+    assert sum(t.count("Slower here") for t in shown) == 1  # exactly one reason on screen
+    # the figure and its reason at one size
+    assert window.live_page.readout_panel.why_label.font().pixelSize() == window.extra_readout.font().pixelSize()
+
+
+def test_the_details_view_says_the_reason_once_under_the_verdicts(window):
+    window.bridge.apprentice.emit(_event("ngram", "greedy"))
+    window.apprentice_choice.buttons["model"].click()  # the draft model, sampled: it keeps too few guesses
+    window.set_draft_k(4)
+    assert not window.model_choice.greedy
+    _slower_trips(window)
+    reason = "its guesses are kept too rarely to pay for its own passes"
+    assert window.live_page.readout_panel.why_label.text() == f"Slower here: {reason}."
+    window.set_details(True)  # the draft model's verdict line says it: the readout's line gives way
+    assert reason in window.apprentice_choice.verdict_text("model")
+    assert not window.live_page.readout_panel.why_label.text()
+    window.set_details(False)
+    assert reason in window.live_page.readout_panel.why_label.text()
+
+
+def test_a_slower_page_where_the_check_found_it_paying_quotes_the_check(window):
+    window.bridge.apprentice.emit(_event("ngram", "greedy"))
+    window.set_draft_k(4)  # the n-gram apprentice, greedy: it paid 1.60x at start-up
+    assert window.model_choice.greedy
+    _slower_trips(window)
+    why = window.live_page.readout_panel.why_label.text()
+    assert why.startswith("Slower here: the start-up check measured 1.60× over 3 runs")
+
+
+def test_no_why_line_when_the_page_measures_faster(window):
+    window.bridge.apprentice.emit(_event("ngram", "greedy"))
+    window.set_draft_k(4)
+    _slower_trips(window, verify_ms=12.0)  # 6 ms a token against 10: faster
+    assert not window.live_page.readout_panel.why_label.text()
+
+
+def test_slower_reason_before_the_check_uses_the_pages_own_share_kept():
+    from gui.live.apprentice_choice import slower_reason
+    assert "kept too rarely" in slower_reason(None, "model", False, 0.2)
+    assert "cost more than the trips saved" in slower_reason(None, "model", False, 0.8)
+    assert "nothing in the text to copy" in slower_reason(None, "ngram", False, None)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_stage_names_the_apprentice_that_guesses(qapp, lang):
+    from animations.stage_apprentice import apprentice_title
+    from gui import i18n
+    i18n.set_language(lang)
+    try:
+        ngram, model = apprentice_title({"draft_kind": "ngram"}), apprentice_title({"draft_kind": "model"})
+        assert ngram != model
+        if lang == "en":
+            assert "n-gram" in ngram and "draft model" in model and "draft" not in ngram
+        else:
+            assert ngram == "小徒弟（照抄前文）" and model == "小徒弟（草稿模型）"
+    finally:
+        i18n.set_language("en")

@@ -86,7 +86,10 @@ def test_model_line_names_the_model_not_its_folder():
 
 
 def test_why_lines_only_when_the_measurement_goes_against_the_claim():
-    assert speedup_why(0.8) and not speedup_why(1.3) and not speedup_why(None)
+    reason = "its guesses are kept too rarely to pay for its own passes"
+    assert speedup_why(0.8, reason) == f"Slower here: {reason}."
+    assert not speedup_why(1.3, reason) and not speedup_why(None, reason)
+    assert not speedup_why(0.8, "")  # no measured reason, no line: never a canned one
     assert sharding_why(4.0, 11.0) and not sharding_why(4.0, 1.0)
 
 

@@ -85,7 +85,7 @@ def test_trip_split_reading_is_weight_bytes_over_bandwidth():
 
 def _spec(speedup: float, acceptance: float = 0.6, spread: float = 1.0) -> dict:
     w, p = 100.0 / speedup, 100.0
-    return {"available": True, "speedup": speedup, "acceptance": acceptance,
+    return {"available": True, "speedup": speedup, "acceptance": acceptance, "with": _s(w, w - spread, w + spread),
             "verdict": lessons.verdict(_s(w, w - spread, w + spread), _s(p, 99, 101))}
 
 
@@ -104,6 +104,7 @@ def test_the_default_apprentice_is_the_one_that_pays_most_or_none():
 
 
 def test_service_measures_both_apprentices_and_keeps_the_visitors_choice(tiny_model_dir, tmp_path):
+    from model.lesson_runs import APPRENTICE_ROUNDS
     from model.service import EngineService
 
     events: list[dict] = []
@@ -112,13 +113,95 @@ def test_service_measures_both_apprentices_and_keeps_the_visitors_choice(tiny_mo
     assert svc.apprentice_pending()
     svc.handle({"op": "set_draft_kind", "kind": "ngram"})  # the visitor chose before the check ended
     steps = 0
-    while svc.apprentice_pending() and steps < 10:
+    while svc.apprentice_pending() and steps < 40:
         svc.apprentice_step()
         steps += 1
     (ev,) = [e for e in events if e["type"] == "apprentice"]
-    assert steps == 2  # one (sampling, apprentice) pair per idle moment: the window's sampling, then greedy
+    # one round (plain, then each apprentice) per idle moment, a warm-up round and the kept rounds, for the
+    # window's sampling, then greedy
+    assert steps == 2 * (APPRENTICE_ROUNDS + 1)
     assert [c["sampling"]["temperature"] for c in ev["checks"]] == [0.8, 0.0]
     assert all(set(c["verdicts"]) == {"ngram"} for c in ev["checks"])  # no draft model here
-    assert all(c["verdicts"]["ngram"]["runs"] == 3 for c in ev["checks"])
+    for c in ev["checks"]:
+        v = c["verdicts"]["ngram"]
+        assert v["runs"] == APPRENTICE_ROUNDS == len(v["round_speedups"]) and v["pays"] == lessons.pays(v)
     assert ev["chosen"] == "ngram" == svc.engine.draft_kind
+    svc.close()
+
+
+def _rounds(speedups: list[float], acceptance: float = 0.6, ms: float = 100.0) -> dict:
+    """An ``ApprenticeCheck``-shaped verdict: plain runs of ``ms`` beside apprentice runs ``ms / speedup``."""
+    w = [ms / x for x in speedups]
+    p = [ms] * len(speedups)
+    v = {"available": True, "acceptance": acceptance, "with": lessons.summary(w), "plain": lessons.summary(p),
+         "round_speedups": list(speedups)}
+    v["speedup"] = v["plain"]["median"] / v["with"]["median"]
+    v["verdict"] = lessons.verdict(v["with"], v["plain"])
+    return v
+
+
+def test_an_apprentice_pays_when_it_wins_nearly_every_round_by_a_margin_a_page_can_show():
+    assert lessons.pays(_rounds([1.3, 1.4, 1.2, 1.35, 1.5, 1.25]))
+    # one round in five may lose to a slow spell between its two runs; two in six may not
+    assert lessons.pays(_rounds([1.3, 1.4, 0.95, 1.35, 1.5, 1.25]))
+    assert not lessons.pays(_rounds([1.3, 0.9, 0.95, 1.35, 1.5, 1.25]))
+    # faster in every round, but by less than a page's own noise
+    assert not lessons.pays(_rounds([1.04, 1.06, 1.05, 1.03, 1.07, 1.05]))
+    assert lessons.PAYS_MIN_SPEEDUP > 1.0
+    # faster with no guess kept (or none made) is noise
+    assert not lessons.pays(_rounds([1.3] * 6, acceptance=0.0))
+    assert not lessons.pays(_rounds([1.3] * 6, acceptance=None))
+    assert not lessons.pays(None) and not lessons.pays({"available": False})
+
+
+def test_the_draft_model_is_preferred_only_when_it_beats_the_ngram_apprentice_clearly():
+    ngram = _rounds([1.30, 1.35, 1.25, 1.40, 1.32, 1.28])
+    # a higher median whose runs overlap the n-gram apprentice's: the n-gram apprentice stays
+    close = _rounds([1.45, 1.20, 1.50, 1.26, 1.42, 1.38])
+    assert close["speedup"] > ngram["speedup"] and not lessons.clearly_faster(close, ngram)
+    assert lessons.best_apprentice({"model": close, "ngram": ngram}) == "ngram"
+    # every draft run faster than every n-gram run: the draft model
+    clear = _rounds([1.80, 1.75, 1.90, 1.85, 1.70, 1.82])
+    assert lessons.best_apprentice({"model": clear, "ngram": ngram}) == "model"
+    # the draft model alone pays, or nothing pays
+    assert lessons.best_apprentice({"model": clear, "ngram": _rounds([0.9] * 6)}) == "model"
+    assert lessons.best_apprentice({"model": _rounds([0.7] * 6), "ngram": _rounds([0.85] * 6)}) is None
+
+
+def test_when_none_pays_the_page_shows_the_least_slow_apprentice_that_kept_guesses():
+    assert lessons.least_bad_apprentice({"ngram": _rounds([0.9] * 6), "model": _rounds([0.8] * 6)}) == "ngram"
+    # poems: the n-gram apprentice found nothing to copy; the draft model kept guesses, slower as it is
+    assert lessons.least_bad_apprentice({"ngram": _rounds([0.95] * 6, acceptance=None),
+                                         "model": _rounds([0.7] * 6)}) == "model"
+    assert lessons.least_bad_apprentice({"ngram": _rounds([0.95] * 6, acceptance=0.0)}) is None
+
+
+@pytest.mark.parametrize("ngram_kept, chosen", [(0.6, "ngram"), (None, "model")])
+def test_service_chooses_the_least_slow_apprentice_when_none_pays(tiny_model_dir, monkeypatch, ngram_kept, chosen):
+    import model.lesson_runs as lr
+    from model.service import EngineService
+
+    class Check:  # a check whose rounds cost nothing and whose verdict says nothing pays
+        def __init__(self, src, sampling, **_):
+            self.sampling, self.left = sampling, 2
+
+        def done(self):
+            return self.left == 0
+
+        def step(self):
+            self.left -= 1
+
+        def result(self):
+            return lr.combine_verdicts(self.sampling, {"ngram": _rounds([0.9] * 6, acceptance=ngram_kept),
+                                                       "model": _rounds([0.8] * 6)})
+
+    monkeypatch.setattr(lr, "ApprenticeCheck", Check)
+    events: list[dict] = []
+    svc = EngineService({"model_dir": str(tiny_model_dir), "threads": 1, "layer_timing": False,
+                         "draft_model_dir": str(tiny_model_dir), "measure_apprentice": True}, events.append)
+    assert svc.engine.draft is not None and svc.engine.draft_kind == "model"  # the engine's own default
+    while svc.apprentice_pending():
+        svc.apprentice_step()
+    (ev,) = [e for e in events if e["type"] == "apprentice"]
+    assert ev["pays_when"] is None and ev["chosen"] == chosen == svc.engine.draft_kind
     svc.close()
