@@ -366,12 +366,12 @@ class QuestionsScene(TourScene):
     def draw(self, ctx: dict) -> None:
         y = self.top - 6  # the narration under the stage says "Three questions, and now they can be answered."
         for i, (q, a) in enumerate(QUESTIONS):
-            qi, qy = self.para(f"{i + 1}. " + T(q), 64, y + 8, 1470, "body", TEXT, True, role="card")
+            qi, qy = self.para(f"{i + 1}. " + T(q), 64, y + 6, 1470, "body", TEXT, True, role="card")
             ai, ay = self.para(T(a), 64, qy + 2, 1470, "label", GREEN, role="card")
-            card = self.box(40, y, 1520, ay + 8 - y, PANEL, EDGE, z=0)
+            card = self.box(40, y, 1520, ay + 6 - y, PANEL, EDGE, z=0)
             for item in (card, qi, ai):
                 self.fade_in(item, 0.2 + 0.4 * i)
-            y = ay + 16
+            y = ay + 12
         live = ((ctx.get("analysis") or {}).get("closing_line") or {})
         if live.get("tokens"):
             self._write_live(ctx, live, 1.6, y)
@@ -439,9 +439,9 @@ class QuestionsScene(TourScene):
             x += w + 8
         pill = self.badge("measured", 1560, y + 2, T("each trip timed here"), align="right")
         y = max(pill.sceneBoundingRect().bottom(), y + self.lh("label") + 12) + 8
-        self.fade_in(self.text(T("Each token is one real trip of the model, with its KV cache; the words are the "
-                                 "source's, the trips are real. Green: a token the model would have picked itself."),
-                               40, y, "label", DIM, width=1520, role="caption"), t0 + TRIP_S * n)
+        self.fade_in(self.para_fit(T("Each token is one real trip of the model, with its KV cache; the words are the "
+                                     "source's. Green: the model's own pick."), 40, y, 1520, SCENE_H - 8,
+                                   color=DIM)[0], t0 + TRIP_S * n)
 
     def _cut_only(self, ctx: dict, t0: float, y: float) -> None:
         item, y = self.para(T(CLOSING_LINE), 40, y, 1520, "heading", ACCENT, True, role="quote")

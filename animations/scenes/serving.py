@@ -207,15 +207,19 @@ class SpeculativeScene(TourScene):
             passes = [(["for", "␣i", "␣in", "␣range", "(", "10"], 4, 5), (["10", "):", "↵", "␣␣␣", "␣print"], 4, 5),
                       (["(", "i", ")", "↵"], 3, 5)]
         top = self.top
-        lw = 1000.0
+        lw = 820.0 if live else 1000.0  # live: the right box takes more room for its measured figures
         _, y = self.para(T("The apprentice guesses, the book checks every guess in one trip:"), 40, top, lw, "body",
                          TEXT, role="caption")
         y += 8
+        # what stands under the rows (legend, headline, pills, notes), drawn first from y = 0 and moved under the
+        # last row that fits above it
+        below = self._below_rows(s if live else None, lw)
+        block_h = max([i.sceneBoundingRect().bottom() for i in below] + [0.0])
         t = 0.3
         trip_w = max(self.measure(T("trip {i}").format(i=len(passes)), "label").width(), 40) + 14
-        reserve = 190.0 if live else 90.0  # room kept below the rows for the legend, headline and pills
+        row_h = self.lh("label") + px("small") * 0.45 + 8  # a chip (``chip``) and the gap under it
         for r, (labels, accepted, proposed) in enumerate(passes):
-            if y + 50 > 700 - reserve:
+            if r >= 2 and y + row_h > SCENE_H - 8 - block_h:
                 break
             self.text(T("trip {i}").format(i=r + 1), 40, y + 6, "label", DIM, role="axis")
             x = 40 + trip_w
@@ -236,64 +240,79 @@ class SpeculativeScene(TourScene):
             else:
                 item = self.text(note, 40 + trip_w, row_bottom + 2, "small", DIM, role="label")
                 row_bottom = item.sceneBoundingRect().bottom()
-            y = row_bottom + 10
-        sw = self.lh("small")
-        self.box(40, y + 2, sw - 4, sw - 4, GREEN, None, radius=4)
-        k1 = self.text(T("the apprentice's guess, kept"), 40 + sw + 4, y, "small", TEXT, role="legend")
-        x2 = k1.sceneBoundingRect().right() + 30
-        self.box(x2, y + 2, sw - 4, sw - 4, ACCENT, None, radius=4)
-        k2 = self.text(T("the book's own token (free with the check)"), x2 + sw + 4, y, "small", TEXT, role="legend")
-        y = k2.sceneBoundingRect().bottom() + 10
-        if live:
-            _, y = self.para(T("{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either "
-                               "way").format(n=s["tokens"], t=s["trips"], p=s["plain_trips"]), 40, y, lw, "label",
-                             ACCENT, True, role="readout")
-            y = self.badge("measured", 40, y + 4, T("the live draft and target models"), max_w=lw
-                           ).sceneBoundingRect().bottom()
-            rate = float(s.get("acceptance") or 0.0)
-            if rate < 0.6:
-                _, y = self.para(T("Measured here the apprentice kept {pct:.0f}% of its guesses, fewer than the "
-                                   "source's 3–4 of 5: both models here are tiny and briefly trained, so they agree "
-                                   "less often than a good draft agrees with a big model.").format(pct=100 * rate),
-                                 40, y + 6, lw, "small", DIM, role="caption")
-            card = s.get("card_acceptance") or {}
-            if card.get("code") is not None and card.get("poems") is not None:
-                self.para(T("The model cards, 4 guesses on held-out text: the code apprentice keeps {code:.0f}%, the "
-                            "poetry apprentice {poems:.0f}%. Code repeats itself; a poem's next character is open."
-                            ).format(code=100 * card["code"], poems=100 * card["poems"]),
-                          40, y + 6, lw, "small", DIM, role="caption")
-        else:
-            self.badge("illustrative", 40, y, T("no draft model loaded; in the spirit of the source's picture"),
-                       max_w=lw)
+            y = row_bottom + 8
+        for item in below:
+            item.moveBy(0, y)
         # the right box: trips with and without the apprentice, then production
-        rx, rw = 1080.0, 480.0
+        rx = 40 + lw + 30
+        rw = 1560 - rx
         y = top + 10
         if live:
             _, y = self.para(T("Trips for the same {n} tokens").format(n=s["tokens"]), rx + 20, y, rw - 40, "label",
                              TEXT, True, role="heading")
             most = max(s["plain_trips"], s["trips"], 1)
-            for i, (name, n, color) in enumerate(((T("without: {n} trips").format(n=s["plain_trips"]),
-                                                   s["plain_trips"], ORANGE),
-                                                  (T("with the apprentice: {n} trips").format(n=s["trips"]),
-                                                   s["trips"], GREEN))):
+            bars = ((T("without: {n} trips").format(n=s["plain_trips"]), s["plain_trips"], ORANGE),
+                    (T("with the apprentice: {n} trips").format(n=s["trips"]), s["trips"], GREEN))
+            name_w = max(self.measure(name, "label").width() for name, _, _ in bars) + 12
+            full = max(40.0, rw - 40 - name_w)
+            for i, (name, n, color) in enumerate(bars):  # the name, then its bar on the same line
                 lab = self.text(name, rx + 20, y + 6, "label", color, role="legend")
-                y = lab.sceneBoundingRect().bottom() + 2
-                bar = self.box(rx + 20, y, max(3.0, (rw - 40) * n / most), 22, color, None, radius=4)
+                r = lab.sceneBoundingRect()
+                bar = self.box(rx + 20 + name_w, r.center().y() - 11, max(3.0, full * n / most), 22, color, None,
+                               radius=4)
                 self.fade_in(bar, 0.6 + 0.3 * i)
-                y += 28
-            y = self.badge("measured", rx + 20, y + 2).sceneBoundingRect().bottom() + 14
+                y = r.bottom()
+            y = self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom() + 12
         if live and s.get("plain_pass_ms") and s.get("draft_pass_ms") and s.get("weight_bytes"):
             y = self._apprentice_cost(s, rx + 20, y, rw - 40) + 10
-        _, y = self.para(T("In production: EAGLE-3, a light guessing head trained on the big model's hidden states; "
-                           "DeepSeek-V3 and GLM-style MoE models build in multi-token prediction (MTP). Open-ended "
-                           "writing gains less than code."), rx + 20, y, rw - 40, "label", TEXT, role="caption") \
-            if not live else self.para_fit(T("In production: EAGLE-3, a light guessing head trained on the big "
-                                             "model's hidden states; DeepSeek-V3 and GLM-style MoE models build in "
-                                             "multi-token prediction (MTP). Open-ended writing gains less than "
-                                             "code."), rx + 20, y, rw - 40, 700 - 56, role="caption")
+        production = T("In production: EAGLE-3, a light guessing head trained on the big model's hidden states; "
+                       "DeepSeek-V3 and GLM-style MoE models build in multi-token prediction (MTP). Open-ended "
+                       "writing gains less than code.")
+        pill_h = self.lh("small", True) + px("small") * 0.3
+        _, y = self.para_fit(production, rx + 20, y, rw - 40, SCENE_H - 8 - 14 - 8 - pill_h, role="caption")
         y = self.badge("source", rx + 20, y + 8).sceneBoundingRect().bottom()
         self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)
 
+    def _below_rows(self, s: dict | None, lw: float) -> list:
+        """The legend, and live: the headline, its pill and the notes on acceptance; else the illustrative pill.
+        Drawn from y = 0 (the caller moves them under the rows); returns the top-level items made."""
+        made = []
+        sw = self.lh("small")
+        made.append(self.box(40, 2, sw - 4, sw - 4, GREEN, None, radius=4))
+        k1 = self.text(T("the apprentice's guess, kept"), 40 + sw + 4, 0, "small", TEXT, role="legend")
+        own = T("the book's own token (free with the check)")
+        x2, y2 = k1.sceneBoundingRect().right() + 30, 0.0
+        if x2 + sw + 4 + self.measure(own, "small").width() > 40 + lw:  # the second key on a line of its own
+            x2, y2 = 40.0, k1.sceneBoundingRect().bottom() + 4
+        made.append(self.box(x2, y2 + 2, sw - 4, sw - 4, ACCENT, None, radius=4))
+        k2 = self.text(own, x2 + sw + 4, y2, "small", TEXT, role="legend")
+        made += [k1, k2]
+        y = k2.sceneBoundingRect().bottom() + 10
+        if s is None:
+            made.append(self.badge("illustrative", 40, y, T("no draft model loaded; in the spirit of the source's "
+                                                            "picture"), max_w=lw))
+            return made
+        item, y = self.para(T("{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either "
+                              "way").format(n=s["tokens"], t=s["trips"], p=s["plain_trips"]), 40, y, lw, "label",
+                            ACCENT, True, role="readout")
+        made.append(item)
+        made.append(self.badge("measured", 40, y + 4, T("the live draft and target models"), max_w=lw))
+        y = made[-1].sceneBoundingRect().bottom()
+        rate = float(s.get("acceptance") or 0.0)
+        if rate < 0.6:
+            item, y = self.para(T("Measured here the apprentice kept {pct:.0f}% of its guesses, fewer than the "
+                                  "source's 3–4 of 5: both models here are tiny and briefly trained, so they agree "
+                                  "less often than a good draft agrees with a big model.").format(pct=100 * rate),
+                                40, y + 6, lw, "small", DIM, role="caption")
+            made.append(item)
+        card = s.get("card_acceptance") or {}
+        if card.get("code") is not None and card.get("poems") is not None:
+            made.append(self.para(T("The model cards, 4 guesses on held-out text: the code apprentice keeps "
+                                    "{code:.0f}%, the poetry apprentice {poems:.0f}%. Code repeats itself; a poem's "
+                                    "next character is open.").format(code=100 * card["code"],
+                                                                       poems=100 * card["poems"]),
+                                  40, y + 6, lw, "small", DIM, role="caption")[0])
+        return made
 
     def _apprentice_cost(self, s: dict, x: float, y: float, w: float) -> float:
         """Why a half-size apprentice does not halve the cost: its measured pass against the book's, and the

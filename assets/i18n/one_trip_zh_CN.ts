@@ -1475,8 +1475,8 @@
         <translation>第 {b} 页</translation>
     </message>
     <message>
-        <source>Each token is one real trip of the model, with its KV cache; the words are the source's, the trips are real. Green: a token the model would have picked itself.</source>
-        <translation>每个字块都是模型真跑的一趟，带着 KV 缓存；字是原文的（每趟按原文填下一个字块，不抽签），趟是真的。绿色：模型自己也会挑中的字块。</translation>
+        <source>Each token is one real trip of the model, with its KV cache; the words are the source's. Green: the model's own pick.</source>
+        <translation>每个字块都是模型真跑的一趟，带着 KV 缓存；字是原文的（按原文填，不抽签）。绿色：模型自己也会挑中的字块。</translation>
     </message>
     <message>
         <source>When the engine is running, it writes this line here, one real trip per token.</source>
