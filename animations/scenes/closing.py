@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor
 
 from animations.scenes.base import (
-    ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, SEAT_COLORS, TEXT, T, TourScene, fmt_ms,
+    ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, SCENE_H, SEAT_COLORS, TEXT, T, TourScene, fmt_ms,
 )
 from animations.timeline import Lambda
 
@@ -176,9 +176,9 @@ class GameScene(TourScene):
         if ways_h:
             y = self._three_ways(y, target_n, bw, unit)
         # how to press
-        self.para(T("the “Press: one trip” button below, or → / PageDown / Space"), 40, y + 10, bw, "label",
-                  ACCENT, role="caption")
-        self._counters(ctx, g, bw)
+        _, y = self.para(T("the “Press: one trip” button below, or → / PageDown / Space"), 40, y + 10, bw, "label",
+                         ACCENT, role="caption")
+        self._counters(ctx, g, bw, y)
 
     def _three_ways(self, y: float, target_n: int, bw: float, unit: float) -> float:
         """Alone, with the apprentice, sharing the table: the trips one sentence each takes, as columns of
@@ -205,7 +205,9 @@ class GameScene(TourScene):
         pill = self.badge("illustrative", 40 + bw, y - 4, T("the rules of the game, 4 tokens a trip"), align="right")
         return pill.sceneBoundingRect().bottom() - 2
 
-    def _counters(self, ctx: dict, g: dict, bw: float) -> None:
+    def _counters(self, ctx: dict, g: dict, bw: float, board_end: float) -> None:
+        """The counters, the pills and the note in the column right of the board; the note goes under the
+        board (whose end is ``board_end``) when the column has no room left for it."""
         top = self.top
         x0, cwid = bw + 80, 1560 - bw - 80
         counters = [(T("trips"), f"{g['trips']}"), (T("tokens"), f"{g['tokens']}"),
@@ -248,12 +250,21 @@ class GameScene(TourScene):
         note = (T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is a "
                   "random illustration in the spirit of “code often keeps 3–4”. A newcomer's first trip reads "
                   "the question.") if not live else
-                T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is "
-                  "measured: each press is one real verify trip of the bundled draft model over the running "
-                  "text. A newcomer's first trip reads the question.")).format(ms=g.get("ms_per_trip", 8.0))
-        _, y = self.para(note, x0, y + 8, cwid, "small", DIM, role="caption")
+                T("Time is accounted at about {ms:.0f} ms per trip. Each press is one real verify trip of the "
+                  "bundled draft model. A newcomer's first trip reads the question.")).format(
+                      ms=g.get("ms_per_trip", 8.0))
+        pill_h = 0.0 if g["mode"] == "apprentice" else self.lh("small", True) + 12  # its pill under it
+        item, end = self.para(note, x0, y + 8, cwid, "small", DIM, role="caption")
+        if end + pill_h > SCENE_H - 8:
+            self.removeItem(item)
+            item, end = self.para(note, 40, board_end + 12, bw, "small", DIM, role="caption")
+            if end > SCENE_H - 8:  # no room under the board either: back in the column, where it ends lowest
+                self.removeItem(item)
+                item, end = self.para(note, x0, y + 8, cwid, "small", DIM, role="caption")
+            else:
+                end = y
         if g["mode"] != "apprentice":  # the apprentice's own pill already says which it is
-            self.badge("illustrative", x0, y + 6)
+            self.badge("illustrative", x0, end + 6)
 
 
 METAPHORS = [
@@ -284,28 +295,42 @@ class MetaphorScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         top = self.top
+        # the column heads sit on the title's line, flush right, each in its column's colour (a row of its own
+        # would push the sixteenth metaphor off the page at the label size)
+        heads = [(T("metaphor"), ACCENT), (T("formal term"), TEXT), (T("section"), BLUE_LIGHT)]
+        x = 1540.0
+        head_y = 14 + (self.lh("heading", True) - self.lh("small", True)) / 2
+        head_items = []
+        for name, color in reversed(heads):
+            head_items.append(self.text(name, x, head_y, "small", color, True, align="right", role="heading"))
+            x = head_items[-1].sceneBoundingRect().left() - 28
+        title_right = 40 + self.measure(self.title_text(), "heading", True).width()
+        inline = x + 28 >= title_right + 40
+        if not inline:  # no room beside the title: the heads get a row of their own
+            for item in head_items:
+                item.setY(top)
+            top += self.lh("small", True) + 6
+        room = SCENE_H - 4 - top
         for style in ("body", "label", "small"):
             m_w = max(self.measure(T(m), style, True).width() for m, _, _ in METAPHORS) + 30
             s_w = self.measure("§15", style, True).width() + 20
             t_w = 1520 - 40 - m_w - s_w
-            rows_h = [max(self.measure(T(m), style, True).height(), self._height(T(term), style, t_w)) + 2
+            rows_h = [max(self.measure(T(m), style, True).height(), self._height(T(term), style, t_w))
                       for m, term, _ in METAPHORS]
-            if top + self.lh("small", True) + 6 + sum(rows_h) <= 696:
+            if sum(rows_h) <= room:
                 break
+        pad = max(0.0, min(12.0, (room - sum(rows_h)) / len(rows_h)))  # what is left is shared out as padding
         y = top
-        self.text(T("metaphor"), 60, y, "small", DIM, True, role="heading")
-        self.text(T("formal term"), 60 + m_w, y, "small", DIM, True, role="heading")
-        self.text(T("section"), 1540, y, "small", DIM, True, align="right", role="heading")
-        y += self.lh("small", True) + 6
         for i, ((metaphor, term, section), rh) in enumerate(zip(METAPHORS, rows_h)):
             if i % 2 == 0:
-                self.box(40, y - 2, 1520, rh, QColor("#151d26"), None, radius=4, z=0)
-            a = self.text(T(metaphor), 60, y + 2, style, ACCENT, True, role="label")
-            b = self.text(T(term), 60 + m_w, y + 2, style, TEXT, width=t_w, role="label")
-            c = self.text(f"§{section}", 1540, y + 2, style, BLUE_LIGHT, True, align="right", role="label")
+                self.box(40, y, 1520, rh + pad, QColor("#151d26"), None, radius=4, z=0)
+            ty = y + pad / 2
+            a = self.text(T(metaphor), 60, ty, style, ACCENT, True, role="label")
+            b = self.text(T(term), 60 + m_w, ty, style, TEXT, width=t_w, role="label")
+            c = self.text(f"§{section}", 1540, ty, style, BLUE_LIGHT, True, align="right", role="label")
             for item in (a, b, c):
                 self.fade_in(item, 0.1 + 0.06 * i)
-            y += rh
+            y += rh + pad
 
     def _height(self, s: str, style: str, width: float) -> float:
         probe = self.text(s, 0, 0, style, TEXT, width=width)
@@ -341,12 +366,12 @@ class QuestionsScene(TourScene):
     def draw(self, ctx: dict) -> None:
         y = self.top - 6  # the narration under the stage says "Three questions, and now they can be answered."
         for i, (q, a) in enumerate(QUESTIONS):
-            qi, qy = self.para(f"{i + 1}. " + T(q), 64, y + 8, 1470, "body", TEXT, True, role="card")
+            qi, qy = self.para(f"{i + 1}. " + T(q), 64, y + 6, 1470, "body", TEXT, True, role="card")
             ai, ay = self.para(T(a), 64, qy + 2, 1470, "label", GREEN, role="card")
-            card = self.box(40, y, 1520, ay + 8 - y, PANEL, EDGE, z=0)
+            card = self.box(40, y, 1520, ay + 6 - y, PANEL, EDGE, z=0)
             for item in (card, qi, ai):
                 self.fade_in(item, 0.2 + 0.4 * i)
-            y = ay + 16
+            y = ay + 12
         live = ((ctx.get("analysis") or {}).get("closing_line") or {})
         if live.get("tokens"):
             self._write_live(ctx, live, 1.6, y)
@@ -414,9 +439,9 @@ class QuestionsScene(TourScene):
             x += w + 8
         pill = self.badge("measured", 1560, y + 2, T("each trip timed here"), align="right")
         y = max(pill.sceneBoundingRect().bottom(), y + self.lh("label") + 12) + 8
-        self.fade_in(self.text(T("Each token is one real trip of the model, with its KV cache; the words are the "
-                                 "source's, the trips are real. Green: a token the model would have picked itself."),
-                               40, y, "label", DIM, width=1520, role="caption"), t0 + TRIP_S * n)
+        self.fade_in(self.para_fit(T("Each token is one real trip of the model, with its KV cache; the words are the "
+                                     "source's. Green: the model's own pick."), 40, y, 1520, SCENE_H - 8,
+                                   color=DIM)[0], t0 + TRIP_S * n)
 
     def _cut_only(self, ctx: dict, t0: float, y: float) -> None:
         item, y = self.para(T(CLOSING_LINE), 40, y, 1520, "heading", ACCENT, True, role="quote")

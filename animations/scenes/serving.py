@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import itertools
+
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor
 
 from animations.scenes.base import (
-    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PURPLE, SEAT_COLORS, TEXT, T, TourScene,
-    fmt_bytes, fmt_ms,
+    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PURPLE, SCENE_H, SEAT_COLORS, TEXT, T, TourScene,
+    fmt_bytes, fmt_ms, px,
 )
 from animations.scenes.trips import _analysis
 
@@ -71,12 +74,31 @@ class BatchingScene(TourScene):
         names = {"static": T("Static batch: everyone waits for the longest"),
                  "continuous": T("Continuous batch: a free seat is taken at once")}
         n_seats = int(b.get("max_batch", 2)) if b else 2
-        cell_style = "label" if n_seats <= 2 else "small"  # four rows of seats per mode still fit the page
-        cell_h = self.measure("A14", cell_style, True).height() + (8 if n_seats <= 2 else 2)
+        legend = T("One column = one trip, {n} seats. Pale: reading a question; C's long one in chunks of {k} "
+                   "tokens (chunked prefill).").format(n=n_seats, k=b["step_tokens"] if b else 32)
+        pill_note = (T("this engine's scheduler, {n} requests; the two modes run in turn after a warm-up"
+                       ).format(n=len(b["requests"])) if b else None)
+        reason = _batching_why_not(b) if b else None
+        # the page's budget, top to bottom: two charts (heading + one row per seat), the legend, the pill, and
+        # the two panels below (or the measured verdict, which takes their place when it is said)
+        head_h = self.lh("body", True)
+        legend_h = self.measure(legend, "label").height() * (2 if self.measure(legend, "label").width() > 1520
+                                                             else 1)
+        pill_h = self.lh("small", True) + px("small") * 0.3
+        panel_h = self._panel_height()
+        fixed = self.top + 2 * (head_h + 2 + 6) + legend_h + 4 + pill_h + 10 + panel_h
+        gap = 3
+        room = (SCENE_H - 12 - fixed) / (2 * n_seats) - gap  # the most a row of cells may be, to fit
+        cell_style = "label" if n_seats <= 2 else "small"
+        text_h = self.measure("A14", cell_style, True).height()
+        # letters in the cells when the columns are wide enough for one and the rows tall enough for its line;
+        # else plain coloured cells (the colours name the requests): text never drawn under the scale
+        letters = (self.measure("W", cell_style, True).width() <= cw - 6 and text_h + 2 <= room)
+        cell_h = min(text_h + (16 if n_seats <= 2 else 2), room) if letters else max(18.0, min(32.0, room))
         y = self.top
         for m, mode in enumerate(("static", "continuous")):
             head = self.text(names[mode], 40, y, "body", TEXT, True, role="heading")
-            y0 = head.sceneBoundingRect().bottom() + 4
+            y0 = head.sceneBoundingRect().bottom() + 2
             seats: dict[str, int] = {}
             for i, rows in enumerate(modes[mode]):
                 present = {row[0] for row in rows}
@@ -88,89 +110,85 @@ class BatchingScene(TourScene):
                     seat = min(seats[rid], n_seats - 1)
                     color = REQ_COLORS.get(rid, BLUE)
                     fill = QColor(color) if phase == "decode" else QColor(color.red(), color.green(), color.blue(), 110)
-                    cell = self.box(40 + i * cw, y0 + seat * (cell_h + 4), cw - 4, cell_h, fill, color, radius=4,
+                    cell = self.box(40 + i * cw, y0 + seat * (cell_h + gap), cw - 4, cell_h, fill, color, radius=4,
                                     width=2)
                     label = rid if phase == "decode" else f"{rid}{fed}"
-                    if self.measure(label, cell_style, True).width() <= cw - 6:
-                        t = self.text(label, (cw - 4) / 2, 2 if n_seats > 2 else 4, cell_style, QColor("#0f1419"),
+                    if letters and self.measure(label, cell_style, True).width() <= cw - 6:
+                        t = self.text(label, (cw - 4) / 2, (cell_h - text_h) / 2, cell_style, QColor("#0f1419"),
                                       True, align="center", role="cell")
                         t.setParentItem(cell)
                     self.fade_in(cell, 0.2 + 0.05 * i + m * 0.2, 0.35 + 0.05 * i + m * 0.2)
-            ro = self.text(readouts[mode], 1560, y0 + cell_h / 2, "body", ACCENT, True, align="right", role="readout")
+            ro = self.text(readouts[mode], 1560, y0, "body", ACCENT, True, align="right", role="readout")
             if mode in spreads:
                 self.text(spreads[mode], 1560, ro.sceneBoundingRect().bottom() + 2, "label", DIM, align="right",
                           role="readout")
-            y = y0 + n_seats * (cell_h + 4) + 8
-        _, y = self.para(T("Each column is one trip; {n} seats. Pale cells read a question (prefill): C's long "
-                           "question is read in chunks of {k} tokens beside other people's writing (chunked "
-                           "prefill).").format(n=n_seats, k=b["step_tokens"] if b else 32), 40, y, 1520, "label", DIM,
-                         role="legend")
-        pill = self.badge("measured" if b else "illustrative", 40, y + 4,
-                          T("this engine's scheduler, {n} requests; the two modes run in turn after a warm-up"
-                            ).format(n=len(b["requests"])) if b else None)
-        y = pill.sceneBoundingRect().bottom() + 6
-        reason = _batching_why_not(b) if b else None
+            y = y0 + n_seats * (cell_h + gap) + 6
+        _, y = self.para(legend, 40, y, 1520, "label", DIM, role="legend")
+        pill = self.badge("measured" if b else "illustrative", 40, y + 4, pill_note)
+        y = pill.sceneBoundingRect().bottom()
         if reason:  # the figures disagree with the lesson: said as large as the figures, with the measured reason
-            _, y = self.para(reason, 40, y + 4, 1520, "body", ACCENT, True, role="caption")
-        # block table
+            _, y = self.para(reason, 40, y + 8, 1520, "body", ACCENT, True, role="caption")
         py = y + 10
-        if reason and py > 700 - 140:
+        if py + panel_h > SCENE_H - 8:
             return  # the measured verdict needs the room: the block table and disaggregation panels give way
-        if py > 700 - 140:
-            py = 700 - 140
-        ph = 700 - 8 - py
-        left_box = self.box(40, py, 700, ph, PANEL, EDGE)
-        _, ty = self.para(T("Block table (PagedAttention): each request's pages of the cheat sheet"), 60, py + 8, 660,
+        self._panels(b, py, max(panel_h, SCENE_H - 8 - py))
+
+    def _panel_height(self) -> float:
+        """Height of the two panels under the charts: a heading (the block table's on two lines), then one
+        row (the block table's pages; the two kinds of GPU, each with what bounds it)."""
+        left = 2 * self.lh("label", True) + 6 + self.lh("label") + 6
+        right = self.lh("label", True) + 10 + self.lh("label") + 8 + 4 + self.lh("small")
+        return 8 + max(left, right) + 10
+
+    def _panels(self, b: dict | None, py: float, ph: float) -> None:
+        """The block table (the requests' pages, as many as fit) and prefill/decode disaggregation, side by side
+        from ``py``, ``ph`` tall."""
+        lw = 680.0  # the block table's panel; the disaggregation's takes the rest of the row
+        self.box(40, py, lw, ph, PANEL, EDGE)
+        _, ty = self.para(T("Block table (PagedAttention): each request's pages of the cheat sheet"), 60, py + 8, lw - 40,
                           "label", TEXT, True, role="heading")
         tables = (b or {}).get("block_tables") or {"A": [0, 1], "C": [2, 3, 4]}
-        bh = self.measure("0", "label").height() + 6
-        bottom = ty
-        for i, (rid, blocks) in enumerate(list(tables.items())[:3]):
-            yy = ty + 6 + (bh + 6) * i
-            if yy + bh > py + ph - 4:
+        bh = self.lh("label") + 6
+        bw = max(self.measure(str(blk), "label").width() for blocks in tables.values() for blk in blocks[:8]) + 16
+        x, yy = 60.0, ty + 6
+        for rid, blocks in tables.items():  # one entry per request, left to right, wrapping while rows fit
+            shown = blocks[:8]
+            need = self.measure(rid, "label", True).width() + 8 + len(shown) * (bw + 4)
+            if x > 60 and x + need > 20 + lw:
+                x, yy = 60.0, yy + bh + 6
+            if yy + bh > py + ph - 6 or x + need > 20 + lw:
                 break
-            self.text(rid, 60, yy + 3, "label", REQ_COLORS.get(rid, BLUE), True, role="label")
-            bottom = yy + bh
-            for j, blk in enumerate(blocks[:10]):
-                c = self.box(100 + j * 62, yy, 56, bh, PANEL, REQ_COLORS.get(rid, BLUE), radius=4)
-                self.text(str(blk), 28, 3, "label", TEXT, align="center", role="cell").setParentItem(c)
-        # disaggregation
-        x0 = 780.0
-        right_box = self.box(x0, py, 780, ph, PANEL, EDGE)
+            lab = self.text(rid, x, yy + 3, "label", REQ_COLORS.get(rid, BLUE), True, role="label")
+            x = lab.sceneBoundingRect().right() + 8
+            for blk in shown:
+                c = self.box(x, yy, bw, bh, PANEL, REQ_COLORS.get(rid, BLUE), radius=4)
+                self.text(str(blk), bw / 2, 3, "label", TEXT, align="center", role="cell").setParentItem(c)
+                x += bw + 4
+            x += 24
+        # disaggregation: the GPUs that read (compute-bound) hand the cache to the GPUs that write (memory-bound)
+        x0, rw = 40 + lw + 20, 1520 - lw - 20
+        self.box(x0, py, rw, ph, PANEL, EDGE)
         head = self.text(T("Prefill/decode disaggregation"), x0 + 20, py + 8, "label", TEXT, True, role="heading")
-        self.badge("illustrative", x0 + 760, py + 8, align="right")
-        gy = head.sceneBoundingRect().bottom() + 4
-        g1 = self.tag(T("GPUs that read"), x0 + 30, gy, "label", QColor(224, 138, 30, 60), ORANGE, role="label",
+        self.badge("illustrative", x0 + rw - 20, py + 8, align="right")
+        gy = head.sceneBoundingRect().bottom() + 10
+        g1 = self.tag(T("GPUs that read"), x0 + 20, gy, "label", QColor(224, 138, 30, 60), ORANGE, role="label",
                       pad=8)
-        g2 = self.tag(T("GPUs that write"), x0 + 750, gy, "label", QColor(74, 116, 163, 90), BLUE_LIGHT,
+        g2 = self.tag(T("GPUs that write"), x0 + rw - 20, gy, "label", QColor(74, 116, 163, 90), BLUE_LIGHT,
                       align="right", role="label", pad=8)
         r1, r2 = g1.sceneBoundingRect(), g2.sceneBoundingRect()
+        for r, why in ((r1, T("compute-bound")), (r2, T("memory-bound"))):  # under its GPUs, inside the panel
+            half = self.measure(why, "small").width() / 2
+            cx = min(max(r.center().x(), x0 + 20 + half), x0 + rw - 20 - half)
+            self.text(why, cx, r.bottom() + 4, "small", DIM, align="center", role="label")
         kv, cy = T("KV cache over NVLink / RDMA"), r1.center().y()
-        # the cache travels between the two: on the arrow's line when it fits there with arrows either side
-        # (measured), else under the arrow, centred on it
-        room = r2.left() - r1.right() - 2 * 30
-        style = next((st for st in ("label", "small") if self.measure(kv, st).width() <= room), None)
-        if style is not None:
-            label = self.text(kv, (r1.right() + r2.left()) / 2, cy - self.lh(style) / 2, style, ACCENT,
-                              align="center", role="label")
-            lr = label.sceneBoundingRect()
-            self.arrow(r1.right() + 8, cy, lr.left() - 8, cy, ACCENT, 3)
-            self.arrow(lr.right() + 8, cy, r2.left() - 8, cy, ACCENT, 3)
-            y = max(r1.bottom(), r2.bottom())
+        room = r2.left() - r1.right() - 16
+        style = next((st for st in ("label", "small") if self.measure(kv, st).width() <= room), "small")
+        self.arrow(r1.right() + 8, cy, r2.left() - 8, cy, ACCENT, 3)
+        mid = (r1.right() + r2.left()) / 2
+        if self.measure(kv, style).width() <= room:  # under the arrow, between the two kinds of GPU
+            self.text(kv, mid, cy + 6, style, ACCENT, align="center", role="label")
         else:
-            self.arrow(r1.right() + 8, cy, r2.left() - 8, cy, ACCENT, 3)
-            mid = (r1.right() + r2.left()) / 2
-            half = min(mid - (x0 + 20), x0 + 760 - mid)
-            _, y = self.para(kv, mid, max(r1.bottom(), r2.bottom()) + 4, 2 * half, "label", ACCENT, role="label",
-                             align="center")
-        _, end = self.para(T("Reading a question is compute-bound, writing is memory-bound: each gets GPUs of its own, "
-                             "and the cheat sheet is handed over between them."), x0 + 20, y + 6, 740, "small", DIM,
-                           role="caption")
-        need = max(end, bottom) + 12 - py  # the panels hold their text: never a line on their border
-        if need > ph:
-            for old, bx, bw in ((left_box, 40, 700), (right_box, x0, 780)):
-                self.removeItem(old)
-                self.box(bx, py, bw, need, PANEL, EDGE)
+            self.para(kv, mid, cy + 6, room, "small", ACCENT, role="label", align="center")
 
 
 class SpeculativeScene(TourScene):
@@ -189,15 +207,19 @@ class SpeculativeScene(TourScene):
             passes = [(["for", "␣i", "␣in", "␣range", "(", "10"], 4, 5), (["10", "):", "↵", "␣␣␣", "␣print"], 4, 5),
                       (["(", "i", ")", "↵"], 3, 5)]
         top = self.top
-        lw = 1000.0
+        lw = 820.0 if live else 1000.0  # live: the right box takes more room for its measured figures
         _, y = self.para(T("The apprentice guesses, the book checks every guess in one trip:"), 40, top, lw, "body",
                          TEXT, role="caption")
         y += 8
+        # what stands under the rows (legend, headline, pills, notes), drawn first from y = 0 and moved under the
+        # last row that fits above it
+        below = self._below_rows(s if live else None, lw)
+        block_h = max([i.sceneBoundingRect().bottom() for i in below] + [0.0])
         t = 0.3
         trip_w = max(self.measure(T("trip {i}").format(i=len(passes)), "label").width(), 40) + 14
-        reserve = 190.0 if live else 90.0  # room kept below the rows for the legend, headline and pills
+        row_h = self.lh("label") + px("small") * 0.45 + 8  # a chip (``chip``) and the gap under it
         for r, (labels, accepted, proposed) in enumerate(passes):
-            if y + 50 > 700 - reserve:
+            if r >= 2 and y + row_h > SCENE_H - 8 - block_h:
                 break
             self.text(T("trip {i}").format(i=r + 1), 40, y + 6, "label", DIM, role="axis")
             x = 40 + trip_w
@@ -218,64 +240,79 @@ class SpeculativeScene(TourScene):
             else:
                 item = self.text(note, 40 + trip_w, row_bottom + 2, "small", DIM, role="label")
                 row_bottom = item.sceneBoundingRect().bottom()
-            y = row_bottom + 10
-        sw = self.lh("small")
-        self.box(40, y + 2, sw - 4, sw - 4, GREEN, None, radius=4)
-        k1 = self.text(T("the apprentice's guess, kept"), 40 + sw + 4, y, "small", TEXT, role="legend")
-        x2 = k1.sceneBoundingRect().right() + 30
-        self.box(x2, y + 2, sw - 4, sw - 4, ACCENT, None, radius=4)
-        k2 = self.text(T("the book's own token (free with the check)"), x2 + sw + 4, y, "small", TEXT, role="legend")
-        y = k2.sceneBoundingRect().bottom() + 10
-        if live:
-            _, y = self.para(T("{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either "
-                               "way").format(n=s["tokens"], t=s["trips"], p=s["plain_trips"]), 40, y, lw, "label",
-                             ACCENT, True, role="readout")
-            y = self.badge("measured", 40, y + 4, T("the live draft and target models"), max_w=lw
-                           ).sceneBoundingRect().bottom()
-            rate = float(s.get("acceptance") or 0.0)
-            if rate < 0.6:
-                _, y = self.para(T("Measured here the apprentice kept {pct:.0f}% of its guesses, fewer than the "
-                                   "source's 3–4 of 5: both models here are tiny and briefly trained, so they agree "
-                                   "less often than a good draft agrees with a big model.").format(pct=100 * rate),
-                                 40, y + 6, lw, "small", DIM, role="caption")
-            card = s.get("card_acceptance") or {}
-            if card.get("code") is not None and card.get("poems") is not None:
-                self.para(T("The model cards, 4 guesses on held-out text: the code apprentice keeps {code:.0f}%, the "
-                            "poetry apprentice {poems:.0f}%. Code repeats itself; a poem's next character is open."
-                            ).format(code=100 * card["code"], poems=100 * card["poems"]),
-                          40, y + 6, lw, "small", DIM, role="caption")
-        else:
-            self.badge("illustrative", 40, y, T("no draft model loaded; in the spirit of the source's picture"),
-                       max_w=lw)
+            y = row_bottom + 8
+        for item in below:
+            item.moveBy(0, y)
         # the right box: trips with and without the apprentice, then production
-        rx, rw = 1080.0, 480.0
+        rx = 40 + lw + 30
+        rw = 1560 - rx
         y = top + 10
         if live:
             _, y = self.para(T("Trips for the same {n} tokens").format(n=s["tokens"]), rx + 20, y, rw - 40, "label",
                              TEXT, True, role="heading")
             most = max(s["plain_trips"], s["trips"], 1)
-            for i, (name, n, color) in enumerate(((T("without: {n} trips").format(n=s["plain_trips"]),
-                                                   s["plain_trips"], ORANGE),
-                                                  (T("with the apprentice: {n} trips").format(n=s["trips"]),
-                                                   s["trips"], GREEN))):
+            bars = ((T("without: {n} trips").format(n=s["plain_trips"]), s["plain_trips"], ORANGE),
+                    (T("with the apprentice: {n} trips").format(n=s["trips"]), s["trips"], GREEN))
+            name_w = max(self.measure(name, "label").width() for name, _, _ in bars) + 12
+            full = max(40.0, rw - 40 - name_w)
+            for i, (name, n, color) in enumerate(bars):  # the name, then its bar on the same line
                 lab = self.text(name, rx + 20, y + 6, "label", color, role="legend")
-                y = lab.sceneBoundingRect().bottom() + 2
-                bar = self.box(rx + 20, y, max(3.0, (rw - 40) * n / most), 22, color, None, radius=4)
+                r = lab.sceneBoundingRect()
+                bar = self.box(rx + 20 + name_w, r.center().y() - 11, max(3.0, full * n / most), 22, color, None,
+                               radius=4)
                 self.fade_in(bar, 0.6 + 0.3 * i)
-                y += 28
-            y = self.badge("measured", rx + 20, y + 2).sceneBoundingRect().bottom() + 14
+                y = r.bottom()
+            y = self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom() + 12
         if live and s.get("plain_pass_ms") and s.get("draft_pass_ms") and s.get("weight_bytes"):
             y = self._apprentice_cost(s, rx + 20, y, rw - 40) + 10
-        _, y = self.para(T("In production: EAGLE-3, a light guessing head trained on the big model's hidden states; "
-                           "DeepSeek-V3 and GLM-style MoE models build in multi-token prediction (MTP). Open-ended "
-                           "writing gains less than code."), rx + 20, y, rw - 40, "label", TEXT, role="caption") \
-            if not live else self.para_fit(T("In production: EAGLE-3, a light guessing head trained on the big "
-                                             "model's hidden states; DeepSeek-V3 and GLM-style MoE models build in "
-                                             "multi-token prediction (MTP). Open-ended writing gains less than "
-                                             "code."), rx + 20, y, rw - 40, 700 - 56, role="caption")
+        production = T("In production: EAGLE-3, a light guessing head trained on the big model's hidden states; "
+                       "DeepSeek-V3 and GLM-style MoE models build in multi-token prediction (MTP). Open-ended "
+                       "writing gains less than code.")
+        pill_h = self.lh("small", True) + px("small") * 0.3
+        _, y = self.para_fit(production, rx + 20, y, rw - 40, SCENE_H - 8 - 14 - 8 - pill_h, role="caption")
         y = self.badge("source", rx + 20, y + 8).sceneBoundingRect().bottom()
         self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)
 
+    def _below_rows(self, s: dict | None, lw: float) -> list:
+        """The legend, and live: the headline, its pill and the notes on acceptance; else the illustrative pill.
+        Drawn from y = 0 (the caller moves them under the rows); returns the top-level items made."""
+        made = []
+        sw = self.lh("small")
+        made.append(self.box(40, 2, sw - 4, sw - 4, GREEN, None, radius=4))
+        k1 = self.text(T("the apprentice's guess, kept"), 40 + sw + 4, 0, "small", TEXT, role="legend")
+        own = T("the book's own token (free with the check)")
+        x2, y2 = k1.sceneBoundingRect().right() + 30, 0.0
+        if x2 + sw + 4 + self.measure(own, "small").width() > 40 + lw:  # the second key on a line of its own
+            x2, y2 = 40.0, k1.sceneBoundingRect().bottom() + 4
+        made.append(self.box(x2, y2 + 2, sw - 4, sw - 4, ACCENT, None, radius=4))
+        k2 = self.text(own, x2 + sw + 4, y2, "small", TEXT, role="legend")
+        made += [k1, k2]
+        y = k2.sceneBoundingRect().bottom() + 10
+        if s is None:
+            made.append(self.badge("illustrative", 40, y, T("no draft model loaded; in the spirit of the source's "
+                                                            "picture"), max_w=lw))
+            return made
+        item, y = self.para(T("{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either "
+                              "way").format(n=s["tokens"], t=s["trips"], p=s["plain_trips"]), 40, y, lw, "label",
+                            ACCENT, True, role="readout")
+        made.append(item)
+        made.append(self.badge("measured", 40, y + 4, T("the live draft and target models"), max_w=lw))
+        y = made[-1].sceneBoundingRect().bottom()
+        rate = float(s.get("acceptance") or 0.0)
+        if rate < 0.6:
+            item, y = self.para(T("Measured here the apprentice kept {pct:.0f}% of its guesses, fewer than the "
+                                  "source's 3–4 of 5: both models here are tiny and briefly trained, so they agree "
+                                  "less often than a good draft agrees with a big model.").format(pct=100 * rate),
+                                40, y + 6, lw, "small", DIM, role="caption")
+            made.append(item)
+        card = s.get("card_acceptance") or {}
+        if card.get("code") is not None and card.get("poems") is not None:
+            made.append(self.para(T("The model cards, 4 guesses on held-out text: the code apprentice keeps "
+                                    "{code:.0f}%, the poetry apprentice {poems:.0f}%. Code repeats itself; a poem's "
+                                    "next character is open.").format(code=100 * card["code"],
+                                                                       poems=100 * card["poems"]),
+                                  40, y + 6, lw, "small", DIM, role="caption")[0])
+        return made
 
     def _apprentice_cost(self, s: dict, x: float, y: float, w: float) -> float:
         """Why a half-size apprentice does not halve the cost: its measured pass against the book's, and the
@@ -290,6 +327,9 @@ class SpeculativeScene(TourScene):
                             "which a smaller apprentice pays just the same.").format(r=fmt_ms(split["reading_ms"]), o=fmt_ms(split["rest_ms"]))
         _, y = self.para(text, x, y, w, "small", DIM, role="caption")
         return y
+
+
+ICON_H = 32.0  # the height of page 14's small pictures of a torn book
 
 
 class ParallelScene(TourScene):
@@ -310,34 +350,52 @@ class ParallelScene(TourScene):
         most = max([r["bytes"] for r in rows] + [g["bytes"] for g in gpus] + [1.0]) * 1.02
         scale = (1560 - x0 - value_w) / most  # scene units per byte
         smallest = min((g["bytes"] for g in gpus), default=80e9)
-        # the GPU labels first, on as many rows as they need, then the bars below them
+        # the GPU labels first, each over its line: on one row when some choice of centred, flush right or flush
+        # left of its line keeps them apart (the first such choice, centred preferred), else on as many rows as
+        # they need; then the bars below them
         lh = self.lh("small")
-        placed: list = []
-        y_lab = top
         labels = []
         for g in gpus:
             gx = x0 + g["bytes"] * scale
-            item = self.text(f"{g['name']} “{g['nominal']:g}GB” = {fmt_bytes(g['bytes'])}", gx, y_lab, "small", DIM,
-                             align="right" if gx > 1200 else "center", role="axis")
-            while any(item.sceneBoundingRect().adjusted(-6, 0, 6, 0).intersects(o) for o in placed):
-                item.setPos(item.pos().x(), item.pos().y() + lh + 2)
-            placed.append(item.sceneBoundingRect())
+            item = self.text(f"{g['name']} “{g['nominal']:g}GB” = {fmt_bytes(g['bytes'])}", gx, top, "small", DIM,
+                             align="center", role="axis")
             labels.append((gx, item))
+        spots = [[x for x in (min(max(gx - it.boundingRect().width() / 2, 40.0), 1560 - it.boundingRect().width()),
+                              gx - it.boundingRect().width(), gx) if 40 <= x <= 1560 - it.boundingRect().width()]
+                 for gx, it in labels]
+
+        def apart(xs) -> bool:
+            spans = sorted((x, x + it.boundingRect().width()) for x, (_, it) in zip(xs, labels))
+            return all(a[1] + 16 <= b[0] for a, b in zip(spans, spans[1:]))
+
+        one_row = next((xs for xs in itertools.product(*spots) if apart(xs)), None) if all(spots) else None
+        placed: list = []
+        for k, (gx, item) in enumerate(labels):
+            if one_row is not None:
+                item.setPos(one_row[k], top)
+            else:  # rows: each label on the first row where it keeps clear of the others
+                w, row = item.boundingRect().width(), 0
+                x = spots[k][0] if spots[k] else min(max(gx - w / 2, 40.0), 1560 - w)
+                while any(QRectF(x - 8, top + row * (lh + 2), w + 16, lh).intersects(o) for o in placed):
+                    row += 1
+                item.setPos(x, top + row * (lh + 2))
+            placed.append(item.sceneBoundingRect())
         y = max([r.bottom() for r in placed] + [top]) + 8
-        texts = []
-        bh = self.lh("label", True) + 6
+        texts = [item for _, item in labels]  # a dashed line breaks where any text sits on it
+        bh = self.lh("label", True)
         for i, r in enumerate(rows):
-            texts.append(self.text(T(r["name"]), x0 - 12, y + 3, "label", TEXT, align="right", role="axis"))
+            texts.append(self.text(T(r["name"]), x0 - 12, y, "label", TEXT, align="right", role="axis"))
             w = r["bytes"] * scale
             fits = r["bytes"] <= smallest
             bar = self.box(x0, y, max(3.0, w), bh, GREEN if fits else ORANGE, None, radius=4)
             self.fade_in(bar, 0.2 + 0.2 * i)
-            texts.append(self.text(fmt_bytes(r["bytes"]), x0 + w + 8, y + 3, "label", TEXT, True, role="readout"))
-            y += bh + 10
-        # each GPU's dashed line, broken where a value label sits on it
+            texts.append(self.text(fmt_bytes(r["bytes"]), x0 + w + 8, y, "label", TEXT, True, role="readout"))
+            y += bh + 4
         for gx, item in labels:
             segs = [(item.sceneBoundingRect().bottom() + 2, y)]
             for t in texts:
+                if t is item:
+                    continue
                 rr = t.sceneBoundingRect()
                 if rr.left() - 4 <= gx <= rr.right() + 4:
                     new = []
@@ -350,17 +408,26 @@ class ParallelScene(TourScene):
             for a0, a1 in segs:
                 self.line(gx, a0, gx, a1, DIM, 2, dash=True)
         first = gpus[0]["name"] if gpus else "H100"
-        _, y = self.para(T("All in decimal GB (1 GB = 1,000,000,000 bytes). Dashed: the memory each card reports. Green: fits one "
-                           "{gpu} with the weights alone; orange: needs a bigger card or several.").format(gpu=first),
-                         40, y, 1520, "small", DIM, role="legend")
-        pill = self.badge("formula", 40, y + 4, T("parameters × bytes per parameter; GPU sizes from the datasheets"))
-        _, y = self.para(T("FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet."),
-                         pill.sceneBoundingRect().right() + 16, y + 2, 1560 - pill.sceneBoundingRect().right() - 16,
-                         "small", TEXT, role="caption")
-        y = max(y, pill.sceneBoundingRect().bottom()) + 10
-        # three ways to tear it
-        ways = [(T("By chapters: pipeline parallel"), T("no syncing inside a layer, but it needs many requests "
-                                                        "to keep every GPU busy")),
+        _, y = self.para(T("Decimal GB (10⁹ bytes). Dashed: each card's reported memory. Green: fits one {gpu}; "
+                           "orange: a bigger card or several.").format(gpu=first),
+                         40, y + 2, 1520, "small", DIM, role="legend")
+        # the formula pill says where every figure of the chart comes from: on the title's line, flush right,
+        # when it fits there; else under the legend with the FP8 note beside it
+        pill = self.badge("formula", 1560, 14, T("parameters × bytes each; GPU sizes from datasheets"), align="right")
+        pr = pill.sceneBoundingRect()
+        pill.setY(14 + (self.lh("heading", True) - pr.height()) / 2)
+        fp8 = T("FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet.")
+        if pr.left() >= 40 + self.measure(self.title_text(), "heading", True).width() + 40:
+            _, y = self.para(fp8, 40, y + 4, 1520, "small", TEXT, role="caption")
+        else:
+            pill.setPos(40, y + 4)
+            pr = pill.sceneBoundingRect()
+            _, y = self.para(fp8, pr.right() + 16, pr.top(), 1560 - pr.right() - 16, "small", TEXT, role="caption")
+            y = max(y, pr.bottom())
+        y += 10
+        # three ways to tear it: three cards down to the footer, the footer measured first
+        ways = [(T("By chapters: pipeline parallel"), T("no syncing inside a layer; needs many requests to keep "
+                                                        "every GPU busy")),
                 (T("Every page torn apart: tensor parallel"), T("every layer syncs; worth it only with fast links "
                                                                  "such as NVLink")),
                 (T("Experts living apart: expert parallel"), T("mixture-of-experts models only"))]
@@ -371,36 +438,46 @@ class ParallelScene(TourScene):
                                      n=live["n"], k=live["trips"], c=fmt_ms(live["compute_ms"]),
                                      m=fmt_ms(live["comm_ms"]), b=fmt_ms(live["bubble_ms"]))
                 if live else T("Use “tearing the book” on the Live page to see real worker processes measured here."))
-        foot_h = self.lh("small", True) + 14
-        card_bottom = 700 - 8 - foot_h
+        if live:
+            foot_item = self.badge("measured", 40, 0, foot, max_w=1520)
+        else:  # one line when it fits (its rect then ends with its words, clear of the cards beside it)
+            wide = self.measure(foot, "small").width() > 1520
+            foot_item = self.text(foot, 40, 0, "small", DIM, width=1520 if wide else None, role="caption")
+        foot_item.setY(SCENE_H - 8 - foot_item.sceneBoundingRect().height())
+        card_bottom = foot_item.sceneBoundingRect().top() - 8
+        ends = []
         for i, (name, why) in enumerate(ways):
             x = 40 + i * 512
-            _, ny = self.para(name, x + 16, y + 8, 464, "label", ACCENT, True, role="heading")
-            self._split_icon(i, x + 16, ny + 6)
-            _, wy = self.para(why, x + 16, ny + 56, 464, "label", DIM, role="caption")  # the icon is 44 tall
+            _, ny = self.para(name, x + 12, y + 8, 472, "label", ACCENT, True, role="heading")
+            self._split_icon(i, x + 12, ny + 6, ICON_H)
+            # the card's words in the label style, the small one where a larger text (a smaller view) would run
+            # past the footer
+            _, wy = self.para_fit(why, x + 12, ny + 14 + ICON_H, 472, card_bottom - 8 - (
+                2 * self.lh("small") + 4 if i == 2 else 0), color=DIM)
             if i == 2:
-                _, wy = self.para(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per token"
-                                    ).format(p=ds["params"] / 1e9, a=ds["active"] / 1e9), x + 16, wy + 4, 464,
-                                  "label", PURPLE, role="caption")
-            c = self.box(x, y, 496, max(card_bottom, wy + 8) - y, PANEL, EDGE, z=0)
+                _, wy = self.para_fit(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per "
+                                        "token").format(p=ds["params"] / 1e9, a=ds["active"] / 1e9), x + 12, wy + 4,
+                                      472, card_bottom - 8, color=PURPLE)
+            ends.append(wy + 8)
+        for i in range(3):  # three cards of one height: down to the footer, or to the longest card's text
+            c = self.box(40 + i * 512, y, 496, max([card_bottom] + ends) - y, PANEL, EDGE, z=0)
             self.pop_in(c, 0.8 + 0.2 * i)
-        if live:
-            self.badge("measured", 40, card_bottom + 6, foot, max_w=1520)
-        else:
-            self.text(foot, 40, card_bottom + 6, "small", DIM, role="caption")
 
-    def _split_icon(self, kind: int, x: float, y: float) -> None:
+    def _split_icon(self, kind: int, x: float, y: float, h: float) -> None:
+        """Two GPUs' share of the book, ``h`` tall: chapters split, every page torn in half, experts in rooms."""
         gpu_colors = (BLUE_LIGHT, GREEN)
         if kind == 0:  # chapters split between two GPUs
             for c in range(8):
-                self.box(x + c * 26 + (20 if c >= 4 else 0), y, 20, 44, gpu_colors[c >= 4], None, radius=3)
+                self.box(x + c * 26 + (20 if c >= 4 else 0), y, 20, h, gpu_colors[c >= 4], None, radius=3)
         elif kind == 1:  # each page torn in half
             for c in range(4):
-                self.box(x + c * 52, y, 22, 44, gpu_colors[0], None, radius=3)
-                self.box(x + c * 52 + 24, y, 22, 44, gpu_colors[1], None, radius=3)
+                self.box(x + c * 52, y, 22, h, gpu_colors[0], None, radius=3)
+                self.box(x + c * 52 + 24, y, 22, h, gpu_colors[1], None, radius=3)
         else:  # experts in rooms
+            d = min(24.0, h)
             for c in range(8):
-                self.box(x + c * 30 + (24 if c >= 4 else 0), y + 10, 24, 24, gpu_colors[c >= 4], None, radius=12)
+                self.box(x + c * 30 + (24 if c >= 4 else 0), y + (h - d) / 2, d, d, gpu_colors[c >= 4], None,
+                         radius=d / 2)
 
 
 class PrefixScene(TourScene):
@@ -483,5 +560,6 @@ class PrefixScene(TourScene):
         self.text(T("hit"), rr.center().x() + 10, rr.bottom() + 40, "label", GREEN, True, role="label")
         y = hit_lab.sceneBoundingRect().bottom() + 14
         _, y = self.para(T("miss: computed again"), x0 + 20, y, rw - 40, "small", DIM, role="caption")
-        y = self.badge("illustrative", x0 + 20, y + 8, T("machines and assignments")).sceneBoundingRect().bottom()
+        y = self.badge("illustrative", x0 + 20, y + 8, T("machines and assignments"), max_w=rw - 40
+                       ).sceneBoundingRect().bottom()
         self.box(x0, top, rw, y + 14 - top, PANEL, EDGE, z=0)

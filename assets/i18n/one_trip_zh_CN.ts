@@ -607,6 +607,26 @@
         <translation>显存 → 计算核心，一次前向计算</translation>
     </message>
     <message>
+        <source>One column = one trip, {n} seats. Pale: reading a question; C's long one in chunks of {k} tokens (chunked prefill).</source>
+        <translation>一列是一趟，桌上 {n} 个座位。浅色：在读题；C 的长题目每趟读 {k} 个 token（切块预填充）。</translation>
+    </message>
+    <message>
+        <source>compute-bound</source>
+        <translation>吃算力</translation>
+    </message>
+    <message>
+        <source>memory-bound</source>
+        <translation>吃显存带宽</translation>
+    </message>
+    <message>
+        <source>Decimal GB (10⁹ bytes). Dashed: each card's reported memory. Green: fits one {gpu}; orange: a bigger card or several.</source>
+        <translation>十进制 GB（10⁹ 字节）。虚线：每张卡报告的显存。绿色：一张 {gpu} 放得下；橙色：要更大的卡或几张卡。</translation>
+    </message>
+    <message>
+        <source>parameters × bytes each; GPU sizes from datasheets</source>
+        <translation>参数个数 × 每个的字节数；显存取自产品手册</translation>
+    </message>
+    <message>
         <source>GPUs that read</source>
         <translation>读题的卡</translation>
     </message>
@@ -1091,7 +1111,7 @@
         <translation>没有加载草稿模型；按原文插图的意思画</translation>
     </message>
     <message>
-        <source>no syncing inside a layer, but it needs many requests to keep every GPU busy</source>
+        <source>no syncing inside a layer; needs many requests to keep every GPU busy</source>
         <translation>不用层内同步，但请求要够多才不空转</translation>
     </message>
     <message>
@@ -1463,8 +1483,8 @@
         <translation>第 {b} 页</translation>
     </message>
     <message>
-        <source>Each token is one real trip of the model, with its KV cache; the words are the source's, the trips are real. Green: a token the model would have picked itself.</source>
-        <translation>每个字块都是模型真跑的一趟，带着 KV 缓存；字是原文的（每趟按原文填下一个字块，不抽签），趟是真的。绿色：模型自己也会挑中的字块。</translation>
+        <source>Each token is one real trip of the model, with its KV cache; the words are the source's. Green: the model's own pick.</source>
+        <translation>每个字块都是模型真跑的一趟，带着 KV 缓存；字是原文的（按原文填，不抽签）。绿色：模型自己也会挑中的字块。</translation>
     </message>
     <message>
         <source>When the engine is running, it writes this line here, one real trip per token.</source>
@@ -1519,8 +1539,8 @@
         <translation>真小徒弟用不了：{reason}</translation>
     </message>
     <message>
-        <source>Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is measured: each press is one real verify trip of the bundled draft model over the running text. A newcomer's first trip reads the question.</source>
-        <translation>耗时按每趟约 {ms:.0f} 毫秒推算。小徒弟猜中几个是实测的：每按一下，都是自带的小徒弟模型在当前这段文字上真跑的一趟验证。新人坐下的第一趟要先读题。</translation>
+        <source>Time is accounted at about {ms:.0f} ms per trip. Each press is one real verify trip of the bundled draft model. A newcomer's first trip reads the question.</source>
+        <translation>耗时按每趟约 {ms:.0f} 毫秒推算。每按一下，都是自带的小徒弟模型真跑的一趟验证。新人坐下的第一趟要先读题。</translation>
     </message>
     <message>
         <source>All terms explained ({n})</source>
