@@ -150,6 +150,7 @@ def presets_only(host: QWidget) -> None:
 def _hide_question(tour) -> None:
     if tour is None:
         return
+    tour.keyboard_hints = False  # no keyboard: the game's "or → / PageDown / Space" is not said
     for name in ("prompt_edit", "prompt_label"):
         w = getattr(tour, name, None)
         if w is not None:

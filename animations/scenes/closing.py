@@ -139,7 +139,8 @@ class GameScene(TourScene):
             kept = (g.get("finished") or [{}])[-1].get("words") or []
             sent = ("".join(w.replace("␣", " ") for w in kept).strip() if kept else
                     (" " if ctx.get("lang") != "zh" else "").join(words))
-            _, y = self.para(T("{n} sentences finished: “{s}”").format(n=done, s=sent), 60, y + 2, bw - 40, "small",
+            finished = T("1 sentence finished: “{s}”") if done == 1 else T("{n} sentences finished: “{s}”")
+            _, y = self.para(finished.format(n=done, s=sent), 60, y + 2, bw - 40, "small",
                              GREEN, role="caption")
         # the trips so far: one column per trip, as tall as the tokens it wrote (when there is room for it and
         # the press line below)
@@ -176,7 +177,9 @@ class GameScene(TourScene):
         if ways_h:
             y = self._three_ways(y, target_n, bw, unit)
         # how to press
-        _, y = self.para(T("the “Press: one trip” button below, or → / PageDown / Space"), 40, y + 10, bw, "label",
+        press = (T("the “Press: one trip” button below, or → / PageDown / Space") if ctx.get("keyboard", True)
+                 else T("the “Press: one trip” button below"))  # a kiosk has no keyboard
+        _, y = self.para(press, 40, y + 10, bw, "label",
                          ACCENT, role="caption")
         self._counters(ctx, g, bw, y)
 

@@ -1750,6 +1750,14 @@
         <source>Here a trip takes {x:.0f}× the floor: a book this small is read in no time, and the trip's time goes to running each layer's small steps on a CPU; a big model on a GPU comes much closer to its floor.</source>
         <translation>这里一趟要花下限的 {x:.0f} 倍：这么小的书一眨眼就读完了，一趟的时间花在 CPU 上一层层跑那些小步骤；大模型在 GPU 上会离自己的下限近得多。</translation>
     </message>
+    <message>
+        <source>1 sentence finished: “{s}”</source>
+        <translation>写完 1 句：“{s}”</translation>
+    </message>
+    <message>
+        <source>the “Press: one trip” button below</source>
+        <translation>点下面的“按一下：搬一趟”</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>

@@ -237,8 +237,10 @@ class TourWidget(TourLayout, TourTerms, TourControls, QWidget):
                 self._rebuild(replay=False)
 
     def context(self) -> dict:
-        """The dict the current scene is drawn from (see ``TourData.context``)."""
-        return {**self._context(), "live_workers": self.live_workers()}
+        """The dict the current scene is drawn from (see ``TourData.context``); "keyboard" is False in a kiosk
+        (``gui.touch_targets.presets_only``): pages then name only what a finger can press."""
+        return {**self._context(), "live_workers": self.live_workers(),
+                "keyboard": bool(getattr(self, "keyboard_hints", True))}
 
     def _context(self) -> dict:
         return self.data.context(

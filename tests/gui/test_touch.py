@@ -432,3 +432,24 @@ def test_a_tapped_term_in_the_caption_opens_its_card(qtbot, kiosk):
     qtbot.waitUntil(router.card.isVisible, timeout=1000)
     assert router.card.text().startswith(glossary.term_name(first))
     assert tour.term_line.isVisible()  # the tour's own line under the caption as well, as a click gives
+
+
+def test_the_game_names_no_key_in_a_kiosk_only_the_button(qtbot, kiosk):
+    """A kiosk has no keyboard: the game's "how to press" line names the button and no key; on a desktop the
+    keys are named too."""
+    from gui.tour.sections import PAGES
+
+    def press_line(tour) -> str:
+        texts = [it.toPlainText() for it in tour.current_scene.items() if hasattr(it, "toPlainText")]
+        return next(t for t in texts if "Press: one trip" in t)
+
+    window, _, _ = kiosk()
+    window.show_tour()
+    tour = window.tour
+    tour.goto([p.key for p in PAGES].index("game"))
+    line = press_line(tour)
+    assert "PageDown" not in line and "Space" not in line
+    tour.keyboard_hints = True  # the same page on a desktop
+    tour.goto(0)
+    tour.goto([p.key for p in PAGES].index("game"))
+    assert "PageDown" in press_line(tour)
