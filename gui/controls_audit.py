@@ -4,8 +4,10 @@ be checked for any screen (``screenshot --layout-json``, key ``"controls"``).
 ``collect_controls(window)`` returns ``[{"kind": str, "text": str, "rect": [x, y, w, h]}, ...]`` in window pixels
 (device-independent), for every control a visitor can see and press: kind "button", "checkbox", "radio",
 "combo", "field" (a line edit), "slider", "slider-handle" (the part a finger drags), "link" (a text with links,
-such as a caption's glossary terms). ``rect`` is the hit area: the widget's rect, clipped to what its ancestors
-show. A slider handle's hit area is the handle's rect from the style, grown to ``target_px`` wide and the
+such as a caption's glossary terms), "scrollbar". ``rect`` is the hit area: the widget's rect, clipped to what its
+ancestors show. A control inside a scroll area (the Live page's column of sliders) that is scrolled wholly out of
+view is not listed; one scrolled partly out of view is listed with the part in view and ``"clipped": true`` (its
+size is checked when it is scrolled into view, not here). A slider handle's hit area is the handle's rect from the style, grown to ``target_px`` wide and the
 slider's full height when the window is in touch mode (``gui.touch``: a finger anywhere on the slider drags it).
 
 ``target_problems(controls, height)`` lists, one line each, the controls under ``target_px(height)`` on a side
@@ -15,8 +17,8 @@ and the neighbours closer than ``GAP_PX`` (``gui.touch_targets``); [] when all i
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, QRectF, Qt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QCheckBox, QComboBox, QLabel, QLineEdit,
-                               QRadioButton, QStyle, QStyleOptionSlider, QWidget)
+from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSlider, QCheckBox, QComboBox, QLabel,
+                               QLineEdit, QRadioButton, QScrollBar, QStyle, QStyleOptionSlider, QWidget)
 
 from gui.touch_targets import GAP_PX, is_control, target_px
 
@@ -32,6 +34,19 @@ def _visible_rect(w: QWidget, window: QWidget) -> QRectF:
     return area.intersected(QRectF(window.rect()))
 
 
+def _scroll_view(w: QWidget, window: QWidget) -> QRectF | None:
+    """The part of ``window`` through which the scroll areas around ``w`` show it (None: no scroll area)."""
+    view = None
+    p = w.parentWidget()
+    while p is not None and p is not window:
+        area = p.parentWidget()
+        if isinstance(area, QAbstractScrollArea) and p is area.viewport():
+            r = QRectF(QRect(p.mapTo(window, QPoint(0, 0)), p.size()))
+            view = r if view is None else view.intersected(r)
+        p = area
+    return view
+
+
 def _rect(r: QRectF) -> list[float]:
     return [round(r.x(), 1), round(r.y(), 1), round(r.width(), 1), round(r.height(), 1)]
 
@@ -43,6 +58,8 @@ def _kind(w: QWidget) -> str:
         return "radio"
     if isinstance(w, QAbstractButton):
         return "button"
+    if isinstance(w, QScrollBar):
+        return "scrollbar"
     if isinstance(w, QComboBox):
         return "combo"
     if isinstance(w, QAbstractSlider):
@@ -95,16 +112,19 @@ def collect_controls(window: QWidget) -> list[dict]:
         if not (is_control(w) or link):
             continue
         area = _visible_rect(w, window)
-        if area.isEmpty():
+        if area.isEmpty():  # also a control scrolled wholly out of its scroll area's view
             continue
+        view = _scroll_view(w, window)
+        clipped = {"clipped": True} if view is not None and \
+            not view.contains(QRectF(QRect(w.mapTo(window, QPoint(0, 0)), w.size()))) else {}
         if link:
-            out.append({"kind": "link", "text": w.toolTip() or "", "rect": _rect(area)})
+            out.append({"kind": "link", "text": w.toolTip() or "", "rect": _rect(area), **clipped})
             continue
-        out.append({"kind": _kind(w), "text": _text(w), "rect": _rect(area)})
-        if isinstance(w, QAbstractSlider):
+        out.append({"kind": _kind(w), "text": _text(w), "rect": _rect(area), **clipped})
+        if isinstance(w, QAbstractSlider) and not isinstance(w, QScrollBar):
             handle = _handle_rect(w, window)
             if not handle.isEmpty():
-                out.append({"kind": "slider-handle", "text": _text(w), "rect": _rect(handle)})
+                out.append({"kind": "slider-handle", "text": _text(w), "rect": _rect(handle), **clipped})
     return out
 
 
@@ -120,7 +140,8 @@ def target_problems(controls: list[dict], height: int, min_px: float | None = No
     """Controls under ``min_px`` (default ``target_px(height)``) on a side, and neighbours nearer than ``gap_px``.
 
     A slider's handle is checked against its own slider only for size (it lies on it by design); a link's label
-    is checked for its height only (a caption is as wide as its text)."""
+    is checked for its height only (a caption is as wide as its text); a control partly scrolled out of view
+    (``"clipped"``) for its gaps only."""
     floor = target_px(height) if min_px is None else float(min_px)
     problems = []
 
@@ -128,6 +149,8 @@ def target_problems(controls: list[dict], height: int, min_px: float | None = No
         return f"{c['kind']} {c['text'][:30]!r} at {[round(v) for v in c['rect']]}"
 
     for c in controls:
+        if c.get("clipped"):  # partly scrolled out of view: its size shows when it is scrolled in
+            continue
         w, h = c["rect"][2], c["rect"][3]
         small = h < floor - SIZE_TOLERANCE_PX or (c["kind"] != "link" and w < floor - SIZE_TOLERANCE_PX)
         if small:

@@ -3,7 +3,8 @@
 - ``ApprenticeControl``: "apprentice guesses" 0–8 (speculative decoding, 0 = off); disabled, with the reason
   shown, when the engine has no usable draft model.
 - ``TearControl``: "tear the book" 1, 2, 4 with a TP/PP switch (tensor / pipeline parallel over worker
-  processes); offers only the degrees the engine allows; waits calmly while the workers start.
+  processes); offers only the degrees the engine allows; waits calmly while the workers start. Its caption has a
+  line of its own, the switch, slider and value the next: the switch's words are never cut (``FitButton``).
 
 What they measure (acceptance, tokens per trip, speed-up, per-worker compute and communication) is kept by
 ``gui.live.meters``.
@@ -11,7 +12,7 @@ What they measure (acceptance, tokens per trip, speed-up, per-worker compute and
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
@@ -25,6 +26,28 @@ TEAR_DEGREES = (1, 2, 4)
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("MainWindow", text)
+
+
+class FitButton(QPushButton):
+    """A push button never narrower than its words: its minimum width follows its text and font.
+
+    A layout may squeeze a widget to its explicit minimum width, and touch mode (``gui.touch_targets``) sets one
+    (the finger's target, 44 px at 720 lines) under a word's width: "TP · pages" showed as "• pag". The minimum
+    here is the larger of the two; touch mode leaves a minimum above its target as it is."""
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt override
+        super().setText(text)
+        self.fit_text()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() in (QEvent.FontChange, QEvent.StyleChange):
+            self.fit_text()
+
+    def fit_text(self) -> None:
+        want = max(self.sizeHint().width(), int(self.property("touchMinPx") or 0))
+        if self.minimumWidth() != want:
+            self.setMinimumWidth(want)
 
 
 class _Row(QWidget):
@@ -147,8 +170,8 @@ class TearControl(_Row):
     def __init__(self, font: QFont | None = None, parent=None):
         super().__init__(font, parent)
         self.caption = self.label()
-        self.tp_button = QPushButton()
-        self.pp_button = QPushButton()
+        self.tp_button = FitButton()
+        self.pp_button = FitButton()
         group = QButtonGroup(self)
         for b, name in ((self.tp_button, "tpButton"), (self.pp_button, "ppButton")):
             b.setObjectName(name)
@@ -164,7 +187,7 @@ class TearControl(_Row):
         self.slider.setPageStep(1)
         self.slider.setMinimumWidth(40)
         self.value_label = self.label(role="value")
-        self.row.addWidget(self.caption)
+        self.col.insertWidget(0, self.caption)  # a line of its own: the row under it keeps the switch's words whole
         self.row.addWidget(self.tp_button)
         self.row.addWidget(self.pp_button)
         self.row.addWidget(self.slider, 1)

@@ -12,7 +12,8 @@ it into mouse events:
   a trip when nothing runs.
 - **swipe** on a tour page: the stage follows the finger; released after a mostly horizontal drag of at least
   ``SWIPE_FRACTION`` of the window's width it turns the page (right to left: next), otherwise it springs back.
-- **drag** on a slider: the handle follows the finger.
+- **drag** on a slider: the handle follows the finger; a mostly vertical drag in a scroll area marked
+  ``fingerScroll`` (the Live page's column of sliders, ``gui.live.page.ControlsScroll``) scrolls it instead.
 - **guards**: a second finger or a palm (several points at once) cancels the gesture (nothing is pressed, the
   stage springs back); at most one page turn per ``PAGE_COOLDOWN_S``; taps closer than ``TAP_COOLDOWN_S`` are
   dropped; nothing is queued, so a storm of taps leaves no work behind.
@@ -30,7 +31,7 @@ import time
 
 from PySide6.QtCore import (QCoreApplication, QEasingCurve, QEvent, QObject, QPoint, QPointF, QPropertyAnimation, Qt, QTimer)
 from PySide6.QtGui import QInputDevice, QMouseEvent
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QApplication, QComboBox,
+from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSlider, QApplication, QComboBox,
                                QGraphicsView, QLabel, QStyle, QStyleOptionSlider, QWidget)
 
 from gui.touch_card import TipCard, tooltip_at, within as _inside
@@ -53,6 +54,17 @@ def touch_screen_present() -> bool:
 def touch_mode_wanted(kiosk: bool = False, force: bool = False) -> bool:
     """Touch mode applies in kiosk mode, with ``--touch`` (``force``), or when a touch screen is present."""
     return bool(kiosk or force or touch_screen_present())
+
+
+def finger_scroll_area(widget: QWidget | None) -> QAbstractScrollArea | None:
+    """The nearest scroll area around ``widget`` that a finger scrolls (property ``fingerScroll``) and that has
+    somewhere to scroll to; else None."""
+    w = widget
+    while w is not None:
+        if isinstance(w, QAbstractScrollArea) and w.property("fingerScroll") and w.verticalScrollBar().maximum() > 0:
+            return w
+        w = w.parentWidget()
+    return None
 
 
 def slider_value_at(slider: QAbstractSlider, pos: QPoint) -> int:
@@ -85,7 +97,8 @@ class TouchRouter(QObject):
         self.taps = self.page_turns = self.runs_started = self.cancelled = 0
         self._window = None
         self._primary: int | None = None
-        self._mode = "idle"  # idle | pending | swipe | slider | cancelled | woken | other
+        self._mode = "idle"  # idle | pending | swipe | slider | scroll | cancelled | woken | other
+        self._scroll_from = 0  # the scroll bar's value when a finger began to scroll
         self._start = QPointF()
         self._target: QWidget | None = None
         self._moved: QWidget | None = None  # the stage following the finger
@@ -163,7 +176,7 @@ class TouchRouter(QObject):
         elif pressed and self._mode not in ("cancelled", "woken"):
             self._cancel()  # a second finger while the first is down
         primary = next((p for p in points if p.id() == self._primary), None)
-        if primary is not None and self._mode in ("pending", "swipe", "slider"):
+        if primary is not None and self._mode in ("pending", "swipe", "slider", "scroll"):
             self._follow(self._local(primary))
         if primary is not None and primary.state() == primary.State.Released:
             self._release(self._local(primary))
@@ -208,7 +221,11 @@ class TouchRouter(QObject):
         if self._mode == "pending" and max(abs(delta.x()), abs(delta.y())) > slop:
             slider = _inside(self._target, QAbstractSlider)
             tour = self._tour()
-            if slider is not None and slider.isEnabled():
+            area = finger_scroll_area(self._target)
+            if area is not None and abs(delta.y()) > abs(delta.x()):
+                self._mode = "scroll"
+                self._scroll_from = area.verticalScrollBar().value()
+            elif slider is not None and slider.isEnabled():
                 self._mode = "slider"
             elif tour is not None and tour.isAncestorOf(self._target) and abs(delta.x()) > abs(delta.y()):
                 self._mode = "swipe"
@@ -220,7 +237,11 @@ class TouchRouter(QObject):
                     self._home = self._moved.pos()
             else:
                 self._mode = "other"  # a drag that means nothing here: no tap either
-        if self._mode == "slider":
+        if self._mode == "scroll":
+            area = finger_scroll_area(self._target)
+            if area is not None:  # the content follows the finger
+                area.verticalScrollBar().setValue(self._scroll_from - int(delta.y()))
+        elif self._mode == "slider":
             slider = _inside(self._target, QAbstractSlider)
             slider.setValue(slider_value_at(slider, slider.mapFrom(self.host, pos.toPoint())))
         elif self._mode == "swipe" and self._moved is not None:

@@ -12,9 +12,15 @@ Default (what a visitor meets):
 
 Details (``set_details(True)``, the top bar's "Details" toggle) shows, in place of the stage and between the
 readout and the big buttons (one row), the strip of the engineer's view (prompt box, seats, answer with token
-chips, the two plots each at least a quarter of the window's height, every slider) and a footer (status line,
-model line). The stage, squeezed beside them, would be too small to read from a room: it waits in the visitor's
-view, where its desks show the per-layer timings and its cheat sheet the pages in use.
+chips, the two plots, every slider) and a footer (status line, model line). The strip takes the height the other
+rows leave (it gives way, never the rows: nothing leaves the window), and the plots take all of the strip's that
+their titles leave (a quarter of the window's height each, or more, where the rows leave that much). The sliders'
+column scrolls (a frameless scroll area; a finger drags it in touch mode) when the strip is shorter than it, so it
+never makes the page taller. The stage, squeezed beside them, would be too small to read from a room: it waits in
+the visitor's view, where its desks show the per-layer timings and its cheat sheet the pages in use.
+
+No label on the page carries a link: none takes text interaction, so touch mode does not size them as a finger's
+target (``gui.touch_targets.is_link_label``: a QLabel's default flags accept links).
 
 Every text widget has a role (``animations.typescale.set_role``); ``LivePage.apply_type_scale`` gives each its
 font from the window height (``gui.live.typeset``), so the page is the same picture from 1280×720 to 3840×2160.
@@ -28,7 +34,7 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QGridLayout, QHBoxLayout, QLabel,
-                               QPushButton, QSizePolicy, QSlider, QVBoxLayout, QWidget)
+                               QPushButton, QScrollArea, QScrollBar, QScroller, QSizePolicy, QSlider, QVBoxLayout, QWidget)
 
 from animations.typescale import TypeScale, set_role
 from gui import i18n
@@ -39,13 +45,14 @@ from gui.live.readout import ReadoutPanel
 from gui.live.seats import SeatPanel
 from gui.live.typeset import apply_type_scale, style_sheet
 from gui.live_controls import ApprenticeControl, TearControl
+from gui.touch_targets import GAP_PX
 
 # of the page width (the window less its margins): fitted with fitInView's margin, the scene spans >= 90 % of
 # the window's width
 STAGE_SHARE = 0.935
 MIN_SCALE_BACK = 0.5  # minimumSizeHint: the least share of its present size the page asks for
 STAGE_MAX_HEIGHT = 0.62  # details view: past this share of the page height the strip below gets the room
-PLOT_SHARE = 0.25  # details view: each plot at least this share of the window's height
+PLOT_SHARE = 0.25  # details view: each plot this share of the window's height where the other rows leave room
 GIVE_WAY_SHARE = 0.75  # with the apprentice's or the torn book's lines shown, the stage may give way to this
 DETAILS_STAGE_SHARE = 0.3  # details view: the stage keeps at least this share of the page width
 MAX_PROMPT_CHARS = 2000
@@ -63,6 +70,66 @@ class _Refit(QObject):
         if event.type() == QEvent.Resize:
             QTimer.singleShot(0, self, self._fit)  # dropped if the page goes first (the context object)
         return False
+
+
+class _FingerBar(QScrollBar):
+    """A scroll bar whose size hint honours its minimum: touch mode makes the bar a finger wide
+    (``gui.touch_targets``), and the scroll area lays its bar out from the hint (it overhung the window)."""
+
+    def sizeHint(self):  # noqa: N802 - Qt override
+        return super().sizeHint().expandedTo(self.minimumSize())
+
+
+class ControlsScroll(QScrollArea):
+    """The details view's column of sliders, scrolled vertically when the strip is shorter than the column.
+
+    Frameless, no horizontal scrolling: it asks for its column's width (and the bar's, while the bar shows) and
+    for no height of its own. A finger drags it: ``QScroller``'s touch gesture where touches reach the widgets,
+    touch mode's router (``gui.touch``, property ``fingerScroll``) where it owns them; the mouse keeps the wheel
+    and the bar, as anywhere on a desktop (no left-button drag gesture)."""
+
+    def __init__(self, inner: QWidget, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("controlsScroll")
+        inner.setObjectName("controlsInner")
+        self.setFrameShape(QFrame.NoFrame)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setVerticalScrollBar(_FingerBar(Qt.Vertical, self))
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAsNeeded)
+        self.setWidget(inner)
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Ignored)
+        QScroller.grabGesture(self.viewport(), QScroller.TouchGesture)  # touches that reach the widgets
+        self.setProperty("fingerScroll", True)  # touch mode's router owns the touches: it scrolls this (gui.touch)
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._on_range)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if obj is self.widget() and event.type() == QEvent.LayoutRequest:
+            self.updateGeometry()  # the column's width changed (fonts, words): the strip's layout asks again
+        return super().eventFilter(obj, event)
+
+    def _on_range(self, _low: int, high: int) -> None:
+        """The bar comes or goes: a finger's gap between it and the controls, and the width the column asks."""
+        gap = GAP_PX if high > 0 else 0
+        if self.viewportMargins().right() != gap:
+            self.setViewportMargins(0, 0, gap, 0)
+        self.updateGeometry()
+
+    def _bar_width(self) -> int:
+        bar = self.verticalScrollBar()  # touch mode makes it a finger wide (gui.touch_targets)
+        return bar.sizeHint().width() + GAP_PX if bar.maximum() > 0 else 0
+
+    def minimumSizeHint(self):  # noqa: N802 - Qt override
+        return QSize(self.widget().minimumSizeHint().width() + self._bar_width(), 0)
+
+    def sizeHint(self):  # noqa: N802 - Qt override
+        inner = self.widget().sizeHint()
+        return QSize(inner.width() + self._bar_width(), inner.height())
+
+    def scrolls(self) -> bool:
+        """True when the column is taller than what shows of it."""
+        return self.verticalScrollBar().maximum() > 0
 
 
 def _label(role: str, name: str = "", wrap: bool = False) -> QLabel:
@@ -166,7 +233,9 @@ class LivePage(QWidget):
             s.setMinimumWidth(40)
         self.apprentice = ApprenticeControl()
         self.tear = TearControl()
-        grid = QGridLayout()
+        self.controls_inner = QWidget()
+        grid = QGridLayout(self.controls_inner)
+        grid.setContentsMargins(0, 0, 0, 0)
         grid.setHorizontalSpacing(6)
         grid.setVerticalSpacing(2)
         grid.addWidget(self.batch_caption, 0, 0)
@@ -183,11 +252,13 @@ class LivePage(QWidget):
 
         self.strip = QWidget()
         strip = QHBoxLayout(self.strip)
-        strip.setContentsMargins(0, 0, 0, 0)
+        # a finger's gap (gui.touch_targets) between the column's scroll bar or last control and the big buttons
+        strip.setContentsMargins(0, 0, 0, max(0, GAP_PX - self.GAP))
         strip.setSpacing(10)
         strip.addLayout(words, 8)
         strip.addLayout(plots, 7)
-        strip.addLayout(grid, 5)
+        self.controls_scroll = ControlsScroll(self.controls_inner)
+        strip.addWidget(self.controls_scroll, 5)
 
         self.status_line = _label("status", "statusLine", wrap=True)
         self.status_line.setTextFormat(Qt.PlainText)
@@ -201,6 +272,11 @@ class LivePage(QWidget):
         for w in (self.view, self.readout_panel, self.split_row, self.strip, self.exhibit, self.footer):
             w.setParent(self)
         self.seats.mirrors.append(self.exhibit.answer)
+        self._measure = QLabel(self)  # measures a wrapped title (a label's own answer counts its minimum height)
+        self._measure.setWordWrap(True)
+        self._measure.hide()
+        for label in self.findChildren(QLabel):
+            label.setTextInteractionFlags(Qt.NoTextInteraction)  # no links here (see the module's docstring)
         self.set_details(False)
 
     def set_details(self, on: bool) -> None:
@@ -258,6 +334,17 @@ class LivePage(QWidget):
         super().resizeEvent(event)
         self.arrange()
 
+    def _title_height(self, title: QLabel, width: int) -> int:
+        """The height ``title`` needs at ``width``, all its lines (its own ``heightForWidth`` never returns less
+        than its minimum height, which ``arrange`` sets from this: a title once tall stayed so)."""
+        if title.isHidden() or width <= 0:
+            return 0
+        m = self._measure
+        m.setFont(title.font())
+        m.setText(title.text())
+        margins = title.contentsMargins()
+        return m.heightForWidth(width - margins.left() - margins.right()) + margins.top() + margins.bottom()
+
     def _hfw(self, w: QWidget, width: int) -> int:
         if w.isHidden():
             return 0
@@ -271,7 +358,7 @@ class LivePage(QWidget):
         if not self.strip.isHidden():
             # the strip's box layout does not count wrapped titles at their width: add the plots column up by hand
             col = self.trip_plot_title.width() or int(width * 7 / 20)
-            plots = sum(t.heightForWidth(col) for t in (self.trip_plot_title, self.rate_plot_title))
+            plots = sum(self._title_height(t, col) for t in (self.trip_plot_title, self.rate_plot_title))
             plots += sum(p.minimumHeight() for p in (self.trip_plot, self.rate_plot)) + 3 * 2
             rows["strip"] = max(self.strip.minimumSizeHint().height(), plots)
         ex = self.exhibit
@@ -334,16 +421,14 @@ class LivePage(QWidget):
         rows = self._row_heights(W)
         floor, full = self._stage_heights(W)
         if self.details:
-            # each plot at least a quarter of the window's height (from the window's height, never from the
-            # page's minimum: a minimum that grew with the window would grow the window); the stage gives way
+            # the strip takes what the other rows leave (below: it gives way, never they) and the plots all of
+            # it that their titles leave; the sliders' column scrolls when it is taller (``ControlsScroll``)
             col = int(W * 7 / 20) - 10  # the plots column's share of the strip (never a stale width)
-            titles = 0
             for t in (self.trip_plot_title, self.rate_plot_title):  # a wrapped title keeps all its lines
-                h = t.heightForWidth(col)
+                h = self._title_height(t, col)
                 if t.minimumHeight() != h:
                     t.setMinimumHeight(h)
-                titles += h
-            rows["strip"] = max(rows["strip"], titles + 2 * int(self.window().height() * PLOT_SHARE + 1) + 6)
+            rows["strip"] = 0
             floor = 0.0
         others = sum(rows.values()) + 6 * self.GAP
         cap = H * STAGE_MAX_HEIGHT if self.details else H
@@ -354,7 +439,7 @@ class LivePage(QWidget):
             stage = 0  # no row (its gap stays as slack)
         spare = max(0, H - stage - others)
         if self.details:
-            rows["strip"] += spare
+            rows["strip"] = spare  # the rest of the page, however little: nothing below leaves the window
         else:
             rows["exhibit"] += spare
         y = self.GAP

@@ -112,6 +112,12 @@ QLabel#chipPrompt {{ background: #141b23; border: 1px solid #2a3947; border-radi
 QLabel#chipMore {{ background: transparent; border: 1px dashed #3b5570; border-radius: {r}px; padding: 0px {2 * u}px;
                    color: #a9b8c8; }}
 QScrollArea#chips, QWidget#chipsInner {{ background: transparent; }}
+QScrollArea#controlsScroll, QWidget#controlsInner {{ background: transparent; }}
+QScrollArea#controlsScroll QScrollBar:vertical {{ background: #17202a; width: {2 * u + 4}px; margin: 0; }}
+QScrollArea#controlsScroll QScrollBar::handle:vertical {{ background: #33465b; border-radius: {u + 1}px;
+                                                         min-height: 20px; }}
+QScrollArea#controlsScroll QScrollBar::add-line, QScrollArea#controlsScroll QScrollBar::sub-line {{ height: 0; }}
+QScrollArea#controlsScroll QScrollBar::add-page, QScrollArea#controlsScroll QScrollBar::sub-page {{ background: none; }}
 QCheckBox::indicator {{ width: {handle}px; height: {handle}px; border: 1px solid #7ea6cf; border-radius: {r}px;
                        background: #17202a; }}
 QCheckBox::indicator:checked {{ background: #ffc94a; border: 1px solid #ffc94a; }}
