@@ -28,7 +28,8 @@ def target_px(height: int) -> int:
 def is_link_label(w: QWidget) -> bool:
     """A text whose links a finger taps (the tour's caption with its glossary terms): the whole label is the
     target (``gui.controls_audit`` lists it as a "link"), so it is at least a target tall."""
-    return isinstance(w, QLabel) and bool(w.textInteractionFlags() & Qt.LinksAccessibleByMouse)
+    return (isinstance(w, QLabel) and bool(w.textInteractionFlags() & Qt.LinksAccessibleByMouse)
+            and "<a " in w.text())  # Qt lets every label take links by default: only one that has a link counts
 
 
 def is_control(w: QWidget) -> bool:
