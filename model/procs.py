@@ -19,9 +19,11 @@ from contextlib import contextmanager
 def children_ignore_sigint():
     """Start child processes inside this block and they ignore SIGINT from their first instruction.
 
-    This process keeps its own Ctrl+C: SIGINT is blocked (held pending, not lost) while its disposition is
-    "ignore", and a SIGINT that came meanwhile is delivered to the restored handler when the block ends. A no-op
-    off the main thread (only it may change handlers) or without ``pthread_sigmask`` (Windows).
+    This process keeps its own Ctrl+C: SIGINT is blocked in the main thread (held pending) while its
+    disposition is "ignore", and a SIGINT the main thread got meanwhile is delivered to the restored handler
+    when the block ends. One sent to the whole process may instead be taken by another thread (Qt's), which
+    does not block it, and is then dropped: a Ctrl+C in the few ms a child takes to start can be lost (press it
+    again). A no-op off the main thread (only it may change handlers) or without ``pthread_sigmask`` (Windows).
     """
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield

