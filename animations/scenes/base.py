@@ -312,7 +312,8 @@ class TourScene(QGraphicsScene):
         take all of it back (its items and its animations) and return None; else return what ``make`` returned.
 
         A page tries its largest layout first and steps down: ``attempt(lambda: big()) or attempt(...)``. A
-        ``make`` that returns None or another falsy value on success should return True instead.
+        ``make`` that returns None or another falsy value on success should return True instead; one that returns
+        False is taken back as well (it found for itself that it does not fit).
         """
         outer = getattr(self, "_added", None)
         self._added = []
@@ -326,8 +327,8 @@ class TourScene(QGraphicsScene):
         area = QRectF(left, top, right - left, bottom - top)
         # never ask an item for its parentItem() here: PySide6 then hands a top-level item to Python, which
         # deletes it with its last reference (a child lies inside its card anyway, or is a fault itself)
-        fits = all(area.contains(item.sceneBoundingRect()) for item in mine
-                   if item.scene() is self and item.isVisible())
+        fits = out is not False and all(area.contains(item.sceneBoundingRect()) for item in mine
+                                        if item.scene() is self and item.isVisible())
         if fits:
             if outer is not None:
                 outer.extend(mine)
