@@ -34,7 +34,7 @@ def request_lines(prompt: str) -> list[str]:
 
 
 REQUEST_LINES = 11  # the address line and the ten lines of ``request_lines``
-MAX_PANEL_W = 780.0  # the request's panel; the rest of the width is the parts' column
+MAX_PANEL_W = 720.0  # the request's panel; the rest of the width is the parts' column
 
 REQUEST_PARTS = [
     ("POST …/chat/completions", "where it goes: the server's chat address, over HTTPS"),

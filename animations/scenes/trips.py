@@ -96,16 +96,17 @@ class PrefillScene(TourScene):
         # the right column: measured prefill times, then grouped-query attention; the sliding-window note under
         # the map when the column has no room for it
         left_y = y
-        for place in ("right", "right-tight", "left"):
+        for place in ("right", "right-tight", "right-inline", "left"):
             if self.attempt(lambda: self._right(ctx, x0, place, left_y, left_w), bottom=696):
                 break
-        else:
-            self._right(ctx, x0, "left", left_y, left_w)
+        else:  # a long question's map fills the left column: the aside on sliding windows is left out
+            self._right(ctx, x0, "none", left_y, left_w)
 
     def _right(self, ctx: dict, x0: float, place: str, left_y: float, left_w: float) -> bool:
         """The prefill timings and the grouped-query attention panel in the column from ``x0``. ``place``:
         "right" (the sliding-window note at the panel's foot, its pill below), "right-tight" (the pill beside the
-        KV heads' name) or "left" (the note and its pill under the map's, from ``left_y``)."""
+        KV heads' name), "right-inline" (that, and the query heads' name before their row), "left" (the note and
+        its pill under the map's, from ``left_y``) or "none" (no note)."""
         pw = 1560 - x0
         y = self.top
         head, y = self.para(T("One trip reads the whole question"), x0 + 20, y + 8, pw - 40, "body", TEXT, True,
@@ -134,16 +135,23 @@ class PrefillScene(TourScene):
         _, y = self.para(T("Llama 3 8B: 32 query heads share 8 KV heads → the cheat sheet is 4× smaller"),
                          x0 + 20, gy + 10, pw - 40, "label", TEXT, True, role="heading")
         q_lab = self.text(T("query heads"), x0 + 20, y + 6, "small", DIM, role="legend")
-        dy = q_lab.sceneBoundingRect().bottom() + 6
-        step = (pw - 80) / 32
+        qx0, qw = x0 + 40, pw - 80  # the row of query heads
+        if place in ("right-inline", "none"):  # the name before the row, level with it
+            qr = q_lab.sceneBoundingRect()
+            dy = qr.center().y() - 7
+            qx0 = qr.right() + 16
+            qw = x0 + pw - 40 - qx0
+        else:
+            dy = q_lab.sceneBoundingRect().bottom() + 6
+        step = qw / 32
         for qh in range(32):
-            qx = x0 + 40 + qh * step
+            qx = qx0 + qh * step
             dot = self.box(qx, dy, 14, 14, BLUE_LIGHT, None, radius=7)
-            kvx = x0 + 40 + (qh // 4) * (step * 4) + step * 1.5
+            kvx = qx0 + (qh // 4) * (step * 4) + step * 1.5
             self.line(qx + 7, dy + 14, kvx + 14, dy + 60, QColor(134, 170, 211, 120), 1.5)
             self.fade_in(dot, 0.4 + 0.02 * qh)
         for kv in range(8):
-            self.box(x0 + 40 + kv * step * 4 + step * 1.5, dy + 60, 28, 28, GREEN, None, radius=4)
+            self.box(qx0 + kv * step * 4 + step * 1.5, dy + 60, 28, 28, GREEN, None, radius=4)
         kv_lab = self.text(T("KV heads (what the cheat sheet stores)"), x0 + 20, dy + 96, "small", DIM, role="legend")
         y = kv_lab.sceneBoundingRect().bottom()
         note = T("Some models let some layers look only at a nearby stretch (sliding-window attention).")
@@ -152,10 +160,12 @@ class PrefillScene(TourScene):
             y = self.badge("source", x0 + 20, y + 6).sceneBoundingRect().bottom()
         else:  # the source's pill beside the KV heads' name, at the panel's right edge
             pill = self.badge("source", x0 + pw - 20, kv_lab.sceneBoundingRect().top(), align="right")
+            if pill.sceneBoundingRect().left() < kv_lab.sceneBoundingRect().right() + 12:  # no room: below it
+                pill.setPos(x0 + 20, y + 6)
             y = max(y, pill.sceneBoundingRect().bottom())
-            if place == "right-tight":
+            if place in ("right-tight", "right-inline"):
                 _, y = self.para(note, x0 + 20, y + 8, pw - 40, "small", DIM, role="caption")
-            else:
+            elif place == "left":
                 _, ly = self.para(note, 40, left_y + 10, left_w, "small", DIM, role="caption")
                 self.badge("source", 40, ly + 6)
         self.box(x0, gy, pw, y + 12 - gy, PANEL, EDGE, z=0)
@@ -353,7 +363,29 @@ class DecodeScene(TourScene):
         y = max(src.sceneBoundingRect().bottom(), sb.sceneBoundingRect().bottom())
         self.box(40, top, lw, y + 14 - top, PANEL, EDGE, z=0)
         left_bottom = y + 14
-        # this computer
+        # this computer: the tallest chart and largest notes that fit
+        for bh, style in ((220.0, "label"), (170.0, "label"), (130.0, "label"), (130.0, "small"), (90.0, "small")):
+            if self.attempt(lambda: self._computer(ctx, top, bh, style), bottom=696):
+                break
+        else:
+            self._computer(ctx, top, 70.0, "small")
+        # tokens written one per trip
+        st = _analysis(ctx, "stream")
+        labels = [t["label"] for t in st["tokens"]] if st else ["One", "␣trip", ",", "␣one", "␣token", "."]
+        y = left_bottom + 16
+        cap = self.text(T("one trip → one token:"), 40, y, "label", DIM, role="caption")
+        y = cap.sceneBoundingRect().bottom() + 8
+        x = 40.0
+        for i, lab in enumerate(labels[:12]):
+            card, w = self.chip(lab, x, y, PAPER, style="number", sub=T("trip {i}").format(i=i + 1), min_w=60)
+            if x + w > 740 or card.sceneBoundingRect().bottom() > 696:
+                self.removeItem(card)
+                break
+            self.pop_in(card, 0.6 + 0.25 * i)
+            x += w + 8
+
+    def _computer(self, ctx: dict, top: float, bh: float, style: str) -> bool:
+        """The right panel: this computer's measured trips as bars ``bh`` tall, the floor, the notes in ``style``."""
         d = _analysis(ctx, "decode")
         rx, rw = 780.0, 780.0
         y = top + 10
@@ -368,7 +400,7 @@ class DecodeScene(TourScene):
                     rx + 20, y, rw - 40, "label", RED, role="legend")
                 y += 6
             top_ms = max(ms_all + [floor or 0.0, 0.1]) * 1.15
-            bx, by, bh = rx + 40, y, 220.0
+            bx, by = rx + 40, y
             bw = (rw - 80) / max(1, len(ms_all))
             for i, ms in enumerate(ms_all):
                 h = bh * ms / top_ms
@@ -385,29 +417,16 @@ class DecodeScene(TourScene):
                 _, y = self.para(T("Here a trip takes {x:.0f}× the floor: a book this small is read in no time, and "
                                    "the trip's time goes to running each layer's small steps on a CPU; a big model "
                                    "on a GPU comes much closer to its floor.").format(x=d["decode_ms"] / floor),
-                                 rx + 20, y + 8, rw - 40, "label", DIM, role="caption")
+                                 rx + 20, y + 8, rw - 40, style, DIM, role="caption")
             if floor and d["decode_ms"] < floor:
                 _, y = self.para(T("Faster than the memory floor: this small book fits in the processor's cache, "
                                    "so a trip does not go all the way to main memory."), rx + 20, y + 8, rw - 40,
-                                 "label", DIM, role="caption")
+                                 style, DIM, role="caption")
         else:
             t1 = self.text(T("Start the engine to measure a trip here."), rx + 20, y, "body", TEXT, role="caption")
             y = self.badge("illustrative", rx + 20, t1.sceneBoundingRect().bottom() + 8).sceneBoundingRect().bottom()
         self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)
-        # tokens written one per trip
-        st = _analysis(ctx, "stream")
-        labels = [t["label"] for t in st["tokens"]] if st else ["One", "␣trip", ",", "␣one", "␣token", "."]
-        y = left_bottom + 16
-        cap = self.text(T("one trip → one token:"), 40, y, "label", DIM, role="caption")
-        y = cap.sceneBoundingRect().bottom() + 8
-        x = 40.0
-        for i, lab in enumerate(labels[:12]):
-            card, w = self.chip(lab, x, y, PAPER, style="number", sub=T("trip {i}").format(i=i + 1), min_w=60)
-            if x + w > 740 or card.sceneBoundingRect().bottom() > 696:
-                self.removeItem(card)
-                break
-            self.pop_in(card, 0.6 + 0.25 * i)
-            x += w + 8
+        return True
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -420,15 +439,32 @@ class KVCacheScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         k = _analysis(ctx, "kv_cache")
-        P, S = 8, 6
         counted = k["rows_8x6"] if k else None
+        # the grids' rows a line of small text tall and more, else just that; the notes in the label style, else
+        # the small one; each pill below its text, else beside it
+        full, tight = max(28.0, self.lh("small") + 4), self.lh("small")
+        tries = [(row_h, style, beside) for row_h in (full, tight) for style in ("label", "small")
+                 for beside in (False, True)]
+        for row_h, style, beside in tries:
+            if self.attempt(lambda: self._left(counted, row_h, style, beside), bottom=696):
+                break
+        else:
+            self._left(counted, tight, "small", True)
+        for chart_h in (130.0, 110.0, 90.0, 70.0):
+            if self.attempt(lambda: self._answer(ctx, k, self.top, chart_h), bottom=696):
+                break
+        else:
+            self._answer(ctx, k, self.top, 50.0)
+
+    def _left(self, counted: dict | None, row_h: float, style: str, beside: bool) -> bool:
+        """The two grids (rows ``row_h`` tall) with their totals, and the notes below them (``_notes``)."""
+        P, S = 8, 6
         without = sum(P + i for i in range(1, S + 1))  # 69: pass i re-feeds the prompt and all i tokens so far
         with_ = S
         top = self.top
         left_w = 1010.0
         cell, gap = 15.0, 3.0
         step_w = max(self.measure(T("step {i}").format(i=S), "small").width() for _ in (0,)) + 12
-        row_h = max(28.0, self.lh("small") + 4)
         bottoms = []
         for col, (title, cached) in enumerate(((T("Without the cheat sheet"), False), (T("With the cheat sheet"), True))):
             x0 = 40.0 + col * 520
@@ -438,7 +474,7 @@ class KVCacheScene(TourScene):
                 self.text(T("step {i}").format(i=i), x0, y, "small", DIM, role="axis")
                 for j in range(P + i):
                     fresh = (not cached) or j == P + i - 1
-                    c = self.box(x0 + step_w + j * (cell + gap), y + 2, cell, row_h - 8, (ORANGE if not cached else GREEN)
+                    c = self.box(x0 + step_w + j * (cell + gap), y + 4, cell, row_h - 8, (ORANGE if not cached else GREEN)
                                  if fresh else None, QColor("#3d5670") if not fresh else None, radius=3)
                     if fresh:
                         self.fade_in(c, 0.3 + 0.35 * (i - 1) + 0.01 * j, 0.5 + 0.35 * (i - 1) + 0.01 * j)
@@ -447,18 +483,7 @@ class KVCacheScene(TourScene):
             _, y = self.para(T("{n} K/V rows computed").format(n=total), x0, y + 6, 500, "number",
                              ORANGE if not cached else GREEN, True, role="readout")
             bottoms.append(y)
-        y = max(bottoms) + 10
-        # the notes below the grids: in the label style, else the small one; each pill below its text, else beside
-        for style, beside in (("label", False), ("label", True), ("small", False), ("small", True)):
-            if self.attempt(lambda: self._notes(y, left_w, counted, style, beside), bottom=696):
-                break
-        else:
-            self._notes(y, left_w, counted, "small", True)
-        for chart_h in (130.0, 110.0, 90.0, 70.0):
-            if self.attempt(lambda: self._answer(ctx, k, top, chart_h), bottom=696):
-                break
-        else:
-            self._answer(ctx, k, top, 50.0)
+        return self._notes(max(bottoms) + 10, left_w, counted, style, beside)
 
     def _notes(self, y: float, left_w: float, counted: dict | None, style: str, beside: bool) -> bool:
         """How the grids' totals come about, their pills, and the 500-token case with its formula pill, from y."""
