@@ -36,7 +36,8 @@ SCENE_W, SCENE_H = 1600.0, 700.0
 
 # The tour fits its scene into a view that takes at least this fraction of the window's height (1280×720:
 # 0.67, 1920×1080: 0.78, measured on TourWidget). Text sizes in scene units are the type scale of a window
-# SCENE_H / VIEW_FRACTION tall, so that once fitted no text is under height / 60 window px.
+# SCENE_H / VIEW_FRACTION tall, so that once fitted no text is under height / 48 window px (the type
+# scale's floor).
 VIEW_FRACTION = 0.625
 SCENE_TYPE = TypeScale(SCENE_H / VIEW_FRACTION)
 
@@ -52,8 +53,8 @@ def px(style: str) -> float:
 
 def fit_factor(view) -> float:
     """How much larger than the default the scene's text must be so that, fitted into ``view`` (a shown
-    ``QGraphicsView`` showing a SCENE_W × SCENE_H scene), the small style is still height / 60 of the view's
-    window. 1.0 when the view is at least VIEW_FRACTION of its window's height (or not shown yet)."""
+    ``QGraphicsView`` showing a SCENE_W × SCENE_H scene), the small style is still height / 48 of the view's
+    window (``TypeScale.minimum``). 1.0 when the view is at least VIEW_FRACTION of its window's height (or not shown yet)."""
     if view is None or not view.isVisible():
         return 1.0
     vp = view.viewport().size()
@@ -269,6 +270,77 @@ class TourScene(QGraphicsScene):
         return 14 + self.lh("heading", True) + 12
 
     # ---- helpers ----------------------------------------------------------------------------------------
+    def addItem(self, item: QGraphicsItem) -> None:  # noqa: N802 - Qt's name
+        """``QGraphicsScene.addItem``, noting the item while ``attempt`` is drawing (so it can take it back)."""
+        super().addItem(item)
+        added = getattr(self, "_added", None)
+        if added is not None:
+            added.append(item)
+
+    def collect(self, make) -> tuple[object, list[QGraphicsItem]]:
+        """Call ``make()``; returns (what it returned, the items it added to the scene), for ``spread``."""
+        outer = getattr(self, "_added", None)
+        self._added = []
+        try:
+            out = make()
+        finally:
+            mine, self._added = self._added, outer
+            if outer is not None:
+                outer.extend(mine)
+        return out, mine
+
+    def spread(self, groups: list[list[QGraphicsItem]], bottom: float = SCENE_H - 4, most: float = 60.0) -> None:
+        """Share the free height between the lowest item of ``groups`` (lists of items from ``collect``, top to
+        bottom) and ``bottom`` among the gaps between the groups, at most ``most`` per gap: a page that does not
+        fill its scene breathes instead of leaving an empty band at the bottom. Only for items whose animations
+        do not set their position."""
+        # children move with their card (never ask an item for its parentItem(): see ``attempt``)
+        children = {id(c) for g in groups for it in g if it.scene() is self for c in it.childItems()}
+        groups = [[it for it in g if it.scene() is self and id(it) not in children] for g in groups]
+        groups = [g for g in groups if g]
+        if len(groups) < 2:
+            return
+        low = max(it.sceneBoundingRect().bottom() for g in groups for it in g)
+        gap = min(most, max(0.0, bottom - low) / (len(groups) - 1))
+        for k, g in enumerate(groups):
+            for it in g:
+                it.moveBy(0, gap * k)
+
+    def attempt(self, make, bottom: float = SCENE_H - 4, right: float = SCENE_W - 4, left: float = 4,
+                top: float = 4):
+        """Draw with ``make()``; if anything it drew reaches past ``bottom`` (or ``right``/``left``/``top``),
+        take all of it back (its items and its animations) and return None; else return what ``make`` returned.
+
+        A page tries its largest layout first and steps down: ``attempt(lambda: big()) or attempt(...)``. A
+        ``make`` that returns None or another falsy value on success should return True instead; one that returns
+        False is taken back as well (it found for itself that it does not fit).
+        """
+        outer = getattr(self, "_added", None)
+        self._added = []
+        n0 = len(self.timeline)
+        try:
+            out = make()
+        except BaseException:
+            self._added = outer
+            raise
+        mine, self._added = self._added, outer
+        area = QRectF(left, top, right - left, bottom - top)
+        # never ask an item for its parentItem() here: PySide6 then hands a top-level item to Python, which
+        # deletes it with its last reference (a child lies inside its card anyway, or is a fault itself)
+        fits = out is not False and all(area.contains(item.sceneBoundingRect()) for item in mine
+                                        if item.scene() is self and item.isVisible())
+        if fits:
+            if outer is not None:
+                outer.extend(mine)
+            return out
+        children = {id(c) for item in mine if item.scene() is self for c in item.childItems()}
+        for item in mine:  # removing a card takes its children along
+            if item.scene() is self and id(item) not in children:
+                self.removeItem(item)
+        kept = [(anim, start, end) for start, order, end, anim in self.timeline._entries if order < n0]
+        self.timeline = Timeline(kept)
+        return None
+
     def text(self, s: str, x: float, y: float, style: str = "body", color: QColor = TEXT, bold: bool = False,
              width: float | None = None, align: str = "left", z: float = 5, role: str = "label") -> QGraphicsItem:
         """A text item at (x, y) (top-left; ``align`` "center"/"right" makes x the centre/right edge), its size the

@@ -21,18 +21,28 @@ class KVSizeScene(TourScene):
     number = 9
 
     def draw(self, ctx: dict) -> None:
+        # the notes under the bars in the body style, else one step smaller, so that the bars keep their size
+        for style in ("body", "label", "small"):
+            if self.attempt(lambda: self._layout(ctx, style), bottom=696):
+                return
+        self._layout(ctx, "small")
+
+    def _layout(self, ctx: dict, note_style: str) -> bool:
+        """The formula, the book and each model's cache as bars to scale, then the notes in ``note_style``."""
         n = int(ctx.get("kv_tokens") or 2000)
         rows = (ctx.get("kv_table") or {}).get(n, [])
         book = float(ctx.get("llama_bytes") or 16_060_522_496)
         top = self.top
-        pill = self.badge("source", 1560, top, T("formula of the source, §09"), align="right")
+        # the formula on a line of its own (it wraps only where the scene is too narrow for it), its pills at the
+        # right of the book's line below it
+        _, y = self.para(T("KV cache = 2 × layers × KV heads × head dim × length × batch × bytes"), 40, top, 1520,
+                         "body", ACCENT, True, role="heading")
+        y += 10
         kinds = {r.get("kind", "formula") for r in rows}
         one_kind = len(kinds) == 1  # every row computed the same way: one pill says so, by the source's pill
+        pill = self.badge("source", 1560, y, T("formula of the source, §09"), align="right")
         if one_kind:
-            pill = self.badge(next(iter(kinds)), pill.sceneBoundingRect().left() - 14, top, align="right")
-        _, y = self.para(T("KV cache = 2 × layers × KV heads × head dim × length × batch × bytes"), 40, top,
-                         pill.sceneBoundingRect().left() - 60, "body", ACCENT, True, role="heading")
-        y += 14
+            pill = self.badge(next(iter(kinds)), pill.sceneBoundingRect().left() - 14, y, align="right")
         fracs = [r["bytes"] / book for r in rows]
         biggest = max(fracs + [1.0])
         labels = [fmt_bytes(r["bytes"]) + ("  " + T("({x:.1f} × the book)").format(x=f) if f > 1 else "")
@@ -42,9 +52,9 @@ class KVSizeScene(TourScene):
         value_w = max([self.measure(lab, "body", True).width() for lab in labels] + [80.0])
         full = 1520 - value_w - 20 - max(pills + [0.0]) - 20
         unit = full / biggest  # the book is 1 unit wide; every bar to the same scale
-        book_lab = self.text(T("the book: Llama 3 8B weights, FP16, {size}").format(size=fmt_bytes(book)), 40, y,
-                             "body", TEXT, role="legend")
-        y = book_lab.sceneBoundingRect().bottom() + 4
+        book_lab, yb = self.para(T("the book: Llama 3 8B weights, FP16, {size}").format(size=fmt_bytes(book)), 40, y,
+                                 pill.sceneBoundingRect().left() - 60, "body", TEXT, role="legend")
+        y = max(yb, pill.sceneBoundingRect().bottom()) + 4
         bar = self.box(40, y, unit, 30, BLUE, None, radius=4)
         self.fade_in(bar, 0.1)
         y += 30 + 12
@@ -69,18 +79,20 @@ class KVSizeScene(TourScene):
             if not one_kind:
                 self.badge(r.get("kind", "formula"), 1560, y, align="right")
             y += vh + 10
-        _, y = self.para(T("{n:,} tokens, one sequence; bars to scale against the book; GB = 1,000,000,000 bytes").format(n=n),
-                         40, y, 1520, "body", DIM, role="caption")
+        _, y = self.para(T("{n:,} tokens, one sequence; bars to scale against the book; GB = 1,000,000,000 bytes"
+                           ).format(n=n), 40, y, 1520, note_style, DIM, role="caption")
         live = ctx.get("live_kv")
         if live:
             txt = T("This model: formula {f} per token; its engine allocates {m} per token").format(
                 f=fmt_bytes(live["formula_per_token"]), m=fmt_bytes(live["engine_per_token"])) \
                 if live.get("engine_per_token") else T("This model: formula {f} per token").format(
                 f=fmt_bytes(live["formula_per_token"]))
-            item = self.text(txt, 40, y + 8, "body", TEXT, role="caption")
             if live.get("engine_per_token"):
-                self.badge("measured", item.sceneBoundingRect().right() + 14, y + 8,
-                           T("from the allocated cache tensors"))
+                pill = self.badge("measured", 1560, y + 8, T("from the allocated cache tensors"), align="right")
+                self.para(txt, 40, y + 8, pill.sceneBoundingRect().left() - 54, note_style, TEXT, role="caption")
+            else:
+                self.para(txt, 40, y + 8, 1520, note_style, TEXT, role="caption")
+        return True
 
 
 def sse_frame(text: str) -> str:
@@ -95,6 +107,14 @@ class StreamingScene(TourScene):
     number = 10
 
     def draw(self, ctx: dict) -> None:
+        # as many frames as leave room for the note on a long system prompt (under the cards, else under them)
+        for most in (12, 10, 8, 6, 4):
+            if self.attempt(lambda: self._layout(ctx, most), bottom=696):
+                return
+        self._layout(ctx, 3)
+
+    def _layout(self, ctx: dict, most: int) -> bool:
+        """The frames (at most ``most``) with their times, the measured cards, the note."""
         st = _analysis(ctx, "stream")
         if st:
             toks = [(t["text"], t["t_ms"]) for t in st["tokens"]]
@@ -110,7 +130,7 @@ class StreamingScene(TourScene):
         lh = self.lh("small") + 4
         pill_h = self.lh("small", True) + 30
         room = int((700 - 20 - pill_h - y) // lh)
-        for i, (text, t) in enumerate(toks[:max(1, min(12, room))]):
+        for i, (text, t) in enumerate(toks[:max(1, min(most, room))]):
             frame = sse_frame(text)
             line = self.text(f"+{t:6.1f} ms   {frame}", 60, y, "small", GREEN if i == 0 else TEXT, role="code")
             while line.boundingRect().width() > lw - 40 and len(frame) > 10:
@@ -156,6 +176,7 @@ class StreamingScene(TourScene):
         else:
             self.para(T("A 10,000-token system prompt that is not cached makes a long pause."), x0, y, cw, "label",
                       TEXT, role="caption")
+        return True
 
 
 class ReasoningScene(TourScene):
@@ -215,9 +236,19 @@ class ReasoningScene(TourScene):
             bar = self.box(40 + lab_w, y + 4, max(3.0, unit * count), bh - 8, color, None, radius=3)
             self.fade_in(bar, t + 0.2 * i)
             y += bh + 10
+        # the note on billing and the time line: the largest layout that fits
+        for style, pill_right in (("body", False), ("body", True), ("label", False), ("label", True)):
+            if self.attempt(lambda: self._tail(r, y, t, ttft, first_vis, len(hidden), style, pill_right),
+                            bottom=696):
+                return
+        self._tail(r, y, t, ttft, first_vis, len(hidden), "label", True)
+
+    def _tail(self, r, y: float, t: float, ttft, first_vis, n_hidden: int, style: str, pill_right: bool) -> bool:
+        """What is billed (in ``style``), then the time line from the request to the first visible token, its
+        pill below the marks' names, or (``pill_right``) beside them at the right edge."""
         _, y = self.para(T("Every decode trip is billed, seen or not: the source's 200-token answer may be billed "
-                           "for thousands of decode steps."), 40, y + 8, 1200, "body", TEXT, role="caption")
-        self.badge("source", 1560, y - self.lh("body"), align="right")
+                           "for thousands of decode steps."), 40, y + 8, 1200, style, TEXT, role="caption")
+        self.badge("source", 1560, y - self.lh(style), align="right")
         # the time line
         ty = y + 36
         self.line(40, ty, 1560, ty, DIM, 3)
@@ -228,17 +259,26 @@ class ReasoningScene(TourScene):
             marks.append((ttft, T("first token (hidden): {ms}").format(ms=fmt_ms(ttft)), ORANGE))
         if first_vis is not None:  # None when the model stopped before its visible answer
             marks.append((first_vis, T("first visible token: {ms}").format(ms=fmt_ms(first_vis)), GREEN))
-        lh = self.lh("body", True)
+        lh = self.lh(style, True)
         placed = []
         for i, (tm, name, color) in enumerate(marks):
             xx = 40 + 1500 * tm / span
             self.line(xx, ty - 12, xx, ty + 12, color, 4)
-            item = self.text(name, xx, ty + 16, "body", color, True, align="left" if xx < 1100 else "right",
+            item = self.text(name, xx, ty + 16, style, color, True, align="left" if xx < 1100 else "right",
                              role="axis")
             while any(item.sceneBoundingRect().intersects(o) for o in placed):
                 item.setPos(item.pos().x(), item.pos().y() + lh + 2)
             placed.append(item.sceneBoundingRect())
             self.fade_in(item, t + 0.2 * i)
-        yb = max(o.bottom() for o in placed) + 8
-        self.badge("measured" if r else "illustrative", 40, yb,
-                   T("this model; the hidden tokens are its first {n}").format(n=len(hidden)) if r else None)
+        kind = "measured" if r else "illustrative"
+        note = T("this model; the hidden tokens are its first {n}").format(n=n_hidden) if r else None
+        if pill_right:  # on the lowest row of names that leaves it room at the right edge, else below them
+            pill = self.badge(kind, 1560, ty + 16, note, align="right")
+            for _ in range(len(marks) + 1):
+                pr = pill.sceneBoundingRect()
+                if not any(pr.adjusted(-12, 0, 0, 0).intersects(o) for o in placed):
+                    break
+                pill.moveBy(0, lh + 2)
+            return True
+        self.badge(kind, 40, max(o.bottom() for o in placed) + 8, note)
+        return True

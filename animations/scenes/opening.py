@@ -9,11 +9,11 @@ import json
 
 import numpy as np
 from PySide6.QtCore import QPointF
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtGui import QColor, QImage, QTransform
 
 from animations.scenes.base import (
     ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SEAT_COLORS, TEXT, T, TourScene,
-    fmt_bytes, heat_color,
+    fmt_bytes, heat_color, px,
 )
 
 
@@ -24,6 +24,17 @@ def request_json(prompt: str) -> str:
                          {"role": "user", "content": prompt}]}
     return json.dumps(body, ensure_ascii=False, indent=2)
 
+
+def request_lines(prompt: str) -> list[str]:
+    """``request_json``'s body laid out in fewer lines (each message on two), for the page: the same JSON."""
+    q = json.dumps
+    return ["{", f'  "model": {q("llama-3-8b-instruct")},', '  "stream": true,', '  "messages": [',
+            f'    {{"role": "system",', f'     "content": {q("You are a concise assistant.")}}},',
+            f'    {{"role": "user",', f'     "content": {q(prompt, ensure_ascii=False)}}}', "  ]", "}"]
+
+
+REQUEST_LINES = 11  # the address line and the ten lines of ``request_lines``
+MAX_PANEL_W = 720.0  # the request's panel; the rest of the width is the parts' column
 
 REQUEST_PARTS = [
     ("POST …/chat/completions", "where it goes: the server's chat address, over HTTPS"),
@@ -42,26 +53,14 @@ class RequestScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         prompt = ctx.get("prompt", "")
-        top, pad = self.top, 18.0
-        shown = prompt
-        while len(shown) > 8 and self.measure(f'      "content": "{shown}"', "label").width() > 760:
-            shown = shown[: max(8, len(shown) - 4)].rstrip("…") + "…"  # the JSON panel keeps room for the parts
-        lines = ["POST https://api.example.com/v1/chat/completions"] + request_json(shown).splitlines()
-        for code_style in ("body", "label", "small"):  # the largest that leaves room for the pill below
-            if top + 2 * pad + sum(self.measure(ln, code_style).height() for ln in lines) + 50 <= 696:
+        top = self.top
+        # the JSON panel in the largest code style that leaves room for its pill below it
+        for code_style in ("body", "label"):
+            pw = self.attempt(lambda: self._request(prompt, top, code_style), bottom=696)
+            if pw:
                 break
-        widest = max(self.measure(ln, code_style).width() for ln in lines)
-        pw = widest + 2 * pad
-        panel = self.box(40, top, pw, sum(self.measure(ln, code_style).height() for ln in lines) + 2 * pad, PANEL,
-                         EDGE)
-        y = top + pad
-        for i, ln in enumerate(lines):
-            color = ACCENT if ln.startswith("POST") else (GREEN if '"user"' in ln or shown in ln and i > 1 else TEXT)
-            item = self.text(ln, 40 + pad, y, code_style, color, role="code")
-            self.fade_in(item, 0.15 + 0.12 * i)
-            y += item.boundingRect().height()
-        self.badge("source", 40, panel.sceneBoundingRect().bottom() + 10, T("the source's example, with your question"),
-                   max_w=pw)
+        else:
+            pw = self._request(prompt, top, "small")
         # the envelope travels from the visitor to the server
         x0 = 40 + pw + 50
         col_w = 1560 - x0
@@ -72,19 +71,43 @@ class RequestScene(TourScene):
         env = self.box(0, 0, 60, 40, PAPER, QColor("#c9c0ad"), radius=4, z=6)
         self.line(0, 0, 30, 22, QColor("#8a826f"), 2).setParentItem(env)
         self.line(60, 0, 30, 22, QColor("#8a826f"), 2).setParentItem(env)
-        t0 = 0.15 + 0.12 * len(lines)
+        t0 = 0.15 + 0.12 * REQUEST_LINES
         ey = max(yr.bottom(), sr.bottom()) + 8
         self.move(env, QPointF(yr.center().x() - 30, ey), QPointF(sr.center().x() - 30, ey), t0, t0 + 1.2)
         self.fade_in(env, t0 - 0.2, t0)
         for item in (you, server):
             self.pop_in(item, 0.1)
         # the request's parts, named: the largest layout that fits below the envelope
-        for style, stacked in (("body", False), ("label", False), ("label", True), ("small", True)):
-            made = self._parts(x0, ey + 56, col_w, style, stacked, t0)
-            if max(i.sceneBoundingRect().bottom() for i in made) <= 696:
+        for style, stacked in (("body", False), ("body", True), ("label", False), ("label", True), ("small", True)):
+            if self.attempt(lambda: self._parts(x0, ey + 56, col_w, style, stacked, t0), bottom=696):
                 break
-            for item in made:
-                self.removeItem(item)
+        else:
+            self._parts(x0, ey + 56, col_w, "small", True, t0)
+
+    def _request(self, prompt: str, top: float, style: str) -> float:
+        """The request (address line and JSON body) on a panel at (40, top) in ``style``, its pill below it; the
+        question shortened with "…" to keep the panel at most ``MAX_PANEL_W`` wide. Returns the panel's width."""
+        pad = 18.0
+        room = MAX_PANEL_W - 2 * pad
+        shown = prompt
+        while len(shown) > 8 and self.measure(request_lines(shown)[7], style).width() > room:
+            shown = shown[: max(8, len(shown) - 4)].rstrip("…") + "…"
+        lines = ["POST https://api.example.com/v1/chat/completions"] + request_lines(shown)
+        widest = max(self.measure(ln, style).width() for ln in lines)
+        pw = min(MAX_PANEL_W, widest + 2 * pad)
+        heights = [self.measure(ln, style).height() for ln in lines]
+        panel = self.box(40, top, pw, sum(heights) + 2 * pad, PANEL, EDGE)
+        y = top + pad
+        user = False
+        for i, (ln, h) in enumerate(zip(lines, heights)):
+            user = user or '"user"' in ln
+            color = ACCENT if ln.startswith("POST") else (GREEN if user and '"' in ln else TEXT)
+            item = self.text(ln, 40 + pad, y, style, color, role="code")
+            self.fade_in(item, 0.15 + 0.12 * i)
+            y += h
+        self.badge("source", 40, panel.sceneBoundingRect().bottom() + 10, T("the source's example, with your question"),
+                   max_w=pw)
+        return pw
 
     def _parts(self, x0: float, y: float, col_w: float, style: str, stacked: bool, t0: float) -> list:
         """The request's parts, key then meaning (beside it, or ``stacked`` below it). Returns the items made."""
@@ -115,62 +138,87 @@ class TokenizeScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         toks = ctx.get("tokens") or []
-        y = self.top
-        hint = self.text(T("Your question, cut by this model's tokenizer:"), 40, y, "label", DIM, role="caption")
-        y += hint.boundingRect().height() + 8
-        y, t = self._chips(toks, y, 0.2, "number" if len(toks) <= 16 else "body", max_rows=2)
+        chip_styles = [st for st, most in (("number", 16), ("body", None))
+                       if most is None or len(toks) <= most]
+        # the largest layout that fits: the comparison panels when there is room, else the question bigger
+        tries = [(chip, why, compare) for compare in ("body", "label") for chip in chip_styles
+                 for why in ("body", "label")]
+        tries += [(chip, why, None) for chip in chip_styles for why in ("body", "label", "small")]
+        for chip_style, why_style, compare in tries:
+            if self.attempt(lambda: self._layout(ctx, chip_style, why_style, compare), bottom=696):
+                return
+        self._layout(ctx, "body", "small", None)
+
+    def _layout(self, ctx: dict, chip_style: str, why_style: str, compare: str | None) -> bool:
+        """The page with the question's chips in ``chip_style``, the note on split characters in ``why_style``
+        and, unless ``compare`` is None, the panels of other models' numbers below in that style."""
+        toks = ctx.get("tokens") or []
         sample = ctx.get("zh_sample_tokens") or []
         show_sample = sample and not any(tk.get("piece") for tk in toks)  # a question with no Chinese in it
-        if show_sample:
-            hint2 = self.text(T("Chinese, cut by the same tokenizer:"), 40, y, "label", DIM, role="caption")
-            y, t = self._chips(sample, hint2.sceneBoundingRect().bottom() + 8, t, "body", max_rows=1)
-        n = len(toks)
-        pill = self.badge("measured", 1560, y, T("this model's tokenizer, live"), align="right", max_w=500)
-        summary = self.text(T("{n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)"
-                              ).format(n=n), 40, y, "label", TEXT, width=pill.sceneBoundingRect().left() - 60,
-                            role="caption")
-        self.fade_in(summary, t)
-        y = max(summary.sceneBoundingRect().bottom(), pill.sceneBoundingRect().bottom()) + 10
+
+        def chips():
+            y = self.top
+            hint = self.text(T("Your question, cut by this model's tokenizer:"), 40, y, "label", DIM, role="caption")
+            y, t = self._chips(toks, y + hint.boundingRect().height() + 8, 0.2, chip_style, max_rows=2)
+            if show_sample:
+                hint2 = self.text(T("Chinese, cut by the same tokenizer:"), 40, y, "label", DIM, role="caption")
+                y, t = self._chips(sample, hint2.sceneBoundingRect().bottom() + 8, t, "body", max_rows=1)
+            return y, t
+
+        (y, t), g_chips = self.collect(chips)
+
+        def summary():
+            pill = self.badge("measured", 1560, y, T("this model's tokenizer, live"), align="right", max_w=700)
+            words = self.text(T("{n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)"
+                                ).format(n=len(toks)), 40, y, "label", TEXT, width=pill.sceneBoundingRect().left() - 60,
+                              role="caption")
+            self.fade_in(words, t)
+            return max(words.sceneBoundingRect().bottom(), pill.sceneBoundingRect().bottom()) + 10
+
+        y, g_summary = self.collect(summary)
+        g_why = []
         if any(tk.get("piece") == "split" for tk in toks + (sample if show_sample else [])):
-            why_style = "label" if y + 3 * self.lh("label") + 170 <= 696 else "small"
-            why, y = self.para(T("Why are common characters split? This model's tokenizer learned from English "
-                                 "code and documentation, so it cut few Chinese characters whole; a tokenizer "
-                                 "trained on Chinese (the Chinese poetry model) keeps each common character as one "
-                                 "piece. This page cuts with whichever model is loaded."), 40, y, 1520, why_style,
-                               ACCENT, role="caption")
+            (why, y), g_why = self.collect(lambda: self.para(
+                T("Why are common characters split? This model's tokenizer learned from English code and "
+                  "documentation, so it cut few Chinese characters whole; a tokenizer trained on Chinese (the Chinese "
+                  "poetry model) keeps each common character as one piece. This page cuts with whichever model is "
+                  "loaded."), 40, y, 1520, why_style, ACCENT, role="caption"))
             self.fade_in(why, t + 0.3)
             y += 10
+        g_compare = self.collect(lambda: self._compare(ctx, y + 6, t, compare))[1] if compare else []
+        self.spread([g_chips, g_summary, g_why, g_compare], bottom=690, most=50)
+        return True
+
+    def _compare(self, ctx: dict, y2: float, t: float, style: str = "label") -> None:
+        """The same sentence's ids in other models, and the vocabulary sizes to scale, in two panels from y2."""
         # the same sentence, other models, other numbers
-        y2 = y + 6
         rows = [(T("one model"), "[9906, 1917]", "source"), (T("another model"), "[15496, 995]", "source"),
                 (T("this model"), str(ctx.get("hello_ids", [])), "measured")]
-        lh = self.lh("label") + 10
+        lh = self.lh(style) + 10
         ph = 14 + lh * (len(rows) + 1) + 6
-        if y2 + ph > 696:  # a long question takes the room: the comparison panels are left out
-            return
         self.box(40, y2, 930, ph, PANEL, EDGE)
-        self.text(T("The same sentence gets other numbers in another model:"), 60, y2 + 10, "label", DIM,
+        self.text(T("The same sentence gets other numbers in another model:"), 60, y2 + 10, style, DIM,
                   role="heading")
         for i, (who, ids, kind) in enumerate(rows):
             yy = y2 + 10 + lh * (i + 1)
             pill = self.badge(kind, 950, yy, align="right")
             room = pill.sceneBoundingRect().left() - 12 - 60
             line = f"\"Hello world\"  {who}:  {ids}"
-            while self.measure(line, "label").width() > room and len(ids) > 4:
+            while self.measure(line, style).width() > room and len(ids) > 4:
                 ids = ids[:-3].rstrip(", ") + "…]"
                 line = f"\"Hello world\"  {who}:  {ids}"
-            item = self.text(line, 60, yy, "label", TEXT, role="label")
+            item = self.text(line, 60, yy, style, TEXT, role="label")
             self.fade_in(item, t + 0.3 + 0.3 * i)
         # vocabulary sizes, to scale
         vx = 1010
         self.box(vx, y2, 550, ph, PANEL, EDGE)
-        self.text(T("Vocabulary size, to scale"), vx + 20, y2 + 10, "label", DIM, role="heading")
+        self.text(T("Vocabulary size, to scale"), vx + 20, y2 + 10, style, DIM, role="heading")
         live_v = int(ctx.get("vocab_size") or 0)
         full = 500.0
         bars = [("Llama 3", 128_256, PURPLE), (T("this model"), live_v, GREEN)]
         for i, (name, v, color) in enumerate(bars):
             yy = y2 + 10 + lh * (1 + 1.4 * i)
-            lab = self.text(f"{name}: {v:,}", vx + 20, yy, "label", TEXT, role="label")
+            lab = self.text(f"{name}: {v:,}", vx + 20, yy, style, TEXT, role="label")
             bar = self.box(vx + 20, yy + lab.boundingRect().height() + 2, max(3.0, full * v / 128_256), 12, color,
                            None, radius=4)
             self.fade_in(bar, t + 0.5 + 0.3 * i)
@@ -244,12 +292,15 @@ class EmbeddingScene(TourScene):
         v = int(cfg.get("vocab_size") or 0)
         top = self.top
         lh = self.lh("label")
-        hy, hh_max = top + 6, 420.0
+        hy = top + 6
+        # the map takes the height the caption and the pill below it leave: few tokens, tall rows
+        hh_max = 696 - hy - 10 - 2 * lh - 8 - (self.lh("small", True) + px("small") * 0.3) - 8
         toks = (ctx.get("tokens") or [])[: max(1, min(24, int(hh_max // (lh + 2))))]
         n = max(1, len(toks))
-        row_h = max(lh + 2, min(44.0, hh_max / n))
+        row_h = max(lh + 2, min(90.0, hh_max / n))
         hh = row_h * n
-        label_w = max([self.measure(f"{t['label']}  {t['id']}", "label").width() for t in toks] + [60.0])
+        row_style = "body" if row_h >= self.lh("body") + 8 else "label"
+        label_w = max([self.measure(f"{t['label']}  {t['id']}", row_style).width() for t in toks] + [60.0])
         hx, hw = 40 + label_w + 16, 860.0 - max(0.0, label_w - 170)
         if rows is not None and len(rows):
             arr = np.asarray(rows[: len(toks)], dtype=np.float32)
@@ -269,13 +320,15 @@ class EmbeddingScene(TourScene):
                     img.setPixel(c, r, QColor(red, green, blue).rgb())
             kind, note = "illustrative", T("model not loaded")
         for i, tok in enumerate(toks):
-            label = self.text(f"{tok['label']}  {tok['id']}", hx - 12, hy + i * row_h + (row_h - lh) / 2, "label",
-                              TEXT, align="right", role="axis")
+            label = self.text(f"{tok['label']}  {tok['id']}", hx - 12,
+                              hy + i * row_h + (row_h - self.lh(row_style)) / 2, row_style, TEXT, align="right",
+                              role="axis")
             self.fade_in(label, 0.2 + 0.1 * i)
         self.image(img, hx, hy, hw, hh)
         # reveal the rows top to bottom: one lookup per token
         cover = self.box(hx, hy, hw, hh, QColor("#0f1419"), None, radius=0, z=3)
-        self.call(lambda p: (cover.setPos(hx, hy + hh * p), cover.setScale(1.0),
+        # the cover shrinks from the top (it never reaches below the map: the view fits what the scene holds)
+        self.call(lambda p: (cover.setPos(hx, hy + hh * p), cover.setTransform(QTransform.fromScale(1.0, max(1e-3, 1 - p))),
                              cover.setOpacity(1.0 if p < 1 else 0.0)), 0.2, 0.2 + 0.1 * n + 0.6)
         cap_text = T("{n} tokens × {d} numbers").format(n=len(toks), d=d)
         total = len(ctx.get("tokens") or [])
@@ -316,11 +369,18 @@ class BookScene(TourScene):
     loop_s = 6.0
 
     def draw(self, ctx: dict) -> None:
+        # the tallest warehouse and desk that leave room for the captions below them
+        for box_h in (500.0, 460.0, 420.0, 380.0, 340.0):
+            if self.attempt(lambda: self._layout(ctx, box_h), bottom=696):
+                return
+        self._layout(ctx, 300.0)
+
+    def _layout(self, ctx: dict, box_h: float) -> bool:
+        """The page with the warehouse and the desk ``box_h`` tall."""
         layer_bytes = list(ctx.get("layer_bytes") or [])
         total = int(ctx.get("total_bytes") or sum(layer_bytes))
         dict_bytes = int(ctx.get("embed_bytes") or 0)
         top = self.top
-        box_h = 400.0
         # warehouse (memory) and desk (compute)
         self.box(40, top, 520, box_h, PANEL, EDGE)
         self.text(T("Warehouse · GPU memory"), 60, top + 8, "label", DIM, role="heading")
@@ -334,13 +394,16 @@ class BookScene(TourScene):
         width = min(70.0, 420.0 / (n + 1))
         dict_name = T("dict.")
         entries = ([(dict_name, dict_bytes)] if dict_bytes else []) + [(str(i + 1), b) for i, b in enumerate(layer_bytes)]
-        lab_style = self.fit_style(dict_name, width - 10, ("small",))
+        lab_h = self.lh("small")
         for i, (name, b) in enumerate(entries):
-            h = 60 + (box_h - 140) * b / biggest
+            h = lab_h + 30 + (box_h - 110 - lab_h) * b / biggest
             color = SEAT_COLORS[1] if name == dict_name else BLUE
-            # the book stays in the warehouse, whole
+            # the book stays in the warehouse, whole; its name inside the spine's foot
             spine = self.box(x, floor_y - h, width - 8, h, color, BLUE_LIGHT, radius=4, z=3)
-            lab = self.text(name, (width - 8) / 2, h - 30, lab_style, TEXT, align="center", role="chapter")
+            lab = self.text(name, (width - 8) / 2, h - lab_h - 4, "small", TEXT, align="center", role="chapter")
+            if lab.boundingRect().width() > width - 10:  # a name wider than its spine: turned on its side
+                lab.setRotation(-90)
+                lab.setPos((width - 8 - lab_h) / 2, h - 6)
             lab.setParentItem(spine)
             # what travels is a copy (no label: the desk reads it)
             copy = self.box(x, floor_y - h, width - 8, h, QColor(color.red(), color.green(), color.blue(), 150),
@@ -376,3 +439,4 @@ class BookScene(TourScene):
             _, yb = self.para(T("{x:,.0f} times this model's book").format(x=llama / total), 840, yb + 4, 720,
                               "label", DIM, role="caption")
         self.badge("formula", 840, yb + 8, T("8.03 billion parameters × 2 bytes"), max_w=720)
+        return True

@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QImage
 
 from animations.scenes.base import (
     ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, RED, TEXT, T, TourScene,
-    fmt_bytes, fmt_ms, seq_color,
+    fmt_bytes, fmt_ms, px, seq_color,
 )
 
 
@@ -56,7 +56,7 @@ class PrefillScene(TourScene):
         size_max = 700 - top - col_room - 150
         n = max(1, min(n_all, int(size_max // (lh + 1))))
         w = [row[:n] for row in w[:n]]
-        size = min(size_max, max(lh + 1, 34.0) * n)
+        size = min(size_max, max(lh + 1, 48.0) * n)
         cell = size / n
         mx, my = 40 + longest + 14, top + 6
         img = QImage(n, n, QImage.Format_RGB32)
@@ -92,10 +92,23 @@ class PrefillScene(TourScene):
         if n < n_all:  # the map's rows are one line tall at least: a long question's tail does not fit
             legend += " · " + T("its first {n} of {total} tokens").format(n=n, total=n_all)
         _, y = self.para(legend, 40, y, left_w, "small", DIM, role="legend")
-        self.badge(kind, 40, y + 6, note, max_w=left_w)
-        # measured prefill times
+        y = self.badge(kind, 40, y + 6, note, max_w=left_w).sceneBoundingRect().bottom()
+        # the right column: measured prefill times, then grouped-query attention; the sliding-window note under
+        # the map when the column has no room for it
+        left_y = y
+        for place in ("right", "right-tight", "right-inline", "left"):
+            if self.attempt(lambda: self._right(ctx, x0, place, left_y, left_w), bottom=696):
+                break
+        else:  # a long question's map fills the left column: the aside on sliding windows is left out
+            self._right(ctx, x0, "none", left_y, left_w)
+
+    def _right(self, ctx: dict, x0: float, place: str, left_y: float, left_w: float) -> bool:
+        """The prefill timings and the grouped-query attention panel in the column from ``x0``. ``place``:
+        "right" (the sliding-window note at the panel's foot, its pill below), "right-tight" (the pill beside the
+        KV heads' name), "right-inline" (that, and the query heads' name before their row), "left" (the note and
+        its pill under the map's, from ``left_y``) or "none" (no note)."""
         pw = 1560 - x0
-        y = top
+        y = self.top
         head, y = self.para(T("One trip reads the whole question"), x0 + 20, y + 8, pw - 40, "body", TEXT, True,
                             role="heading")
         p = _analysis(ctx, "prefill")
@@ -116,27 +129,47 @@ class PrefillScene(TourScene):
         y = self.badge("measured" if p else "illustrative", x0 + 20, y,
                        T("prefill on this computer, median of 3") if p else None, max_w=pw - 40
                        ).sceneBoundingRect().bottom()
-        self.box(x0, top, pw, y + 12 - top, PANEL, EDGE, z=0)
+        self.box(x0, self.top, pw, y + 12 - self.top, PANEL, EDGE, z=0)
         # grouped-query attention
         gy = y + 24
         _, y = self.para(T("Llama 3 8B: 32 query heads share 8 KV heads → the cheat sheet is 4× smaller"),
                          x0 + 20, gy + 10, pw - 40, "label", TEXT, True, role="heading")
         q_lab = self.text(T("query heads"), x0 + 20, y + 6, "small", DIM, role="legend")
-        dy = q_lab.sceneBoundingRect().bottom() + 6
-        step = (pw - 80) / 32
+        qx0, qw = x0 + 40, pw - 80  # the row of query heads
+        if place in ("right-inline", "none"):  # the name before the row, level with it
+            qr = q_lab.sceneBoundingRect()
+            dy = qr.center().y() - 7
+            qx0 = qr.right() + 16
+            qw = x0 + pw - 40 - qx0
+        else:
+            dy = q_lab.sceneBoundingRect().bottom() + 6
+        step = qw / 32
         for qh in range(32):
-            qx = x0 + 40 + qh * step
+            qx = qx0 + qh * step
             dot = self.box(qx, dy, 14, 14, BLUE_LIGHT, None, radius=7)
-            kvx = x0 + 40 + (qh // 4) * (step * 4) + step * 1.5
+            kvx = qx0 + (qh // 4) * (step * 4) + step * 1.5
             self.line(qx + 7, dy + 14, kvx + 14, dy + 60, QColor(134, 170, 211, 120), 1.5)
             self.fade_in(dot, 0.4 + 0.02 * qh)
         for kv in range(8):
-            self.box(x0 + 40 + kv * step * 4 + step * 1.5, dy + 60, 28, 28, GREEN, None, radius=4)
+            self.box(qx0 + kv * step * 4 + step * 1.5, dy + 60, 28, 28, GREEN, None, radius=4)
         kv_lab = self.text(T("KV heads (what the cheat sheet stores)"), x0 + 20, dy + 96, "small", DIM, role="legend")
-        _, y = self.para(T("Some models let some layers look only at a nearby stretch (sliding-window attention)."),
-                         x0 + 20, kv_lab.sceneBoundingRect().bottom() + 8, pw - 40, "small", DIM, role="caption")
-        y = self.badge("source", x0 + 20, y + 6).sceneBoundingRect().bottom()
+        y = kv_lab.sceneBoundingRect().bottom()
+        note = T("Some models let some layers look only at a nearby stretch (sliding-window attention).")
+        if place == "right":
+            _, y = self.para(note, x0 + 20, y + 8, pw - 40, "small", DIM, role="caption")
+            y = self.badge("source", x0 + 20, y + 6).sceneBoundingRect().bottom()
+        else:  # the source's pill beside the KV heads' name, at the panel's right edge
+            pill = self.badge("source", x0 + pw - 20, kv_lab.sceneBoundingRect().top(), align="right")
+            if pill.sceneBoundingRect().left() < kv_lab.sceneBoundingRect().right() + 12:  # no room: below it
+                pill.setPos(x0 + 20, y + 6)
+            y = max(y, pill.sceneBoundingRect().bottom())
+            if place in ("right-tight", "right-inline"):
+                _, y = self.para(note, x0 + 20, y + 8, pw - 40, "small", DIM, role="caption")
+            elif place == "left":
+                _, ly = self.para(note, 40, left_y + 10, left_w, "small", DIM, role="caption")
+                self.badge("source", 40, ly + 6)
         self.box(x0, gy, pw, y + 12 - gy, PANEL, EDGE, z=0)
+        return True
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -194,23 +227,37 @@ class SamplingScene(TourScene):
     title = "Drawing lots (sampling)"
     number = 6
 
+    LEFT_W = 880.0  # the candidates' column; the rest is the panel on why and how the draw is shaped
+
     def draw(self, ctx: dict) -> None:
+        # the candidates in the largest bar style that leaves room for the drawn token and the pill: the best 8,
+        # or the best 6 when a small view makes the text large
+        for bs, n in (("body", 8), ("label", 8), ("body", 6), ("label", 6), ("small", 8), ("small", 6)):
+            if self.attempt(lambda: self._candidates(ctx, bs, n), bottom=696):
+                break
+        else:
+            self._candidates(ctx, "small", 6)
+        # the panel: the reason at label size with the three temperatures' chart, else without it, else smaller
+        for why_style, chart in (("label", True), ("label", False), ("small", False)):
+            if self.attempt(lambda: self._why(ctx, why_style, chart), bottom=696):
+                return
+        self._why(ctx, "small", False)
+
+    def _candidates(self, ctx: dict, bs: str, n: int = 8) -> bool:
+        """The ``n`` likeliest next-token candidates as bars (labels and figures in style ``bs``), the drawn one,
+        the pill."""
         labels, logits, live = candidates(ctx)
         probs = reshape(ctx)
         s = ctx.get("sampling") or {}
         drawn = s.get("drawn")
-        order = sorted(range(len(probs)), key=lambda i: -logits[i])[:8]
+        order = sorted(range(len(probs)), key=lambda i: -logits[i])[:n]
+        if drawn is not None and drawn not in order and 0 <= drawn < len(labels):
+            order[-1] = drawn  # the drawn token keeps its bar
         prompt = ctx.get("prompt", "")
         tail = prompt if len(prompt) < 40 else "…" + prompt[-38:]
-        top = self.top
-        left_w = 1000.0
-        _, y = self.para(T("After “{tail}”, the next token could be:").format(tail=tail), 40, top, left_w, "body",
-                         TEXT, role="caption")
-        # the bars' style: the largest that leaves room for the drawn token and the pill below them
-        room = 700 - 12 - 10 - y - self.lh("number", True) - self.lh("small", True) - 20
-        for bs in ("body", "label", "small"):
-            if len(order) * (self.lh(bs) + 8) <= room:
-                break
+        left_w = self.LEFT_W
+        _, y = self.para(T("After “{tail}”, the next token could be:").format(tail=tail), 40, self.top, left_w,
+                         "body", TEXT, role="caption")
         lab_w = max([self.measure(labels[i], bs).width() for i in order] + [40.0]) + 16
         x0 = 40 + lab_w
         pct_w = self.measure("100.0%", bs).width() + 14
@@ -227,19 +274,32 @@ class SamplingScene(TourScene):
             self.text(shown, x0 + max(3.0, full * p) + 12, y, bs,
                       TEXT if p > 0 else DIM, role="readout")
             y += bh + 8
+        a = _analysis(ctx, "next_token")
+        note = T("top 50 of {v:,}, renormalised").format(v=a["vocab_size"]) if a else T("model not loaded")
+        kind = "measured" if live else "illustrative"
         if drawn is not None and 0 <= drawn < len(labels):
             d = self.text(T("Drawn: {tok}").format(tok=labels[drawn]), x0, y + 2, "number", ACCENT, True,
                           role="readout")
-            y = d.sceneBoundingRect().bottom()
-        a = _analysis(ctx, "next_token")
-        note = T("top 50 of {v:,}, renormalised").format(v=a["vocab_size"]) if a else T("model not loaded")
-        pill = self.badge("measured" if live else "illustrative", 40, y + 10, note, max_w=left_w)
+            dr = d.sceneBoundingRect()
+            pill = self.badge(kind, 40 + left_w, dr.center().y() - (self.lh("small", True) + px("small") * 0.3) / 2,
+                              note, align="right")
+            if pill.sceneBoundingRect().left() < dr.right() + 16:  # no room beside the drawn token: below it
+                pill.setPos(40, dr.bottom() + 8)
+        else:
+            pill = self.badge(kind, 40, y + 10, note, max_w=left_w)
         if any("□" in labels[i] for i in order):  # not a missing glyph: the poems mark a lost character so
             self.para(T("□ is a character lost from the old texts; the poems corpus marks it so, and the model "
                         "learnt it"), 40, pill.sceneBoundingRect().bottom() + 6, left_w, "small", DIM,
                       role="legend")
-        # the right panel: why draw at all, and what temperature does to these very odds
-        rx, rw = 1080.0, 480.0
+        return True
+
+    def _why(self, ctx: dict, style: str, chart: bool) -> bool:
+        """The right panel: the settings, why draw at all (in ``style``) and, with ``chart``, what temperature
+        does to these very odds."""
+        s = ctx.get("sampling") or {}
+        top = self.top
+        rx = 40 + self.LEFT_W + 40
+        rw = 1560 - rx
         settings = T("temperature {t:.2f} · top-p {p:.2f} · top-k {k}").format(
             t=float(s.get("temperature", 1)), p=float(s.get("top_p", 1)), k=int(s.get("top_k", 0)) or T("off"))
         # a line may break between the settings, never inside one ("top-" / "k off"): no-break space and hyphen
@@ -250,33 +310,32 @@ class SamplingScene(TourScene):
                              "text dull and repetitive: it can loop for ever. Drawing keeps some variety. Temperature "
                              "below 1 sharpens the odds, above 1 flattens them; top-k keeps the k best; top-p keeps "
                              "the fewest tokens whose odds add up to p. Reasoning models often use a lower "
-                             "temperature."), rx + 20, panel_top + 14, rw - 40, "label", TEXT, role="caption")
-        if y + 12 > 700 - 8:  # too long for the panel in this font: one step smaller
-            self.removeItem(why)
-            why, y = self.para_fit(why.toPlainText(), rx + 20, panel_top + 14, rw - 40, 700 - 8 - 12, ("small",))
+                             "temperature."), rx + 20, panel_top + 14, rw - 40, style, TEXT, role="caption")
         self.fade_in(why, 0.8)
-        if y + 14 + 2 * self.lh("label", True) + self.lh("small") + 60 > 700 - 24:  # no room for the chart
-            self.box(rx, panel_top, rw, y + 12 - panel_top, PANEL, EDGE, z=0)
-            return
-        _, y = self.para(T("The same odds at three temperatures:"), rx + 20, y + 14, rw - 40, "label", ACCENT, True,
-                         role="heading")
-        temps = (0.5, 1.0, 2.0)
-        col_w = (rw - 40) / 3
-        chart_h = max(40.0, 700 - 24 - y - 2 * self.lh("small") - 20)
-        first5 = order[:5]
-        for c, temp in enumerate(temps):
-            pr = reshape(dict(ctx, sampling={"temperature": temp, "top_k": 0, "top_p": 1.0}))
-            cx = rx + 20 + c * col_w
-            bw = (col_w - 24) / max(1, len(first5))
-            for j, i in enumerate(first5):
-                h = max(2.0, chart_h * pr[i])
-                bar = self.box(cx + j * bw, y + 10 + chart_h - h, bw - 4, h, BLUE_LIGHT if j else ACCENT, None,
-                               radius=2)
-                self.fade_in(bar, 1.0 + 0.2 * c)
-            self.text(f"{temp:g}", cx + (col_w - 24) / 2, y + 14 + chart_h, "small", DIM,
-                      align="center", role="axis")
-        y += 14 + chart_h + self.lh("small")
+        if chart:
+            _, y = self.para(T("The same odds at three temperatures:"), rx + 20, y + 14, rw - 40, "label", ACCENT,
+                             True, role="heading")
+            temps = (0.5, 1.0, 2.0)
+            col_w = (rw - 40) / 3
+            chart_h = 696 - 12 - 14 - y - self.lh("small") - 10
+            if chart_h < 60:  # too flat to read
+                return False
+            labels, logits, _ = candidates(ctx)
+            first5 = sorted(range(len(logits)), key=lambda i: -logits[i])[:5]
+            for c, temp in enumerate(temps):
+                pr = reshape(dict(ctx, sampling={"temperature": temp, "top_k": 0, "top_p": 1.0}))
+                cx = rx + 20 + c * col_w
+                bw = (col_w - 24) / max(1, len(first5))
+                for j, i in enumerate(first5):
+                    h = max(2.0, chart_h * pr[i])
+                    bar = self.box(cx + j * bw, y + 10 + chart_h - h, bw - 4, h, BLUE_LIGHT if j else ACCENT, None,
+                                   radius=2)
+                    self.fade_in(bar, 1.0 + 0.2 * c)
+                self.text(f"{temp:g}", cx + (col_w - 24) / 2, y + 14 + chart_h, "small", DIM,
+                          align="center", role="axis")
+            y += 14 + chart_h + self.lh("small")
         self.box(rx, panel_top, rw, y + 12 - panel_top, PANEL, EDGE, z=0)
+        return True
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -304,7 +363,29 @@ class DecodeScene(TourScene):
         y = max(src.sceneBoundingRect().bottom(), sb.sceneBoundingRect().bottom())
         self.box(40, top, lw, y + 14 - top, PANEL, EDGE, z=0)
         left_bottom = y + 14
-        # this computer
+        # this computer: the tallest chart and largest notes that fit
+        for bh, style in ((220.0, "label"), (170.0, "label"), (130.0, "label"), (130.0, "small"), (90.0, "small")):
+            if self.attempt(lambda: self._computer(ctx, top, bh, style), bottom=696):
+                break
+        else:
+            self._computer(ctx, top, 70.0, "small")
+        # tokens written one per trip
+        st = _analysis(ctx, "stream")
+        labels = [t["label"] for t in st["tokens"]] if st else ["One", "␣trip", ",", "␣one", "␣token", "."]
+        y = left_bottom + 16
+        cap = self.text(T("one trip → one token:"), 40, y, "label", DIM, role="caption")
+        y = cap.sceneBoundingRect().bottom() + 8
+        x = 40.0
+        for i, lab in enumerate(labels[:12]):
+            card, w = self.chip(lab, x, y, PAPER, style="number", sub=T("trip {i}").format(i=i + 1), min_w=60)
+            if x + w > 740 or card.sceneBoundingRect().bottom() > 696:
+                self.removeItem(card)
+                break
+            self.pop_in(card, 0.6 + 0.25 * i)
+            x += w + 8
+
+    def _computer(self, ctx: dict, top: float, bh: float, style: str) -> bool:
+        """The right panel: this computer's measured trips as bars ``bh`` tall, the floor, the notes in ``style``."""
         d = _analysis(ctx, "decode")
         rx, rw = 780.0, 780.0
         y = top + 10
@@ -319,7 +400,7 @@ class DecodeScene(TourScene):
                     rx + 20, y, rw - 40, "label", RED, role="legend")
                 y += 6
             top_ms = max(ms_all + [floor or 0.0, 0.1]) * 1.15
-            bx, by, bh = rx + 40, y, 220.0
+            bx, by = rx + 40, y
             bw = (rw - 80) / max(1, len(ms_all))
             for i, ms in enumerate(ms_all):
                 h = bh * ms / top_ms
@@ -336,29 +417,16 @@ class DecodeScene(TourScene):
                 _, y = self.para(T("Here a trip takes {x:.0f}× the floor: a book this small is read in no time, and "
                                    "the trip's time goes to running each layer's small steps on a CPU; a big model "
                                    "on a GPU comes much closer to its floor.").format(x=d["decode_ms"] / floor),
-                                 rx + 20, y + 8, rw - 40, "label", DIM, role="caption")
+                                 rx + 20, y + 8, rw - 40, style, DIM, role="caption")
             if floor and d["decode_ms"] < floor:
                 _, y = self.para(T("Faster than the memory floor: this small book fits in the processor's cache, "
                                    "so a trip does not go all the way to main memory."), rx + 20, y + 8, rw - 40,
-                                 "label", DIM, role="caption")
+                                 style, DIM, role="caption")
         else:
             t1 = self.text(T("Start the engine to measure a trip here."), rx + 20, y, "body", TEXT, role="caption")
             y = self.badge("illustrative", rx + 20, t1.sceneBoundingRect().bottom() + 8).sceneBoundingRect().bottom()
         self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)
-        # tokens written one per trip
-        st = _analysis(ctx, "stream")
-        labels = [t["label"] for t in st["tokens"]] if st else ["One", "␣trip", ",", "␣one", "␣token", "."]
-        y = left_bottom + 16
-        cap = self.text(T("one trip → one token:"), 40, y, "label", DIM, role="caption")
-        y = cap.sceneBoundingRect().bottom() + 8
-        x = 40.0
-        for i, lab in enumerate(labels[:12]):
-            card, w = self.chip(lab, x, y, PAPER, style="number", sub=T("trip {i}").format(i=i + 1), min_w=60)
-            if x + w > 740 or card.sceneBoundingRect().bottom() > 696:
-                self.removeItem(card)
-                break
-            self.pop_in(card, 0.6 + 0.25 * i)
-            x += w + 8
+        return True
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -371,15 +439,32 @@ class KVCacheScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         k = _analysis(ctx, "kv_cache")
-        P, S = 8, 6
         counted = k["rows_8x6"] if k else None
+        # the grids' rows a line of small text tall and more, else just that; the notes in the label style, else
+        # the small one; each pill below its text, else beside it
+        full, tight = max(28.0, self.lh("small") + 4), self.lh("small")
+        tries = [(row_h, style, beside) for row_h in (full, tight) for style in ("label", "small")
+                 for beside in (False, True)]
+        for row_h, style, beside in tries:
+            if self.attempt(lambda: self._left(counted, row_h, style, beside), bottom=696):
+                break
+        else:
+            self._left(counted, tight, "small", True)
+        for chart_h in (130.0, 110.0, 90.0, 70.0):
+            if self.attempt(lambda: self._answer(ctx, k, self.top, chart_h), bottom=696):
+                break
+        else:
+            self._answer(ctx, k, self.top, 50.0)
+
+    def _left(self, counted: dict | None, row_h: float, style: str, beside: bool) -> bool:
+        """The two grids (rows ``row_h`` tall) with their totals, and the notes below them (``_notes``)."""
+        P, S = 8, 6
         without = sum(P + i for i in range(1, S + 1))  # 69: pass i re-feeds the prompt and all i tokens so far
         with_ = S
         top = self.top
         left_w = 1010.0
         cell, gap = 15.0, 3.0
         step_w = max(self.measure(T("step {i}").format(i=S), "small").width() for _ in (0,)) + 12
-        row_h = max(28.0, self.lh("small") + 4)
         bottoms = []
         for col, (title, cached) in enumerate(((T("Without the cheat sheet"), False), (T("With the cheat sheet"), True))):
             x0 = 40.0 + col * 520
@@ -389,7 +474,7 @@ class KVCacheScene(TourScene):
                 self.text(T("step {i}").format(i=i), x0, y, "small", DIM, role="axis")
                 for j in range(P + i):
                     fresh = (not cached) or j == P + i - 1
-                    c = self.box(x0 + step_w + j * (cell + gap), y + 2, cell, row_h - 8, (ORANGE if not cached else GREEN)
+                    c = self.box(x0 + step_w + j * (cell + gap), y + 4, cell, row_h - 8, (ORANGE if not cached else GREEN)
                                  if fresh else None, QColor("#3d5670") if not fresh else None, radius=3)
                     if fresh:
                         self.fade_in(c, 0.3 + 0.35 * (i - 1) + 0.01 * j, 0.5 + 0.35 * (i - 1) + 0.01 * j)
@@ -398,9 +483,12 @@ class KVCacheScene(TourScene):
             _, y = self.para(T("{n} K/V rows computed").format(n=total), x0, y + 6, 500, "number",
                              ORANGE if not cached else GREEN, True, role="readout")
             bottoms.append(y)
-        y = max(bottoms) + 10
+        return self._notes(max(bottoms) + 10, left_w, counted, style, beside)
+
+    def _notes(self, y: float, left_w: float, counted: dict | None, style: str, beside: bool) -> bool:
+        """How the grids' totals come about, their pills, and the 500-token case with its formula pill, from y."""
         _, y = self.para(T("8-token question, 6 steps after the first token: without, step i recomputes 8 + i rows, "
-                           "Σ(8+i) for i = 1…6 = 69; with, one new row per step = 6."), 40, y, left_w, "label", TEXT,
+                           "Σ(8+i) for i = 1…6 = 69; with, one new row per step = 6."), 40, y, left_w, style, TEXT,
                          role="caption")
         pills = [self.badge("source", 40, y + 6, T("the source draws only 6 steps: an illustration"), max_w=left_w)]
         if counted:
@@ -411,9 +499,18 @@ class KVCacheScene(TourScene):
                 p2.setPos(40, r.bottom() + 6)
             pills.append(p2)
         y = max(p.sceneBoundingRect().bottom() for p in pills) + 12
-        _, y = self.para(T("A 500-token answer: 1 + 2 + … + 500 = 125,250 rows without it, 500 with it: O(500²) "
-                           "against 500."), 40, y, left_w, "label", TEXT, role="caption")
-        self.badge("formula", 40, y + 6)
+        big = T("A 500-token answer: 1 + 2 + … + 500 = 125,250 rows without it, 500 with it: O(500²) against 500.")
+        if beside:  # the pill right-aligned on the sentence's first line, the sentence wrapped before it
+            pill = self.badge("formula", 40 + left_w, y, align="right")
+            self.para(big, 40, y, left_w - pill.boundingRect().width() - 16, style, TEXT, role="caption")
+        else:
+            _, y = self.para(big, 40, y, left_w, style, TEXT, role="caption")
+            self.badge("formula", 40, y + 6)
+        return True
+
+    def _answer(self, ctx: dict, k: dict | None, top: float, chart_h: float) -> bool:
+        """The right panel: the visitor's own answer timed with and without the cheat sheet (measured), each way's
+        trips as bars ``chart_h`` tall."""
         # the visitor's answer, both ways, measured
         rx, rw = 1090.0, 470.0
         _, y = self.para(T("Your question, {n} new tokens").format(n=k.get("new_tokens", k["steps"]) if k else 24), rx + 20, top + 10,
@@ -421,13 +518,12 @@ class KVCacheScene(TourScene):
         if k:
             wo, wi = k["without_ms"], k["with_ms"]
             top_ms = max(wo + wi + [0.1])
-            chart_h = 130.0
             for r, (series, color, name, total) in enumerate(((wo, ORANGE, T("without"), k["without_total_ms"]),
                                                                (wi, GREEN, T("with"), k["with_total_ms"]))):
                 words = (T("{name}: {ms} in all, median of {n} runs").format(name=name, ms=fmt_ms(total), n=k["runs"])
                          if k.get("runs") else T("{name}: {ms} in all").format(name=name, ms=fmt_ms(total)))
-                lab = self.text(words, rx + 20, y + 10, "label", color, role="legend")
-                y0 = lab.sceneBoundingRect().bottom() + 6
+                lab, y0 = self.para(words, rx + 20, y + 10, rw - 40, "label", color, role="legend")
+                y0 += 6
                 bw = (rw - 40) / max(1, len(series))
                 for i, ms in enumerate(series):
                     h = chart_h * ms / top_ms
@@ -442,3 +538,4 @@ class KVCacheScene(TourScene):
                              role="caption")
             y = self.badge("illustrative", rx + 20, y + 8).sceneBoundingRect().bottom()
         self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)
+        return True

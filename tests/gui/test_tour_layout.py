@@ -153,6 +153,7 @@ def test_scene_text_grows_when_its_view_is_small(qtbot, fonts):
 
     from animations.scenes import base
     from animations.scenes.opening import RequestScene
+    from animations.typescale import TypeScale
 
     window = QWidget()
     qtbot.addWidget(window)
@@ -165,11 +166,12 @@ def test_scene_text_grows_when_its_view_is_small(qtbot, fonts):
     window.show()
     qtbot.waitUntil(lambda: view.viewport().height() > 600)
     assert base.fit_factor(view) == 1.0
-    view.setFixedHeight(300)  # the rest of the window taken by other things
-    qtbot.waitUntil(lambda: view.viewport().height() <= 300)
+    view.setFixedHeight(340)  # the rest of the window taken by other things
+    qtbot.waitUntil(lambda: view.viewport().height() <= 340)
     factor = base.fit_factor(view)
     scale = min(view.viewport().width() / base.SCENE_W, view.viewport().height() / base.SCENE_H)
-    expected = (720 / 60) / (scale * base.SCENE_TYPE.px("small"))
+    expected = TypeScale(720).minimum / (scale * base.SCENE_TYPE.px("small"))  # the floor: height / 48
+    assert expected < base.MAX_FACTOR  # the view is small, not a sliver: the factor is not capped
     assert factor == pytest.approx(min(base.MAX_FACTOR, expected), rel=1e-3)
     assert factor > 1.0
     scene.build({"prompt": "x"})
