@@ -193,13 +193,15 @@ def bench_main(argv: list[str]) -> int:
 
 
 def _plots(results: dict, folder: Path) -> dict[str, str]:
-    """PNG plots beside the report; {} when matplotlib is not installed (the tables say everything)."""
+    """PNG plots beside the report. Without matplotlib, the plots already there are kept for the sections they
+    show (an ``--update`` of other sections leaves them as measured); none are drawn (the tables say it all)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return {}
+        return {key: name for key, name in (("batch", "bench_batch.png"), ("speculative", "bench_speculative.png"))
+                if results.get(key) and (folder / name).is_file()}
     plots = {}
     if results.get("batch"):
         rows = results["batch"]
