@@ -90,8 +90,11 @@ class RequestScene(TourScene):
         pad = 18.0
         room = MAX_PANEL_W - 2 * pad
         shown = prompt
-        while len(shown) > 8 and self.measure(request_lines(shown)[7], style).width() > room:
-            shown = shown[: max(8, len(shown) - 4)].rstrip("…") + "…"
+        while self.measure(request_lines(shown)[7], style).width() > room:
+            cut = shown.rstrip("…")
+            if len(cut) <= 1:
+                break  # nothing left to shorten: the panel is as narrow as this style allows
+            shown = cut[: max(1, len(cut) - 4)] + "…"  # strictly shorter every time round
         lines = ["POST https://api.example.com/v1/chat/completions"] + request_lines(shown)
         widest = max(self.measure(ln, style).width() for ln in lines)
         pw = min(MAX_PANEL_W, widest + 2 * pad)
