@@ -80,8 +80,8 @@ class TripTimeline:
         if self._shard_n > 1:
             n = self._shard_n
             if self._shard_mode == "tp":
-                return lambda: tr("Torn book: {n} desks each read a strip of every chapter").format(n=n)
-            return lambda: tr("Torn book: {n} desks each read their own chapters").format(n=n)
+                return lambda: tr("Torn book: {n} desks, a strip of each chapter").format(n=n)
+            return lambda: tr("Torn book: {n} desks, their own chapters").format(n=n)
         return lambda: tr("Writing")
 
     def _seats_after(self, trip: dict) -> tuple[list[SeatText], list[SeatText]]:

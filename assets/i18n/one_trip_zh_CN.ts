@@ -364,11 +364,11 @@
         <translation>拼桌：{n} 个请求</translation>
     </message>
     <message>
-        <source>Torn book: {n} desks each read a strip of every chapter</source>
+        <source>Torn book: {n} desks, a strip of each chapter</source>
         <translation>拆书：{n} 张桌子各读每一章的一条</translation>
     </message>
     <message>
-        <source>Torn book: {n} desks each read their own chapters</source>
+        <source>Torn book: {n} desks, their own chapters</source>
         <translation>拆书：{n} 张桌子各读自己的几章</translation>
     </message>
     <message>
