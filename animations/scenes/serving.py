@@ -408,7 +408,7 @@ class ParallelScene(TourScene):
             for a0, a1 in segs:
                 self.line(gx, a0, gx, a1, DIM, 2, dash=True)
         first = gpus[0]["name"] if gpus else "H100"
-        _, y = self.para(T("Decimal GB (10⁹ bytes). Dashed: each card's reported memory. Green: fits one {gpu}; "
+        _, y = self.para(T("Decimal GB (a billion bytes). Dashed: each card's reported memory. Green: fits one {gpu}; "
                            "orange: a bigger card or several.").format(gpu=first),
                          40, y + 2, 1520, "small", DIM, role="legend")
         # the formula pill says where every figure of the chart comes from: on the title's line, flush right,

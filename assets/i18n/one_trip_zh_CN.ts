@@ -619,8 +619,8 @@
         <translation>吃显存带宽</translation>
     </message>
     <message>
-        <source>Decimal GB (10⁹ bytes). Dashed: each card's reported memory. Green: fits one {gpu}; orange: a bigger card or several.</source>
-        <translation>十进制 GB（10⁹ 字节）。虚线：每张卡报告的显存。绿色：一张 {gpu} 放得下；橙色：要更大的卡或几张卡。</translation>
+        <source>Decimal GB (a billion bytes). Dashed: each card's reported memory. Green: fits one {gpu}; orange: a bigger card or several.</source>
+        <translation>十进制 GB（每 GB 十亿字节）。虚线：每张卡报告的显存。绿色：一张 {gpu} 放得下；橙色：要更大的卡或几张卡。</translation>
     </message>
     <message>
         <source>parameters × bytes each; GPU sizes from datasheets</source>
