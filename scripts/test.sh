@@ -25,4 +25,14 @@ export PYTHONNOUSERSITE=1
 python3 -m venv .venv
 .venv/bin/python -m pip install -q -e '.[test]'
 export QT_QPA_PLATFORM=offscreen
-exec .venv/bin/python -m pytest -q "$@"
+# Two workers (pytest-xdist; a test file stays on one worker, so its module fixtures are made once); then the
+# tests marked "serial" (they bound a wall-clock time: tests/conftest.py SERIAL) alone, so that the other
+# worker's load cannot fail them. Status 5 (nothing selected, e.g. arguments that name one file) counts as a pass
+# for one of the two runs.
+status=0
+.venv/bin/python -m pytest -q -n 2 --dist loadfile -m "not serial" "$@" || status=$?
+serial=0
+.venv/bin/python -m pytest -q -m serial "$@" || serial=$?
+if [ "$status" = 5 ]; then status=0; fi
+if [ "$serial" != 0 ] && [ "$serial" != 5 ]; then status=$serial; fi
+exit "$status"

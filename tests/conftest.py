@@ -64,8 +64,17 @@ TINY_CORPUS = [
 ] * 4
 
 
+# Tests that bound a wall-clock time (the app exits within 2 s of a signal, an engine's death is noticed at once,
+# Ctrl+C ends a command at once, a frame's cost): scripts/test.sh runs them alone, after the others have run on two
+# workers, so that the other worker's load cannot fail them. Matched against the test's node id.
+SERIAL = ("tests/gui/test_app.py::", "tests/gui/test_kiosk.py::", "tests/gui/test_recovery.py::",
+          "tests/gui/test_record_break.py::", "::test_ctrl_c_", "tests/animations/test_render.py::")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
+        if any(key in item.nodeid for key in SERIAL):
+            item.add_marker(pytest.mark.serial)
         parts = Path(str(item.fspath)).parts
         if "gui" in parts or "animations" in parts:
             item.add_marker(pytest.mark.usefixtures("app_font"))
