@@ -14,6 +14,8 @@ from collections import deque
 
 from PySide6.QtCore import QCoreApplication
 
+from animations.textset import keep_units
+
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("MainWindow", text)
@@ -133,7 +135,7 @@ class SpecMeter:
         else:
             line += " · " + _tr("{x}× the speed of plain decoding of this prompt ({plain} ms per token)").format(
                 x=f"{speed:.2f}", plain=f"{self.plain_ms(key):.2f}")
-        return line
+        return keep_units(line)  # a wrapped line never parts a figure from its unit ("3.20" | "ms")
 
 
 class ShardMeter:

@@ -118,7 +118,10 @@ def test_apprentice_line_is_one_window_and_its_ms_per_token_matches_its_tok_s():
     tokens = sum(t["tokens_out"] for t in window)
     assert m.tokens_per_trip == pytest.approx(tokens / RECENT)
     assert m.acceptance == pytest.approx(sum(t["accepted"] for t in window) / sum(t["proposed"] for t in window))
-    text = m.text(key, 4)
+    from animations.textset import NBSP, plain as plain_text
+    shown = m.text(key, 4)
+    assert re.search(rf"\(\d+\.\d\d{NBSP}ms per token\)", shown), shown  # a figure keeps its unit on a wrap
+    text = plain_text(shown)  # the figures, read as a visitor reads them
     assert f"average of the last {RECENT} trips" in text
     assert num(r"{} tokens per trip", text) == pytest.approx(tokens / RECENT, abs=0.006)
     ms = num(r"{} ms per token", text)
