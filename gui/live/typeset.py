@@ -121,6 +121,10 @@ QScrollArea#controlsScroll QScrollBar::add-page, QScrollArea#controlsScroll QScr
 QCheckBox::indicator {{ width: {handle}px; height: {handle}px; border: 1px solid #7ea6cf; border-radius: {r}px;
                        background: #17202a; }}
 QCheckBox::indicator:checked {{ background: #ffc94a; border: 1px solid #ffc94a; }}
+QRadioButton::indicator {{ width: {handle}px; height: {handle}px; border: 2px solid #7ea6cf;
+                          border-radius: {handle // 2 + 1}px; background: #17202a; }}
+QRadioButton::indicator:checked {{ background: #ffc94a; border: 2px solid #ffc94a; }}
+QRadioButton::indicator:disabled {{ border: 2px solid #33465b; }}
 QSlider:horizontal {{ min-height: {handle + 2}px; }}
 QSlider::groove:horizontal {{ height: {groove}px; background: #2a3947; border-radius: {groove // 2}px; }}
 QSlider::handle:horizontal {{ background: #ffc94a; width: {handle}px; margin: -{(handle - groove) // 2}px 0;
