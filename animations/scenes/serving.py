@@ -496,29 +496,36 @@ class PrefixScene(TourScene):
         q_blocks = -(-(n_sys + q) // bs) - hit // bs
         top = self.top
         lw = 960.0
-        _, y = self.para(T("Two requests, the same {n}-token system prompt ({b} blocks of {s} tokens)").format(
-            n=n_sys, b=sys_blocks, s=bs), 40, top, lw, "body", TEXT, role="caption")
-        name_w = max(self.measure(T("first"), "label", True).width(), self.measure(T("second"), "label", True).width())
-        bx = 40 + name_w + 16
-        w = min(52.0, (40 + lw - bx) / (sys_blocks + q_blocks + 1))
+        (_, y), g_intro = self.collect(lambda: self.para(
+            T("Two requests, the same {n}-token system prompt ({b} blocks of {s} tokens)").format(
+                n=n_sys, b=sys_blocks, s=bs), 40, top, lw, "body", TEXT, role="caption"))
         bh = self.lh("label") + 10
-        y += 10
-        for r in range(2):
-            self.text(T("first") if r == 0 else T("second"), 40, y + 5, "label", TEXT, True, role="axis")
-            total = sys_blocks + (q_blocks if r else -(-(n_sys + 8) // bs) - sys_blocks)
-            for j in range(total):
-                reused = r == 1 and j < hit // bs
-                c = self.box(bx + j * w, y, w - 6, bh, GREEN if reused else ORANGE, None, radius=4)
-                self.fade_in(c, 0.2 + r * 0.8 + 0.03 * j)
-            y += bh + 12
-        sw = self.lh("label")
-        self.box(40, y + 3, sw - 6, sw - 6, GREEN, None, radius=4)
-        k1 = self.text(T("found in the cache: no work"), 40 + sw + 2, y, "label", TEXT, role="legend")
-        x2 = k1.sceneBoundingRect().right() + 30
-        self.box(x2, y + 3, sw - 6, sw - 6, ORANGE, None, radius=4)
-        self.text(T("computed"), x2 + sw + 2, y, "label", TEXT, role="legend")
-        y += sw + 20
-        if p:
+
+        def blocks(y: float) -> float:
+            name_w = max(self.measure(T("first"), "label", True).width(),
+                         self.measure(T("second"), "label", True).width())
+            bx = 40 + name_w + 16
+            w = min(52.0, (40 + lw - bx) / (sys_blocks + q_blocks + 1))
+            y += 10
+            for r in range(2):
+                self.text(T("first") if r == 0 else T("second"), 40, y + 5, "label", TEXT, True, role="axis")
+                total = sys_blocks + (q_blocks if r else -(-(n_sys + 8) // bs) - sys_blocks)
+                for j in range(total):
+                    reused = r == 1 and j < hit // bs
+                    c = self.box(bx + j * w, y, w - 6, bh, GREEN if reused else ORANGE, None, radius=4)
+                    self.fade_in(c, 0.2 + r * 0.8 + 0.03 * j)
+                y += bh + 12
+            sw = self.lh("label")
+            self.box(40, y + 3, sw - 6, sw - 6, GREEN, None, radius=4)
+            k1 = self.text(T("found in the cache: no work"), 40 + sw + 2, y, "label", TEXT, role="legend")
+            x2 = k1.sceneBoundingRect().right() + 30
+            self.box(x2, y + 3, sw - 6, sw - 6, ORANGE, None, radius=4)
+            self.text(T("computed"), x2 + sw + 2, y, "label", TEXT, role="legend")
+            return y + sw + 20
+
+        y, g_blocks = self.collect(lambda: blocks(y))
+
+        def times(y: float) -> float:
             top_ms = max(p["cold_ms"], p["warm_ms"], 0.1)
             names = ((T("second request, cold"), p["cold_ms"], ORANGE),
                      (T("second request, after the first"), p["warm_ms"], GREEN))
@@ -531,9 +538,19 @@ class PrefixScene(TourScene):
                 self.fade_in(bar, 1.4 + 0.3 * i)
                 self.text(fmt_ms(ms), 40 + nw + full * ms / top_ms + 8, y, "label", TEXT, True, role="readout")
                 y += bh + 8
+            return y
+
+        def saved(y: float) -> float:
             _, y = self.para(T("time saved on reading the question: {ms}").format(ms=fmt_ms(p["saved_ms"])), 40,
                              y + 6, lw, "body", ACCENT, True, role="readout")
             self.badge("measured", 40, y + 6, T("this engine's prefix cache, median of 3"), max_w=lw)
+            return y
+
+        if p:
+            y, g_times = self.collect(lambda: times(y))
+            _, g_saved = self.collect(lambda: saved(y))
+            # the page breathes: the free height below is shared between its blocks (no empty band)
+            self.spread([g_intro, g_blocks, g_times, g_saved], bottom=690, most=70)
         else:
             self.badge("illustrative", 40, y)
         # routing
