@@ -34,9 +34,10 @@ import math
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QFont, QKeySequence
-from PySide6.QtWidgets import QApplication, QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from animations.typescale import TypeScale, set_role
+from gui.cover import Cover
 from gui.deck import Deck, deck_or_default, deck_problem
 from gui.focus import FocusGuard
 from gui.kiosk import ScreenKeeper, tour_of
@@ -72,7 +73,7 @@ KEYS = {
 }
 
 
-class BlankOverlay(QWidget):
+class BlankOverlay(Cover):
     """A black cover over the whole window (B). Any key or click while it is up only takes it down."""
 
     def __init__(self, window: QWidget):
@@ -80,35 +81,12 @@ class BlankOverlay(QWidget):
         self.setObjectName("blankOverlay")
         self.setAttribute(Qt.WA_StyledBackground, True)
         self.setStyleSheet("QWidget#blankOverlay { background: #000000; }")
-        self.window_ = window
-        window.installEventFilter(self)
-        self.hide()
 
     def show_blank(self) -> None:
-        self.setGeometry(self.window_.rect())
-        self.show()
-        self.raise_()
-        QApplication.instance().installEventFilter(self)
+        self.cover()
 
     def hide_blank(self) -> None:
-        QApplication.instance().removeEventFilter(self)
-        self.hide()
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        kind = event.type()
-        if obj is self.window_ and kind == QEvent.Resize:
-            self.setGeometry(self.window_.rect())
-            return False
-        if not self.isVisible():
-            return False
-        if kind in (QEvent.KeyPress, QEvent.ShortcutOverride, QEvent.MouseButtonPress, QEvent.TouchBegin):
-            if kind == QEvent.KeyPress and event.isAutoRepeat():
-                return True
-            event.accept()
-            if kind != QEvent.ShortcutOverride:  # the KeyPress that follows an accepted override restores
-                self.hide_blank()
-            return True
-        return False
+        self.uncover()
 
 
 class Presenter(QObject):

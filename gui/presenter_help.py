@@ -8,11 +8,12 @@ input does nothing else), like the black screen (B).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QApplication, QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from animations.typescale import TypeScale, set_role
+from gui.cover import Cover
 
 
 def _(text: str) -> str:
@@ -41,18 +42,17 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("Presenter", text)
 
 
-class KeysOverlay(QFrame):
+class KeysOverlay(Cover):
     """The card of presenter keys over ``window`` (hidden until ``toggle``). The next key press, click or touch
     only closes it. Sizes follow ``TypeScale(window height)``: keys and descriptions in the body style, the title
     in the heading style, so the card fits a 1280×720 window in both languages."""
 
     def __init__(self, window: QWidget, family: str | None = None):
-        super().__init__(window)
+        super().__init__(window)  # gui.cover: over the window, the next input only takes it down
         self.setObjectName("keysOverlay")
         self.setAttribute(Qt.WA_StyledBackground, True)
         self.setStyleSheet("QFrame#keysOverlay { background: rgba(12, 16, 22, 238); border: 2px solid #ffc94a; "
                            "border-radius: 14px; } QLabel { color: #e8edf2; background: transparent; }")
-        self.window_ = window
         self.family = family
         self.title = QLabel(self)
         set_role(self.title, "heading")
@@ -75,8 +75,6 @@ class KeysOverlay(QFrame):
         box.setSizeConstraint(QVBoxLayout.SetFixedSize)  # the card is exactly as big as its lines
         box.addWidget(self.title)
         box.addLayout(grid)
-        window.installEventFilter(self)
-        self.hide()
 
     def retranslate(self) -> None:
         self.title.setText(tr("Presenter keys"))
@@ -84,7 +82,7 @@ class KeysOverlay(QFrame):
             key_label.setText(key)
             what_label.setText(tr(what))
 
-    def _fit(self) -> None:
+    def fit(self) -> None:
         """Fonts from the window's height; the card as big as its lines (one line each: the texts are short), centred."""
         height = max(1, self.window_.height())
         scale = TypeScale(height)
@@ -107,33 +105,13 @@ class KeysOverlay(QFrame):
 
     def show_keys(self) -> None:
         self.retranslate()
-        self._fit()
-        self.show()
-        self.raise_()
-        QApplication.instance().installEventFilter(self)
+        self.cover()
 
     def hide_keys(self) -> None:
-        QApplication.instance().removeEventFilter(self)
-        self.hide()
+        self.uncover()
 
     def toggle(self) -> None:
         if self.isVisible():
             self.hide_keys()
         else:
             self.show_keys()
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        kind = event.type()
-        if obj is self.window_ and kind == QEvent.Resize and self.isVisible():
-            self._fit()
-            return False
-        if not self.isVisible():
-            return False
-        if kind in (QEvent.KeyPress, QEvent.ShortcutOverride, QEvent.MouseButtonPress, QEvent.TouchBegin):
-            if kind == QEvent.KeyPress and event.isAutoRepeat():
-                return True
-            event.accept()
-            if kind != QEvent.ShortcutOverride:  # a KeyPress follows an accepted override: that one closes
-                self.hide_keys()
-            return True
-        return False

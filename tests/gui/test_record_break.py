@@ -120,5 +120,7 @@ def test_a_gif_whose_frames_cannot_wait_on_the_disk_is_refused_before_it_starts(
 
 def test_a_refused_command_makes_no_folder(tmp_path, capsys):
     # once: --out's missing folders were made first, then --model was refused, and the empty folders stayed
-    _refused(["--out", str(tmp_path / "new" / "dir" / "x.mp4"), "--model", str(tmp_path / "nowhere")],
-             tmp_path, capsys)
+    line = _refused(["--out", str(tmp_path / "new" / "dir" / "x.mp4"), "--model", str(tmp_path / "nowhere")],
+                    tmp_path, capsys)
+    assert "nowhere" in line  # refused for the model, the thing that is wrong
+    assert not (tmp_path / "new").exists()  # and --out's folders were never made
