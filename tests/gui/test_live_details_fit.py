@@ -137,3 +137,17 @@ def test_kiosk_details_controls_scroll_instead_of_growing_the_page(kiosk_details
     settle(window)
     qtbot.waitUntil(lambda: not scroll.scrolls(), timeout=2000)
     assert not bar.isVisible()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_details_shrinks_back_from_1920x1080_and_fits_4_by_3(qtbot, make_window, lang):
+    """A window made big once goes back to 1280x720 (its text shrinks with it: the larger type's minimum once held
+    it 1552 px wide), and the Details view fits a 4:3 screen (1024x768: the top bar once needed 1102 px)."""
+    window = make_window(trip_s=0.02)
+    window.set_language(lang)
+    window.model_choice.set_seed(7)  # the top bar's sampling line as a sampled run shows it, seed included
+    window.set_details(True)
+    for size in ((1920, 1080), (1280, 720), (1920, 1080), (1024, 768)):
+        window.resize(*size)
+        qtbot.wait(50)
+        assert (window.width(), window.height()) == size, (size, window.minimumSizeHint())
