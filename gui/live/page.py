@@ -19,9 +19,6 @@ column scrolls (a frameless scroll area; a finger drags it in touch mode) when t
 never makes the page taller. The stage, squeezed beside them, would be too small to read from a room: it waits in
 the visitor's view, where its desks show the per-layer timings and its cheat sheet the pages in use.
 
-No label on the page carries a link: none takes text interaction, so touch mode does not size them as a finger's
-target (``gui.touch_targets.is_link_label``: a QLabel's default flags accept links).
-
 Every text widget has a role (``animations.typescale.set_role``); ``LivePage.apply_type_scale`` gives each its
 font from the window height (``gui.live.typeset``), so the page is the same picture from 1280×720 to 3840×2160.
 """
@@ -275,8 +272,6 @@ class LivePage(QWidget):
         self._measure = QLabel(self)  # measures a wrapped title (a label's own answer counts its minimum height)
         self._measure.setWordWrap(True)
         self._measure.hide()
-        for label in self.findChildren(QLabel):
-            label.setTextInteractionFlags(Qt.NoTextInteraction)  # no links here (see the module's docstring)
         self.set_details(False)
 
     def set_details(self, on: bool) -> None:
