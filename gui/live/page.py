@@ -31,7 +31,7 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QGridLayout, QHBoxLayout, QLabel,
-                               QPushButton, QScrollArea, QScrollBar, QScroller, QSizePolicy, QSlider, QVBoxLayout, QWidget)
+                               QPushButton, QScrollArea, QScrollBar, QSizePolicy, QSlider, QVBoxLayout, QWidget)
 
 from animations.typescale import TypeScale, set_role
 from gui import i18n
@@ -81,9 +81,9 @@ class ControlsScroll(QScrollArea):
     """The details view's column of sliders, scrolled vertically when the strip is shorter than the column.
 
     Frameless, no horizontal scrolling: it asks for its column's width (and the bar's, while the bar shows) and
-    for no height of its own. A finger drags it: ``QScroller``'s touch gesture where touches reach the widgets,
-    touch mode's router (``gui.touch``, property ``fingerScroll``) where it owns them; the mouse keeps the wheel
-    and the bar, as anywhere on a desktop (no left-button drag gesture)."""
+    for no height of its own. A finger drags it through touch mode's router (``gui.touch``, property
+    ``fingerScroll``), which owns every touch wherever there is a touch screen; the mouse keeps the wheel and the
+    bar, as anywhere on a desktop."""
 
     def __init__(self, inner: QWidget, parent: QWidget | None = None):
         super().__init__(parent)
@@ -96,7 +96,6 @@ class ControlsScroll(QScrollArea):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.setWidget(inner)
         self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Ignored)
-        QScroller.grabGesture(self.viewport(), QScroller.TouchGesture)  # touches that reach the widgets
         self.setProperty("fingerScroll", True)  # touch mode's router owns the touches: it scrolls this (gui.touch)
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range)
