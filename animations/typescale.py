@@ -54,8 +54,12 @@ ROLE_TIER: dict[str, str] = {
     "label": "label", "button": "label", "tab": "label", "seat": "label", "chip": "label", "value": "label",
     "axis": "label", "legend": "label", "pill": "label", "desk": "label", "chapter": "label", "status": "label",
     "info": "label", "extra": "label", "why": "label", "prompt": "label", "plot-title": "label", "small": "label",
-    "token": "label", "seat-text": "label", "model-name": "label", "cart": "label", "overlay": "label", "reason": "label", "apprentice": "label",
+    "seat-text": "label", "model-name": "label", "cart": "label", "overlay": "label", "reason": "label", "apprentice": "label",
 }
+
+
+# Outside the hierarchy (the floor still holds): figures ("number", "readout") and the model's tokens drawn as chips
+# ("token"): a token chip is an object on the stage, shown as large as the story needs, not running text.
 
 
 def tier_of(role: str | None) -> str | None:

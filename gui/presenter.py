@@ -51,8 +51,6 @@ PACES = (0.25, 0.3, 0.35, 0.42, 0.5, 0.6, 0.7, 0.84, 1.0, 1.19, 1.41, 1.68, 2.0)
 TRIP_SECONDS = (0.25, 0.3, 0.35, 0.42, 0.5, 0.6, 0.7, 0.84, 1.0, 1.19, 1.41, 1.68, 2.0, 2.38, 2.83)  # s on screen
 PACE_NOTE_MS = 1800  # how long the pace line stays on screen after the last + or −
 DECK_NOTE_MS = 8000  # how long a bad deck setting is said on screen at the start of presenter mode
-PRESENTER_CAPTION_PX = 36  # at 1080 px of window height; scaled with the height (presenter_caption_px)
-MIN_CAPTION_PX = 24  # the tour's own caption size: presenter mode never goes below it
 PRESENTER_READOUT_PX = 34
 PRESENTER_ANSWER_PX = 38
 # Widgets (MainWindow attribute names) a speaker with a clicker does not need.
@@ -319,25 +317,13 @@ class Presenter(QObject):
                 font.setPixelSize(px)
                 widget.setFont(font)
         tour = tour_of(w)
-        caption = getattr(tour, "caption", None) if tour is not None else None
-        if caption is not None:
-            px = presenter_caption_px(w.height())
-            font = caption.font()
-            font.setPixelSize(px)
-            caption.setFont(font)
-            caption.setMinimumHeight(int(px * 1.4 * 3 + 12))
+        if tour is not None and hasattr(tour, "set_presenter"):
+            tour.set_presenter(True)  # the tour's title, caption and controls one type step larger, its hierarchy kept
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
         if event.type() in (QEvent.LanguageChange, QEvent.Resize) and self.presenter_mode:
             QTimer.singleShot(0, self._enlarge)  # the tour resets its fonts on a language change; sizes follow height
         return False
-
-
-def presenter_caption_px(height: int) -> int:
-    """The tour caption's pixel size in presenter mode for a window ``height`` px tall: ``PRESENTER_CAPTION_PX``
-    at 1080 px, in proportion elsewhere, never under ``MIN_CAPTION_PX`` (so a 1280×720 projector keeps room for
-    the drawing: 24 px there)."""
-    return max(MIN_CAPTION_PX, round(PRESENTER_CAPTION_PX * max(1, int(height)) / 1080))
 
 
 def step_table(table: tuple[float, ...], value: float, direction: int) -> float:

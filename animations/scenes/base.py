@@ -32,13 +32,14 @@ from animations.timeline import Animation, Fade, Lambda, Timeline, lerp_point
 from animations.textset import rebalance, set_breaks as keep_together
 from animations.typescale import TypeScale, set_role, set_text_features
 
-SCENE_W, SCENE_H = 1600.0, 700.0
+SCENE_W, SCENE_H = 1600.0, 640.0
 
-# The tour fits its scene into a view that takes at least this fraction of the window's height (1280×720:
-# 0.67, 1920×1080: 0.78, measured on TourWidget). Text sizes in scene units are the type scale of a window
-# SCENE_H / VIEW_FRACTION tall, so that once fitted no text is under height / 48 window px (the type
-# scale's floor).
-VIEW_FRACTION = 0.625
+# The tour fits its scene into a view that takes at least this fraction of the window's height (the page title
+# above it and the caption under it are widgets: gui/tour/layout.py). Text sizes in scene units are the type
+# scale of a window SCENE_H / VIEW_FRACTION tall, so that once fitted a scene's text comes out at about the
+# window's own type scale (body as the caption under the stage, headings a step above it) and never under
+# height / 48 window px (the type scale's floor).
+VIEW_FRACTION = 0.6
 SCENE_TYPE = TypeScale(SCENE_H / VIEW_FRACTION)
 
 
@@ -182,7 +183,8 @@ def page_title(title: str, number: int | None) -> str:
 
 
 class TourScene(QGraphicsScene):
-    """Base of the tour's scenes. Subclasses set ``title`` (English source) and implement ``draw(ctx)``.
+    """Base of the tour's scenes. Subclasses set ``title`` (English source; the tour shows it above the scene,
+    ``title_text()``) and implement ``draw(ctx)``.
 
     ``loop_s``: after the intro, scene time wraps into [duration - loop_s, duration] when set (a gentle loop),
     else the scene rests on its end state.
@@ -244,9 +246,7 @@ class TourScene(QGraphicsScene):
         self.factor = 1.0 if needed <= 1.0 else min(MAX_FACTOR, needed * 1.02)  # 2 %: room for a settling view
         _factor = self.factor
         try:
-            if self.title:
-                self.text(self.title_text(), 40, 14, "heading", TEXT, bold=True, role="title")
-            self.draw(ctx)
+            self.draw(ctx)  # the page's title is the tour's widget above the view (gui/tour/layout.py), not drawn here
         finally:
             _factor = 1.0
         self.seek(0.0)
@@ -266,8 +266,8 @@ class TourScene(QGraphicsScene):
 
     @property
     def top(self) -> float:
-        """The y below the title where a page's content starts."""
-        return 14 + self.lh("heading", True) + 12
+        """The y where a page's content starts (the title is a widget above the scene)."""
+        return 12.0
 
     # ---- helpers ----------------------------------------------------------------------------------------
     def addItem(self, item: QGraphicsItem) -> None:  # noqa: N802 - Qt's name

@@ -86,7 +86,7 @@ class GameScene(TourScene):
             widest = max([sum(self.measure(w, ws, True).width() + pad_w for w in row_words(p)) for p in people[:4]]
                          + [0.0])
             rows_h = len(people[:4]) * (self.lh(ws) + 8 + 4 + self.lh("small") + 10)
-            if lead + widest <= 40 + bw - 10 and board_top + 12 + rows_h + self.lh("label", True) + 40 <= 696:
+            if lead + widest <= 40 + bw - 10 and board_top + 12 + rows_h + self.lh("label", True) + 40 <= SCENE_H - 4:
                 break
         word_h = self.lh(ws) + 8
         y = board_top + 12
@@ -148,7 +148,7 @@ class GameScene(TourScene):
         unit = 9.0  # one token = one square
         most = max([h or 0 for h in hist] + [1])
         press_h = self.lh("label", True) + 24
-        if y + 6 + self.lh("small") + 4 + unit * most + 10 + 8 + press_h > 696:
+        if y + 6 + self.lh("small") + 4 + unit * most + 10 + 8 + press_h > SCENE_H - 4:
             hist, most = [], 0
         y += 6
         if not hist:
@@ -172,7 +172,7 @@ class GameScene(TourScene):
         y += 10
         ways_h = self.lh("label", True) + 3 * (max(WAYS_SCALE * unit * 3.6, self.lh("label")) + 6) + \
             self.lh("small", True) + 8
-        if y + ways_h + self.lh("label") + 30 > 696:
+        if y + ways_h + self.lh("label") + 30 > SCENE_H - 4:
             ways_h = 0.0
         if ways_h:
             y = self._three_ways(y, target_n, bw, unit)
@@ -298,21 +298,13 @@ class MetaphorScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         top = self.top
-        # the column heads sit on the title's line, flush right, each in its column's colour (a row of its own
-        # would push the sixteenth metaphor off the page at the label size)
+        # the column heads: a row of their own over the table, each in its column's colour
         heads = [(T("metaphor"), ACCENT), (T("formal term"), TEXT), (T("section"), BLUE_LIGHT)]
         x = 1540.0
-        head_y = 14 + (self.lh("heading", True) - self.lh("small", True)) / 2
-        head_items = []
         for name, color in reversed(heads):
-            head_items.append(self.text(name, x, head_y, "small", color, True, align="right", role="heading"))
-            x = head_items[-1].sceneBoundingRect().left() - 28
-        title_right = 40 + self.measure(self.title_text(), "heading", True).width()
-        inline = x + 28 >= title_right + 40
-        if not inline:  # no room beside the title: the heads get a row of their own
-            for item in head_items:
-                item.setY(top)
-            top += self.lh("small", True) + 6
+            item = self.text(name, x, top, "small", color, True, align="right", role="heading")
+            x = item.sceneBoundingRect().left() - 28
+        top += self.lh("small", True) + 6
         room = SCENE_H - 4 - top
         for style in ("body", "label", "small"):
             m_w = max(self.measure(T(m), style, True).width() for m, _, _ in METAPHORS) + 30

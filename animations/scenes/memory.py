@@ -7,7 +7,7 @@ import json
 from PySide6.QtGui import QColor
 
 from animations.scenes.base import (
-    ACCENT, badge_text, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, RED, TEXT, T, TourScene, fmt_bytes,
+    ACCENT, badge_text, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, RED, SCENE_H, TEXT, T, TourScene, fmt_bytes,
     fmt_ms,
 )
 from animations.scenes.trips import _analysis
@@ -23,7 +23,7 @@ class KVSizeScene(TourScene):
     def draw(self, ctx: dict) -> None:
         # the notes under the bars in the body style, else one step smaller, so that the bars keep their size
         for style in ("body", "label", "small"):
-            if self.attempt(lambda: self._layout(ctx, style), bottom=696):
+            if self.attempt(lambda: self._layout(ctx, style), bottom=SCENE_H - 4):
                 return
         self._layout(ctx, "small")
 
@@ -109,7 +109,7 @@ class StreamingScene(TourScene):
     def draw(self, ctx: dict) -> None:
         # as many frames as leave room for the note on a long system prompt (under the cards, else under them)
         for most in (12, 10, 8, 6, 4):
-            if self.attempt(lambda: self._layout(ctx, most), bottom=696):
+            if self.attempt(lambda: self._layout(ctx, most), bottom=SCENE_H - 4):
                 return
         self._layout(ctx, 3)
 
@@ -129,7 +129,7 @@ class StreamingScene(TourScene):
         last = max([t for _, t in toks] + [1.0])
         lh = self.lh("small") + 4
         pill_h = self.lh("small", True) + 30
-        room = int((700 - 20 - pill_h - y) // lh)
+        room = int((SCENE_H - 20 - pill_h - y) // lh)
         for i, (text, t) in enumerate(toks[:max(1, min(most, room))]):
             frame = sse_frame(text)
             line = self.text(f"+{t:6.1f} ms   {frame}", 60, y, "small", GREEN if i == 0 else TEXT, role="code")
@@ -168,7 +168,7 @@ class StreamingScene(TourScene):
                                                    short=fmt_ms(st["ttft_ms"]))
             nx = x0
             item, end = self.para(note, x0, y, cw, "label", TEXT, role="caption")
-            if end + self.lh("small", True) + 16 > 700 - 8:  # no room under the cards (the pill would be cut)
+            if end + self.lh("small", True) + 16 > SCENE_H - 8:  # no room under the cards (the pill would be cut)
                 self.removeItem(item)  # under the frames, where the left column leaves room
                 nx = 40.0
                 _, end = self.para(note, nx, left_bottom + 14, lw, "label", TEXT, role="caption")
@@ -239,7 +239,7 @@ class ReasoningScene(TourScene):
         # the note on billing and the time line: the largest layout that fits
         for style, pill_right in (("body", False), ("body", True), ("label", False), ("label", True)):
             if self.attempt(lambda: self._tail(r, y, t, ttft, first_vis, len(hidden), style, pill_right),
-                            bottom=696):
+                            bottom=SCENE_H - 4):
                 return
         self._tail(r, y, t, ttft, first_vis, len(hidden), "label", True)
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QImage, QTransform
 
 from animations.scenes.base import (
-    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SEAT_COLORS, TEXT, T, TourScene,
+    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SCENE_H, SEAT_COLORS, TEXT, T, TourScene,
     fmt_bytes, heat_color, px,
 )
 
@@ -56,7 +56,7 @@ class RequestScene(TourScene):
         top = self.top
         # the JSON panel in the largest code style that leaves room for its pill below it
         for code_style in ("body", "label"):
-            pw = self.attempt(lambda: self._request(prompt, top, code_style), bottom=696)
+            pw = self.attempt(lambda: self._request(prompt, top, code_style), bottom=SCENE_H - 4)
             if pw:
                 break
         else:
@@ -79,7 +79,7 @@ class RequestScene(TourScene):
             self.pop_in(item, 0.1)
         # the request's parts, named: the largest layout that fits below the envelope
         for style, stacked in (("body", False), ("body", True), ("label", False), ("label", True), ("small", True)):
-            if self.attempt(lambda: self._parts(x0, ey + 56, col_w, style, stacked, t0), bottom=696):
+            if self.attempt(lambda: self._parts(x0, ey + 56, col_w, style, stacked, t0), bottom=SCENE_H - 4):
                 break
         else:
             self._parts(x0, ey + 56, col_w, "small", True, t0)
@@ -148,7 +148,7 @@ class TokenizeScene(TourScene):
                  for why in ("body", "label")]
         tries += [(chip, why, None) for chip in chip_styles for why in ("body", "label", "small")]
         for chip_style, why_style, compare in tries:
-            if self.attempt(lambda: self._layout(ctx, chip_style, why_style, compare), bottom=696):
+            if self.attempt(lambda: self._layout(ctx, chip_style, why_style, compare), bottom=SCENE_H - 4):
                 return
         self._layout(ctx, "body", "small", None)
 
@@ -189,7 +189,7 @@ class TokenizeScene(TourScene):
             self.fade_in(why, t + 0.3)
             y += 10
         g_compare = self.collect(lambda: self._compare(ctx, y + 6, t, compare))[1] if compare else []
-        self.spread([g_chips, g_summary, g_why, g_compare], bottom=690, most=50)
+        self.spread([g_chips, g_summary, g_why, g_compare], bottom=SCENE_H - 10, most=50)
         return True
 
     def _compare(self, ctx: dict, y2: float, t: float, style: str = "label") -> None:
@@ -297,7 +297,7 @@ class EmbeddingScene(TourScene):
         lh = self.lh("label")
         hy = top + 6
         # the map takes the height the caption and the pill below it leave: few tokens, tall rows
-        hh_max = 696 - hy - 10 - 2 * lh - 8 - (self.lh("small", True) + px("small") * 0.3) - 8
+        hh_max = SCENE_H - 4 - hy - 10 - 2 * lh - 8 - (self.lh("small", True) + px("small") * 0.3) - 8
         toks = (ctx.get("tokens") or [])[: max(1, min(24, int(hh_max // (lh + 2))))]
         n = max(1, len(toks))
         row_h = max(lh + 2, min(90.0, hh_max / n))
@@ -374,7 +374,7 @@ class BookScene(TourScene):
     def draw(self, ctx: dict) -> None:
         # the tallest warehouse and desk that leave room for the captions below them
         for box_h in (500.0, 460.0, 420.0, 380.0, 340.0):
-            if self.attempt(lambda: self._layout(ctx, box_h), bottom=696):
+            if self.attempt(lambda: self._layout(ctx, box_h), bottom=SCENE_H - 4):
                 return
         self._layout(ctx, 300.0)
 

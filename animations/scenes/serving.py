@@ -411,19 +411,12 @@ class ParallelScene(TourScene):
         _, y = self.para(T("Decimal GB (a billion bytes). Dashed: each card's reported memory. Green: fits one {gpu}; "
                            "orange: a bigger card or several.").format(gpu=first),
                          40, y + 2, 1520, "small", DIM, role="legend")
-        # the formula pill says where every figure of the chart comes from: on the title's line, flush right,
-        # when it fits there; else under the legend with the FP8 note beside it
-        pill = self.badge("formula", 1560, 14, T("parameters × bytes each; GPU sizes from datasheets"), align="right")
+        # the formula pill says where every figure of the chart comes from: under the legend, the FP8 note beside it
+        pill = self.badge("formula", 40, y + 4, T("parameters × bytes each; GPU sizes from datasheets"))
         pr = pill.sceneBoundingRect()
-        pill.setY(14 + (self.lh("heading", True) - pr.height()) / 2)
         fp8 = T("FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet.")
-        if pr.left() >= 40 + self.measure(self.title_text(), "heading", True).width() + 40:
-            _, y = self.para(fp8, 40, y + 4, 1520, "small", TEXT, role="caption")
-        else:
-            pill.setPos(40, y + 4)
-            pr = pill.sceneBoundingRect()
-            _, y = self.para(fp8, pr.right() + 16, pr.top(), 1560 - pr.right() - 16, "small", TEXT, role="caption")
-            y = max(y, pr.bottom())
+        _, y = self.para(fp8, pr.right() + 16, pr.top(), 1560 - pr.right() - 16, "small", TEXT, role="caption")
+        y = max(y, pr.bottom())
         y += 10
         # three ways to tear it: three cards down to the footer, the footer measured first
         ways = [(T("By chapters: pipeline parallel"), T("no syncing inside a layer; needs many requests to keep "
@@ -550,7 +543,7 @@ class PrefixScene(TourScene):
             y, g_times = self.collect(lambda: times(y))
             _, g_saved = self.collect(lambda: saved(y))
             # the page breathes: the free height below is shared between its blocks (no empty band)
-            self.spread([g_intro, g_blocks, g_times, g_saved], bottom=690, most=70)
+            self.spread([g_intro, g_blocks, g_times, g_saved], bottom=SCENE_H - 10, most=70)
         else:
             self.badge("illustrative", 40, y)
         # routing

@@ -11,7 +11,7 @@ import math
 from PySide6.QtGui import QColor, QImage
 
 from animations.scenes.base import (
-    ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, RED, TEXT, T, TourScene,
+    ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, RED, SCENE_H, TEXT, T, TourScene,
     fmt_bytes, fmt_ms, px, seq_color,
 )
 
@@ -53,7 +53,7 @@ class PrefillScene(TourScene):
         col_room = max([lh * len(lab.strip()) if upright(lab) else self.measure(lab, "small").width()
                         for lab in labels[:n_all]] + [lh])
         # rows of the map are at least one line of text tall; the tail of a long question is left out
-        size_max = 700 - top - col_room - 150
+        size_max = SCENE_H - top - col_room - 150
         n = max(1, min(n_all, int(size_max // (lh + 1))))
         w = [row[:n] for row in w[:n]]
         size = min(size_max, max(lh + 1, 48.0) * n)
@@ -97,7 +97,7 @@ class PrefillScene(TourScene):
         # the map when the column has no room for it
         left_y = y
         for place in ("right", "right-tight", "right-inline", "left"):
-            if self.attempt(lambda: self._right(ctx, x0, place, left_y, left_w), bottom=696):
+            if self.attempt(lambda: self._right(ctx, x0, place, left_y, left_w), bottom=SCENE_H - 4):
                 break
         else:  # a long question's map fills the left column: the aside on sliding windows is left out
             self._right(ctx, x0, "none", left_y, left_w)
@@ -233,13 +233,13 @@ class SamplingScene(TourScene):
         # the candidates in the largest bar style that leaves room for the drawn token and the pill: the best 8,
         # or the best 6 when a small view makes the text large
         for bs, n in (("body", 8), ("label", 8), ("body", 6), ("label", 6), ("small", 8), ("small", 6)):
-            if self.attempt(lambda: self._candidates(ctx, bs, n), bottom=696):
+            if self.attempt(lambda: self._candidates(ctx, bs, n), bottom=SCENE_H - 4):
                 break
         else:
             self._candidates(ctx, "small", 6)
         # the panel: the reason at label size with the three temperatures' chart, else without it, else smaller
         for why_style, chart in (("label", True), ("label", False), ("small", False)):
-            if self.attempt(lambda: self._why(ctx, why_style, chart), bottom=696):
+            if self.attempt(lambda: self._why(ctx, why_style, chart), bottom=SCENE_H - 4):
                 return
         self._why(ctx, "small", False)
 
@@ -317,7 +317,7 @@ class SamplingScene(TourScene):
                              True, role="heading")
             temps = (0.5, 1.0, 2.0)
             col_w = (rw - 40) / 3
-            chart_h = 696 - 12 - 14 - y - self.lh("small") - 10
+            chart_h = SCENE_H - 4 - 12 - 14 - y - self.lh("small") - 10
             if chart_h < 60:  # too flat to read
                 return False
             labels, logits, _ = candidates(ctx)
@@ -365,7 +365,7 @@ class DecodeScene(TourScene):
         left_bottom = y + 14
         # this computer: the tallest chart and largest notes that fit
         for bh, style in ((220.0, "label"), (170.0, "label"), (130.0, "label"), (130.0, "small"), (90.0, "small")):
-            if self.attempt(lambda: self._computer(ctx, top, bh, style), bottom=696):
+            if self.attempt(lambda: self._computer(ctx, top, bh, style), bottom=SCENE_H - 4):
                 break
         else:
             self._computer(ctx, top, 70.0, "small")
@@ -378,7 +378,7 @@ class DecodeScene(TourScene):
         x = 40.0
         for i, lab in enumerate(labels[:12]):
             card, w = self.chip(lab, x, y, PAPER, style="number", sub=T("trip {i}").format(i=i + 1), min_w=60)
-            if x + w > 740 or card.sceneBoundingRect().bottom() > 696:
+            if x + w > 740 or card.sceneBoundingRect().bottom() > SCENE_H - 4:
                 self.removeItem(card)
                 break
             self.pop_in(card, 0.6 + 0.25 * i)
@@ -446,12 +446,12 @@ class KVCacheScene(TourScene):
         tries = [(row_h, style, beside) for row_h in (full, tight) for style in ("label", "small")
                  for beside in (False, True)]
         for row_h, style, beside in tries:
-            if self.attempt(lambda: self._left(counted, row_h, style, beside), bottom=696):
+            if self.attempt(lambda: self._left(counted, row_h, style, beside), bottom=SCENE_H - 4):
                 break
         else:
             self._left(counted, tight, "small", True)
         for chart_h in (130.0, 110.0, 90.0, 70.0):
-            if self.attempt(lambda: self._answer(ctx, k, self.top, chart_h), bottom=696):
+            if self.attempt(lambda: self._answer(ctx, k, self.top, chart_h), bottom=SCENE_H - 4):
                 break
         else:
             self._answer(ctx, k, self.top, 50.0)

@@ -30,16 +30,19 @@ from animations.typescale import TypeScale, set_role
 from gui.tour.flow import flow_widget
 from gui.tour.sections import PAGES, chip_text, page_title
 
-CAPTION_PX = 24  # the least a caption gets: readable from two metres at 720p (the brief asks for at least 20 px)
 CONTROL_PX = 20  # the least a control's text gets
 CHIP_PX = 18  # the least a chip's number gets
-# Above those floors, sizes follow the window height (animations.typescale): caption "body", controls and chips
-# "label", so that a 4K screen gets 49 px captions and no text is under height / 60.
+# Text sizes follow the window height (animations.typescale), one step larger in presenter mode: the page title
+# "title", the caption and a tapped term's line "body" (18 px at 720p, 27 at 1080p), the model line "small" (a
+# footnote, the label rung); controls and chips "label", never under the floors above. The scene between title
+# and caption is drawn at about the same scale (animations.scenes.base.VIEW_FRACTION), so that the hierarchy
+# title > heading > body >= label holds across the widgets and the stage.
 
 STYLE = """
 QWidget#tour { background: #0f1419; color: #eef3f8; }
 QLabel { color: #eef3f8; }
 QLabel#caption { color: #eef3f8; padding: 6px 18px; }
+QLabel#pageTitle { color: #eef3f8; padding: 0px 18px; }
 QPushButton { background: #17202a; color: #eef3f8; border: 2px solid #33465b; border-radius: 8px;
               padding: 6px 14px; min-height: 34px; }
 QPushButton:hover { border-color: #86aad3; }
@@ -161,26 +164,35 @@ class TourLayout:
         return max(1, top.height() if top is not None else self.height())
 
     def _px(self, role: str) -> int:
-        """Pixel size of the tour's ``role`` ("caption", "control", "chip") at the current window height: the
-        type scale's "body" / "label", never under the tour's floors (``CAPTION_PX``, ``CONTROL_PX``,
-        ``CHIP_PX``)."""
-        scale = TypeScale(self._type_height())
-        if role == "caption":
-            return max(CAPTION_PX, round(scale.px("body")))
-        return max(CHIP_PX if role == "chip" else CONTROL_PX, round(scale.px("label")))
+        """Pixel size of the tour's ``role`` at the current window height, presenter mode one step larger: "title"
+        (the page title), "caption" (body), "note" (the model line: small), "control" and "chip" (label, never
+        under ``CONTROL_PX`` / ``CHIP_PX``)."""
+        return self._sizes_for(self._type_height())[role]
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         if self.isVisible():
             self._refit_scene()
         if getattr(self, "_sizes_at", None) is not None and \
-                (self._px("caption"), self._px("control")) != self._sizes_for(self._sizes_at):
+                self._sizes_for(self._type_height()) != self._sizes_for(self._sizes_at):
             self._apply_fonts()  # the window grew or shrank past a type-scale step
             self._build_controls(self.pages_key())
 
-    def _sizes_for(self, height: int) -> tuple[int, int]:
-        scale = TypeScale(height)
-        return (max(CAPTION_PX, round(scale.px("body"))), max(CONTROL_PX, round(scale.px("label"))))
+    def _sizes_for(self, height: int) -> dict[str, int]:
+        """Pixel sizes of the tour's roles (see ``_px``) for a window ``height`` px tall."""
+        scale = TypeScale(height, bool(getattr(self, "presenter", False)))
+        small = TypeScale(height).px("small")  # a footnote: the floor, presenter mode or not (it is no label's rival)
+        return {"title": round(scale.px("title")), "caption": round(scale.px("body")), "note": max(15, round(small)),
+                "control": max(CONTROL_PX, round(scale.px("label"))),
+                "chip": max(CHIP_PX, round(scale.px("label")))}
+
+    def set_presenter(self, on: bool) -> None:
+        """Presenter mode: the title, caption and controls one type step larger (``TypeScale(presenter=True)``)."""
+        if bool(on) == bool(getattr(self, "presenter", False)):
+            return
+        self.presenter = bool(on)
+        self._apply_fonts()
+        self._build_controls(self.pages_key())
 
     def _build_ui(self) -> None:
         outer = QVBoxLayout(self)
@@ -201,6 +213,13 @@ class TourLayout:
             self.chip_strip.add(b)
             self.chips.append(b)
         outer.addWidget(self.chip_strip)
+        self.title_label = QLabel()  # the page's title ("07 · Writing (decode)"): the scene under it has none
+        self.title_label.setObjectName("pageTitle")
+        self.title_label.setFont(self._font(self._px("title"), True))
+        self.title_label.setWordWrap(False)
+        self.title_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+        set_role(self.title_label, "title")
+        outer.addWidget(self.title_label)
         self.view = _View(self)
         self.view.setFocusPolicy(Qt.StrongFocus)  # the page takes the focus back from a field (focus_home)
         self.glossary_view = QTextBrowser()
@@ -229,14 +248,14 @@ class TourLayout:
         self.term_line = QLabel()  # a tapped term's one-line explanation
         self.term_line.setObjectName("termLine")
         self.term_line.setWordWrap(True)
-        self.term_line.setFont(self._font(self._px("control")))
+        self.term_line.setFont(self._font(self._px("caption")))
         self.term_line.hide()
         set_role(self.term_line, "caption")
         outer.addWidget(self.term_line)
         self.model_line = QLabel()  # what the model writing on this page is, in one line
         self.model_line.setObjectName("modelLine")
         self.model_line.setWordWrap(True)
-        self.model_line.setFont(self._font(self._px("control")))
+        self.model_line.setFont(self._font(self._px("note")))
         set_role(self.model_line, "legend")
         outer.addWidget(self.model_line)
         self.controls, self.controls_layout = flow_widget(8)
@@ -266,13 +285,16 @@ class TourLayout:
             chip.setFont(self._font(self._px("chip")))
         self.chip_strip.updateGeometry()
         self.chip_strip._layout()
+        self.title_label.setFont(self._font(self._px("title"), True))
         self.caption.setFont(self._font(self._px("caption")))
         # one line: a short caption gives way; in touch mode never under a finger's target (its terms are tapped;
         # gui.touch_targets keeps the target in the caption's "touchMinPx")
         one_line = int(self._px("caption") * 1.5 + 12)
         self.caption.setMinimumHeight(max(one_line, self.caption.property("touchMinPx") or 0))
-        for w in (self.prompt_label, self.prompt_edit, self.term_line, self.model_line):
+        for w in (self.prompt_label, self.prompt_edit):
             w.setFont(self._font(self._px("control")))
+        self.term_line.setFont(self._font(self._px("caption")))
+        self.model_line.setFont(self._font(self._px("note")))
         for b in (self.prev_button, self.next_button):
             b.setFont(self._font(self._px("control"), True))
 

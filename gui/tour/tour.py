@@ -30,11 +30,11 @@ from animations.scenes.base import T
 from gui.game import GpuGame
 from gui.tour.controls import GAME_SENTENCES, TourControls
 from gui.tour.data import TourData, default_prompt, tour_prompt_for
-from gui.tour.layout import CAPTION_PX, CHIP_PX, CONTROL_PX, STYLE, TourLayout
+from gui.tour.layout import CHIP_PX, CONTROL_PX, STYLE, TourLayout
 from gui.tour.sections import PAGES, caption_text, chip_text, page_title
 from gui.tour.terms import MODEL_OUTPUT_PAGES, TourTerms
 
-__all__ = ["TourWidget", "CAPTION_PX", "CONTROL_PX", "CHIP_PX", "MAX_INTRO_S", "GAME_SENTENCES",
+__all__ = ["TourWidget", "CONTROL_PX", "CHIP_PX", "MAX_INTRO_S", "GAME_SENTENCES",
            "MODEL_OUTPUT_PAGES"]
 
 log = logging.getLogger(__name__)
@@ -271,6 +271,7 @@ class TourWidget(TourLayout, TourTerms, TourControls, QWidget):
             self.prompt_label.setText(T("Your question:"))
             self.prev_button.setText(T("◀ Back"))
             self.next_button.setText(T("Next ▶"))
+        self.title_label.setText(page_title(page))
         self._set_caption(caption_text(page))
         scene.build(self.context())
         if not replay:

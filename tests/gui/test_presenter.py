@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from gui.presenter import MIN_CAPTION_PX, Presenter, presenter_caption_px
+from animations.typescale import TypeScale
+from gui.presenter import Presenter
 from tests.gui.tour_host import ensure_tour
 
 
@@ -151,9 +152,11 @@ def test_presenter_mode_hides_controls_and_enlarges_captions(qtbot, stage):
     assert not window.step_button.isVisibleTo(window) and not window.lang_button.isVisibleTo(window)
     assert window.run_button.isVisibleTo(window)
     assert window.readout.font().pixelSize() > 24
-    assert tour.caption.font().pixelSize() == presenter_caption_px(window.height()) > MIN_CAPTION_PX
+    body, big_body = TypeScale(window.height()).px("body"), TypeScale(window.height(), True).px("body")
+    assert tour.caption.font().pixelSize() == round(big_body) > round(body)  # one type step larger
+    assert tour.title_label.font().pixelSize() >= 1.6 * tour.caption.font().pixelSize()  # the hierarchy kept
     tour.set_language("zh")  # the tour resets its fonts on a language change; presenter mode keeps them large
-    qtbot.waitUntil(lambda: tour.caption.font().pixelSize() == presenter_caption_px(window.height()), timeout=2000)
+    qtbot.waitUntil(lambda: tour.caption.font().pixelSize() == round(big_body), timeout=2000)
     qtbot.keyClick(window, Qt.Key_Space)  # a clicker's Space does not type into the prompt
     assert window.is_running()
     window.pause()

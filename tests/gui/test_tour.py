@@ -113,10 +113,11 @@ def test_navigation_and_language(qtbot, tiny_model_dir, fonts):
     w.goto(99)
     assert w.current_index == 17
     w.goto(4)
-    assert w.caption.font().pixelSize() >= 20
+    assert w.title_label.text() == "05 · Reading the question (prefill)"
     english = w.caption.text()
     w.set_language("zh")
     assert w.caption.text() != english and "预填充" in w.caption.text()
+    assert w.title_label.text().startswith("05 · ") and "预填充" in w.title_label.text()
     assert T("Next ▶") == "下一段 ▶"
     w.set_language("en")
     assert w.caption.text() == english

@@ -197,9 +197,10 @@ def test_the_game_keeps_its_words(qtbot, tiny_model_dir, fonts):
 
 
 def test_tour_text_follows_the_window_height(qtbot, tiny_model_dir, fonts):
-    """At 4K no text of the tour's own widgets is under height / 60 (36 px); at 720p they keep their floors."""
+    """At 4K no text of the tour's own widgets is under height / 60 (36 px); at 720p they follow the type scale
+    (controls keep their floor)."""
     from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton
-    from gui.tour.tour import CAPTION_PX, CONTROL_PX
+    from gui.tour.tour import CONTROL_PX
     w = make_tour(qtbot, tiny_model_dir, "en", fonts)
     w.goto(5)
     w.resize(3840, 2160)
@@ -212,4 +213,5 @@ def test_tour_text_follows_the_window_height(qtbot, tiny_model_dir, fonts):
     assert not small, small
     w.resize(1280, 720)
     QApplication.processEvents()
-    assert w.caption.font().pixelSize() == CAPTION_PX and w.prompt_edit.font().pixelSize() == CONTROL_PX
+    assert w.caption.font().pixelSize() == 18 and w.prompt_edit.font().pixelSize() == CONTROL_PX  # 720 / 40: body
+    assert w.title_label.font().pixelSize() == 33  # 720 / 22: the title, 1.8 × the body
