@@ -94,10 +94,19 @@ _SLASH = re.compile(r"(?<=[\w)ᵀ²³])/(?=[\w(√])")
 _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
 
 
+_SPACED_OPERATOR = re.compile(r" ([=×÷≈≤≥+−]) ")
+_SHORT_HYPHEN = re.compile(r"\b([A-Za-z0-9]+)-([A-Za-z0-9]{1,2})\b")
+
+
 def set_breaks(text: str) -> str:
-    """``text`` with a no-break space between a number and its unit ("2 TB/s", "16 GB", "8 ms") and a word joiner
-    after every slash between word characters ("TB/s", "QKᵀ/√d"), so that a line never breaks inside them."""
+    """``text`` with a no-break space between a number and its unit ("2 TB/s", "16 GB", "8 ms", "4 倍"), a word
+    joiner after every slash between word characters ("TB/s", "QKᵀ/√d"), no-break spaces around an operator
+    between spaces ("chapters = pipeline parallel": no line ends or starts with "=") and word joiners around the
+    hyphen of a short term ("top-p", "top-k"), so that a line never breaks inside them."""
     text = _NUMBER_UNIT.sub(lambda m: m.group(1) + NBSP, text)
+    text = keep_units(text)  # the units _NUMBER_UNIT does not list: Chinese counters ("4 倍", "32 层")
+    text = _SPACED_OPERATOR.sub(lambda m: NBSP + m.group(1) + NBSP, text)
+    text = _SHORT_HYPHEN.sub(lambda m: m.group(1) + WJ + "-" + WJ + m.group(2), text)
     return _SLASH.sub("/" + WORD_JOINER, text)
 
 

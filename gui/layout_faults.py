@@ -231,8 +231,8 @@ def _strip_names(text: str) -> str:
 
 
 def language_faults(layout: dict, content_roles: frozenset[str] = CONTENT_ROLES) -> list[Fault]:
-    """English words on a Chinese screen (``ACCEPTED_TERMS``, all-capital acronyms of up to 5 letters and the
-    product name excepted), Chinese characters on an English screen (the product name excepted)."""
+    """English words on a Chinese screen (``ACCEPTED_TERMS``, all-capital acronyms of up to 5 letters, names with
+    an inner capital, identifiers with "_" and the product name excepted), Chinese characters on an English screen (the product name excepted)."""
     out = []
     lang = layout.get("lang")
     for it in layout["items"]:
@@ -240,8 +240,9 @@ def language_faults(layout: dict, content_roles: frozenset[str] = CONTENT_ROLES)
             continue
         text = _RAW.sub(" ", _strip_names(it["text"]))  # a raw token is the "raw" check's
         if lang == "zh":
-            words = [w for w in re.findall(r"[A-Za-z][A-Za-z']*", text)
-                     if w not in ACCEPTED_TERMS and not (w.isupper() and len(w) <= 5) and len(w) > 1
+            # a word joined by "_" is an identifier (d_model, top_k), a name in code, not English prose
+            words = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9'_]*", text)
+                     if "_" not in w and w not in ACCEPTED_TERMS and not (w.isupper() and len(w) <= 5) and len(w) > 1
                      and not any(c.isupper() for c in w[1:])]  # DeepSeek, vLLM, NVLink: names
             if words:
                 out.append(Fault("language", it["text"], f"English {sorted(set(words))} on a zh screen {_where(it)}"))

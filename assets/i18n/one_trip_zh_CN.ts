@@ -832,7 +832,7 @@
     </message>
     <message>
         <source>The same opening (prefix caching): the same prefix gives exactly the same K and V, so they can be reused. vLLM's automatic prefix caching and SGLang's RadixAttention keep a lookup table of computed KV blocks. Whether it hits depends on routing the request to the server that holds them.</source>
-        <translation>同样的开头（前缀缓存）：同样的前缀算出完全相同的 K、V，可以直接复用。vLLM 的 automatic prefix caching、SGLang 的 RadixAttention 都维护一张“算过的 KV 页”查找表。能不能命中，取决于请求有没有被路由到同一台服务器。</translation>
+        <translation>同样的开头（前缀缓存）：同样的前缀算出完全相同的 K、V，可以直接复用。vLLM 的自动前缀缓存（APC）、SGLang 的 RadixAttention 都维护一张“算过的 KV 页”查找表。能不能命中，取决于请求有没有被路由到同一台服务器。</translation>
     </message>
     <message>
         <source>The same sentence gets other numbers in another model:</source>
@@ -936,7 +936,7 @@
     </message>
     <message>
         <source>Your question leaves as an HTTPS POST: the model llama-3-8b-instruct, “stream” on (write and send as you go), a system prompt “You are a concise assistant.”, and your question. The requests ChatGPT, Claude and Cursor send are much the same.</source>
-        <translation>你的问题以一个 HTTPS POST 发出：模型 llama-3-8b-instruct，打开 stream（边写边发），一条系统提示 “You are a concise assistant.”，加上你的问题。ChatGPT、Claude、Cursor 发出的请求大同小异。</translation>
+        <translation>你的问题以一个 HTTPS POST 发出：模型 llama-3-8b-instruct，打开 stream（边写边发），一条系统提示（“你是一个简洁的助手。”），加上你的问题。ChatGPT、Claude、Cursor 发出的请求大同小异。</translation>
     </message>
     <message>
         <source>Your question, cut by this model's tokenizer:</source>

@@ -11,11 +11,14 @@ from animations.textset import (NBSP, WJ, WORD_JOINER, bytes_text, keep_together
 
 
 def test_running_text_keeps_units_and_formulas_together():
-    assert set_breaks("about 2 TB/s") == f"about 2{NBSP}TB/{WORD_JOINER}s"
+    assert set_breaks("about 2 TB/s") == f"about 2{NBSP}TB{WJ}/{WJ}s"
     assert set_breaks("16 GB in 32 chapters") == f"16{NBSP}GB in 32 chapters"
     assert set_breaks("softmax(QKᵀ/√d)·V") == f"softmax(QKᵀ/{WORD_JOINER}√d)·V"
     assert set_breaks("either / or") == "either / or"  # a slash between spaces may break
     assert set_breaks("1,000 tokens take 8 ms") == f"1,000{NBSP}tokens take 8{NBSP}ms"
+    assert set_breaks("chapters = pipeline parallel") == f"chapters{NBSP}={NBSP}pipeline parallel"
+    assert set_breaks("top-p keeps") == f"top{WJ}-{WJ}p keeps" and set_breaks("well-known") == "well-known"
+    assert set_breaks("小 4 倍") == f"小 4{NBSP}倍"
 
 
 def _layout(item: QGraphicsTextItem) -> tuple[int, int]:

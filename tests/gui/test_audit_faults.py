@@ -179,8 +179,10 @@ def test_raw_special_tokens_and_replacement_characters(qtbot):
 
 
 def test_wrong_language(qtbot):
-    zh = _window(qtbot, [("座位 seats taken", "caption", 18), ("KV 缓存 · GPU · 12 ms · One Trip", "caption", 18)])
-    assert [f.text for f in _kinds(zh, "language", "zh")] == ["座位 seats taken"]
+    zh = _window(qtbot, [("座位 seats taken", "caption", 18), ("KV 缓存 · GPU · 12 ms · One Trip", "caption", 18),
+                         ("块数 × d_model 的表", "caption", 18), ("块数 × model 的表", "caption", 18)])
+    # an identifier (d_model) is a name in code; the same word alone is English prose
+    assert [f.text for f in _kinds(zh, "language", "zh")] == ["座位 seats taken", "块数 × model 的表"]
     en = _window(qtbot, [("seats 座位", "caption", 18), ("One Trip · 一趟一个字", "caption", 18)])
     assert [f.text for f in _kinds(en, "language", "en")] == ["seats 座位"]
     # the model's words and the visitor's question are content, not interface
