@@ -208,7 +208,8 @@ def _render(args, size) -> int:
     if args.section is not None:
         from gui.tour import render_section_png
         code = render_section_png(args.section, args.lang, args.out, size=size, live=not args.illustrative,
-                                  prompt=args.prompt, layout_json=args.layout_json, kiosk=args.kiosk)
+                                  prompt=args.prompt, layout_json=args.layout_json, kiosk=args.kiosk,
+                                  presenter=args.presenter)
         if code == 0:
             print(f"screenshot: {args.out} ({size[0]}x{size[1]}, tour page {args.section}, {args.lang})")
         return code

@@ -96,10 +96,11 @@ def measure_in_subprocess(prompt: str, model_dir: str | Path | None = None, time
 
 def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), live: bool = True,
                  analysis: dict | None = None, prompt: str | None = None, stepped: bool = False,
-                 kiosk: bool = False):
+                 kiosk: bool = False, presenter: bool = False):
     """Tour page ``section`` in a shown, offscreen ``TourWidget`` of ``size`` (w, h) pixels, its intro at time 0
     (arguments as ``render_section_png``). Returns the widget, or an exit status (2) after one line on stderr.
-    ``stepped``: the widget's animation clock moves only by ``clock.step_to`` (``python main.py record``)."""
+    ``stepped``: the widget's animation clock moves only by ``clock.step_to`` (``python main.py record``).
+    ``presenter``: the tour's text one type step larger, as ``--presenter`` shows it."""
     if not 1 <= int(section) <= SECTION_COUNT:
         print(f"screenshot: --section must be 1..{SECTION_COUNT}, got {section}", file=sys.stderr)
         return 2
@@ -136,6 +137,8 @@ def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), l
     widget.prompt = question
     widget.prompt_edit.setText(question)
     widget.resize(*size)
+    if presenter:
+        widget.set_presenter(True)
     if kiosk:  # the kiosk's touch mode: finger-sized targets, no question field (gui.touch)
         from gui.touch import install_touch
         install_touch(widget, kiosk=True)
@@ -150,7 +153,7 @@ def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), l
 
 def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] = (1600, 900), live: bool = True,
                        analysis: dict | None = None, prompt: str | None = None,
-                       layout_json: str | None = None, kiosk: bool = False) -> int:
+                       layout_json: str | None = None, kiosk: bool = False, presenter: bool = False) -> int:
     """Render tour page ``section`` offscreen to the PNG ``out``. Returns 0, or 1/2 with a message on stderr.
 
     section: 1–15 the source's sections, 16 the game, 17 the metaphor table, 18 the three questions.
@@ -158,7 +161,8 @@ def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] 
     process, a few seconds); otherwise, or if that fails, measured figures are drawn as illustrations.
     analysis: measurements to use instead (the ``data`` of an ``analyze`` answer of kind "tour").
     """
-    widget = open_section(section, lang, size, live=live, analysis=analysis, prompt=prompt, kiosk=kiosk)
+    widget = open_section(section, lang, size, live=live, analysis=analysis, prompt=prompt, kiosk=kiosk,
+                          presenter=presenter)
     if isinstance(widget, int):
         return widget
     from PySide6.QtCore import QCoreApplication

@@ -160,3 +160,17 @@ def test_presenter_mode_hides_controls_and_enlarges_captions(qtbot, stage):
     qtbot.keyClick(window, Qt.Key_Space)  # a clicker's Space does not type into the prompt
     assert window.is_running()
     window.pause()
+
+
+def test_a_presenter_screenshot_of_a_tour_page_is_one_type_step_larger(qtbot):
+    """``screenshot --section N --presenter`` shows the tour as presenter mode does: title and caption one step up."""
+    from gui.tour import open_section
+    sizes = {}
+    for presenter in (False, True):
+        w = open_section(7, "en", (1280, 720), live=False, presenter=presenter)
+        sizes[presenter] = (w.title_label.font().pixelSize(), w.caption.font().pixelSize())
+        w.close()
+        w.deleteLater()
+    assert sizes[False] == (round(TypeScale(720).px("title")), round(TypeScale(720).px("body")))
+    assert sizes[True] == (round(TypeScale(720, True).px("title")), round(TypeScale(720, True).px("body")))
+    assert sizes[True][0] >= 1.6 * sizes[True][1]
