@@ -85,8 +85,10 @@ def _tour_states(widget) -> list[tuple[str, object]]:
     return [("", None)]
 
 
-def audit_tour(app, langs, sizes, pages, factor_label: str, live: bool, shots, results) -> None:
-    """Every tour page in ``pages`` (1-based) for each language and logical size."""
+def audit_tour(app, langs, sizes, pages, factor_label: str, live: bool, shots, results,
+               presenter: bool = False) -> None:
+    """Every tour page in ``pages`` (1-based) for each language and logical size (``presenter``: in presenter
+    mode, the tour's text one type step larger)."""
     from PySide6.QtCore import QCoreApplication
 
     from gui import i18n
@@ -98,6 +100,7 @@ def audit_tour(app, langs, sizes, pages, factor_label: str, live: bool, shots, r
     from model.catalog import for_language
 
     family = register_fonts()
+    factor_label += " · presenter" if presenter else ""
     for lang in langs:
         i18n.set_language(lang)
         model_dir = for_language(lang).path()
@@ -107,6 +110,8 @@ def audit_tour(app, langs, sizes, pages, factor_label: str, live: bool, shots, r
         widget = TourWidget(bridge=None, data=data, lang=lang, font_family=family)
         widget.prompt = question
         widget.prompt_edit.setText(question)
+        if presenter:
+            widget.set_presenter(True)
         widget.show()
         try:
             for w, h, label in sizes:
@@ -287,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-tour", action="store_true", help="skip the tour")
     p.add_argument("--no-live", action="store_true", help="skip the Live page")
     p.add_argument("--illustrative", action="store_true", help="the tour without its measurement")
+    p.add_argument("--presenter", action="store_true", help="the tour in presenter mode (one type step larger)")
     p.add_argument("--shots", default=None, metavar="DIR", help="also save each screen as a PNG here")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # one scale factor, JSON to --json
     return p
@@ -309,7 +315,8 @@ def _run_here(args, specs: list[str]) -> list[dict]:
         shots.mkdir(parents=True, exist_ok=True)
     results: list[dict] = []
     if not args.no_tour:
-        audit_tour(app, langs, sizes, _pages(args.pages), label, not args.illustrative, shots, results)
+        audit_tour(app, langs, sizes, _pages(args.pages), label, not args.illustrative, shots, results,
+                   presenter=args.presenter)
     if not args.no_live:
         states = [s.strip() for s in args.live.split(",") if s.strip()]
         audit_live(app, langs, sizes, states, label, shots, results)
@@ -344,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
             child = [sys.executable, "-m", "gui.audit_matrix", "--child", "--json", str(out),
                      "--sizes", ",".join(group), "--langs", args.langs, "--pages", args.pages, "--live", args.live]
             child += [flag for flag, on in (("--no-tour", args.no_tour), ("--no-live", args.no_live),
-                                            ("--illustrative", args.illustrative)) if on]
+                                            ("--illustrative", args.illustrative),
+                                            ("--presenter", args.presenter)) if on]
             child += ["--shots", args.shots] if args.shots else []
             env = dict(os.environ, QT_SCALE_FACTOR=f"{factor:g}")
             code = subprocess.call(child, env=env)
