@@ -39,8 +39,8 @@ from animations.stage_cheat import CheatSheet
 from animations.stage_desks import Desks
 from animations.stage_legend import Legend
 from animations.stage_seats import SeatText, Seats
-from animations.stage_style import (CAPTION, MAX_SEATS, SCENE_RECT, StageType, add_text, fit_for_view,
-                                    format_bytes, set_elided, tr)
+from animations.stage_style import (CAPTION, MAX_SEATS, SCENE_RECT, StageRegions, StageType, add_text,
+                                    fit_for_view, format_bytes, set_elided, tr)
 from animations.stage_queries import StageQueries
 from animations.stage_trip import TripTimeline
 from animations.stage_warehouse import Warehouse
@@ -71,7 +71,8 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setSceneRect(SCENE_RECT)
+        self.regions = StageRegions()  # the parts' regions: the scene's height (set_scene_height) decides them
+        self.setSceneRect(self.regions.scene)
         self.setBackgroundBrush(BACKGROUND)
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)  # items move every frame
         self._family = pick_family()
@@ -166,13 +167,24 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
                  presenter: bool = False) -> None:
         """Pick font sizes for a view of that size (px) in a window that tall, so that after ``fitInView`` no
         text is under window_height / 60 px. Keeps the trip on screen."""
-        new = StageType(float(window_height_px), fit_for_view(view_width_px, view_height_px), bool(presenter),
+        new = StageType(float(window_height_px), fit_for_view(view_width_px, view_height_px, self.regions.height), bool(presenter),
                         self._lang)
         sizes = [round(t.units(style) + 0.49) for t in (new, self._type) for style in ("small", "label", "body",
                                                                                       "heading")]
         if sizes[:4] != sizes[4:]:  # a resize that changes no font size costs nothing
             self._type = new
             self._rebuild_keep_trip()
+
+    def set_scene_height(self, height: float) -> None:
+        """Draw the stage ``height`` scene units tall (1600 wide; clamped to ``SCENE_MIN_HEIGHT`` .. 700): a
+        page whose rows under the stage take more height asks for a shorter stage rather than a narrower one
+        (``StageRegions``). Keeps the trip on screen; the same height again costs nothing."""
+        new = StageRegions(height)
+        if new == self.regions:
+            return
+        self.regions = new
+        self.setSceneRect(new.scene)
+        self._rebuild_keep_trip()
 
     def set_font_family(self, family: str) -> None:
         """Use ``family`` for every text on the stage (one with Chinese glyphs; see gui.fonts)."""
@@ -306,9 +318,10 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
     def _place_placeholder(self) -> None:
         """Before a model: "loading the model…", or the notice the window showed (e.g. why none could load)."""
         text = self._notice_fn() if self._notice_fn is not None else tr("loading the model…")
-        set_elided(self._placeholder, text, SCENE_RECT.width() - 80)
+        scene = self.regions.scene
+        set_elided(self._placeholder, text, scene.width() - 80)
         r = self._placeholder.boundingRect()
-        self._placeholder.setPos(SCENE_RECT.center().x() - r.width() / 2, SCENE_RECT.center().y() - r.height() / 2)
+        self._placeholder.setPos(scene.center().x() - r.width() / 2, scene.center().y() - r.height() / 2)
 
     def _update_note(self) -> None:
         note = self._measure_note or self._desks.measure_note() or self._spec_note_text()

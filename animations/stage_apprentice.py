@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsScene
 
 from animations.items import TEXT, TEXT_DIM, ApprenticeItem, GuessSlipItem
-from animations.stage_style import PAD, TABLE, StageType, add_text, line_height, set_elided, tr
+from animations.stage_style import PAD, StageType, add_text, line_height, regions_of, tr, wrap_lines
 from animations.typescale import set_role
 
 MAX_GUESSES = 8
@@ -65,6 +65,7 @@ class Apprentice:
     """The figure, two lines of words and up to MAX_GUESSES + 1 guess slips, at the bottom of the table."""
 
     def __init__(self, scene: QGraphicsScene, family: str, type_: StageType):
+        self.region = regions_of(scene).table  # the scene's height decides it (StageRegions)
         self.font = type_.font(family, "small")
         self.figure = ApprenticeItem(self.font)
         self.figure.setZValue(8)
@@ -94,30 +95,38 @@ class Apprentice:
     def layout(self, trip: dict, rows: list[tuple[str, str, str]], color: QColor) -> float:
         """Place the words and ``rows`` of slips at the bottom of the table; returns the top of the area used."""
         lh = line_height(self.font)
-        w = TABLE.width() - 2 * PAD
+        w = self.region.width() - 2 * PAD
         slip_h = lh + 10
         gap = 6.0
         fig_w = ApprenticeItem.W * 0.6
         slips_h = len(rows) * (slip_h + gap)
-        top = TABLE.bottom() - PAD * 0.6 - slips_h - 3 * lh - 8
-        left = TABLE.left() + PAD
-        self.figure.setScale(0.6)
-        self.figure.setPos(left, top - 14)
+        left = self.region.left() + PAD
         text_x = left + fig_w + 10
         k = int(trip.get("proposed") or 0)
         kept = int(trip.get("accepted") or 0)
         tw = w - fig_w - 10
-        set_elided(self.title, apprentice_title(trip), tw)
-        set_elided(self.count, tr("{k} guesses in {ms} ms · {a} kept").format(
-            k=k, a=kept, ms=f"{float(trip.get('draft_ms') or 0.0):.1f}"), tw)
-        if kept >= k:
-            why = tr("all right: the master adds one more")
-        else:
-            why = tr("a wrong guess throws away the rest")
-        set_elided(self.verdict, why, tw)
-        for i, item in enumerate((self.title, self.count, self.verdict)):
-            item.setPos(text_x, top + i * lh)
-        y = top + 3 * lh + 8
+        why = tr("all right: the master adds one more") if kept >= k else tr("a wrong guess throws away the rest")
+        words = ((self.title, apprentice_title(trip)),
+                 (self.count, tr("{k} guesses in {ms} ms · {a} kept").format(
+                     k=k, a=kept, ms=f"{float(trip.get('draft_ms') or 0.0):.1f}")),
+                 (self.verdict, why))
+        # each takes a second line where one is too narrow for it ("… throws away the r…" was cut), where the
+        # table has the height for it under its header; else one line each, as before
+        for most in (2, 1):
+            height = 0.0
+            for item, text in words:
+                item.setText("\n".join(wrap_lines(item.font(), text, tw, most)))
+                height += max(lh, item.boundingRect().height())
+            top = self.region.bottom() - PAD * 0.6 - slips_h - height - 8
+            if top - 18 >= self.region.top() + PAD + 2 * lh:
+                break
+        self.figure.setScale(0.6)
+        self.figure.setPos(left, top - 14)
+        y = top
+        for item, _text in words:
+            item.setPos(text_x, y)
+            y += max(lh, item.boundingRect().height())
+        y += 8
         for i, g in enumerate(self.guesses):
             if i >= len(rows):
                 g.setOpacity(0.0)

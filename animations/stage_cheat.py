@@ -16,7 +16,8 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from animations.items import CELL_EDGE, CELL_EMPTY, CELL_FRESH, CELL_USED, TEXT, TEXT_DIM
-from animations.stage_style import CHEAT, PAD, StageType, add_panel, add_text, format_bytes, set_elided, stack, tr
+from animations.stage_style import (PAD, StageType, add_panel, add_text, format_bytes, regions_of, set_elided,
+                                    stack, tr)
 
 SHARED = QColor("#ffc94a")
 COLS_MAX = 24
@@ -71,8 +72,9 @@ class CheatSheet:
 
     def __init__(self, scene: QGraphicsScene, family: str, type_: StageType, block_bytes: int, num_blocks: int,
                  block_tokens: int):
+        self.region = regions_of(scene).cheat  # the scene's height decides it (StageRegions)
         self.block_bytes, self.num_blocks, self.block_tokens = int(block_bytes), int(num_blocks), int(block_tokens)
-        self.panel = add_panel(scene, CHEAT)
+        self.panel = add_panel(scene, self.region)
         self.header = add_text(scene, type_.font(family, "label", bold=True), "cheatsheet")
         f_small = type_.font(family, "small")
         self.page = add_text(scene, f_small, "cheatsheet", TEXT_DIM)
@@ -92,8 +94,8 @@ class CheatSheet:
         return max(16, math.ceil(blocks * 1.5 / 8) * 8)
 
     def layout(self) -> None:
-        w = CHEAT.width() - 2 * PAD
-        left = CHEAT.left() + PAD
+        w = self.region.width() - 2 * PAD
+        left = self.region.left() + PAD
         set_elided(self.header, tr("Cheat sheet · KV cache"), w)
         if self.block_bytes:
             page = tr("one page = {size} · {t} tokens").format(size=format_bytes(self.block_bytes), t=self.block_tokens)
@@ -101,8 +103,8 @@ class CheatSheet:
             page = ""
         set_elided(self.page, page, w)
         self.count.setText(" ")  # measured with a line's height before the first count
-        bottom = stack([self.header, self.page, self.count], left, CHEAT.top() + PAD * 0.6)
-        self._grid_box = QRectF(left, bottom + 2, w, CHEAT.bottom() - PAD * 0.6 - bottom - 2)
+        bottom = stack([self.header, self.page, self.count], left, self.region.top() + PAD * 0.6)
+        self._grid_box = QRectF(left, bottom + 2, w, self.region.bottom() - PAD * 0.6 - bottom - 2)
         self.set_in_use(self.in_use, self.in_use, 0, rescale=True)
 
     def set_in_use(self, in_use: int, fresh_from: int, shared: int, rescale: bool = False) -> None:
@@ -132,4 +134,4 @@ class CheatSheet:
                 n=self.in_use, size=format_bytes(self.in_use * self.block_bytes), total=self.num_blocks)
         else:
             text = (tr("{n} page in use") if one else tr("{n} pages in use")).format(n=self.in_use)
-        set_elided(self.count, text, CHEAT.width() - 2 * PAD)
+        set_elided(self.count, text, self.region.width() - 2 * PAD)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsRectIte
 from animations.easing import clamp01
 from animations.items import (CART_BED, CHAPTER, CHAPTER_EDGE, CHAPTER_LIT, DESK_COLORS, PAPER, RAIL, TEXT,
                               TEXT_DIM, WHEEL_R, CartItem)
-from animations.stage_style import (DESKS, PAD, StageType, add_panel, add_text, format_bytes, line_height,
+from animations.stage_style import (PAD, StageType, add_panel, add_text, format_bytes, line_height, regions_of,
                                     set_elided, tr)
 from animations.stage_warehouse import DICTIONARY
 
@@ -36,11 +36,12 @@ class Desks:
 
     def __init__(self, scene: QGraphicsScene, family: str, type_: StageType, mode: str, n: int,
                  layer_bytes: list[int], dictionary_bytes: int, layers: list[tuple[int, int]]):
+        self.region = regions_of(scene).desks  # the scene's height decides it (StageRegions)
         self.scene, self.mode, self.n = scene, mode, max(1, n)
         self.layer_bytes, self.dictionary_bytes = list(layer_bytes), int(dictionary_bytes)
         self.layers = layers if len(layers) == self.n else [(0, len(layer_bytes))] * self.n
         self._items: list[QGraphicsItem] = []
-        self.panel = self._own(add_panel(scene, DESKS))
+        self.panel = self._own(add_panel(scene, self.region))
         f_head = type_.font(family, "label", bold=True)
         f_small = type_.font(family, "small")
         self.header = self._own(add_text(scene, f_head, "desk"))
@@ -111,7 +112,7 @@ class Desks:
 
     # --- layout -------------------------------------------------------------------------------------------------
     def layout(self) -> None:
-        inner_w = DESKS.width() - 2 * PAD
+        inner_w = self.region.width() - 2 * PAD
         if self.n > 1:
             how = (tr("tensor parallel: every chapter cut in {n} strips") if self.mode == "tp"
                    else tr("pipeline parallel: chapters split {n} ways")).format(n=self.n)
@@ -119,21 +120,21 @@ class Desks:
         else:
             head = tr("The desk · compute")
         set_elided(self.header, head, inner_w)
-        self.header.setPos(DESKS.left() + PAD, DESKS.top() + PAD * 0.6)
+        self.header.setPos(self.region.left() + PAD, self.region.top() + PAD * 0.6)
         top = self.header.y() + self.header.boundingRect().height() + 6
         gap = 10.0
-        row_h = (DESKS.bottom() - PAD * 0.6 - top - gap * (self.n - 1)) / self.n
+        row_h = (self.region.bottom() - PAD * 0.6 - top - gap * (self.n - 1)) / self.n
         lh = line_height(self._f_small)
-        text_x = DESKS.right() - PAD - TEXT_W
+        text_x = self.region.right() - PAD - TEXT_W
         self.park_x = text_x - 20 - CART_W
-        self.rest_x = DESKS.left() + PAD + 6
+        self.rest_x = self.region.left() + PAD + 6
         biggest = max([*self.layer_bytes, self.dictionary_bytes, 1])
         for d, row in enumerate(self.rows):
             y0 = top + d * (row_h + gap)
-            row["rect"] = QRectF(DESKS.left() + PAD, y0, inner_w, row_h)
+            row["rect"] = QRectF(self.region.left() + PAD, y0, inner_w, row_h)
             floor = y0 + row_h - 2
             row["rail"].setLine(self.rest_x, floor, self.park_x + CART_W, floor)
-            row["surface"].setRect(QRectF(self.park_x - 8, y0, DESKS.right() - PAD - self.park_x + 8, row_h))
+            row["surface"].setRect(QRectF(self.park_x - 8, y0, self.region.right() - PAD - self.park_x + 8, row_h))
             fits = max(1, min(3, int((row_h - 4) // lh)))  # as many lines as the row holds (at least the name)
             lines = [row["name"], row["state"], row["times"]][:fits]
             for item in (row["name"], row["state"], row["times"]):

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
 from animations.items import CELL_USED, CHAPTER, CHAPTER_LIT, PAPER, TEXT
 from animations.stage_cheat import SHARED
 from animations.stage_desks import WAITING
-from animations.stage_style import (LEGEND, PAD, StageType, add_panel, add_text, line_height, set_elided, tr,
+from animations.stage_style import (PAD, StageType, add_panel, add_text, line_height, regions_of, set_elided, tr,
                                     wrap_lines)
 from animations.stage_warehouse import DICTIONARY
 
@@ -22,7 +22,8 @@ class Legend:
     """Swatch + words per entry, one per line, laid out from measured heights; then the measure note."""
 
     def __init__(self, scene: QGraphicsScene, family: str, type_: StageType):
-        self.panel = add_panel(scene, LEGEND)
+        self.region = regions_of(scene).legend  # the scene's height decides it (StageRegions)
+        self.panel = add_panel(scene, self.region)
         self.font = type_.font(family, "small")
         self.swatches, self.words = [], []
         for _ in range(MAX_ENTRIES):
@@ -58,11 +59,11 @@ class Legend:
 
     def layout(self) -> None:
         lh = line_height(self.font)
-        left, w = LEGEND.left() + PAD, LEGEND.width() - 2 * PAD
-        room = int((LEGEND.height() - PAD) // lh)
+        left, w = self.region.left() + PAD, self.region.width() - 2 * PAD
+        room = int((self.region.height() - PAD) // lh)
         note_lines = wrap_lines(self.font, self.note_text, w, 3) if self.note_text else []
         shown = self.entries[:max(0, room - len(note_lines))]
-        y = LEGEND.top() + PAD * 0.5
+        y = self.region.top() + PAD * 0.5
         for k, (sw, words) in enumerate(zip(self.swatches, self.words)):
             if k >= len(shown):
                 sw.setVisible(False)

@@ -11,12 +11,12 @@ import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
 
 from animations.items import PANEL_EDGE, TEXT, TEXT_DIM
-from animations.stage_style import (MAX_SEATS, PAD, TABLE, StageType, add_panel, add_text, line_height, set_elided,
-                                    tail_lines, tr)
+from animations.stage_style import (MAX_SEATS, PAD, StageType, add_panel, add_text, line_height, regions_of,
+                                    set_elided, tail_lines, tr)
 
 CARD = QColor("#1f2b38")
 STATES = ("reading", "writing", "done", "waiting")
@@ -49,10 +49,11 @@ def state_words(state: str, short: bool = False) -> str:
 
 
 class Seats:
-    """A pool of ``MAX_SEATS`` seat cards in the ``TABLE`` panel."""
+    """A pool of ``MAX_SEATS`` seat cards in the table panel (``StageRegions.table``)."""
 
     def __init__(self, scene: QGraphicsScene, family: str, type_: StageType):
-        self.panel = add_panel(scene, TABLE)
+        self.region = regions_of(scene).table  # the scene's height decides it (StageRegions)
+        self.panel = add_panel(scene, self.region)
         self.header = add_text(scene, type_.font(family, "label", bold=True), "seat")
         self.font = type_.font(family, "small")
         self.bold = type_.font(family, "small", bold=True)
@@ -80,7 +81,7 @@ class Seats:
             scene.addItem(place)
             label = add_text(scene, self.font, "seat", TEXT_DIM, parent=place)
             self.free.append({"place": place, "label": label})
-        self.area = QRectF(TABLE)
+        self.area = QRectF(self.region)
         self.seats: list[SeatText] = []
         self.colors: list[QColor] = []
         self.ages: dict[str, float] = {}  # seconds of stage time since a request took its seat (it fades in)
@@ -114,13 +115,13 @@ class Seats:
         for rid in ids:
             self.ages.setdefault(rid, 0.0)
         n = len(self.seats)
-        w_all = TABLE.width() - 2 * PAD
+        w_all = self.region.width() - 2 * PAD
         # seats taken: the requests in this trip (reading or writing), the batch; a finished card that is still
         # shown for reading and a request still waiting hold no seat
         taken = sum(1 for s in self.seats if s.state in ("reading", "writing"))
         head = tr("The table · seats taken: {n}").format(n=taken) if n else tr("The table · empty")
         set_elided(self.header, head, w_all)
-        self.header.setPos(TABLE.left() + PAD, TABLE.top() + PAD * 0.6)
+        self.header.setPos(self.region.left() + PAD, self.region.top() + PAD * 0.6)
         top = max(self.area.top(), self.header.y() + self.header.boundingRect().height() + 6)
         bottom = self.area.bottom() - PAD * 0.6
         cols = 1 if n <= 8 else 2
@@ -143,7 +144,7 @@ class Seats:
                 continue
             f["drawn"] = drawn
             f["place"].setRect(QRectF(0, 0, card_w, card_h))
-            f["place"].setPos(TABLE.left() + PAD + (k % cols) * (card_w + gap), top + (k // cols) * (card_h + gap))
+            f["place"].setPos(self.region.left() + PAD + (k % cols) * (card_w + gap), top + (k // cols) * (card_h + gap))
             set_elided(f["label"], drawn[-1], card_w - 22)
             f["label"].setPos(16, (card_h - lh) / 2)
         redraws = 0
@@ -152,7 +153,7 @@ class Seats:
                 c["card"].setVisible(False)
                 continue
             seat, color = self.seats[k], self.colors[k % len(self.colors)] if self.colors else TEXT
-            x = TABLE.left() + PAD + (k % cols) * (card_w + gap)
+            x = self.region.left() + PAD + (k % cols) * (card_w + gap)
             y = top + (k // cols) * (card_h + gap)
             c["card"].setVisible(True)
             c["card"].setOpacity(self._opacity(seat))
@@ -177,17 +178,21 @@ class Seats:
             c["state"].setVisible(lines >= 2 or not seat.answer)
             prompt = " ".join(seat.prompt.split())
             sw = c["state"].boundingRect().width()
+            whole = True
             if lines >= 3 or not prompt:  # the prompt on its own line
                 set_elided(c["prompt"], f"“{prompt}”" if prompt else "", inner)
                 c["prompt"].setPos(16, 3 + lh)
                 answer_top, answer_lines = 3 + 2 * lh, lines - 2
-            else:  # beside the state, from its measured width
-                set_elided(c["prompt"], f"· “{prompt}”", inner - sw - 8)
+            else:  # beside the state, from its measured width; left out where it does not fit whole (a narrow
+                # card at a full table: "· “床前明…" told nothing the seat's colour does not)
+                quote, room = f"· “{prompt}”", inner - sw - 8
+                whole = QFontMetricsF(c["prompt"].font()).horizontalAdvance(quote) <= room
+                set_elided(c["prompt"], quote, room)
                 c["prompt"].setPos(16 + sw + 8, 3)
                 answer_top, answer_lines = 3 + lh, lines - 1
             if not prompt and lines >= 3:
                 answer_top, answer_lines = 3 + lh, lines - 1
-            c["prompt"].setVisible(bool(prompt))
+            c["prompt"].setVisible(bool(prompt) and whole)
             answer_x, answer_w = 16, inner
             if lines < 2:  # one line: the answer (the story) alone on it, in place of the state and the prompt
                 c["prompt"].setVisible(False)

@@ -9,6 +9,7 @@ its measured ``boundingRect`` — never at a fixed offset beside text whose widt
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QRectF, Qt
@@ -16,6 +17,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsSimpleTextItem
 
 from animations.items import PANEL, PANEL_EDGE, TEXT
+from animations.textset import UNITS
 from animations.typescale import TypeScale, set_role, set_text_features
 
 SCENE_RECT = QRectF(0, 0, 1600, 700)
@@ -28,11 +30,73 @@ DESKS = QRectF(412, 68, 664, 412)  # the road (carts at the warehouse door) and 
 CHEAT = QRectF(16, 492, 500, 200)
 LEGEND = QRectF(532, 492, 544, 200)
 TABLE = QRectF(1092, 68, 492, 624)  # the seats (and the apprentice on verify trips)
+SCENE_MIN_HEIGHT = 600.0  # the shortest the stage may be drawn (``StageRegions``): every part's words still fit
+
+
+@dataclass(frozen=True)
+class StageRegions:
+    """The regions above for a scene ``height`` units tall (1600 wide). A window whose rows under the stage take
+    more height (the apprentice's and the torn book's lines) gets a shorter stage, not a narrower one: the
+    caption and the margins keep their size, the upper row (warehouse, desks) gives two thirds of the height
+    taken off and the lower row (cheat sheet, legend) one third; the table spans both. ``height`` 700: the
+    constants above."""
+
+    height: float = SCENE_RECT.height()
+
+    def __post_init__(self):
+        object.__setattr__(self, "height", max(SCENE_MIN_HEIGHT, min(SCENE_RECT.height(), float(self.height))))
+
+    @property
+    def _cut(self) -> float:
+        return SCENE_RECT.height() - self.height
+
+    @property
+    def scene(self) -> QRectF:
+        return QRectF(0, 0, SCENE_RECT.width(), self.height)
+
+    @property
+    def caption(self) -> QRectF:
+        return QRectF(CAPTION)
+
+    def _upper(self, like: QRectF) -> QRectF:
+        return QRectF(like.x(), like.y(), like.width(), like.height() - self._cut * 2 / 3)
+
+    def _lower(self, like: QRectF) -> QRectF:
+        return QRectF(like.x(), like.y() - self._cut * 2 / 3, like.width(), like.height() - self._cut / 3)
+
+    @property
+    def warehouse(self) -> QRectF:
+        return self._upper(WAREHOUSE)
+
+    @property
+    def desks(self) -> QRectF:
+        return self._upper(DESKS)
+
+    @property
+    def cheat(self) -> QRectF:
+        return self._lower(CHEAT)
+
+    @property
+    def legend(self) -> QRectF:
+        return self._lower(LEGEND)
+
+    @property
+    def table(self) -> QRectF:
+        return QRectF(TABLE.x(), TABLE.y(), TABLE.width(), TABLE.height() - self._cut)
+
+
+def regions_of(scene) -> StageRegions:
+    """The regions of ``scene`` (a ``StageScene``; any other scene: the full-height ones)."""
+    return getattr(scene, "regions", None) or StageRegions()
 PAD = 14.0
 ROOM_FLOOR = 1 / 48  # no stage text under this share of the window height (issue 24: read from 3 m)
 HEADLINE = 1.66 / 40  # the headline (the caption: what this trip shows): 1.6 × the body size of height / 40, and
 # a little over, so that rounding to whole scene units never takes it under
 NO_LINE_START = "，。、：；！？）」』》,.:;!?)"
+# a figure and its unit ("5.9 毫秒", "2 TB/s"): ``wrap_lines`` never breaks a line between them
+_FIGURE = re.compile(r"[-−+]?\d[\d,.]*[ \u00a0]?(?:"
+                     + "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True)) + r")(?![A-Za-z])")
+_LATIN = re.compile(r"[A-Za-z0-9_.,%]")  # a run of these in Chinese text is one word: no line breaks inside it
 _ELIDE_KEY = 0x0E18  # QGraphicsItem.data() key: what set_elided last set
 
 
@@ -92,9 +156,10 @@ class StageType:
         return set_text_features(font, self.lang)
 
 
-def fit_for_view(view_w: float, view_h: float) -> float:
-    """Pixels per scene unit after ``fitInView(SCENE_RECT, KeepAspectRatio)`` into a view of that size."""
-    return max(1e-6, min(view_w / SCENE_RECT.width(), view_h / SCENE_RECT.height()))
+def fit_for_view(view_w: float, view_h: float, scene_h: float = SCENE_RECT.height()) -> float:
+    """Pixels per scene unit after ``fitInView(scene rect, KeepAspectRatio)`` into a view of that size (a scene
+    ``scene_h`` units tall: ``StageRegions.height``)."""
+    return max(1e-6, min(view_w / SCENE_RECT.width(), view_h / max(1.0, scene_h)))
 
 
 def add_text(scene: QGraphicsScene, font: QFont, role: str, color: QColor = TEXT, z: float = 20.0,
@@ -269,6 +334,15 @@ def _wrap_lines(font: QFont, text: str, width: float, max_lines: int) -> list[st
             space = text.rfind(" ", start, end + 1)
             if space > start:
                 end = space
+        if cjk and start < end < len(text):  # a Latin word in Chinese text ("CPU") stays whole
+            word = end
+            while word > start and _LATIN.match(text[word - 1]) and _LATIN.match(text[word]):
+                word -= 1
+            if word > start:
+                end = word
+        for m in _FIGURE.finditer(text, start, min(len(text), end + 24)):  # a number keeps its unit
+            if m.start() < end < m.end() and m.start() > start:
+                end = m.start()
         end = max(end, start + 1)
         if len(out) == max_lines - 1 and end < len(text):
             out.append(fm.elidedText(text[start:], Qt.TextElideMode.ElideRight, width))

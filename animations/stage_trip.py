@@ -15,7 +15,7 @@ from typing import Callable
 from animations.easing import linear
 from animations.stage_apprentice import guess_rows, judge
 from animations.stage_seats import SeatText
-from animations.stage_style import MAX_SEATS, TABLE, tr, trip_tokens
+from animations.stage_style import MAX_SEATS, tr, trip_tokens
 from animations.timeline import Fade, Lambda, Timeline
 
 # Phases of a trip, as fractions of its duration.
@@ -194,7 +194,7 @@ class TripTimeline:
             self._count_guesses(trip, rid, rows)
             self._add_guesses(tl, trip, rid, rows, at)
         else:
-            self._seats.set_area(TABLE)
+            self._seats.set_area(self.regions.table)
             if self._spec_note is not None:  # the note is of the trip on stage: none without guesses
                 self._spec_note = None
                 self._update_note()
@@ -206,7 +206,7 @@ class TripTimeline:
     def _add_guesses(self, tl: Timeline, trip: dict, rid: str, rows, at) -> None:
         ap = self._apprentice
         top = ap.layout(trip, rows, self._color_for(rid))
-        area = TABLE.adjusted(0, 0, 0, 0)
+        area = self.regions.table
         area.setBottom(top)
         self._seats.set_area(area)
         for item in (ap.figure, ap.title, ap.count, ap.verdict):

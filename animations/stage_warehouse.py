@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
 
 from animations.items import CHAPTER, CHAPTER_EDGE, CHAPTER_LIT, TEXT, TEXT_DIM
-from animations.stage_style import (PAD, WAREHOUSE, StageType, add_panel, add_text, format_bytes, line_height,
+from animations.stage_style import (PAD, StageType, add_panel, add_text, format_bytes, line_height, regions_of,
                                     set_elided, stack, tr, wrap_lines)
 
 DICTIONARY = QColor("#7d5ba6")
@@ -24,10 +24,11 @@ class Warehouse:
 
     def __init__(self, scene: QGraphicsScene, family: str, type_: StageType,
                  layer_bytes: list[int], dictionary_bytes: int, model_name: str):
+        self.region = regions_of(scene).warehouse  # the scene's height decides it (StageRegions)
         self.layer_bytes = list(layer_bytes)
         self.dictionary_bytes = int(dictionary_bytes)
         self.model_name = model_name
-        self.panel = add_panel(scene, WAREHOUSE)
+        self.panel = add_panel(scene, self.region)
         f_head = type_.font(family, "label", bold=True)
         f_small = type_.font(family, "small")
         self.header = add_text(scene, f_head, "warehouse")
@@ -64,8 +65,8 @@ class Warehouse:
     # --- layout ---------------------------------------------------------------------------------------------------
     def layout(self) -> None:
         """Words first (measured), then the book fills the room between them, bars to scale by bytes."""
-        w = WAREHOUSE.width() - 2 * PAD
-        left = WAREHOUSE.left() + PAD
+        w = self.region.width() - 2 * PAD
+        left = self.region.left() + PAD
         set_elided(self.header, tr("Warehouse · GPU memory"), w)
         set_elided(self.model, self.model_name, w)
         self.model.setVisible(bool(self.model_name))
@@ -75,10 +76,10 @@ class Warehouse:
         else:
             total = tr("The book: {n} chapters").format(n=n)
         set_elided(self.total, total, w)
-        top = stack([self.header, self.model, self.total], left, WAREHOUSE.top() + PAD * 0.6)
+        top = stack([self.header, self.model, self.total], left, self.region.top() + PAD * 0.6)
         self.note.setText("\n".join(wrap_lines(self.note.font(), tr("The book stays home; a copy travels"), w, 2)))
         note_h = self.note.boundingRect().height()
-        self.note.setPos(left, WAREHOUSE.bottom() - PAD * 0.6 - note_h)
+        self.note.setPos(left, self.region.bottom() - PAD * 0.6 - note_h)
         bottom = self.note.y() - 8
 
         label_h = line_height(self.note.font())

@@ -33,6 +33,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QGridLayout, QHBoxLayout, QLabel,
                                QPushButton, QScrollArea, QScrollBar, QSizePolicy, QSlider, QVBoxLayout, QWidget)
 
+from animations.stage_style import SCENE_MIN_HEIGHT, SCENE_RECT
 from animations.typescale import TypeScale, set_role
 from gui import i18n
 from gui.live.exhibit import ExhibitRow
@@ -50,6 +51,7 @@ STAGE_SHARE = 0.935
 MIN_SCALE_BACK = 0.5  # minimumSizeHint: the least share of its present size the page asks for
 STAGE_MAX_HEIGHT = 0.62  # details view: past this share of the page height the strip below gets the room
 PLOT_SHARE = 0.25  # details view: each plot this share of the window's height where the other rows leave room
+SCENE_STEP = 10.0  # scene units: the stage's height changes in steps (every step rebuilds the scene)
 GIVE_WAY_SHARE = 0.75  # with the apprentice's or the torn book's lines shown, the stage may give way to this
 DETAILS_STAGE_SHARE = 0.3  # details view: the stage keeps at least this share of the page width
 MAX_PROMPT_CHARS = 2000
@@ -425,6 +427,9 @@ class LivePage(QWidget):
             rows["strip"] = 0
             floor = 0.0
         others = sum(rows.values()) + 6 * self.GAP
+        if not self.details and not self.view.isHidden():
+            self._fit_scene_height(W, H - others)
+            floor, full = self._stage_heights(W)
         cap = H * STAGE_MAX_HEIGHT if self.details else H
         # never under its floor while the rows leave room for it; in a window too short for both the stage
         # gives way, never the rows under it (they would leave the window)
@@ -447,6 +452,18 @@ class LivePage(QWidget):
             y += h + self.GAP
         if self.view.size() != view_size or self._fitted_for != (self.view.size(), self.scene.sceneRect()):
             self.fit_stage()
+
+    def _fit_scene_height(self, width: int, room: int) -> None:
+        """Ask the stage for the tallest scene (``SCENE_STEP`` units at a time, 700 at most) that is drawn at
+        ``STAGE_SHARE`` of ``width`` in ``room`` px of height: where the rows under it take more height (the
+        apprentice's and the torn book's lines) the stage gets shorter, not narrower (``StageRegions``)."""
+        set_height = getattr(self.scene, "set_scene_height", None)
+        if set_height is None or width <= 0:
+            return
+        tallest = SCENE_RECT.height()
+        height = room / (width * STAGE_SHARE) * SCENE_RECT.width()
+        height = tallest if height >= tallest else math.floor(height / SCENE_STEP) * SCENE_STEP
+        set_height(max(SCENE_MIN_HEIGHT, height))
 
     def fit_stage(self) -> None:
         """Fit the whole scene into the view, keeping its proportions."""

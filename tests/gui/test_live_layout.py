@@ -12,6 +12,7 @@ from PySide6.QtCore import QPoint, QRectF
 from PySide6.QtWidgets import QApplication
 
 from gui.layout_audit import audit_problems, collect_layout, english_ui_words, untranslated_items
+from gui.layout_faults import faults
 
 REAL_TARGET = "model.service:engine_main"
 SIZES = [(1280, 720), (1920, 1080)]
@@ -118,6 +119,11 @@ def test_live_extras_read_at_1280x720(qtbot, make_window, tiny_model_dir, lang):
             w.set_details(details)
             _settle(qtbot, w, (1280, 720))
             assert (w.width(), w.height()) == (1280, 720)
+            if not details:  # the extras' lines take a row under the stage: it gets shorter, never narrower
+                assert not w.extra_readout.isHidden()
+                layout = collect_layout(w, lang)
+                assert layout["stage"][2] >= 0.9 * w.width(), f"{lang} {state}: the stage is {layout['stage']}"
+                assert not [f for f in faults(layout) if f.kind == "stage"]
             problems = _check(w, (1280, 720), lang, allow={"tiny"})  # the test model's folder: tiny_gpt2…
             assert not problems, f"{lang} {state} details {details}:\n" + "\n".join(problems)
 
