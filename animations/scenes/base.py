@@ -34,17 +34,18 @@ from animations.typescale import TypeScale, set_role, set_text_features
 
 SCENE_W, SCENE_H = 1600.0, 640.0
 
-# The tour fits its scene into a view that takes at least this fraction of the window's height (the page title
-# above it and the caption under it are widgets: gui/tour/layout.py). Text sizes in scene units are the type
-# scale of a window SCENE_H / VIEW_FRACTION tall, so that once fitted a scene's text comes out at about the
-# window's own type scale (body as the caption under the stage, headings a step above it) and never under
-# height / 48 window px (the type scale's floor).
+# Text sizes in scene units are the type scale of a window SCENE_H / VIEW_FRACTION tall: the sizes a scene gets
+# when its view takes VIEW_FRACTION of its window's height (the page title above it and the caption under it are
+# widgets: gui/tour/layout.py). ``build`` then scales them by ``fit_factor`` so that, fitted into the view it is
+# shown in, a scene's text comes out at the window's own type scale (body text as large as the caption under the
+# stage, headings a step above it, labels a step below), ``FLOOR_MARGIN`` above it so that rounding to whole
+# pixels never takes the small style under height / 48 (the floor).
 VIEW_FRACTION = 0.6
 SCENE_TYPE = TypeScale(SCENE_H / VIEW_FRACTION)
+FLOOR_MARGIN = 1.03
 
-
-MAX_FACTOR = 1.5
-_factor = 1.0  # > 1 while building a scene whose view is smaller than VIEW_FRACTION of its window
+MIN_FACTOR, MAX_FACTOR = 0.6, 1.5
+_factor = 1.0  # the factor of the scene being built (see fit_factor)
 
 
 def px(style: str) -> float:
@@ -53,9 +54,10 @@ def px(style: str) -> float:
 
 
 def fit_factor(view) -> float:
-    """How much larger than the default the scene's text must be so that, fitted into ``view`` (a shown
-    ``QGraphicsView`` showing a SCENE_W × SCENE_H scene), the small style is still height / 48 of the view's
-    window (``TypeScale.minimum``). 1.0 when the view is at least VIEW_FRACTION of its window's height (or not shown yet)."""
+    """The factor on the scene's text sizes (``px``) that, fitted into ``view`` (a shown ``QGraphicsView`` showing
+    a SCENE_W × SCENE_H scene), makes them the type scale of the view's window, ``FLOOR_MARGIN`` above it: under
+    1 when the view is larger than VIEW_FRACTION of its window's height, over 1 when smaller; within
+    [MIN_FACTOR, MAX_FACTOR]. 1.0 while the view is not shown."""
     if view is None or not view.isVisible():
         return 1.0
     vp = view.viewport().size()
@@ -64,7 +66,8 @@ def fit_factor(view) -> float:
     if scale <= 0 or window_h <= 0:
         return 1.0
     # at most MAX_FACTOR: a view squeezed to a sliver (mid-layout, a tiny window) must not blow the text up
-    return min(MAX_FACTOR, max(1.0, TypeScale(window_h).minimum / (scale * SCENE_TYPE.px("small"))))
+    wanted = FLOOR_MARGIN * TypeScale(window_h).minimum / (scale * SCENE_TYPE.px("small"))
+    return min(MAX_FACTOR, max(MIN_FACTOR, wanted))
 
 BG = QColor("#0f1419")
 PANEL = QColor("#17202a")
@@ -118,7 +121,7 @@ def font(px: float, bold: bool = False) -> QFont:
     if _families:
         f.setFamilies(_families)
     set_text_features(f, _lang)
-    f.setPixelSize(max(1, math.ceil(px - 0.01)))  # rounded up: never under the floor
+    f.setPixelSize(max(1, round(px)))  # to the nearest pixel: fit_factor's FLOOR_MARGIN keeps it over the floor
     f.setBold(bold)
     return f
 
@@ -242,8 +245,7 @@ class TourScene(QGraphicsScene):
         self.ctx = ctx
         self.t = 0.0
         views = self.views()
-        needed = fit_factor(views[0] if views else None)
-        self.factor = 1.0 if needed <= 1.0 else min(MAX_FACTOR, needed * 1.02)  # 2 %: room for a settling view
+        self.factor = fit_factor(views[0] if views else None)
         _factor = self.factor
         try:
             self.draw(ctx)  # the page's title is the tour's widget above the view (gui/tour/layout.py), not drawn here
@@ -252,10 +254,10 @@ class TourScene(QGraphicsScene):
         self.seek(0.0)
 
     def needs_rebuild(self, view) -> bool:
-        """True when the text of this scene, fitted into ``view``, would fall under the floor, or is more than 6 %
-        larger than it needs to be: the caller builds again (and seeks back to its time)."""
+        """True when the text of this scene, fitted into ``view``, would be more than 1 % smaller or 4 % larger
+        than the window's type scale (``fit_factor``): the caller builds again (and seeks back to its time)."""
         needed, built = fit_factor(view), self.factor
-        return needed > built + 1e-6 or (built > 1.0 and built > max(1.0, needed) * 1.06)
+        return needed > built * 1.01 or built > needed * 1.04
 
     def draw(self, ctx: dict) -> None:
         raise NotImplementedError

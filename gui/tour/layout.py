@@ -7,6 +7,8 @@ page flow itself lives in the widget.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFont, QPainter
 from PySide6.QtWidgets import (
@@ -182,7 +184,7 @@ class TourLayout:
         """Pixel sizes of the tour's roles (see ``_px``) for a window ``height`` px tall."""
         scale = TypeScale(height, bool(getattr(self, "presenter", False)))
         small = TypeScale(height).px("small")  # a footnote: the floor, presenter mode or not (it is no label's rival)
-        return {"title": round(scale.px("title")), "caption": round(scale.px("body")), "note": max(15, round(small)),
+        return {"title": round(scale.px("title")), "caption": round(scale.px("body")), "note": math.ceil(small - 0.01),
                 "control": max(CONTROL_PX, round(scale.px("label"))),
                 "chip": max(CHIP_PX, round(scale.px("label")))}
 

@@ -160,17 +160,20 @@ def test_scene_text_grows_when_its_view_is_small(qtbot, fonts):
     window.resize(1280, 720)
     window.show()
     qtbot.waitUntil(lambda: view.viewport().height() > 600)
-    assert base.fit_factor(view) == 1.0
+
+    def expected() -> float:  # the small style at the floor (height / 48), FLOOR_MARGIN above it, once fitted
+        scale = min(view.viewport().width() / base.SCENE_W, view.viewport().height() / base.SCENE_H)
+        return base.FLOOR_MARGIN * TypeScale(720).minimum / (scale * base.SCENE_TYPE.px("small"))
+
+    # a view taller than VIEW_FRACTION of its window: the text is built smaller, so it comes out at the type scale
+    assert base.fit_factor(view) == pytest.approx(expected(), rel=1e-3) and base.fit_factor(view) < 1.0
     view.setFixedHeight(340)  # the rest of the window taken by other things
     qtbot.waitUntil(lambda: view.viewport().height() <= 340)
     factor = base.fit_factor(view)
-    scale = min(view.viewport().width() / base.SCENE_W, view.viewport().height() / base.SCENE_H)
-    expected = TypeScale(720).minimum / (scale * base.SCENE_TYPE.px("small"))  # the floor: height / 48
-    assert expected < base.MAX_FACTOR  # the view is small, not a sliver: the factor is not capped
-    assert factor == pytest.approx(min(base.MAX_FACTOR, expected), rel=1e-3)
-    assert factor > 1.0
+    assert expected() < base.MAX_FACTOR  # the view is small, not a sliver: the factor is not capped
+    assert factor == pytest.approx(expected(), rel=1e-3) and factor > 1.0
     scene.build({"prompt": "x"})
-    assert scene.factor == pytest.approx(min(base.MAX_FACTOR, factor * 1.02)) and not scene.needs_rebuild(view)
+    assert scene.factor == pytest.approx(factor) and not scene.needs_rebuild(view)
     view.setFixedHeight(700)
     qtbot.waitUntil(lambda: view.viewport().height() > 600)
     assert scene.needs_rebuild(view)
