@@ -185,9 +185,11 @@ class GameScene(TourScene):
                  else T("the “Press: one trip” button below"))  # a kiosk has no keyboard
         (press_item, y), g_press = self.collect(lambda: self.para(press, 40, y + 10, bw, "label", ACCENT,
                                                                   role="caption"))
+        note = self._counters(ctx, g, bw, press_item.sceneBoundingRect().bottom())
+        if note.sceneBoundingRect().left() < bw:  # the note went under the board: it moves with the press line
+            g_press.append(note)
         # the board, the three ways and the press line share the height left under them (no empty band)
         self.spread([board, g_ways, g_press], bottom=SCENE_H - 4, most=40)
-        self._counters(ctx, g, bw, press_item.sceneBoundingRect().bottom())
 
     def _three_ways(self, y: float, target_n: int, bw: float, unit: float) -> float:
         """Alone, with the apprentice, sharing the table: the trips one sentence each takes, as columns of
@@ -214,9 +216,9 @@ class GameScene(TourScene):
         pill = self.badge("illustrative", 40 + bw, y - 4, T("the rules of the game, 4 tokens a trip"), align="right")
         return pill.sceneBoundingRect().bottom() - 2
 
-    def _counters(self, ctx: dict, g: dict, bw: float, board_end: float) -> None:
+    def _counters(self, ctx: dict, g: dict, bw: float, board_end: float):
         """The counters, the pills and the note in the column right of the board; the note goes under the
-        board (whose end is ``board_end``) when the column has no room left for it."""
+        board (whose end is ``board_end``) when the column has no room left for it. Returns the note."""
         top = self.top
         x0, cwid = bw + 80, 1560 - bw - 80
         counters = [(T("trips"), f"{g['trips']}"), (T("tokens"), f"{g['tokens']}"),
@@ -274,6 +276,7 @@ class GameScene(TourScene):
                 end = y
         if g["mode"] != "apprentice":  # the apprentice's own pill already says which it is
             self.badge("illustrative", x0, end + 6)
+        return item
 
 
 METAPHORS = [
