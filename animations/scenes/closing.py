@@ -58,8 +58,8 @@ class GameScene(TourScene):
         rules = {"alone": T("Alone: one token per press"),
                  "apprentice": T("With the apprentice: it guesses 5, the book checks them in the same trip"),
                  "shared": T("Sharing the table: everyone seated writes on the same trip")}
-        _, y = self.para(rules[g["mode"]], 40, top, bw, "body", ACCENT,
-                         True, role="caption")
+        _, y = self.para(rules[g["mode"]], 40, top, bw, "heading", ACCENT,
+                         True, role="heading")  # the board's heading: the rule of the mode being played
         # the table: one row per person, the sentence word by word
         board_top = y + 8
         last = {e["person"]: e for e in g.get("last", [])}
@@ -97,8 +97,10 @@ class GameScene(TourScene):
             color = SEAT_COLORS[(p["number"] - 1) % len(SEAT_COLORS)]
             ev = last.get(p["number"])
             seat = self.box(60, y, word_h, word_h, color, None, radius=word_h / 2)
-            self.text(str(p["number"]), word_h / 2, 4, ws, QColor("#0f1419"), True, align="center",
-                      role="seat").setParentItem(seat)
+            num = self.text(str(p["number"]), word_h / 2, 0, "small", QColor("#0f1419"), True, align="center",
+                            role="seat")
+            num.setPos(num.pos().x(), (word_h - num.boundingRect().height()) / 2)
+            num.setParentItem(seat)
             x = 60 + word_h + 10
             # the question: read on the newcomer's first trip (prefill)
             q = self.tag(T("question"), x, y, ws, ORANGE if p["has_read"] else PANEL, ORANGE,
@@ -168,26 +170,32 @@ class GameScene(TourScene):
         if head is not None:
             y = cy + unit * most + 10
             self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
+        board = [it for it in self.items() if it.scene() is self]
         # the three ways, for one sentence of the same length (when the table leaves room for them)
         y += 10
-        ways_h = self.lh("label", True) + 3 * (max(WAYS_SCALE * unit * 3.6, self.lh("label")) + 6) + \
+        ways_h = self.lh("heading", True) + 3 * (max(WAYS_SCALE * unit * 3.6, self.lh("small")) + 6) + \
             self.lh("small", True) + 8
         if y + ways_h + self.lh("label") + 30 > SCENE_H - 4:
             ways_h = 0.0
+        g_ways: list = []
         if ways_h:
-            y = self._three_ways(y, target_n, bw, unit)
+            y, g_ways = self.collect(lambda: self._three_ways(y, target_n, bw, unit))
         # how to press
         press = (T("the “Press: one trip” button below, or → / PageDown / Space") if ctx.get("keyboard", True)
                  else T("the “Press: one trip” button below"))  # a kiosk has no keyboard
-        _, y = self.para(press, 40, y + 10, bw, "label",
-                         ACCENT, role="caption")
-        self._counters(ctx, g, bw, y)
+        (press_item, y), g_press = self.collect(lambda: self.para(press, 40, y + 10, bw, "label", ACCENT,
+                                                                  role="caption"))
+        note = self._counters(ctx, g, bw, press_item.sceneBoundingRect().bottom())
+        if note.sceneBoundingRect().left() < bw:  # the note went under the board: it moves with the press line
+            g_press.append(note)
+        # the board, the three ways and the press line share the height left under them (no empty band)
+        self.spread([board, g_ways, g_press], bottom=SCENE_H - 4, most=40)
 
     def _three_ways(self, y: float, target_n: int, bw: float, unit: float) -> float:
         """Alone, with the apprentice, sharing the table: the trips one sentence each takes, as columns of
         tokens (the game's rules, with 4 tokens a trip). Returns the y below."""
         _, y = self.para(T("The three ways, for one {n}-word sentence each:").format(n=target_n), 40, y, bw,
-                         "label", TEXT, True, role="heading")
+                         "heading", TEXT, True, role="heading")
         unit *= WAYS_SCALE  # the chart is the page's lesson: drawn larger than the board's squares
         step = 16 * WAYS_SCALE
         k = max(1, target_n - 1)
@@ -195,22 +203,22 @@ class GameScene(TourScene):
                 (T("With the apprentice"), [1] + [min(4, k - 4 * i) for i in range(-(-k // 4))],
                  T("{t} trips for {n} words")),
                 (T("Sharing the table"), [4] * target_n, T("{t} trips for {n} words"))]
-        name_w = max(self.measure(n, "label").width() for n, _, _ in ways) + 14
+        name_w = max(self.measure(n, "small").width() for n, _, _ in ways) + 14
         for name, cols, what in ways:
-            self.text(name, 40, y + 2, "label", DIM, role="axis")
+            self.text(name, 40, y + 2, "small", DIM, role="axis")
             for i, c in enumerate(cols):
                 for q in range(c):
                     self.box(40 + name_w + i * step, y + 2 + unit * (3 - q) * 0.9, step - 3, unit * 0.9 - 2,
                              ACCENT if c > 1 else BLUE_LIGHT, None, radius=1)
             self.text(what.format(t=len(cols), n=sum(cols)), 40 + name_w + len(cols) * step + 12, y + 2, "label",
                       TEXT, role="readout")
-            y += max(unit * 3.6, self.lh("label")) + 6
+            y += max(unit * 3.6, self.lh("small")) + 6
         pill = self.badge("illustrative", 40 + bw, y - 4, T("the rules of the game, 4 tokens a trip"), align="right")
         return pill.sceneBoundingRect().bottom() - 2
 
-    def _counters(self, ctx: dict, g: dict, bw: float, board_end: float) -> None:
+    def _counters(self, ctx: dict, g: dict, bw: float, board_end: float):
         """The counters, the pills and the note in the column right of the board; the note goes under the
-        board (whose end is ``board_end``) when the column has no room left for it."""
+        board (whose end is ``board_end``) when the column has no room left for it. Returns the note."""
         top = self.top
         x0, cwid = bw + 80, 1560 - bw - 80
         counters = [(T("trips"), f"{g['trips']}"), (T("tokens"), f"{g['tokens']}"),
@@ -268,6 +276,7 @@ class GameScene(TourScene):
                 end = y
         if g["mode"] != "apprentice":  # the apprentice's own pill already says which it is
             self.badge("illustrative", x0, end + 6)
+        return item
 
 
 METAPHORS = [
@@ -298,31 +307,31 @@ class MetaphorScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         top = self.top
-        # the column heads: a row of their own over the table, each in its column's colour
+        # the column heads: a row of their own over the table, each over its column in the column's colour
         heads = [(T("metaphor"), ACCENT), (T("formal term"), TEXT), (T("section"), BLUE_LIGHT)]
-        x = 1540.0
-        for name, color in reversed(heads):
-            item = self.text(name, x, top, "small", color, True, align="right", role="heading")
-            x = item.sceneBoundingRect().left() - 28
-        top += self.lh("small", True) + 6
+        head_h = self.lh("heading", True) + 6
+        top += head_h
         room = SCENE_H - 4 - top
-        for style in ("body", "label", "small"):
+        for style in ("label", "small"):  # the table is the page's running text: the body rung, under the heads
             m_w = max(self.measure(T(m), style, True).width() for m, _, _ in METAPHORS) + 30
+            m_w = max(m_w, self.measure(heads[0][0], "heading", True).width() + 24)
             s_w = self.measure("§15", style, True).width() + 20
             t_w = 1520 - 40 - m_w - s_w
             rows_h = [max(self.measure(T(m), style, True).height(), self._height(T(term), style, t_w))
                       for m, term, _ in METAPHORS]
             if sum(rows_h) <= room:
                 break
+        for (name, color), (x, align) in zip(heads, ((60, "left"), (60 + m_w, "left"), (1540, "right"))):
+            self.text(name, x, top - head_h, "heading", color, True, align=align, role="heading")
         pad = max(0.0, min(12.0, (room - sum(rows_h)) / len(rows_h)))  # what is left is shared out as padding
         y = top
         for i, ((metaphor, term, section), rh) in enumerate(zip(METAPHORS, rows_h)):
             if i % 2 == 0:
                 self.box(40, y, 1520, rh + pad, QColor("#151d26"), None, radius=4, z=0)
             ty = y + pad / 2
-            a = self.text(T(metaphor), 60, ty, style, ACCENT, True, role="label")
-            b = self.text(T(term), 60 + m_w, ty, style, TEXT, width=t_w, role="label")
-            c = self.text(f"§{section}", 1540, ty, style, BLUE_LIGHT, True, align="right", role="label")
+            a = self.text(T(metaphor), 60, ty, style, ACCENT, True, role="body")
+            b = self.text(T(term), 60 + m_w, ty, style, TEXT, width=t_w, role="body")
+            c = self.text(f"§{section}", 1540, ty, style, BLUE_LIGHT, True, align="right", role="body")
             for item in (a, b, c):
                 self.fade_in(item, 0.1 + 0.06 * i)
             y += rh + pad
@@ -360,18 +369,21 @@ class QuestionsScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         y = self.top - 6  # the narration under the stage says "Three questions, and now they can be answered."
+        groups = []
         for i, (q, a) in enumerate(QUESTIONS):
             qi, qy = self.para(f"{i + 1}. " + T(q), 64, y + 6, 1470, "body", TEXT, True, role="card")
             ai, ay = self.para(T(a), 64, qy + 2, 1470, "label", GREEN, role="card")
             card = self.box(40, y, 1520, ay + 6 - y, PANEL, EDGE, z=0)
             for item in (card, qi, ai):
                 self.fade_in(item, 0.2 + 0.4 * i)
+            groups.append([card, qi, ai])
             y = ay + 12
         live = ((ctx.get("analysis") or {}).get("closing_line") or {})
         if live.get("tokens"):
-            self._write_live(ctx, live, 1.6, y)
+            groups.append(self.collect(lambda: self._write_live(ctx, live, 1.6, y))[1])
         else:
-            self._cut_only(ctx, 1.6, y)
+            groups.append(self.collect(lambda: self._cut_only(ctx, 1.6, y))[1])
+        self.spread(groups, bottom=SCENE_H - 4, most=30)  # the cards and the line share the height left
 
     def _write_live(self, ctx: dict, live: dict, t0: float, y: float) -> None:
         toks = live["tokens"]
@@ -423,7 +435,7 @@ class QuestionsScene(TourScene):
             self.fade_in(bar, t0 + TRIP_S * j, t0 + TRIP_S * j + 0.12)
         y += 56
         # the cheat sheet: one box per KV block, appearing on the trip that first needed it
-        kv = self.text(T("KV cache:"), 40, y + 4, "label", DIM, role="legend")
+        kv = self.text(T("KV cache:"), 40, y + 4, "small", DIM, role="legend")
         first = {}
         for j, t in enumerate(toks):
             first.setdefault(t["blocks"], j)

@@ -54,18 +54,20 @@ class RequestScene(TourScene):
     def draw(self, ctx: dict) -> None:
         prompt = ctx.get("prompt", "")
         top = self.top
-        # the JSON panel in the largest code style that leaves room for its pill below it
+        # the JSON panel in the largest code style that leaves room for its pill below it; its lines share out
+        # the height left under the pill (a code block with air between its lines, not an empty band below it)
         for code_style in ("body", "label"):
             pw = self.attempt(lambda: self._request(prompt, top, code_style), bottom=SCENE_H - 4)
             if pw:
                 break
         else:
+            code_style = "small"
             pw = self._request(prompt, top, "small")
-        # the envelope travels from the visitor to the server
+        # the envelope travels from the visitor to the server (names on a diagram: the label rung)
         x0 = 40 + pw + 50
         col_w = 1560 - x0
-        you = self.tag(T("You"), x0, top, "body", PANEL, BLUE_LIGHT, bold=True, role="label", pad=20, min_w=120)
-        server = self.tag(T("Server · GPU"), 1560, top, "body", PANEL, ACCENT, bold=True, align="right", pad=20)
+        you = self.tag(T("You"), x0, top, "small", PANEL, BLUE_LIGHT, bold=True, role="label", pad=20, min_w=120)
+        server = self.tag(T("Server · GPU"), 1560, top, "small", PANEL, ACCENT, bold=True, align="right", pad=20)
         yr, sr = you.sceneBoundingRect(), server.sceneBoundingRect()
         self.arrow(yr.right() + 10, yr.center().y(), sr.left() - 10, sr.center().y(), DIM, 3)
         env = self.box(0, 0, 60, 40, PAPER, QColor("#c9c0ad"), radius=4, z=6)
@@ -77,16 +79,20 @@ class RequestScene(TourScene):
         self.fade_in(env, t0 - 0.2, t0)
         for item in (you, server):
             self.pop_in(item, 0.1)
-        # the request's parts, named: the largest layout that fits below the envelope
-        for style, stacked in (("body", False), ("body", True), ("label", False), ("label", True), ("small", True)):
-            if self.attempt(lambda: self._parts(x0, ey + 56, col_w, style, stacked, t0), bottom=SCENE_H - 4):
+        # the request's parts, named: the largest layout that fits below the envelope, its rows spread over the
+        # height the column has
+        for style, stacked in (("label", False), ("label", True), ("small", True)):
+            groups = self.attempt(lambda: self._parts(x0, ey + 56, col_w, style, stacked, t0), bottom=SCENE_H - 4)
+            if groups:
                 break
         else:
-            self._parts(x0, ey + 56, col_w, "small", True, t0)
+            groups = self._parts(x0, ey + 56, col_w, "small", True, t0)
+        self.spread(groups, bottom=SCENE_H - 4, most=24)
 
     def _request(self, prompt: str, top: float, style: str) -> float:
         """The request (address line and JSON body) on a panel at (40, top) in ``style``, its pill below it; the
-        question shortened with "…" to keep the panel at most ``MAX_PANEL_W`` wide. Returns the panel's width."""
+        question shortened with "…" to keep the panel at most ``MAX_PANEL_W`` wide; the lines spaced out to take
+        the height down to the scene's foot. Returns the panel's width."""
         pad = 18.0
         room = MAX_PANEL_W - 2 * pad
         shown = prompt
@@ -99,37 +105,43 @@ class RequestScene(TourScene):
         widest = max(self.measure(ln, style).width() for ln in lines)
         pw = min(MAX_PANEL_W, widest + 2 * pad)
         heights = [self.measure(ln, style).height() for ln in lines]
-        panel = self.box(40, top, pw, sum(heights) + 2 * pad, PANEL, EDGE)
-        y = top + pad
+        pill_h = self.lh("small", True) + px("small") * 0.3 + 10  # the source pill under the panel, one line
+        spare = SCENE_H - 4 - top - (sum(heights) + 2 * pad) - pill_h - 2
+        lead = max(0.0, min(0.35 * heights[0], spare / len(lines)))
+        panel = self.box(40, top, pw, sum(heights) + lead * len(lines) + 2 * pad, PANEL, EDGE)
+        y = top + pad + lead / 2
         user = False
         for i, (ln, h) in enumerate(zip(lines, heights)):
             user = user or '"user"' in ln
             color = ACCENT if ln.startswith("POST") else (GREEN if user and '"' in ln else TEXT)
             item = self.text(ln, 40 + pad, y, style, color, role="code")
             self.fade_in(item, 0.15 + 0.12 * i)
-            y += h
+            y += h + lead
         self.badge("source", 40, panel.sceneBoundingRect().bottom() + 10, T("the source's example, with your question"),
                    max_w=pw)
         return pw
 
     def _parts(self, x0: float, y: float, col_w: float, style: str, stacked: bool, t0: float) -> list:
-        """The request's parts, key then meaning (beside it, or ``stacked`` below it). Returns the items made."""
-        made = [self.text(T("What the request says"), x0, y, style, TEXT, True, role="heading")]
-        y = made[0].sceneBoundingRect().bottom() + 8
+        """The request's parts under their heading, key then meaning (beside it, or ``stacked`` below it): the
+        keys are the request's own text (code), the meanings running text. Returns the rows' items, a list per row
+        (heading first, the closing note last), for ``spread``."""
+        head = self.text(T("What the request says"), x0, y, "heading", TEXT, True, role="heading")
+        rows = [[head]]
+        y = head.sceneBoundingRect().bottom() + 8
         key_w = 0.0 if stacked else max(self.measure(k, style, True).width() for k, _ in REQUEST_PARTS) + 16
         for i, (key, what) in enumerate(REQUEST_PARTS):
             k = self.text(key, x0, y, style, ACCENT if i == 0 else (GREEN if i == 4 else TEXT), True, role="code")
             ky = k.sceneBoundingRect().bottom() if stacked else y
             d, y2 = self.para(T(what), x0 + key_w + (12 if stacked else 0), ky, col_w - key_w - (12 if stacked else 0),
-                              style, DIM, role="legend")
+                              style, DIM, role="body")
             self.fade_in(k, t0 + 0.3 + 0.15 * i)
             self.fade_in(d, t0 + 0.3 + 0.15 * i)
-            made += [k, d]
+            rows.append([k, d])
             y = max(y2, k.sceneBoundingRect().bottom()) + (4 if stacked else 8)
         note, _ = self.para(T("ChatGPT, Claude and Cursor send much the same request."), x0, y + 8, col_w, style,
                             TEXT, role="caption")
         self.fade_in(note, t0 + 1.2)
-        return made + [note]
+        return rows + [[note]]
 
 
 class TokenizeScene(TourScene):
@@ -188,40 +200,52 @@ class TokenizeScene(TourScene):
                   "loaded."), 40, y, 1520, why_style, ACCENT, role="caption"))
             self.fade_in(why, t + 0.3)
             y += 10
-        g_compare = self.collect(lambda: self._compare(ctx, y + 6, t, compare))[1] if compare else []
+        # the panels take up to half the height left as air between their rows, the gaps above them the rest
+        room = SCENE_H - 10 - (y + 6)
+        g_compare = self.collect(lambda: self._compare(ctx, y + 6, t, compare, room))[1] if compare else []
         self.spread([g_chips, g_summary, g_why, g_compare], bottom=SCENE_H - 10, most=50)
         return True
 
-    def _compare(self, ctx: dict, y2: float, t: float, style: str = "label") -> None:
-        """The same sentence's ids in other models, and the vocabulary sizes to scale, in two panels from y2."""
+    def _compare(self, ctx: dict, y2: float, t: float, style: str = "label", room: float = 0.0) -> None:
+        """The same sentence's ids in other models, and the vocabulary sizes to scale, in two panels from y2: each
+        panel under its heading, the sentence itself shown as the text it is (source), the ids as token ids."""
         # the same sentence, other models, other numbers
         rows = [(T("one model"), "[9906, 1917]", "source"), (T("another model"), "[15496, 995]", "source"),
                 (T("this model"), str(ctx.get("hello_ids", [])), "measured")]
-        lh = self.lh(style) + 10
-        ph = 14 + lh * (len(rows) + 1) + 6
+        lh = max(self.lh(style), self.lh("small", True) + px("small") * 0.3) + 10
+        head_h = self.lh("heading", True) + 6
+        ph = 14 + head_h + lh * len(rows) + 8
+        if room > ph:  # air between the rows: half of what the page has left, at most half a row more each
+            lh += min(0.5 * lh, (room - ph) / 2 / len(rows))
+            ph = 14 + head_h + lh * len(rows) + 8
         self.box(40, y2, 930, ph, PANEL, EDGE)
-        self.text(T("The same sentence gets other numbers in another model:"), 60, y2 + 10, style, DIM,
-                  role="heading")
+        self.text(T("The same sentence, other numbers"), 60, y2 + 10, "heading", TEXT, True, role="heading")
+        sentence = self.text('"Hello world"', 60, y2 + 14 + head_h + (lh - self.lh(style)) / 2 - 5, style, PAPER, role="source")
+        name_x = sentence.sceneBoundingRect().right() + 16
+        name_w = max(self.measure(who + ":", "small").width() for who, _, _ in rows) + 12
         for i, (who, ids, kind) in enumerate(rows):
-            yy = y2 + 10 + lh * (i + 1)
+            yy = y2 + 14 + head_h + lh * i + (lh - self.lh(style)) / 2 - 5
             pill = self.badge(kind, 950, yy, align="right")
-            room = pill.sceneBoundingRect().left() - 12 - 60
-            line = f"\"Hello world\"  {who}:  {ids}"
-            while self.measure(line, style).width() > room and len(ids) > 4:
+            name = self.text(who + ":", name_x, yy + (self.lh(style) - self.lh("small")) / 2, "small", DIM,
+                             role="label")
+            room = pill.sceneBoundingRect().left() - 12 - (name_x + name_w)
+            while self.measure(ids, style).width() > room and len(ids) > 4:
                 ids = ids[:-3].rstrip(", ") + "…]"
-                line = f"\"Hello world\"  {who}:  {ids}"
-            item = self.text(line, 60, yy, style, TEXT, role="label")
-            self.fade_in(item, t + 0.3 + 0.3 * i)
+            item = self.text(ids, name_x + name_w, yy, style, TEXT, role="token id")
+            for it in (name, item):
+                self.fade_in(it, t + 0.3 + 0.3 * i)
+        self.fade_in(sentence, t + 0.3)
         # vocabulary sizes, to scale
         vx = 1010
         self.box(vx, y2, 550, ph, PANEL, EDGE)
-        self.text(T("Vocabulary size, to scale"), vx + 20, y2 + 10, style, DIM, role="heading")
+        self.text(T("Vocabulary size, to scale"), vx + 20, y2 + 10, "heading", TEXT, True, role="heading")
         live_v = int(ctx.get("vocab_size") or 0)
         full = 500.0
         bars = [("Llama 3", 128_256, PURPLE), (T("this model"), live_v, GREEN)]
+        span = (ph - 14 - head_h - 8) / len(bars)
         for i, (name, v, color) in enumerate(bars):
-            yy = y2 + 10 + lh * (1 + 1.4 * i)
-            lab = self.text(f"{name}: {v:,}", vx + 20, yy, style, TEXT, role="label")
+            yy = y2 + 14 + head_h + span * i
+            lab = self.text(f"{name}: {v:,}", vx + 20, yy, "small", TEXT, role="legend")
             bar = self.box(vx + 20, yy + lab.boundingRect().height() + 2, max(3.0, full * v / 128_256), 12, color,
                            None, radius=4)
             self.fade_in(bar, t + 0.5 + 0.3 * i)
@@ -259,8 +283,9 @@ class TokenizeScene(TourScene):
                     if abs(r0.top() - r1.top()) < 1:  # the bracket only when the pieces share a row
                         by = r0.bottom() + 6
                         br = self.line(r0.left() + 4, by, r1.right() - 4, by, ORANGE, 3)
+                        # the character the pieces make: the text being cut, shown as it is
                         ch = self.text(tok["group_text"], (r0.left() + r1.right()) / 2, by + 4, "body", ORANGE,
-                                       True, align="center", role="label")
+                                       True, align="center", role="source")
                         self.fade_in(br, t)
                         self.fade_in(ch, t)
                         extras = [br, ch]
@@ -270,7 +295,7 @@ class TokenizeScene(TourScene):
             x += w + 8
             shown += 1
         if shown < len(toks):
-            more = self.text("…", x, y + 10, "label", DIM, role="label")
+            more = self.text("…", x, y + 10, "small", DIM, role="label")
             while True:
                 more.setText(T("… {n} more").format(n=len(toks) - shown))
                 if x + more.boundingRect().width() <= 1560 or not row_cards:
@@ -325,7 +350,7 @@ class EmbeddingScene(TourScene):
         for i, tok in enumerate(toks):
             label = self.text(f"{tok['label']}  {tok['id']}", hx - 12,
                               hy + i * row_h + (row_h - self.lh(row_style)) / 2, row_style, TEXT, align="right",
-                              role="axis")
+                              role="token")  # each row is named by its token and id, as on the chips of §2
             self.fade_in(label, 0.2 + 0.1 * i)
         self.image(img, hx, hy, hw, hh)
         # reveal the rows top to bottom: one lookup per token
@@ -342,8 +367,8 @@ class EmbeddingScene(TourScene):
         # the dictionary's shape, this model against Llama 3 8B, to scale by area
         bx = hx + hw + 40
         bw_max = 1560 - bx
-        head, y = self.para(T("The dictionary (embedding matrix), to scale by area"), bx, top, bw_max, "label", DIM,
-                            role="heading")
+        head, y = self.para(T("The dictionary (embedding matrix), to scale by area"), bx, top, bw_max, "heading",
+                            TEXT, True, role="heading")
         big_w = min(400.0, bw_max)
         big_h = big_w * 4096 / 128_256 * 8  # Llama 3 8B: 128,256 × 4,096 (drawn 1:8 wide)
         big_area = 128_256 * 4_096
@@ -355,10 +380,10 @@ class EmbeddingScene(TourScene):
             small = self.box(bx, y, max(2.0, big_w * side), max(2.0, big_h * side), GREEN, GREEN, radius=1, z=3)
             self.pop_in(small, 1.0)
         y += big_h + 10
-        _, y = self.para(T("Llama 3 8B: 128,256 rows × 4,096"), bx, y, bw_max, "label", TEXT, role="legend")
+        _, y = self.para(T("Llama 3 8B: 128,256 rows × 4,096"), bx, y, bw_max, "small", TEXT, role="legend")
         y = self.badge("source", bx, y + 4).sceneBoundingRect().bottom() + 12
         if v and d:
-            _, y = self.para(T("this model: {v:,} rows × {d}").format(v=v, d=d), bx, y, bw_max, "label", TEXT,
+            _, y = self.para(T("this model: {v:,} rows × {d}").format(v=v, d=d), bx, y, bw_max, "small", TEXT,
                              role="legend")
             self.badge("measured", bx, y + 4, T("green square, top left"), max_w=bw_max)
 
@@ -386,9 +411,9 @@ class BookScene(TourScene):
         top = self.top
         # warehouse (memory) and desk (compute)
         self.box(40, top, 520, box_h, PANEL, EDGE)
-        self.text(T("Warehouse · GPU memory"), 60, top + 8, "label", DIM, role="heading")
+        self.text(T("Warehouse · GPU memory"), 60, top + 8, "heading", TEXT, True, role="heading")
         self.box(1040, top, 520, box_h, PANEL, EDGE)
-        self.text(T("Desk · compute cores"), 1060, top + 8, "label", DIM, role="heading")
+        self.text(T("Desk · compute cores"), 1060, top + 8, "heading", TEXT, True, role="heading")
         floor_y = top + box_h - 20
         n = max(1, len(layer_bytes))
         biggest = max(layer_bytes + [dict_bytes, 1])
@@ -421,9 +446,9 @@ class BookScene(TourScene):
         ay = top + box_h / 2 + 30
         self.arrow(580, ay, 1020, ay, ACCENT, 4)
         note, _ = self.para(T("one trip = one forward pass: a copy of every chapter is read"), 800, top + 40, 420,
-                            "label", ACCENT, role="label", align="center")
+                            "small", ACCENT, role="label", align="center")
         note.setPos(800 - 210, note.pos().y())
-        stays, _ = self.para(T("the book never leaves the warehouse"), 800, ay + 16, 420, "label", DIM,
+        stays, _ = self.para(T("the book never leaves the warehouse"), 800, ay + 16, 420, "small", DIM,
                              role="label", align="center")
         stays.setPos(800 - 210, stays.pos().y())
         # captions with the numbers

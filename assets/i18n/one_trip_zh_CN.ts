@@ -848,7 +848,7 @@
     </message>
     <message>
         <source>The “dictionary” is the embedding matrix, part of the model's weights: one row of numbers per token id. Looking up every token gives a table of tokens × d_model numbers. Llama 3's has 128,256 rows × 4,096 columns (d_model = 4,096).</source>
-        <translation>“字典”叫嵌入矩阵，是模型权重的一部分：每个编号对应一行数。每块查一行，得到一张“块数 × d_model”的表。Llama 3 的字典是 128,256 行 × 4,096 列（d_model = 4,096）。</translation>
+        <translation>“字典”叫嵌入矩阵，是模型权重的一部分：每个编号对应一行数。每块查一行，得到一张“块数 × d_model”的表。Llama 3 的字典是 128,256 行 × 4,096 列（d_model = 4,096）。</translation>
     </message>
     <message>
         <source>This computer, this model</source>
@@ -1016,7 +1016,7 @@
     </message>
     <message>
         <source>embedding matrix (vocabulary × d_model)</source>
-        <translation>嵌入矩阵（词表 × d_model）</translation>
+        <translation>嵌入矩阵（词表 × 模型宽度）</translation>
     </message>
     <message>
         <source>even attention, not the model's</source>
@@ -1757,6 +1757,10 @@
     <message>
         <source>the “Press: one trip” button below</source>
         <translation>点下面的“按一下：搬一趟”</translation>
+    </message>
+    <message>
+        <source>The same sentence, other numbers</source>
+        <translation>同一句话，不同的编号</translation>
     </message>
 </context>
 <context>
