@@ -104,7 +104,7 @@ class PrefillScene(TourScene):
         # the right column: measured prefill times, then grouped-query attention; the sliding-window note under
         # the map when the column has no room for it
         left_y = y
-        for place in ("right", "right-tight", "right-inline", "left"):
+        for place in ("right", "right-tight", "right-inline", "left", "left-low"):
             if self.attempt(lambda: self._right(ctx, x0, place, left_y, left_w), bottom=SCENE_H - 4):
                 break
         else:  # a long question's map fills the left column: the aside on sliding windows is left out
@@ -139,14 +139,16 @@ class PrefillScene(TourScene):
                        ).sceneBoundingRect().bottom()
         self.box(x0, self.top, pw, y + 12 - self.top, PANEL, EDGE, z=0)
         # grouped-query attention
-        gy = y + 24
+        low = place in ("left-low", "none")  # the fan from query heads to KV heads drawn lower (less tall)
+        fan = 36.0 if low else 60.0
+        gy = y + (14 if low else 24)
         _, y = self.para(T("Grouped-query attention"), x0 + 20, gy + 10, pw - 40, "heading", TEXT, True,
                          role="heading")
         _, y = self.para(_set(T("Llama 3 8B: 32 query heads share 8 KV heads → the cheat sheet is 4× smaller")),
                          x0 + 20, y + 4, pw - 40, "body", TEXT, role="caption")
         q_lab = self.text(T("query heads"), x0 + 20, y + 6, "small", DIM, role="legend")
         qx0, qw = x0 + 40, pw - 80  # the row of query heads
-        if place in ("right-inline", "none"):  # the name before the row, level with it
+        if place in ("right-inline", "left-low", "none"):  # the name before the row, level with it
             qr = q_lab.sceneBoundingRect()
             dy = qr.center().y() - 7
             qx0 = qr.right() + 16
@@ -158,11 +160,12 @@ class PrefillScene(TourScene):
             qx = qx0 + qh * step
             dot = self.box(qx, dy, 14, 14, BLUE_LIGHT, None, radius=7)
             kvx = qx0 + (qh // 4) * (step * 4) + step * 1.5
-            self.line(qx + 7, dy + 14, kvx + 14, dy + 60, QColor(134, 170, 211, 120), 1.5)
+            self.line(qx + 7, dy + 14, kvx + 14, dy + fan, QColor(134, 170, 211, 120), 1.5)
             self.fade_in(dot, 0.4 + 0.02 * qh)
         for kv in range(8):
-            self.box(qx0 + kv * step * 4 + step * 1.5, dy + 60, 28, 28, GREEN, None, radius=4)
-        kv_lab = self.text(T("KV heads (what the cheat sheet stores)"), x0 + 20, dy + 96, "small", DIM, role="legend")
+            self.box(qx0 + kv * step * 4 + step * 1.5, dy + fan, 28, 28, GREEN, None, radius=4)
+        kv_lab = self.text(T("KV heads (what the cheat sheet stores)"), x0 + 20, dy + fan + 36, "small", DIM,
+                           role="legend")
         y = kv_lab.sceneBoundingRect().bottom()
         note = T("Some models let some layers look only at a nearby stretch (sliding-window attention).")
         if place == "right":
@@ -175,7 +178,7 @@ class PrefillScene(TourScene):
             y = max(y, pill.sceneBoundingRect().bottom())
             if place in ("right-tight", "right-inline"):
                 _, y = self.para(note, x0 + 20, y + 8, pw - 40, "body", DIM, role="caption")
-            elif place == "left":
+            elif place in ("left", "left-low"):
                 _, ly = self.para(note, 40, left_y + 10, left_w, "body", DIM, role="caption")
                 self.badge("source", 40, ly + 6)
         self.box(x0, gy, pw, y + 12 - gy, PANEL, EDGE, z=0)
