@@ -22,13 +22,15 @@ class KVSizeScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         # the notes under the bars in the body style, else one step smaller, so that the bars keep their size
-        for style in ("body", "label", "small"):
-            if self.attempt(lambda: self._layout(ctx, style), bottom=SCENE_H - 4):
+        # the rows of bars as far apart as the page leaves room for (no empty band under them)
+        for gap in (40.0, 32.0, 24.0, 16.0, 10.0):
+            if self.attempt(lambda: self._layout(ctx, "body", gap), bottom=SCENE_H - 4):
                 return
-        self._layout(ctx, "small")
+        self._layout(ctx, "body", 10.0)
 
-    def _layout(self, ctx: dict, note_style: str) -> bool:
-        """The formula, the book and each model's cache as bars to scale, then the notes in ``note_style``."""
+    def _layout(self, ctx: dict, note_style: str, gap: float = 10.0) -> bool:
+        """The formula, the book and each model's cache as bars to scale (``gap`` between the rows), then the notes
+        in ``note_style``."""
         n = int(ctx.get("kv_tokens") or 2000)
         rows = (ctx.get("kv_table") or {}).get(n, [])
         book = float(ctx.get("llama_bytes") or 16_060_522_496)
@@ -36,8 +38,8 @@ class KVSizeScene(TourScene):
         # the formula on a line of its own (it wraps only where the scene is too narrow for it), its pills at the
         # right of the book's line below it
         _, y = self.para(T("KV cache = 2 × layers × KV heads × head dim × length × batch × bytes"), 40, top, 1520,
-                         "body", ACCENT, True, role="heading")
-        y += 10
+                         "heading", ACCENT, True, role="heading")
+        y += 14
         kinds = {r.get("kind", "formula") for r in rows}
         one_kind = len(kinds) == 1  # every row computed the same way: one pill says so, by the source's pill
         pill = self.badge("source", 1560, y, T("formula of the source, §09"), align="right")
@@ -53,11 +55,11 @@ class KVSizeScene(TourScene):
         full = 1520 - value_w - 20 - max(pills + [0.0]) - 20
         unit = full / biggest  # the book is 1 unit wide; every bar to the same scale
         book_lab, yb = self.para(T("the book: Llama 3 8B weights, FP16, {size}").format(size=fmt_bytes(book)), 40, y,
-                                 pill.sceneBoundingRect().left() - 60, "body", TEXT, role="legend")
-        y = max(yb, pill.sceneBoundingRect().bottom()) + 4
+                                 pill.sceneBoundingRect().left() - 60, "label", TEXT, role="legend")
+        y = max(yb, pill.sceneBoundingRect().bottom()) + 6
         bar = self.box(40, y, unit, 30, BLUE, None, radius=4)
         self.fade_in(bar, 0.1)
-        y += 30 + 12
+        y += 30 + gap + 4
         colors = [GREEN, RED, PURPLE, BLUE_LIGHT, ACCENT]
         for i, r in enumerate(rows):
             w = max(3.0, unit * fracs[i])
@@ -78,7 +80,7 @@ class KVSizeScene(TourScene):
             self.text(labels[i], 40 + w + 12, y, "body", TEXT, True, role="readout")
             if not one_kind:
                 self.badge(r.get("kind", "formula"), 1560, y, align="right")
-            y += vh + 10
+            y += vh + gap
         _, y = self.para(T("{n:,} tokens, one sequence; bars to scale against the book; GB = 1,000,000,000 bytes"
                            ).format(n=n), 40, y, 1520, note_style, DIM, role="caption")
         live = ctx.get("live_kv")
@@ -124,7 +126,7 @@ class StreamingScene(TourScene):
             kind = "illustrative"
         top = self.top
         lw = 940.0
-        head = self.text(T("What travels back, frame by frame"), 60, top + 10, "label", DIM, role="heading")
+        head = self.text(T("What travels back, frame by frame"), 60, top + 10, "heading", TEXT, True, role="heading")
         y = head.sceneBoundingRect().bottom() + 8
         last = max([t for _, t in toks] + [1.0])
         lh = self.lh("small") + 4
@@ -167,14 +169,14 @@ class StreamingScene(TourScene):
                      "instead of {short}.").format(n=st["long_prompt_tokens"], ms=fmt_ms(st["long_ttft_ms"]),
                                                    short=fmt_ms(st["ttft_ms"]))
             nx = x0
-            item, end = self.para(note, x0, y, cw, "label", TEXT, role="caption")
+            item, end = self.para(note, x0, y + 6, cw, "body", TEXT, role="caption")
             if end + self.lh("small", True) + 16 > SCENE_H - 8:  # no room under the cards (the pill would be cut)
                 self.removeItem(item)  # under the frames, where the left column leaves room
                 nx = 40.0
-                _, end = self.para(note, nx, left_bottom + 14, lw, "label", TEXT, role="caption")
+                _, end = self.para(note, nx, left_bottom + 14, lw, "body", TEXT, role="caption")
             self.badge("measured", nx, end + 6)
         else:
-            self.para(T("A 10,000-token system prompt that is not cached makes a long pause."), x0, y, cw, "label",
+            self.para(T("A 10,000-token system prompt that is not cached makes a long pause."), x0, y + 6, cw, "body",
                       TEXT, role="caption")
         return True
 
@@ -187,6 +189,15 @@ class ReasoningScene(TourScene):
     number = 11
 
     def draw(self, ctx: dict) -> None:
+        # the blocks as far apart as the page leaves room for (no empty band under them)
+        for air in (72.0, 56.0, 40.0, 24.0, 12.0):
+            if self.attempt(lambda: self._page(ctx, air), bottom=SCENE_H - 4):
+                return
+        self._page(ctx, 0.0)
+
+    def _page(self, ctx: dict, air: float) -> bool:
+        """The hidden and visible tokens, the trips each costs, the note and the time line, ``air`` more between
+        the blocks."""
         r = _analysis(ctx, "reasoning")
         if r:
             hidden, visible = r["hidden"], r["visible"]
@@ -213,8 +224,8 @@ class ReasoningScene(TourScene):
             self.pop_in(card, t)
             t += 0.06
             x += w + 6
-        y += (row_h or 40) + 6
-        vis = self.text(T("visible answer:"), 40, y + 8, "body", DIM, role="legend")
+        y += (row_h or 40) + 6 + air
+        vis = self.text(T("visible answer:"), 40, y + 8, "label", DIM, role="legend")
         x = vis.sceneBoundingRect().right() + 14
         for lab in visible:
             card, w = self.chip(lab, x, y - 4, PAPER, style="number")
@@ -222,26 +233,27 @@ class ReasoningScene(TourScene):
             t += 0.12
             x += w + 8
             y_vis = card.sceneBoundingRect().bottom()
-        y = max(y_vis if visible else y, vis.sceneBoundingRect().bottom()) + 30
+        y = max(y_vis if visible else y, vis.sceneBoundingRect().bottom()) + 30 + air
         # the trips each part costs: what is billed
         nh, nv = len(hidden), len(visible)
-        lab_w = max(self.measure(T("thinking: {n} trips").format(n=nh), "body").width(),
-                    self.measure(T("answer: {n} trips").format(n=nv), "body").width()) + 16
+        lab_w = max(self.measure(T("thinking: {n} trips").format(n=nh), "label").width(),
+                    self.measure(T("answer: {n} trips").format(n=nv), "label").width()) + 16
         full = 1520 - lab_w
         unit = full / max(1, nh + nv)
         for i, (name, count, color) in enumerate(((T("thinking: {n} trips").format(n=nh), nh, DIM),
                                                   (T("answer: {n} trips").format(n=nv), nv, GREEN))):
-            lab = self.text(name, 40, y, "body", color, role="legend")
-            bh = lab.boundingRect().height()
+            lab = self.text(name, 40, y, "label", color, role="legend")
+            bh = max(lab.boundingRect().height(), self.lh("body"))
             bar = self.box(40 + lab_w, y + 4, max(3.0, unit * count), bh - 8, color, None, radius=3)
             self.fade_in(bar, t + 0.2 * i)
             y += bh + 10
+        y += air
         # the note on billing and the time line: the largest layout that fits
-        for style, pill_right in (("body", False), ("body", True), ("label", False), ("label", True)):
+        for style, pill_right in (("body", False), ("body", True)):
             if self.attempt(lambda: self._tail(r, y, t, ttft, first_vis, len(hidden), style, pill_right),
                             bottom=SCENE_H - 4):
-                return
-        self._tail(r, y, t, ttft, first_vis, len(hidden), "label", True)
+                return True
+        return self._tail(r, y, t, ttft, first_vis, len(hidden), "body", True)
 
     def _tail(self, r, y: float, t: float, ttft, first_vis, n_hidden: int, style: str, pill_right: bool) -> bool:
         """What is billed (in ``style``), then the time line from the request to the first visible token, its
@@ -259,12 +271,12 @@ class ReasoningScene(TourScene):
             marks.append((ttft, T("first token (hidden): {ms}").format(ms=fmt_ms(ttft)), ORANGE))
         if first_vis is not None:  # None when the model stopped before its visible answer
             marks.append((first_vis, T("first visible token: {ms}").format(ms=fmt_ms(first_vis)), GREEN))
-        lh = self.lh(style, True)
+        lh = self.lh("label", True)
         placed = []
         for i, (tm, name, color) in enumerate(marks):
             xx = 40 + 1500 * tm / span
             self.line(xx, ty - 12, xx, ty + 12, color, 4)
-            item = self.text(name, xx, ty + 16, style, color, True, align="left" if xx < 1100 else "right",
+            item = self.text(name, xx, ty + 16, "label", color, True, align="left" if xx < 1100 else "right",
                              role="axis")
             while any(item.sceneBoundingRect().intersects(o) for o in placed):
                 item.setPos(item.pos().x(), item.pos().y() + lh + 2)

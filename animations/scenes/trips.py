@@ -7,6 +7,7 @@ it each scene draws illustrative numbers and says so.
 from __future__ import annotations
 
 import math
+import re
 
 from PySide6.QtGui import QColor, QImage
 
@@ -14,6 +15,13 @@ from animations.scenes.base import (
     ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, RED, SCENE_H, TEXT, T, TourScene,
     fmt_bytes, fmt_ms, px, seq_color,
 )
+
+
+def _set(text: str) -> str:
+    """``text`` with no line break between a number and its unit ("4 倍", "8 ms") nor beside a spaced operator
+    ("Σ(8+i) = 69", "1 + 2"): a formula wraps only between its parts."""
+    from animations.textset import keep_units
+    return re.sub(r" ([=+×÷≈→]) ", "\u00a0\\1\u00a0", keep_units(text))
 
 
 def _analysis(ctx: dict, kind: str) -> dict | None:
@@ -96,7 +104,7 @@ class PrefillScene(TourScene):
         # the right column: measured prefill times, then grouped-query attention; the sliding-window note under
         # the map when the column has no room for it
         left_y = y
-        for place in ("right", "right-tight", "right-inline", "left"):
+        for place in ("right", "right-tight", "right-inline", "left", "left-low"):
             if self.attempt(lambda: self._right(ctx, x0, place, left_y, left_w), bottom=SCENE_H - 4):
                 break
         else:  # a long question's map fills the left column: the aside on sliding windows is left out
@@ -109,19 +117,19 @@ class PrefillScene(TourScene):
         its pill under the map's, from ``left_y``) or "none" (no note)."""
         pw = 1560 - x0
         y = self.top
-        head, y = self.para(T("One trip reads the whole question"), x0 + 20, y + 8, pw - 40, "body", TEXT, True,
+        head, y = self.para(T("One trip reads the whole question"), x0 + 20, y + 10, pw - 40, "heading", TEXT, True,
                             role="heading")
         p = _analysis(ctx, "prefill")
         rows = ([(p["short_tokens"], p["short_ms"]), (p["long_tokens"], p["long_ms"])] if p
                 else [(14, 8.0), (384, 60.0)])
         top_ms = max(ms for _, ms in rows) or 1.0
-        name_w = max(self.measure(T("{n} tokens").format(n=tk), "label").width() for tk, _ in rows) + 16
+        name_w = max(self.measure(T("{n} tokens").format(n=tk), "small").width() for tk, _ in rows) + 16
         ms_w = max(self.measure(fmt_ms(ms), "label").width() for _, ms in rows) + 12
         full = pw - 40 - name_w - ms_w
         y += 10
         for i, (tokens, ms) in enumerate(rows):
-            lab = self.text(T("{n} tokens").format(n=tokens), x0 + 20, y, "label", TEXT, role="axis")
-            bh = lab.boundingRect().height()
+            self.text(T("{n} tokens").format(n=tokens), x0 + 20, y, "small", TEXT, role="axis")
+            bh = self.lh("label")
             bar = self.box(x0 + 20 + name_w, y, max(4.0, full * ms / top_ms), bh, ORANGE, None, radius=4)
             self.fade_in(bar, 0.5 + 0.3 * i)
             self.text(fmt_ms(ms), x0 + 20 + name_w + full * ms / top_ms + 8, y, "label", TEXT, role="readout")
@@ -131,12 +139,16 @@ class PrefillScene(TourScene):
                        ).sceneBoundingRect().bottom()
         self.box(x0, self.top, pw, y + 12 - self.top, PANEL, EDGE, z=0)
         # grouped-query attention
-        gy = y + 24
-        _, y = self.para(T("Llama 3 8B: 32 query heads share 8 KV heads → the cheat sheet is 4× smaller"),
-                         x0 + 20, gy + 10, pw - 40, "label", TEXT, True, role="heading")
+        low = place in ("left-low", "none")  # the fan from query heads to KV heads drawn lower (less tall)
+        fan = 36.0 if low else 60.0
+        gy = y + (14 if low else 24)
+        _, y = self.para(T("Grouped-query attention"), x0 + 20, gy + 10, pw - 40, "heading", TEXT, True,
+                         role="heading")
+        _, y = self.para(_set(T("Llama 3 8B: 32 query heads share 8 KV heads → the cheat sheet is 4× smaller")),
+                         x0 + 20, y + 4, pw - 40, "body", TEXT, role="caption")
         q_lab = self.text(T("query heads"), x0 + 20, y + 6, "small", DIM, role="legend")
         qx0, qw = x0 + 40, pw - 80  # the row of query heads
-        if place in ("right-inline", "none"):  # the name before the row, level with it
+        if place in ("right-inline", "left-low", "none"):  # the name before the row, level with it
             qr = q_lab.sceneBoundingRect()
             dy = qr.center().y() - 7
             qx0 = qr.right() + 16
@@ -148,15 +160,16 @@ class PrefillScene(TourScene):
             qx = qx0 + qh * step
             dot = self.box(qx, dy, 14, 14, BLUE_LIGHT, None, radius=7)
             kvx = qx0 + (qh // 4) * (step * 4) + step * 1.5
-            self.line(qx + 7, dy + 14, kvx + 14, dy + 60, QColor(134, 170, 211, 120), 1.5)
+            self.line(qx + 7, dy + 14, kvx + 14, dy + fan, QColor(134, 170, 211, 120), 1.5)
             self.fade_in(dot, 0.4 + 0.02 * qh)
         for kv in range(8):
-            self.box(qx0 + kv * step * 4 + step * 1.5, dy + 60, 28, 28, GREEN, None, radius=4)
-        kv_lab = self.text(T("KV heads (what the cheat sheet stores)"), x0 + 20, dy + 96, "small", DIM, role="legend")
+            self.box(qx0 + kv * step * 4 + step * 1.5, dy + fan, 28, 28, GREEN, None, radius=4)
+        kv_lab = self.text(T("KV heads (what the cheat sheet stores)"), x0 + 20, dy + fan + 36, "small", DIM,
+                           role="legend")
         y = kv_lab.sceneBoundingRect().bottom()
         note = T("Some models let some layers look only at a nearby stretch (sliding-window attention).")
         if place == "right":
-            _, y = self.para(note, x0 + 20, y + 8, pw - 40, "small", DIM, role="caption")
+            _, y = self.para(note, x0 + 20, y + 8, pw - 40, "body", DIM, role="caption")
             y = self.badge("source", x0 + 20, y + 6).sceneBoundingRect().bottom()
         else:  # the source's pill beside the KV heads' name, at the panel's right edge
             pill = self.badge("source", x0 + pw - 20, kv_lab.sceneBoundingRect().top(), align="right")
@@ -164,9 +177,9 @@ class PrefillScene(TourScene):
                 pill.setPos(x0 + 20, y + 6)
             y = max(y, pill.sceneBoundingRect().bottom())
             if place in ("right-tight", "right-inline"):
-                _, y = self.para(note, x0 + 20, y + 8, pw - 40, "small", DIM, role="caption")
-            elif place == "left":
-                _, ly = self.para(note, 40, left_y + 10, left_w, "small", DIM, role="caption")
+                _, y = self.para(note, x0 + 20, y + 8, pw - 40, "body", DIM, role="caption")
+            elif place in ("left", "left-low"):
+                _, ly = self.para(note, 40, left_y + 10, left_w, "body", DIM, role="caption")
                 self.badge("source", 40, ly + 6)
         self.box(x0, gy, pw, y + 12 - gy, PANEL, EDGE, z=0)
         return True
@@ -220,6 +233,42 @@ def reshape(ctx: dict) -> list[float]:
     return probs
 
 
+LOST = "\u25a1"  # the poems corpus writes this where a character of the old text is lost (not a missing glyph)
+
+
+def shown_label(label: str) -> str:
+    """A candidate's label as the page shows it: the poems corpus' lost-character sign as what it means
+    ("⟨lost⟩" / "⟨缺字⟩"), never the bare sign."""
+    return label.replace(LOST, "⟨" + T("lost") + "⟩") if LOST in label else label
+
+
+def _whitespace(label: str) -> bool:
+    from animations.token_text import WHITESPACE_MARKS
+    core = label.replace(" ", "")
+    return bool(core) and all(c in WHITESPACE_MARKS for c in core)
+
+
+def rows(labels: list[str], logits: list[float]) -> list[tuple[str, list[int], str]]:
+    """The candidates as the page's rows, likeliest first: (what the row shows, the candidates it sums, its role).
+
+    A word or sign is a row of its own (role "token": the model's own token). The whitespace tokens (a space, a
+    line break, runs of them: ␣ ↵ ↵↵␣␣ …) share one row, as do the poems corpus' lost-character signs: the page is
+    about drawing words, and twenty kinds of blank would fill it. A group of one is shown as its token."""
+    order = sorted(range(len(logits)), key=lambda i: -logits[i])
+    blank = [i for i in order if _whitespace(labels[i])]
+    lost = [i for i in order if LOST in labels[i] and i not in blank]
+    out: list[tuple[float, str, list[int], str]] = []
+    for members, name in ((blank, T("spaces, line breaks ({n})")), (lost, T("lost characters ({n})"))):
+        if len(members) == 1:
+            out.append((logits[members[0]], shown_label(labels[members[0]]), members, "token"))
+        elif members:
+            out.append((logits[members[0]], name.format(n=len(members)), members, "axis"))
+    grouped = set(blank) | set(lost)
+    out += [(logits[i], shown_label(labels[i]), [i], "token") for i in order if i not in grouped]
+    out.sort(key=lambda r: -r[0])
+    return [(text, members, role) for _, text, members, role in out]
+
+
 class SamplingScene(TourScene):
     """§6: the live model's next-token candidates as bars, reshaped by the sliders; a draw; the same odds at
     three temperatures."""
@@ -227,59 +276,61 @@ class SamplingScene(TourScene):
     title = "Drawing lots (sampling)"
     number = 6
 
-    LEFT_W = 880.0  # the candidates' column; the rest is the panel on why and how the draw is shaped
+    LEFT_W = 700.0  # the candidates' column; the rest is the panel on why and how the draw is shaped
 
     def draw(self, ctx: dict) -> None:
-        # the candidates in the largest bar style that leaves room for the drawn token and the pill: the best 8,
+        # the candidates in the largest style that leaves room for the drawn token and the pill: the best 8 rows,
         # or the best 6 when a small view makes the text large
-        for bs, n in (("body", 8), ("label", 8), ("body", 6), ("label", 6), ("small", 8), ("small", 6)):
+        for bs, n in (("label", 8), ("small", 8), ("label", 6), ("small", 6)):
             if self.attempt(lambda: self._candidates(ctx, bs, n), bottom=SCENE_H - 4):
                 break
         else:
             self._candidates(ctx, "small", 6)
-        # the panel: the reason at label size with the three temperatures' chart, else without it, else smaller
-        for why_style, chart in (("label", True), ("label", False), ("small", False)):
-            if self.attempt(lambda: self._why(ctx, why_style, chart), bottom=SCENE_H - 4):
+        # the panel: the reason with the three temperatures' chart, else without it
+        for chart in (True, False):
+            if self.attempt(lambda: self._why(ctx, "body", chart), bottom=SCENE_H - 4):
                 return
-        self._why(ctx, "small", False)
+        self._why(ctx, "body", False)
 
     def _candidates(self, ctx: dict, bs: str, n: int = 8) -> bool:
-        """The ``n`` likeliest next-token candidates as bars (labels and figures in style ``bs``), the drawn one,
-        the pill."""
+        """The ``n`` likeliest rows of next-token candidates (``rows``) as bars (labels and figures in style
+        ``bs``), the drawn one, the pill."""
         labels, logits, live = candidates(ctx)
         probs = reshape(ctx)
         s = ctx.get("sampling") or {}
         drawn = s.get("drawn")
-        order = sorted(range(len(probs)), key=lambda i: -logits[i])[:n]
-        if drawn is not None and drawn not in order and 0 <= drawn < len(labels):
-            order[-1] = drawn  # the drawn token keeps its bar
+        if drawn is not None and not 0 <= drawn < len(labels):
+            drawn = None
+        table = rows(labels, logits)
+        shown = table[:n]
+        if drawn is not None and not any(drawn in m for _, m, _ in shown):
+            shown[-1] = next(r for r in table if drawn in r[1])  # the drawn token keeps its bar
         prompt = ctx.get("prompt", "")
         tail = prompt if len(prompt) < 40 else "…" + prompt[-38:]
         left_w = self.LEFT_W
         _, y = self.para(T("After “{tail}”, the next token could be:").format(tail=tail), 40, self.top, left_w,
                          "body", TEXT, role="caption")
-        lab_w = max([self.measure(labels[i], bs).width() for i in order] + [40.0]) + 16
+        lab_w = max([self.measure(text, bs).width() for text, _, _ in shown] + [40.0]) + 16
         x0 = 40 + lab_w
         pct_w = self.measure("100.0%", bs).width() + 14
         full = 40 + left_w - x0 - pct_w
         bh = self.lh(bs)
-        y += 10
-        for r, i in enumerate(order):
-            p = probs[i]
-            color = ACCENT if drawn == i else (BLUE_LIGHT if p > 0 else QColor("#3a4652"))
-            self.text(labels[i], x0 - 16, y, bs, TEXT if p > 0 else DIM, align="right", role="axis")
-            bar = self.box(x0, y + 2, max(3.0, full * p), bh - 4, color, None, radius=5)
+        y += 14
+        for r, (text, members, role) in enumerate(shown):
+            p = sum(probs[i] for i in members)
+            color = ACCENT if drawn in members else (BLUE_LIGHT if p > 0 else QColor("#3a4652"))
+            self.text(text, x0 - 16, y, bs, TEXT if p > 0 else DIM, align="right", role=role)
+            bar = self.box(x0, y + 3, max(3.0, full * p), bh - 6, color, None, radius=5)
             self.pop_in(bar, 0.2 + 0.1 * r)
-            shown = (f"{100 * p:.1f}%" if p >= 0.0005 else "<0.1%") if p > 0 else T("cut")  # never a bare 0.0 %
-            self.text(shown, x0 + max(3.0, full * p) + 12, y, bs,
-                      TEXT if p > 0 else DIM, role="readout")
-            y += bh + 8
+            figure = (f"{100 * p:.1f}%" if p >= 0.0005 else "<0.1%") if p > 0 else T("cut")  # never a bare 0.0 %
+            self.text(figure, x0 + max(3.0, full * p) + 12, y, bs, TEXT if p > 0 else DIM, role="readout")
+            y += bh + 12
         a = _analysis(ctx, "next_token")
         note = T("top 50 of {v:,}, renormalised").format(v=a["vocab_size"]) if a else T("model not loaded")
         kind = "measured" if live else "illustrative"
-        if drawn is not None and 0 <= drawn < len(labels):
-            d = self.text(T("Drawn: {tok}").format(tok=labels[drawn]), x0, y + 2, "number", ACCENT, True,
-                          role="readout")
+        if drawn is not None:
+            d = self.text(T("Drawn: {tok}").format(tok=shown_label(labels[drawn])), x0, y + 2, "number", ACCENT,
+                          True, role="readout")
             dr = d.sceneBoundingRect()
             pill = self.badge(kind, 40 + left_w, dr.center().y() - (self.lh("small", True) + px("small") * 0.3) / 2,
                               note, align="right")
@@ -287,10 +338,10 @@ class SamplingScene(TourScene):
                 pill.setPos(40, dr.bottom() + 8)
         else:
             pill = self.badge(kind, 40, y + 10, note, max_w=left_w)
-        if any("□" in labels[i] for i in order):  # not a missing glyph: the poems mark a lost character so
-            self.para(T("□ is a character lost from the old texts; the poems corpus marks it so, and the model "
-                        "learnt it"), 40, pill.sceneBoundingRect().bottom() + 6, left_w, "small", DIM,
-                      role="legend")
+        if any(LOST in labels[i] for _, m, _ in shown for i in m):  # not a missing glyph: a sign of the corpus
+            self.para(T("⟨lost⟩: a character lost from the old texts; the poems corpus marks the gap with a sign, "
+                        "and the model learnt to write it"), 40, pill.sceneBoundingRect().bottom() + 8, left_w,
+                      "small", DIM, role="legend")
         return True
 
     def _why(self, ctx: dict, style: str, chart: bool) -> bool:
@@ -310,24 +361,25 @@ class SamplingScene(TourScene):
                              "text dull and repetitive: it can loop for ever. Drawing keeps some variety. Temperature "
                              "below 1 sharpens the odds, above 1 flattens them; top-k keeps the k best; top-p keeps "
                              "the fewest tokens whose odds add up to p. Reasoning models often use a lower "
-                             "temperature."), rx + 20, panel_top + 14, rw - 40, style, TEXT, role="caption")
+                             "temperature.").replace("top-", "top\u2011"), rx + 20, panel_top + 14, rw - 40, style, TEXT,
+                         role="caption")  # "top-p" and "top-k" never break at their hyphen
         self.fade_in(why, 0.8)
         if chart:
-            _, y = self.para(T("The same odds at three temperatures:"), rx + 20, y + 14, rw - 40, "label", ACCENT,
+            _, y = self.para(T("The same odds at three temperatures"), rx + 20, y + 18, rw - 40, "heading", ACCENT,
                              True, role="heading")
             temps = (0.5, 1.0, 2.0)
             col_w = (rw - 40) / 3
             chart_h = SCENE_H - 4 - 12 - 14 - y - self.lh("small") - 10
-            if chart_h < 60:  # too flat to read
+            if chart_h < 48:  # too flat to read
                 return False
             labels, logits, _ = candidates(ctx)
-            first5 = sorted(range(len(logits)), key=lambda i: -logits[i])[:5]
+            first5 = [members for _, members, _ in rows(labels, logits)[:5]]  # the candidates' first five rows
             for c, temp in enumerate(temps):
                 pr = reshape(dict(ctx, sampling={"temperature": temp, "top_k": 0, "top_p": 1.0}))
                 cx = rx + 20 + c * col_w
                 bw = (col_w - 24) / max(1, len(first5))
-                for j, i in enumerate(first5):
-                    h = max(2.0, chart_h * pr[i])
+                for j, members in enumerate(first5):
+                    h = max(2.0, chart_h * sum(pr[i] for i in members))
                     bar = self.box(cx + j * bw, y + 10 + chart_h - h, bw - 4, h, BLUE_LIGHT if j else ACCENT, None,
                                    radius=2)
                     self.fade_in(bar, 1.0 + 0.2 * c)
@@ -350,12 +402,12 @@ class DecodeScene(TourScene):
         # the source's arithmetic
         lw = 700.0
         y = top + 10
-        h1 = self.text(T("A big model on a big GPU"), 60, y, "label", DIM, role="heading")
+        h1 = self.text(T("A big model on a big GPU"), 60, y, "heading", TEXT, True, role="heading")
         y = h1.sceneBoundingRect().bottom() + 6
         big = self.text("16 GB ÷ 2 TB/s ≈ 8 ms", 60, y, "heading", ACCENT, True, role="readout")
         y = big.sceneBoundingRect().bottom() + 6
         _, y = self.para(T("Llama 3 8B in FP16, read once per token by an A100 (about 2 TB/s)"), 60, y, lw - 40,
-                         "label", TEXT, role="caption")
+                         "body", TEXT, role="caption")
         y = self.badge("formula", 60, y + 6, T("this page's check; the bandwidth is not the source's"),
                        max_w=lw - 40).sceneBoundingRect().bottom()
         src = self.text(T("The source: 5–10 ms per step"), 60, y + 12, "body", TEXT, role="caption")
@@ -364,32 +416,41 @@ class DecodeScene(TourScene):
         self.box(40, top, lw, y + 14 - top, PANEL, EDGE, z=0)
         left_bottom = y + 14
         # this computer: the tallest chart and largest notes that fit
-        for bh, style in ((220.0, "label"), (170.0, "label"), (130.0, "label"), (130.0, "small"), (90.0, "small")):
-            if self.attempt(lambda: self._computer(ctx, top, bh, style), bottom=SCENE_H - 4):
+        right_bottom = None
+        for bh in (380.0, 330.0, 290.0, 250.0, 210.0, 170.0, 130.0, 90.0):
+            right_bottom = self.attempt(lambda: self._computer(ctx, top, bh, "body"), bottom=SCENE_H - 4)
+            if right_bottom:
                 break
         else:
-            self._computer(ctx, top, 70.0, "small")
+            right_bottom = self._computer(ctx, top, 70.0, "body")
         # tokens written one per trip
         st = _analysis(ctx, "stream")
         labels = [t["label"] for t in st["tokens"]] if st else ["One", "␣trip", ",", "␣one", "␣token", "."]
-        y = left_bottom + 16
-        cap = self.text(T("one trip → one token:"), 40, y, "label", DIM, role="caption")
-        y = cap.sceneBoundingRect().bottom() + 8
+        y = left_bottom + 24
+        cap = self.text(T("one trip → one token:").rstrip(":："), 40, y, "heading", TEXT, True, role="heading")
+        y = cap.sceneBoundingRect().bottom() + 10
         x = 40.0
+        row = [cap]
         for i, lab in enumerate(labels[:12]):
             card, w = self.chip(lab, x, y, PAPER, style="number", sub=T("trip {i}").format(i=i + 1), min_w=60)
             if x + w > 740 or card.sceneBoundingRect().bottom() > SCENE_H - 4:
                 self.removeItem(card)
                 break
             self.pop_in(card, 0.6 + 0.25 * i)
+            row.append(card)
             x += w + 8
+        # the row of tokens ends level with the right panel (no empty band under the left column)
+        low = max(it.sceneBoundingRect().bottom() for it in row)
+        dy = min(SCENE_H - 4 - low, max(0.0, float(right_bottom) - low))
+        for it in row:
+            it.moveBy(0, dy)
 
     def _computer(self, ctx: dict, top: float, bh: float, style: str) -> bool:
         """The right panel: this computer's measured trips as bars ``bh`` tall, the floor, the notes in ``style``."""
         d = _analysis(ctx, "decode")
         rx, rw = 780.0, 780.0
         y = top + 10
-        h2 = self.text(T("This computer, this model"), rx + 20, y, "label", DIM, role="heading")
+        h2 = self.text(T("This computer, this model"), rx + 20, y, "heading", TEXT, True, role="heading")
         y = h2.sceneBoundingRect().bottom() + 6
         if d:
             ms_all = d["decode_ms_all"][:24]
@@ -411,7 +472,7 @@ class DecodeScene(TourScene):
                 self.line(bx, fy, bx + rw - 80, fy, RED, 3, dash=True)
             y = by + bh + 8
             _, y = self.para(T("each bar: one trip, one new token · median {ms}").format(ms=fmt_ms(d["decode_ms"])),
-                             rx + 20, y, rw - 40, "label", TEXT, role="caption")
+                             rx + 20, y, rw - 40, "label", TEXT, role="legend")
             y = self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom()
             if floor and d["decode_ms"] > 2 * floor:
                 _, y = self.para(T("Here a trip takes {x:.0f}× the floor: a book this small is read in no time, and "
@@ -426,7 +487,7 @@ class DecodeScene(TourScene):
             t1 = self.text(T("Start the engine to measure a trip here."), rx + 20, y, "body", TEXT, role="caption")
             y = self.badge("illustrative", rx + 20, t1.sceneBoundingRect().bottom() + 8).sceneBoundingRect().bottom()
         self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)
-        return True
+        return y + 14  # the panel's bottom
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -443,7 +504,7 @@ class KVCacheScene(TourScene):
         # the grids' rows a line of small text tall and more, else just that; the notes in the label style, else
         # the small one; each pill below its text, else beside it
         full, tight = max(28.0, self.lh("small") + 4), self.lh("small")
-        tries = [(row_h, style, beside) for row_h in (full, tight) for style in ("label", "small")
+        tries = [(row_h, style, beside) for row_h in (full + 8, full, tight) for style in ("body",)
                  for beside in (False, True)]
         for row_h, style, beside in tries:
             if self.attempt(lambda: self._left(counted, row_h, style, beside), bottom=SCENE_H - 4):
@@ -468,7 +529,7 @@ class KVCacheScene(TourScene):
         bottoms = []
         for col, (title, cached) in enumerate(((T("Without the cheat sheet"), False), (T("With the cheat sheet"), True))):
             x0 = 40.0 + col * 520
-            _, y = self.para(title, x0, top, 500, "body", TEXT, True, role="heading")
+            _, y = self.para(title, x0, top, 500, "heading", TEXT, True, role="heading")
             y += 6
             for i in range(1, S + 1):
                 self.text(T("step {i}").format(i=i), x0, y, "small", DIM, role="axis")
@@ -487,9 +548,9 @@ class KVCacheScene(TourScene):
 
     def _notes(self, y: float, left_w: float, counted: dict | None, style: str, beside: bool) -> bool:
         """How the grids' totals come about, their pills, and the 500-token case with its formula pill, from y."""
-        _, y = self.para(T("8-token question, 6 steps after the first token: without, step i recomputes 8 + i rows, "
-                           "Σ(8+i) for i = 1…6 = 69; with, one new row per step = 6."), 40, y, left_w, style, TEXT,
-                         role="caption")
+        _, y = self.para(_set(T("8-token question, 6 steps after the first token: without, step i recomputes 8 + i "
+                                "rows, Σ(8+i) for i = 1…6 = 69; with, one new row per step = 6.")), 40, y, left_w,
+                         style, TEXT, role="caption")
         pills = [self.badge("source", 40, y + 6, T("the source draws only 6 steps: an illustration"), max_w=left_w)]
         if counted:
             r = pills[0].sceneBoundingRect()
@@ -499,7 +560,8 @@ class KVCacheScene(TourScene):
                 p2.setPos(40, r.bottom() + 6)
             pills.append(p2)
         y = max(p.sceneBoundingRect().bottom() for p in pills) + 12
-        big = T("A 500-token answer: 1 + 2 + … + 500 = 125,250 rows without it, 500 with it: O(500²) against 500.")
+        big = _set(T("A 500-token answer: 1 + 2 + … + 500 = 125,250 rows without it, 500 with it: O(500²) against "
+                     "500."))
         if beside:  # the pill right-aligned on the sentence's first line, the sentence wrapped before it
             pill = self.badge("formula", 40 + left_w, y, align="right")
             self.para(big, 40, y, left_w - pill.boundingRect().width() - 16, style, TEXT, role="caption")
@@ -513,8 +575,8 @@ class KVCacheScene(TourScene):
         trips as bars ``chart_h`` tall."""
         # the visitor's answer, both ways, measured
         rx, rw = 1090.0, 470.0
-        _, y = self.para(T("Your question, {n} new tokens").format(n=k.get("new_tokens", k["steps"]) if k else 24), rx + 20, top + 10,
-                         rw - 40, "body", TEXT, True, role="heading")
+        _, y = self.para(T("Your question, {n} new tokens").format(n=k.get("new_tokens", k["steps"]) if k else 24),
+                         rx + 20, top + 10, rw - 40, "heading", TEXT, True, role="heading")
         if k:
             wo, wi = k["without_ms"], k["with_ms"]
             top_ms = max(wo + wi + [0.1])
@@ -522,7 +584,7 @@ class KVCacheScene(TourScene):
                                                                (wi, GREEN, T("with"), k["with_total_ms"]))):
                 words = (T("{name}: {ms} in all, median of {n} runs").format(name=name, ms=fmt_ms(total), n=k["runs"])
                          if k.get("runs") else T("{name}: {ms} in all").format(name=name, ms=fmt_ms(total)))
-                lab, y0 = self.para(words, rx + 20, y + 10, rw - 40, "label", color, role="legend")
+                lab, y0 = self.para(words, rx + 20, y + 10, rw - 40, "small", color, role="legend")
                 y0 += 6
                 bw = (rw - 40) / max(1, len(series))
                 for i, ms in enumerate(series):

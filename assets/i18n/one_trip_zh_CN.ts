@@ -1762,6 +1762,30 @@
         <source>The same sentence, other numbers</source>
         <translation>同一句话，不同的编号</translation>
     </message>
+    <message>
+        <source>lost</source>
+        <translation>缺字</translation>
+    </message>
+    <message>
+        <source>spaces, line breaks ({n})</source>
+        <translation>空格、换行（{n} 个）</translation>
+    </message>
+    <message>
+        <source>lost characters ({n})</source>
+        <translation>缺字（{n} 个）</translation>
+    </message>
+    <message>
+        <source>The same odds at three temperatures</source>
+        <translation>同一组概率，换三个温度</translation>
+    </message>
+    <message>
+        <source>⟨lost⟩: a character lost from the old texts; the poems corpus marks the gap with a sign, and the model learnt to write it</source>
+        <translation>⟨缺字⟩：古籍里缺失的字；诗词语料在缺处留了记号，模型也学会了写它</translation>
+    </message>
+    <message>
+        <source>Grouped-query attention</source>
+        <translation>分组查询注意力（GQA）</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
