@@ -81,8 +81,8 @@ class BatchingScene(TourScene):
         reason = _batching_why_not(b) if b else None
         # the page's budget, top to bottom: two charts (heading + one row per seat), the legend, the pill, and
         # the two panels below (or the measured verdict, which takes their place when it is said)
-        head_h = self.lh("body", True)
-        legend_h = self.measure(legend, "label").height() * (2 if self.measure(legend, "label").width() > 1520
+        head_h = self.lh("heading", True)
+        legend_h = self.measure(legend, "small").height() * (2 if self.measure(legend, "small").width() > 1520
                                                              else 1)
         pill_h = self.lh("small", True) + px("small") * 0.3
         panel_h = self._panel_height()
@@ -97,7 +97,7 @@ class BatchingScene(TourScene):
         cell_h = min(text_h + (16 if n_seats <= 2 else 2), room) if letters else max(18.0, min(32.0, room))
         y = self.top
         for m, mode in enumerate(("static", "continuous")):
-            head = self.text(names[mode], 40, y, "body", TEXT, True, role="heading")
+            head = self.text(names[mode], 40, y, "heading", TEXT, True, role="heading")
             y0 = head.sceneBoundingRect().bottom() + 2
             seats: dict[str, int] = {}
             for i, rows in enumerate(modes[mode]):
@@ -123,7 +123,7 @@ class BatchingScene(TourScene):
                 self.text(spreads[mode], 1560, ro.sceneBoundingRect().bottom() + 2, "label", DIM, align="right",
                           role="readout")
             y = y0 + n_seats * (cell_h + gap) + 6
-        _, y = self.para(legend, 40, y, 1520, "label", DIM, role="legend")
+        _, y = self.para(legend, 40, y, 1520, "small", DIM, role="legend")
         pill = self.badge("measured" if b else "illustrative", 40, y + 4, pill_note)
         y = pill.sceneBoundingRect().bottom()
         if reason:  # the figures disagree with the lesson: said as large as the figures, with the measured reason
@@ -134,10 +134,11 @@ class BatchingScene(TourScene):
         self._panels(b, py, max(panel_h, SCENE_H - 8 - py))
 
     def _panel_height(self) -> float:
-        """Height of the two panels under the charts: a heading (the block table's on two lines), then one
-        row (the block table's pages; the two kinds of GPU, each with what bounds it)."""
-        left = 2 * self.lh("label", True) + 6 + self.lh("label") + 6
-        right = self.lh("label", True) + 10 + self.lh("label") + 8 + 4 + self.lh("small")
+        """Height of the two panels under the charts: a heading and a line under it (the block table's: what it
+        shows), then one row (the block table's pages; the two kinds of GPU, each with what bounds it)."""
+        head = self.lh("heading", True)
+        left = head + 2 + self.lh("small") + 8 + self.lh("label") + 6
+        right = head + 10 + self.lh("small") + px("small") * 0.6 + 4 + self.lh("small")
         return 8 + max(left, right) + 10
 
     def _panels(self, b: dict | None, py: float, ph: float) -> None:
@@ -145,20 +146,22 @@ class BatchingScene(TourScene):
         from ``py``, ``ph`` tall."""
         lw = 680.0  # the block table's panel; the disaggregation's takes the rest of the row
         self.box(40, py, lw, ph, PANEL, EDGE)
-        _, ty = self.para(T("Block table (PagedAttention): each request's pages of the cheat sheet"), 60, py + 8, lw - 40,
-                          "label", TEXT, True, role="heading")
+        head = self.text(T("Block table (PagedAttention)"), 60, py + 8, "heading", TEXT, True, role="heading")
+        _, ty = self.para(T("each request's pages of the cheat sheet"), 60, head.sceneBoundingRect().bottom() + 2,
+                          lw - 40, "small", DIM, role="legend")
         tables = (b or {}).get("block_tables") or {"A": [0, 1], "C": [2, 3, 4]}
         bh = self.lh("label") + 6
         bw = max(self.measure(str(blk), "label").width() for blocks in tables.values() for blk in blocks[:8]) + 16
-        x, yy = 60.0, ty + 6
+        x, yy = 60.0, ty + 8
         for rid, blocks in tables.items():  # one entry per request, left to right, wrapping while rows fit
             shown = blocks[:8]
-            need = self.measure(rid, "label", True).width() + 8 + len(shown) * (bw + 4)
+            need = self.measure(rid, "small", True).width() + 8 + len(shown) * (bw + 4)
             if x > 60 and x + need > 20 + lw:
                 x, yy = 60.0, yy + bh + 6
             if yy + bh > py + ph - 6 or x + need > 20 + lw:
                 break
-            lab = self.text(rid, x, yy + 3, "label", REQ_COLORS.get(rid, BLUE), True, role="label")
+            lab = self.text(rid, x, yy + (bh - self.lh("small", True)) / 2, "small", REQ_COLORS.get(rid, BLUE), True,
+                            role="label")
             x = lab.sceneBoundingRect().right() + 8
             for blk in shown:
                 c = self.box(x, yy, bw, bh, PANEL, REQ_COLORS.get(rid, BLUE), radius=4)
@@ -168,12 +171,13 @@ class BatchingScene(TourScene):
         # disaggregation: the GPUs that read (compute-bound) hand the cache to the GPUs that write (memory-bound)
         x0, rw = 40 + lw + 20, 1520 - lw - 20
         self.box(x0, py, rw, ph, PANEL, EDGE)
-        head = self.text(T("Prefill/decode disaggregation"), x0 + 20, py + 8, "label", TEXT, True, role="heading")
-        self.badge("illustrative", x0 + rw - 20, py + 8, align="right")
+        head = self.text(T("Prefill/decode disaggregation"), x0 + 20, py + 8, "heading", TEXT, True, role="heading")
+        pill = self.badge("illustrative", x0 + rw - 20, py + 8, align="right")
+        pill.setY(head.sceneBoundingRect().center().y() - pill.boundingRect().height() / 2)
         gy = head.sceneBoundingRect().bottom() + 10
-        g1 = self.tag(T("GPUs that read"), x0 + 20, gy, "label", QColor(224, 138, 30, 60), ORANGE, role="label",
+        g1 = self.tag(T("GPUs that read"), x0 + 20, gy, "small", QColor(224, 138, 30, 60), ORANGE, role="label",
                       pad=8)
-        g2 = self.tag(T("GPUs that write"), x0 + rw - 20, gy, "label", QColor(74, 116, 163, 90), BLUE_LIGHT,
+        g2 = self.tag(T("GPUs that write"), x0 + rw - 20, gy, "small", QColor(74, 116, 163, 90), BLUE_LIGHT,
                       align="right", role="label", pad=8)
         r1, r2 = g1.sceneBoundingRect(), g2.sceneBoundingRect()
         for r, why in ((r1, T("compute-bound")), (r2, T("memory-bound"))):  # under its GPUs, inside the panel
@@ -182,11 +186,10 @@ class BatchingScene(TourScene):
             self.text(why, cx, r.bottom() + 4, "small", DIM, align="center", role="label")
         kv, cy = T("KV cache over NVLink / RDMA"), r1.center().y()
         room = r2.left() - r1.right() - 16
-        style = next((st for st in ("label", "small") if self.measure(kv, st).width() <= room), "small")
         self.arrow(r1.right() + 8, cy, r2.left() - 8, cy, ACCENT, 3)
         mid = (r1.right() + r2.left()) / 2
-        if self.measure(kv, style).width() <= room:  # under the arrow, between the two kinds of GPU
-            self.text(kv, mid, cy + 6, style, ACCENT, align="center", role="label")
+        if self.measure(kv, "small").width() <= room:  # under the arrow, between the two kinds of GPU
+            self.text(kv, mid, cy + 6, "small", ACCENT, align="center", role="label")
         else:
             self.para(kv, mid, cy + 6, room, "small", ACCENT, role="label", align="center")
 
@@ -216,12 +219,13 @@ class SpeculativeScene(TourScene):
         below = self._below_rows(s if live else None, lw)
         block_h = max([i.sceneBoundingRect().bottom() for i in below] + [0.0])
         t = 0.3
-        trip_w = max(self.measure(T("trip {i}").format(i=len(passes)), "label").width(), 40) + 14
+        trip_w = max(self.measure(T("trip {i}").format(i=len(passes)), "small").width(), 40) + 14
         row_h = self.lh("label") + px("small") * 0.45 + 8  # a chip (``chip``) and the gap under it
         for r, (labels, accepted, proposed) in enumerate(passes):
             if r >= 2 and y + row_h > SCENE_H - 8 - block_h:
                 break
-            self.text(T("trip {i}").format(i=r + 1), 40, y + 6, "label", DIM, role="axis")
+            self.text(T("trip {i}").format(i=r + 1), 40, y + (row_h - 8 - self.lh("small")) / 2, "small", DIM,
+                      role="axis")
             x = 40 + trip_w
             row_bottom = y
             for j, lab in enumerate(labels):
@@ -248,15 +252,15 @@ class SpeculativeScene(TourScene):
         rw = 1560 - rx
         y = top + 10
         if live:
-            _, y = self.para(T("Trips for the same {n} tokens").format(n=s["tokens"]), rx + 20, y, rw - 40, "label",
+            _, y = self.para(T("Trips for the same {n} tokens").format(n=s["tokens"]), rx + 20, y, rw - 40, "heading",
                              TEXT, True, role="heading")
             most = max(s["plain_trips"], s["trips"], 1)
             bars = ((T("without: {n} trips").format(n=s["plain_trips"]), s["plain_trips"], ORANGE),
                     (T("with the apprentice: {n} trips").format(n=s["trips"]), s["trips"], GREEN))
-            name_w = max(self.measure(name, "label").width() for name, _, _ in bars) + 12
+            name_w = max(self.measure(name, "small").width() for name, _, _ in bars) + 12
             full = max(40.0, rw - 40 - name_w)
             for i, (name, n, color) in enumerate(bars):  # the name, then its bar on the same line
-                lab = self.text(name, rx + 20, y + 6, "label", color, role="legend")
+                lab = self.text(name, rx + 20, y + 6, "small", color, role="legend")
                 r = lab.sceneBoundingRect()
                 bar = self.box(rx + 20 + name_w, r.center().y() - 11, max(3.0, full * n / most), 22, color, None,
                                radius=4)
@@ -329,7 +333,7 @@ class SpeculativeScene(TourScene):
         return y
 
 
-ICON_H = 32.0  # the height of page 14's small pictures of a torn book
+ICON_H = 28.0  # the height of page 14's small pictures of a torn book
 
 
 class ParallelScene(TourScene):
@@ -344,7 +348,7 @@ class ParallelScene(TourScene):
         rows = ctx.get("weights_table") or []
         gpus = ctx.get("gpu_table") or []
         top = self.top
-        name_w = max([self.measure(T(r["name"]), "label").width() for r in rows] + [100.0]) + 16
+        name_w = max([self.measure(T(r["name"]), "small").width() for r in rows] + [100.0]) + 16
         x0 = 40 + name_w
         value_w = max([self.measure(fmt_bytes(r["bytes"]), "label", True).width() for r in rows] + [60.0]) + 14
         most = max([r["bytes"] for r in rows] + [g["bytes"] for g in gpus] + [1.0]) * 1.02
@@ -384,13 +388,14 @@ class ParallelScene(TourScene):
         texts = [item for _, item in labels]  # a dashed line breaks where any text sits on it
         bh = self.lh("label", True)
         for i, r in enumerate(rows):
-            texts.append(self.text(T(r["name"]), x0 - 12, y, "label", TEXT, align="right", role="axis"))
+            texts.append(self.text(T(r["name"]), x0 - 12, y + (bh - self.lh("small")) / 2, "small", TEXT,
+                                   align="right", role="axis"))
             w = r["bytes"] * scale
             fits = r["bytes"] <= smallest
             bar = self.box(x0, y, max(3.0, w), bh, GREEN if fits else ORANGE, None, radius=4)
             self.fade_in(bar, 0.2 + 0.2 * i)
             texts.append(self.text(fmt_bytes(r["bytes"]), x0 + w + 8, y, "label", TEXT, True, role="readout"))
-            y += bh + 4
+            y += bh + 2
         for gx, item in labels:
             segs = [(item.sceneBoundingRect().bottom() + 2, y)]
             for t in texts:
@@ -417,7 +422,7 @@ class ParallelScene(TourScene):
         fp8 = T("FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet.")
         _, y = self.para(fp8, pr.right() + 16, pr.top(), 1560 - pr.right() - 16, "small", TEXT, role="caption")
         y = max(y, pr.bottom())
-        y += 10
+        y += 8
         # three ways to tear it: three cards down to the footer, the footer measured first
         ways = [(T("By chapters: pipeline parallel"), T("no syncing inside a layer; needs many requests to keep "
                                                         "every GPU busy")),
@@ -438,20 +443,25 @@ class ParallelScene(TourScene):
             foot_item = self.text(foot, 40, 0, "small", DIM, width=1520 if wide else None, role="caption")
         foot_item.setY(SCENE_H - 8 - foot_item.sceneBoundingRect().height())
         card_bottom = foot_item.sceneBoundingRect().top() - 8
-        ends = []
-        for i, (name, why) in enumerate(ways):
-            x = 40 + i * 512
-            _, ny = self.para(name, x + 12, y + 8, 472, "label", ACCENT, True, role="heading")
-            self._split_icon(i, x + 12, ny + 6, ICON_H)
-            # the card's words in the label style, the small one where a larger text (a smaller view) would run
-            # past the footer
-            _, wy = self.para_fit(why, x + 12, ny + 14 + ICON_H, 472, card_bottom - 8 - (
-                2 * self.lh("small") + 4 if i == 2 else 0), color=DIM)
-            if i == 2:
-                _, wy = self.para_fit(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per "
+
+        def cards(style: str) -> list[float]:
+            """The three cards' words, all in ``style``; returns where each card's words end."""
+            ends = []
+            for i, (name, why) in enumerate(ways):
+                x = 40 + i * 512
+                _, ny = self.para(name, x + 12, y + 6, 472, "heading", ACCENT, True, role="heading")
+                self._split_icon(i, x + 12, ny + 4, ICON_H)
+                _, wy = self.para(why, x + 12, ny + 12 + ICON_H, 472, style, DIM)
+                if i == 2:
+                    _, wy = self.para(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per "
                                         "token").format(p=ds["params"] / 1e9, a=ds["active"] / 1e9), x + 12, wy + 4,
-                                      472, card_bottom - 8, color=PURPLE)
-            ends.append(wy + 8)
+                                      472, style, PURPLE)
+                ends.append(wy + 8)
+            return ends
+
+        # the cards' words in the label style, all three in the small one where a larger text (a smaller view)
+        # would run past the footer
+        ends = self.attempt(lambda: cards("label"), bottom=card_bottom - 8) or cards("small")
         for i in range(3):  # three cards of one height: down to the footer, or to the longest card's text
             c = self.box(40 + i * 512, y, 496, max([card_bottom] + ends) - y, PANEL, EDGE, z=0)
             self.pop_in(c, 0.8 + 0.2 * i)
@@ -495,25 +505,26 @@ class PrefixScene(TourScene):
         bh = self.lh("label") + 10
 
         def blocks(y: float) -> float:
-            name_w = max(self.measure(T("first"), "label", True).width(),
-                         self.measure(T("second"), "label", True).width())
+            name_w = max(self.measure(T("first"), "small", True).width(),
+                         self.measure(T("second"), "small", True).width())
             bx = 40 + name_w + 16
             w = min(52.0, (40 + lw - bx) / (sys_blocks + q_blocks + 1))
             y += 10
             for r in range(2):
-                self.text(T("first") if r == 0 else T("second"), 40, y + 5, "label", TEXT, True, role="axis")
+                self.text(T("first") if r == 0 else T("second"), 40, y + (bh - self.lh("small", True)) / 2, "small",
+                          TEXT, True, role="axis")
                 total = sys_blocks + (q_blocks if r else -(-(n_sys + 8) // bs) - sys_blocks)
                 for j in range(total):
                     reused = r == 1 and j < hit // bs
                     c = self.box(bx + j * w, y, w - 6, bh, GREEN if reused else ORANGE, None, radius=4)
                     self.fade_in(c, 0.2 + r * 0.8 + 0.03 * j)
                 y += bh + 12
-            sw = self.lh("label")
+            sw = self.lh("small")
             self.box(40, y + 3, sw - 6, sw - 6, GREEN, None, radius=4)
-            k1 = self.text(T("found in the cache: no work"), 40 + sw + 2, y, "label", TEXT, role="legend")
+            k1 = self.text(T("found in the cache: no work"), 40 + sw + 2, y, "small", TEXT, role="legend")
             x2 = k1.sceneBoundingRect().right() + 30
             self.box(x2, y + 3, sw - 6, sw - 6, ORANGE, None, radius=4)
-            self.text(T("computed"), x2 + sw + 2, y, "label", TEXT, role="legend")
+            self.text(T("computed"), x2 + sw + 2, y, "small", TEXT, role="legend")
             return y + sw + 20
 
         y, g_blocks = self.collect(lambda: blocks(y))
@@ -522,11 +533,11 @@ class PrefixScene(TourScene):
             top_ms = max(p["cold_ms"], p["warm_ms"], 0.1)
             names = ((T("second request, cold"), p["cold_ms"], ORANGE),
                      (T("second request, after the first"), p["warm_ms"], GREEN))
-            nw = max(self.measure(n, "label").width() for n, _, _ in names) + 16
+            nw = max(self.measure(n, "small").width() for n, _, _ in names) + 16
             vw = max(self.measure(fmt_ms(ms), "label", True).width() for _, ms, _ in names) + 12
             full = lw - nw - vw
             for i, (name, ms, color) in enumerate(names):
-                self.text(name, 40, y, "label", TEXT, role="axis")
+                self.text(name, 40, y + (self.lh("label", True) - self.lh("small")) / 2, "small", TEXT, role="axis")
                 bar = self.box(40 + nw, y + 2, max(3.0, full * ms / top_ms), bh - 4, color, None, radius=4)
                 self.fade_in(bar, 1.4 + 0.3 * i)
                 self.text(fmt_ms(ms), 40 + nw + full * ms / top_ms + 8, y, "label", TEXT, True, role="readout")
@@ -548,9 +559,10 @@ class PrefixScene(TourScene):
             self.badge("illustrative", 40, y)
         # routing
         x0, rw = 1040.0, 520.0
-        _, y = self.para(T("Routing: the cache helps only on the server that holds it"), x0 + 20, top + 10, rw - 40,
-                         "label", TEXT, True, role="heading")
-        router = self.tag(T("router"), x0 + rw / 2, y + 14, "label", PANEL, ACCENT, align="center", role="label",
+        head = self.text(T("Routing"), x0 + 20, top + 10, "heading", TEXT, True, role="heading")
+        _, y = self.para(T("The cache helps only on the server that holds it."), x0 + 20,
+                         head.sceneBoundingRect().bottom() + 2, rw - 40, "label", DIM, role="caption")
+        router = self.tag(T("router"), x0 + rw / 2, y + 14, "small", PANEL, ACCENT, align="center", role="label",
                           pad=16, min_w=140)
         rr = router.sceneBoundingRect()
         sy = rr.bottom() + 130
@@ -567,7 +579,7 @@ class PrefixScene(TourScene):
                                     GREEN, align="center", role="legend")
             self.arrow(rr.center().x(), rr.bottom() + 4, sr.center().x(), sr.top() - 4, GREEN if i == 1 else DIM,
                        3 if i == 1 else 2)
-        self.text(T("hit"), rr.center().x() + 10, rr.bottom() + 40, "label", GREEN, True, role="label")
+        self.text(T("hit"), rr.center().x() + 10, rr.bottom() + 40, "small", GREEN, True, role="label")
         y = hit_lab.sceneBoundingRect().bottom() + 14
         _, y = self.para(T("miss: computed again"), x0 + 20, y, rw - 40, "small", DIM, role="caption")
         y = self.badge("illustrative", x0 + 20, y + 8, T("machines and assignments"), max_w=rw - 40

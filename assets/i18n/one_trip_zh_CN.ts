@@ -832,7 +832,7 @@
     </message>
     <message>
         <source>The same opening (prefix caching): the same prefix gives exactly the same K and V, so they can be reused. vLLM's automatic prefix caching and SGLang's RadixAttention keep a lookup table of computed KV blocks. Whether it hits depends on routing the request to the server that holds them.</source>
-        <translation>同样的开头（前缀缓存）：同样的前缀算出完全相同的 K、V，可以直接复用。vLLM 的 automatic prefix caching、SGLang 的 RadixAttention 都维护一张“算过的 KV 页”查找表。能不能命中，取决于请求有没有被路由到同一台服务器。</translation>
+        <translation>同样的开头（前缀缓存）：同样的前缀算出完全相同的 K、V，可以直接复用。vLLM 的自动前缀缓存（APC）、SGLang 的 RadixAttention 都维护一张“算过的 KV 页”查找表。能不能命中，取决于请求有没有被路由到同一台服务器。</translation>
     </message>
     <message>
         <source>The same sentence gets other numbers in another model:</source>
@@ -884,7 +884,7 @@
     </message>
     <message>
         <source>Two requests, the same {n}-token system prompt ({b} blocks of {s} tokens)</source>
-        <translation>两个请求，同样的 {n} 块系统提示（占 {b} 页，每页 {s} 个 token）</translation>
+        <translation>两个请求，同样的 {n} 个 token 的系统提示（占 {b} 页，每页 {s} 个 token）</translation>
     </message>
     <message>
         <source>Vocabulary size, to scale</source>
@@ -1757,6 +1757,22 @@
     <message>
         <source>the “Press: one trip” button below</source>
         <translation>点下面的“按一下：搬一趟”</translation>
+    </message>
+    <message>
+        <source>Block table (PagedAttention)</source>
+        <translation>页表（PagedAttention）</translation>
+    </message>
+    <message>
+        <source>each request's pages of the cheat sheet</source>
+        <translation>每个请求的小抄占了哪几页</translation>
+    </message>
+    <message>
+        <source>Routing</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>The cache helps only on the server that holds it.</source>
+        <translation>缓存只在存着它的那台服务器上管用。</translation>
     </message>
 </context>
 <context>
