@@ -211,8 +211,9 @@ class SpeculativeScene(TourScene):
                       (["(", "i", ")", "↵"], 3, 5)]
         top = self.top
         lw = 820.0 if live else 1000.0  # live: the right box takes more room for its measured figures
-        _, y = self.para(T("The apprentice guesses, the book checks every guess in one trip:"), 40, top, lw, "body",
-                         TEXT, role="caption")
+        (_, y), g_intro = self.collect(lambda: self.para(
+            T("The apprentice guesses, the book checks every guess in one trip:"), 40, top, lw, "body", TEXT,
+            role="caption"))
         y += 8
         # what stands under the rows (legend, headline, pills, notes), drawn first from y = 0 and moved under the
         # last row that fits above it
@@ -220,17 +221,20 @@ class SpeculativeScene(TourScene):
         block_h = max([i.sceneBoundingRect().bottom() for i in below] + [0.0])
         t = 0.3
         trip_w = max(self.measure(T("trip {i}").format(i=len(passes)), "small").width(), 40) + 14
-        row_h = self.lh("label") + px("small") * 0.45 + 8  # a chip (``chip``) and the gap under it
-        for r, (labels, accepted, proposed) in enumerate(passes):
-            if r >= 2 and y + row_h > SCENE_H - 8 - block_h:
-                break
-            self.text(T("trip {i}").format(i=r + 1), 40, y + (row_h - 8 - self.lh("small")) / 2, "small", DIM,
+        # the tokens as chips (figures, outside the type hierarchy): the illustration's three trips a size larger
+        chip_style = "label" if live else "heading"
+        chip_h = self.lh(chip_style) + px("small") * 0.45  # a chip's height (``chip``)
+        row_h = chip_h + 8  # and the gap under it
+
+        def row(r: int, labels: list, accepted: int, proposed: int, y: float, t: float) -> tuple[float, float]:
+            """One trip: its name, its chips, how many guesses it kept; returns (the y under it, the next start)."""
+            self.text(T("trip {i}").format(i=r + 1), 40, y + (chip_h - self.lh("small")) / 2, "small", DIM,
                       role="axis")
             x = 40 + trip_w
             row_bottom = y
             for j, lab in enumerate(labels):
                 fill = GREEN if j < accepted else ACCENT  # kept guess, or the book's own token
-                card, w = self.chip(lab, x, y, fill, QColor("#0f1419"), style="label")
+                card, w = self.chip(lab, x, y, fill, QColor("#0f1419"), style=chip_style)
                 self.pop_in(card, t)
                 t += 0.1
                 x += w + 6
@@ -240,13 +244,22 @@ class SpeculativeScene(TourScene):
                 "" if not rejected else " · " + T("{r} thrown away").format(r=rejected))
             nw = self.measure(note, "small").width()
             if x + 16 + nw <= 40 + lw:
-                self.text(note, x + 16, y + 6, "small", DIM, role="label")
+                self.text(note, x + 16, y + (chip_h - self.lh("small")) / 2, "small", DIM, role="label")
             else:
                 item = self.text(note, 40 + trip_w, row_bottom + 2, "small", DIM, role="label")
                 row_bottom = item.sceneBoundingRect().bottom()
-            y = row_bottom + 8
+            return row_bottom + 8, t
+
+        groups = [g_intro]
+        for r, (labels, accepted, proposed) in enumerate(passes):
+            if r >= 2 and y + row_h > SCENE_H - 8 - block_h:
+                break
+            (y, t), g_row = self.collect(lambda: row(r, labels, accepted, proposed, y, t))
+            groups.append(g_row)
         for item in below:
             item.moveBy(0, y)
+        # the column breathes: the free height under it is shared between the caption, the trips and the notes
+        self.spread(groups + [below], bottom=SCENE_H - 10, most=40 if live else 64)
         # the right box: trips with and without the apprentice, then production
         rx = 40 + lw + 30
         rw = 1560 - rx
@@ -556,32 +569,44 @@ class PrefixScene(TourScene):
             # the page breathes: the free height below is shared between its blocks (no empty band)
             self.spread([g_intro, g_blocks, g_times, g_saved], bottom=SCENE_H - 10, most=70)
         else:
-            self.badge("illustrative", 40, y)
-        # routing
+            _, g_badge = self.collect(lambda: self.badge("illustrative", 40, y))
+            self.spread([g_intro, g_blocks + g_badge], bottom=SCENE_H - 10, most=70)  # the pill under its picture
+        # routing: the router over three servers, the arrows drawn once the servers have come down the free height
         x0, rw = 1040.0, 520.0
         head = self.text(T("Routing"), x0 + 20, top + 10, "heading", TEXT, True, role="heading")
         _, y = self.para(T("The cache helps only on the server that holds it."), x0 + 20,
                          head.sceneBoundingRect().bottom() + 2, rw - 40, "label", DIM, role="caption")
-        router = self.tag(T("router"), x0 + rw / 2, y + 14, "small", PANEL, ACCENT, align="center", role="label",
-                          pad=16, min_w=140)
+        router, g_router = self.collect(lambda: self.tag(T("router"), x0 + rw / 2, y + 14, "small", PANEL, ACCENT,
+                                                         align="center", role="label", pad=16, min_w=140))
         rr = router.sceneBoundingRect()
-        sy = rr.bottom() + 130
-        hit_lab = None
-        for i in range(3):
-            sx = x0 + 20 + i * (rw - 40) / 3
-            sw_ = (rw - 40) / 3 - 14
-            srv = self.tag(T("server {i}").format(i=i + 1), sx, sy, "small", PANEL, BLUE_LIGHT, role="label",
-                           pad=12, min_w=sw_)
+
+        def servers() -> list:
+            sy = rr.bottom() + 130
+            made = []
+            for i in range(3):
+                sx = x0 + 20 + i * (rw - 40) / 3
+                sw_ = (rw - 40) / 3 - 14
+                made.append(self.tag(T("server {i}").format(i=i + 1), sx, sy, "small", PANEL, BLUE_LIGHT,
+                                     role="label", pad=12, min_w=sw_))
+            sr = made[1].sceneBoundingRect()
+            self.box(sr.center().x() - 30, sr.bottom() + 8, 60, 30, GREEN, None, radius=4)
+            hit_lab = self.text(T("its cache holds the opening"), sr.center().x(), sr.bottom() + 44, "small", GREEN,
+                                align="center", role="legend")
+            _, yy = self.para(T("miss: computed again"), x0 + 20, hit_lab.sceneBoundingRect().bottom() + 14, rw - 40,
+                              "small", DIM, role="caption")
+            made.append(self.badge("illustrative", x0 + 20, yy + 8, T("machines and assignments"), max_w=rw - 40))
+            return made
+
+        made, g_servers = self.collect(servers)
+        # the panel reaches down with the page's left column: its servers come down the free height (longer arrows)
+        self.spread([g_router, g_servers], bottom=SCENE_H - 10 - 14, most=120)
+        for i, srv in enumerate(made[:3]):
             sr = srv.sceneBoundingRect()
-            if i == 1:
-                self.box(sr.center().x() - 30, sr.bottom() + 8, 60, 30, GREEN, None, radius=4)
-                hit_lab = self.text(T("its cache holds the opening"), sr.center().x(), sr.bottom() + 44, "small",
-                                    GREEN, align="center", role="legend")
             self.arrow(rr.center().x(), rr.bottom() + 4, sr.center().x(), sr.top() - 4, GREEN if i == 1 else DIM,
                        3 if i == 1 else 2)
-        self.text(T("hit"), rr.center().x() + 10, rr.bottom() + 40, "small", GREEN, True, role="label")
-        y = hit_lab.sceneBoundingRect().bottom() + 14
-        _, y = self.para(T("miss: computed again"), x0 + 20, y, rw - 40, "small", DIM, role="caption")
-        y = self.badge("illustrative", x0 + 20, y + 8, T("machines and assignments"), max_w=rw - 40
-                       ).sceneBoundingRect().bottom()
+            if i == 1:
+                mid = (rr.bottom() + sr.top()) / 2
+                self.text(T("hit"), rr.center().x() + 10, mid - self.lh("small", True) / 2, "small", GREEN, True,
+                          role="label")
+        y = made[-1].sceneBoundingRect().bottom()
         self.box(x0, top, rw, y + 14 - top, PANEL, EDGE, z=0)
