@@ -47,6 +47,9 @@ def _batching_why_not(b: dict) -> str | None:
              "measuring. The trips saved ({ts} against {tc}) are the lesson.").format(**f)
 
 
+MIN_CELL = 16.0  # page 12: the least height of a chart's row of cells (scene units)
+
+
 class BatchingScene(TourScene):
     """§12: static against continuous batching, pass by pass on the real scheduler; the block table; chunked
     prefill; disaggregation (illustration)."""
@@ -79,59 +82,85 @@ class BatchingScene(TourScene):
         pill_note = (T("this engine's scheduler, {n} requests; the two modes run in turn after a warm-up"
                        ).format(n=len(b["requests"])) if b else None)
         reason = _batching_why_not(b) if b else None
-        # the page's budget, top to bottom: two charts (heading + one row per seat), the legend, the pill, and
-        # the two panels below (or the measured verdict, which takes their place when it is said)
+        # the page's budget, top to bottom: two charts (heading + one row per seat), the legend, the pill, the
+        # measured verdict when it is said, and the two panels below (they give way to the verdict when both
+        # would squeeze the charts' rows under MIN_CELL)
         head_h = self.lh("heading", True)
         legend_h = self.measure(legend, "small").height() * (2 if self.measure(legend, "small").width() > 1520
                                                              else 1)
         pill_h = self.lh("small", True) + px("small") * 0.3
         panel_h = self._panel_height()
-        fixed = self.top + 2 * (head_h + 2 + 6) + legend_h + 4 + pill_h + 10 + panel_h
+        reason_item = None
+        if reason:  # the figures disagree with the lesson: said as large as the figures, with the measured reason
+            reason_item, _ = self.para(reason, 40, 0, 1520, "body", ACCENT, True, role="caption")
+        reason_h = reason_item.boundingRect().height() + 8 if reason_item is not None else 0.0
+        fixed = self.top + 2 * (head_h + 2 + 6) + legend_h + 4 + pill_h + reason_h + 10
         gap = 3
-        room = (SCENE_H - 12 - fixed) / (2 * n_seats) - gap  # the most a row of cells may be, to fit
+
+        def room(below: float) -> float:
+            return (SCENE_H - 12 - fixed - below) / (2 * n_seats) - gap  # the most a row of cells may be, to fit
+
+        panels = reason_item is None or room(panel_h) >= MIN_CELL
+        rh = room(panel_h if panels else 0.0)
         cell_style = "label" if n_seats <= 2 else "small"
         text_h = self.measure("A14", cell_style, True).height()
         # letters in the cells when the columns are wide enough for one and the rows tall enough for its line;
         # else plain coloured cells (the colours name the requests): text never drawn under the scale
-        letters = (self.measure("W", cell_style, True).width() <= cw - 6 and text_h + 2 <= room)
-        cell_h = min(text_h + (16 if n_seats <= 2 else 2), room) if letters else max(18.0, min(32.0, room))
+        letters = (self.measure("W", cell_style, True).width() <= cw - 6 and text_h + 2 <= rh)
+        cell_h = min(text_h + (16 if n_seats <= 2 else 2), rh) if letters else max(MIN_CELL, min(32.0, rh))
         y = self.top
+        groups = []
         for m, mode in enumerate(("static", "continuous")):
-            head = self.text(names[mode], 40, y, "heading", TEXT, True, role="heading")
-            y0 = head.sceneBoundingRect().bottom() + 2
-            seats: dict[str, int] = {}
-            for i, rows in enumerate(modes[mode]):
-                present = {row[0] for row in rows}
-                seats = {r: s for r, s in seats.items() if r in present}  # who left frees a seat
-                for rid, _, _ in rows:
-                    if rid not in seats:
-                        seats[rid] = min(set(range(n_seats + 2)) - set(seats.values()))
-                for rid, fed, phase in rows[:n_seats]:
-                    seat = min(seats[rid], n_seats - 1)
-                    color = REQ_COLORS.get(rid, BLUE)
-                    fill = QColor(color) if phase == "decode" else QColor(color.red(), color.green(), color.blue(), 110)
-                    cell = self.box(40 + i * cw, y0 + seat * (cell_h + gap), cw - 4, cell_h, fill, color, radius=4,
-                                    width=2)
-                    label = rid if phase == "decode" else f"{rid}{fed}"
-                    if letters and self.measure(label, cell_style, True).width() <= cw - 6:
-                        t = self.text(label, (cw - 4) / 2, (cell_h - text_h) / 2, cell_style, QColor("#0f1419"),
-                                      True, align="center", role="cell")
-                        t.setParentItem(cell)
-                    self.fade_in(cell, 0.2 + 0.05 * i + m * 0.2, 0.35 + 0.05 * i + m * 0.2)
-            ro = self.text(readouts[mode], 1560, y0, "body", ACCENT, True, align="right", role="readout")
-            if mode in spreads:
-                self.text(spreads[mode], 1560, ro.sceneBoundingRect().bottom() + 2, "label", DIM, align="right",
-                          role="readout")
-            y = y0 + n_seats * (cell_h + gap) + 6
-        _, y = self.para(legend, 40, y, 1520, "small", DIM, role="legend")
-        pill = self.badge("measured" if b else "illustrative", 40, y + 4, pill_note)
-        y = pill.sceneBoundingRect().bottom()
-        if reason:  # the figures disagree with the lesson: said as large as the figures, with the measured reason
-            _, y = self.para(reason, 40, y + 8, 1520, "body", ACCENT, True, role="caption")
+            y, g_chart = self.collect(lambda: self._chart(m, mode, names[mode], modes[mode], n_seats, y, cw, cell_h,
+                                                          gap, letters, cell_style, text_h, readouts[mode],
+                                                          spreads.get(mode)))
+            groups.append(g_chart)
+
+        def key(y: float) -> float:
+            _, y = self.para(legend, 40, y, 1520, "small", DIM, role="legend")
+            return self.badge("measured" if b else "illustrative", 40, y + 4, pill_note).sceneBoundingRect().bottom()
+
+        y, g_key = self.collect(lambda: key(y))
+        groups.append(g_key)
+        if reason_item is not None:
+            reason_item.setY(y + 8)
+            y = reason_item.sceneBoundingRect().bottom()
+            groups.append([reason_item])
         py = y + 10
-        if py + panel_h > SCENE_H - 8:
-            return  # the measured verdict needs the room: the block table and disaggregation panels give way
-        self._panels(b, py, max(panel_h, SCENE_H - 8 - py))
+        if panels:
+            self._panels(b, py, max(panel_h, SCENE_H - 8 - py))
+        else:  # the measured verdict took the panels' room: the charts, the key and the verdict share the page
+            self.spread(groups, bottom=SCENE_H - 10, most=60)
+
+    def _chart(self, m: int, mode: str, name: str, passes: list, n_seats: int, y: float, cw: float, cell_h: float,
+               gap: float, letters: bool, cell_style: str, text_h: float, readout: str, spread: str | None) -> float:
+        """One mode's chart from ``y``: its heading, a row of cells per seat (a column per trip), its measured
+        readout and spread at the right; returns the y under it."""
+        head = self.text(name, 40, y, "heading", TEXT, True, role="heading")
+        y0 = head.sceneBoundingRect().bottom() + 2
+        seats: dict[str, int] = {}
+        for i, rows in enumerate(passes):
+            present = {row[0] for row in rows}
+            seats = {r: s for r, s in seats.items() if r in present}  # who left frees a seat
+            for rid, _, _ in rows:
+                if rid not in seats:
+                    seats[rid] = min(set(range(n_seats + 2)) - set(seats.values()))
+            for rid, fed, phase in rows[:n_seats]:
+                seat = min(seats[rid], n_seats - 1)
+                color = REQ_COLORS.get(rid, BLUE)
+                fill = QColor(color) if phase == "decode" else QColor(color.red(), color.green(), color.blue(), 110)
+                cell = self.box(40 + i * cw, y0 + seat * (cell_h + gap), cw - 4, cell_h, fill, color, radius=4,
+                                width=2)
+                label = rid if phase == "decode" else f"{rid}{fed}"
+                if letters and self.measure(label, cell_style, True).width() <= cw - 6:
+                    t = self.text(label, (cw - 4) / 2, (cell_h - text_h) / 2, cell_style, QColor("#0f1419"),
+                                  True, align="center", role="cell")
+                    t.setParentItem(cell)
+                self.fade_in(cell, 0.2 + 0.05 * i + m * 0.2, 0.35 + 0.05 * i + m * 0.2)
+        ro = self.text(readout, 1560, y0, "body", ACCENT, True, align="right", role="readout")
+        if spread:
+            self.text(spread, 1560, ro.sceneBoundingRect().bottom() + 2, "label", DIM, align="right", role="readout")
+        return y0 + n_seats * (cell_h + gap) + 6
 
     def _panel_height(self) -> float:
         """Height of the two panels under the charts: a heading and a line under it (the block table's: what it
@@ -397,7 +426,7 @@ class ParallelScene(TourScene):
                     row += 1
                 item.setPos(x, top + row * (lh + 2))
             placed.append(item.sceneBoundingRect())
-        y = max([r.bottom() for r in placed] + [top]) + 8
+        y = max([r.bottom() for r in placed] + [top]) + 4
         texts = [item for _, item in labels]  # a dashed line breaks where any text sits on it
         bh = self.lh("label", True)
         for i, r in enumerate(rows):
@@ -455,26 +484,26 @@ class ParallelScene(TourScene):
             wide = self.measure(foot, "small").width() > 1520
             foot_item = self.text(foot, 40, 0, "small", DIM, width=1520 if wide else None, role="caption")
         foot_item.setY(SCENE_H - 8 - foot_item.sceneBoundingRect().height())
-        card_bottom = foot_item.sceneBoundingRect().top() - 8
+        card_bottom = foot_item.sceneBoundingRect().top() - 6
 
         def cards(style: str) -> list[float]:
             """The three cards' words, all in ``style``; returns where each card's words end."""
             ends = []
             for i, (name, why) in enumerate(ways):
                 x = 40 + i * 512
-                _, ny = self.para(name, x + 12, y + 6, 472, "heading", ACCENT, True, role="heading")
-                self._split_icon(i, x + 12, ny + 4, ICON_H)
-                _, wy = self.para(why, x + 12, ny + 12 + ICON_H, 472, style, DIM)
+                _, ny = self.para(name, x + 12, y + 4, 472, "heading", ACCENT, True, role="heading")
+                self._split_icon(i, x + 12, ny + 2, ICON_H)
+                _, wy = self.para(why, x + 12, ny + 8 + ICON_H, 472, style, DIM)
                 if i == 2:
                     _, wy = self.para(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per "
                                         "token").format(p=ds["params"] / 1e9, a=ds["active"] / 1e9), x + 12, wy + 4,
                                       472, style, PURPLE)
-                ends.append(wy + 8)
+                ends.append(wy + 6)
             return ends
 
         # the cards' words in the label style, all three in the small one where a larger text (a smaller view)
         # would run past the footer
-        ends = self.attempt(lambda: cards("label"), bottom=card_bottom - 8) or cards("small")
+        ends = self.attempt(lambda: cards("label"), bottom=card_bottom - 6) or cards("small")
         for i in range(3):  # three cards of one height: down to the footer, or to the longest card's text
             c = self.box(40 + i * 512, y, 496, max([card_bottom] + ends) - y, PANEL, EDGE, z=0)
             self.pop_in(c, 0.8 + 0.2 * i)
