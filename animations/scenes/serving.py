@@ -349,7 +349,7 @@ class SpeculativeScene(TourScene):
             item, y = self.para(T("Measured here the apprentice kept {pct:.0f}% of its guesses, fewer than the "
                                   "source's 3–4 of 5: both models here are tiny and briefly trained, so they agree "
                                   "less often than a good draft agrees with a big model.").format(pct=100 * rate),
-                                40, y + 6, lw, "small", DIM, role="caption")
+                                40, y + 6, lw, "label", DIM, role="caption")
             made.append(item)
         card = s.get("card_acceptance") or {}
         if card.get("code") is not None and card.get("poems") is not None:
@@ -357,7 +357,7 @@ class SpeculativeScene(TourScene):
                                     "{code:.0f}%, the poetry apprentice {poems:.0f}%. Code repeats itself; a poem's "
                                     "next character is open.").format(code=100 * card["code"],
                                                                        poems=100 * card["poems"]),
-                                  40, y + 6, lw, "small", DIM, role="caption")[0])
+                                  40, y + 6, lw, "label", DIM, role="caption")[0])
         return made
 
     def _apprentice_cost(self, s: dict, x: float, y: float, w: float) -> float:
@@ -371,7 +371,7 @@ class SpeculativeScene(TourScene):
         if split:
             text += " " + T("Here a trip of the book is {r} of reading and {o} of fixed work (Python, kernel launches), "
                             "which a smaller apprentice pays just the same.").format(r=fmt_ms(split["reading_ms"]), o=fmt_ms(split["rest_ms"]))
-        _, y = self.para(text, x, y, w, "small", DIM, role="caption")
+        _, y = self.para(text, x, y, w, "label", DIM, role="caption")
         return y
 
 
