@@ -47,6 +47,9 @@ def _batching_why_not(b: dict) -> str | None:
              "measuring. The trips saved ({ts} against {tc}) are the lesson.").format(**f)
 
 
+MIN_CELL = 16.0  # page 12: the least height of a chart's row of cells (scene units)
+
+
 class BatchingScene(TourScene):
     """§12: static against continuous batching, pass by pass on the real scheduler; the block table; chunked
     prefill; disaggregation (illustration)."""
@@ -79,65 +82,92 @@ class BatchingScene(TourScene):
         pill_note = (T("this engine's scheduler, {n} requests; the two modes run in turn after a warm-up"
                        ).format(n=len(b["requests"])) if b else None)
         reason = _batching_why_not(b) if b else None
-        # the page's budget, top to bottom: two charts (heading + one row per seat), the legend, the pill, and
-        # the two panels below (or the measured verdict, which takes their place when it is said)
-        head_h = self.lh("body", True)
-        legend_h = self.measure(legend, "label").height() * (2 if self.measure(legend, "label").width() > 1520
+        # the page's budget, top to bottom: two charts (heading + one row per seat), the legend, the pill, the
+        # measured verdict when it is said, and the two panels below (they give way to the verdict when both
+        # would squeeze the charts' rows under MIN_CELL)
+        head_h = self.lh("heading", True)
+        legend_h = self.measure(legend, "small").height() * (2 if self.measure(legend, "small").width() > 1520
                                                              else 1)
         pill_h = self.lh("small", True) + px("small") * 0.3
         panel_h = self._panel_height()
-        fixed = self.top + 2 * (head_h + 2 + 6) + legend_h + 4 + pill_h + 10 + panel_h
+        reason_item = None
+        if reason:  # the figures disagree with the lesson: said as large as the figures, with the measured reason
+            reason_item, _ = self.para(reason, 40, 0, 1520, "body", ACCENT, True, role="caption")
+        reason_h = reason_item.boundingRect().height() + 8 if reason_item is not None else 0.0
+        fixed = self.top + 2 * (head_h + 2 + 6) + legend_h + 4 + pill_h + reason_h + 10
         gap = 3
-        room = (SCENE_H - 12 - fixed) / (2 * n_seats) - gap  # the most a row of cells may be, to fit
+
+        def room(below: float) -> float:
+            return (SCENE_H - 12 - fixed - below) / (2 * n_seats) - gap  # the most a row of cells may be, to fit
+
+        panels = reason_item is None or room(panel_h) >= MIN_CELL
+        rh = room(panel_h if panels else 0.0)
         cell_style = "label" if n_seats <= 2 else "small"
         text_h = self.measure("A14", cell_style, True).height()
         # letters in the cells when the columns are wide enough for one and the rows tall enough for its line;
         # else plain coloured cells (the colours name the requests): text never drawn under the scale
-        letters = (self.measure("W", cell_style, True).width() <= cw - 6 and text_h + 2 <= room)
-        cell_h = min(text_h + (16 if n_seats <= 2 else 2), room) if letters else max(18.0, min(32.0, room))
+        letters = (self.measure("W", cell_style, True).width() <= cw - 6 and text_h + 2 <= rh)
+        cell_h = min(text_h + (16 if n_seats <= 2 else 2), rh) if letters else max(MIN_CELL, min(32.0, rh))
         y = self.top
+        groups = []
         for m, mode in enumerate(("static", "continuous")):
-            head = self.text(names[mode], 40, y, "body", TEXT, True, role="heading")
-            y0 = head.sceneBoundingRect().bottom() + 2
-            seats: dict[str, int] = {}
-            for i, rows in enumerate(modes[mode]):
-                present = {row[0] for row in rows}
-                seats = {r: s for r, s in seats.items() if r in present}  # who left frees a seat
-                for rid, _, _ in rows:
-                    if rid not in seats:
-                        seats[rid] = min(set(range(n_seats + 2)) - set(seats.values()))
-                for rid, fed, phase in rows[:n_seats]:
-                    seat = min(seats[rid], n_seats - 1)
-                    color = REQ_COLORS.get(rid, BLUE)
-                    fill = QColor(color) if phase == "decode" else QColor(color.red(), color.green(), color.blue(), 110)
-                    cell = self.box(40 + i * cw, y0 + seat * (cell_h + gap), cw - 4, cell_h, fill, color, radius=4,
-                                    width=2)
-                    label = rid if phase == "decode" else f"{rid}{fed}"
-                    if letters and self.measure(label, cell_style, True).width() <= cw - 6:
-                        t = self.text(label, (cw - 4) / 2, (cell_h - text_h) / 2, cell_style, QColor("#0f1419"),
-                                      True, align="center", role="cell")
-                        t.setParentItem(cell)
-                    self.fade_in(cell, 0.2 + 0.05 * i + m * 0.2, 0.35 + 0.05 * i + m * 0.2)
-            ro = self.text(readouts[mode], 1560, y0, "body", ACCENT, True, align="right", role="readout")
-            if mode in spreads:
-                self.text(spreads[mode], 1560, ro.sceneBoundingRect().bottom() + 2, "label", DIM, align="right",
-                          role="readout")
-            y = y0 + n_seats * (cell_h + gap) + 6
-        _, y = self.para(legend, 40, y, 1520, "label", DIM, role="legend")
-        pill = self.badge("measured" if b else "illustrative", 40, y + 4, pill_note)
-        y = pill.sceneBoundingRect().bottom()
-        if reason:  # the figures disagree with the lesson: said as large as the figures, with the measured reason
-            _, y = self.para(reason, 40, y + 8, 1520, "body", ACCENT, True, role="caption")
+            y, g_chart = self.collect(lambda: self._chart(m, mode, names[mode], modes[mode], n_seats, y, cw, cell_h,
+                                                          gap, letters, cell_style, text_h, readouts[mode],
+                                                          spreads.get(mode)))
+            groups.append(g_chart)
+
+        def key(y: float) -> float:
+            _, y = self.para(legend, 40, y, 1520, "small", DIM, role="legend")
+            return self.badge("measured" if b else "illustrative", 40, y + 4, pill_note).sceneBoundingRect().bottom()
+
+        y, g_key = self.collect(lambda: key(y))
+        groups.append(g_key)
+        if reason_item is not None:
+            reason_item.setY(y + 8)
+            y = reason_item.sceneBoundingRect().bottom()
+            groups.append([reason_item])
         py = y + 10
-        if py + panel_h > SCENE_H - 8:
-            return  # the measured verdict needs the room: the block table and disaggregation panels give way
-        self._panels(b, py, max(panel_h, SCENE_H - 8 - py))
+        if panels:
+            self._panels(b, py, max(panel_h, SCENE_H - 8 - py))
+        else:  # the measured verdict took the panels' room: the charts, the key and the verdict share the page
+            self.spread(groups, bottom=SCENE_H - 10, most=60)
+
+    def _chart(self, m: int, mode: str, name: str, passes: list, n_seats: int, y: float, cw: float, cell_h: float,
+               gap: float, letters: bool, cell_style: str, text_h: float, readout: str, spread: str | None) -> float:
+        """One mode's chart from ``y``: its heading, a row of cells per seat (a column per trip), its measured
+        readout and spread at the right; returns the y under it."""
+        head = self.text(name, 40, y, "heading", TEXT, True, role="heading")
+        y0 = head.sceneBoundingRect().bottom() + 2
+        seats: dict[str, int] = {}
+        for i, rows in enumerate(passes):
+            present = {row[0] for row in rows}
+            seats = {r: s for r, s in seats.items() if r in present}  # who left frees a seat
+            for rid, _, _ in rows:
+                if rid not in seats:
+                    seats[rid] = min(set(range(n_seats + 2)) - set(seats.values()))
+            for rid, fed, phase in rows[:n_seats]:
+                seat = min(seats[rid], n_seats - 1)
+                color = REQ_COLORS.get(rid, BLUE)
+                fill = QColor(color) if phase == "decode" else QColor(color.red(), color.green(), color.blue(), 110)
+                cell = self.box(40 + i * cw, y0 + seat * (cell_h + gap), cw - 4, cell_h, fill, color, radius=4,
+                                width=2)
+                label = rid if phase == "decode" else f"{rid}{fed}"
+                if letters and self.measure(label, cell_style, True).width() <= cw - 6:
+                    t = self.text(label, (cw - 4) / 2, (cell_h - text_h) / 2, cell_style, QColor("#0f1419"),
+                                  True, align="center", role="cell")
+                    t.setParentItem(cell)
+                self.fade_in(cell, 0.2 + 0.05 * i + m * 0.2, 0.35 + 0.05 * i + m * 0.2)
+        ro = self.text(readout, 1560, y0, "body", ACCENT, True, align="right", role="readout")
+        if spread:
+            self.text(spread, 1560, ro.sceneBoundingRect().bottom() + 2, "label", DIM, align="right", role="readout")
+        return y0 + n_seats * (cell_h + gap) + 6
 
     def _panel_height(self) -> float:
-        """Height of the two panels under the charts: a heading (the block table's on two lines), then one
-        row (the block table's pages; the two kinds of GPU, each with what bounds it)."""
-        left = 2 * self.lh("label", True) + 6 + self.lh("label") + 6
-        right = self.lh("label", True) + 10 + self.lh("label") + 8 + 4 + self.lh("small")
+        """Height of the two panels under the charts: a heading and a line under it (the block table's: what it
+        shows), then one row (the block table's pages; the two kinds of GPU, each with what bounds it)."""
+        head = self.lh("heading", True)
+        left = head + 2 + self.lh("small") + 8 + self.lh("label") + 6
+        right = head + 10 + self.lh("small") + px("small") * 0.6 + 4 + self.lh("small")
         return 8 + max(left, right) + 10
 
     def _panels(self, b: dict | None, py: float, ph: float) -> None:
@@ -145,20 +175,22 @@ class BatchingScene(TourScene):
         from ``py``, ``ph`` tall."""
         lw = 680.0  # the block table's panel; the disaggregation's takes the rest of the row
         self.box(40, py, lw, ph, PANEL, EDGE)
-        _, ty = self.para(T("Block table (PagedAttention): each request's pages of the cheat sheet"), 60, py + 8, lw - 40,
-                          "label", TEXT, True, role="heading")
+        head = self.text(T("Block table (PagedAttention)"), 60, py + 8, "heading", TEXT, True, role="heading")
+        _, ty = self.para(T("each request's pages of the cheat sheet"), 60, head.sceneBoundingRect().bottom() + 2,
+                          lw - 40, "small", DIM, role="legend")
         tables = (b or {}).get("block_tables") or {"A": [0, 1], "C": [2, 3, 4]}
         bh = self.lh("label") + 6
         bw = max(self.measure(str(blk), "label").width() for blocks in tables.values() for blk in blocks[:8]) + 16
-        x, yy = 60.0, ty + 6
+        x, yy = 60.0, ty + 8
         for rid, blocks in tables.items():  # one entry per request, left to right, wrapping while rows fit
             shown = blocks[:8]
-            need = self.measure(rid, "label", True).width() + 8 + len(shown) * (bw + 4)
+            need = self.measure(rid, "small", True).width() + 8 + len(shown) * (bw + 4)
             if x > 60 and x + need > 20 + lw:
                 x, yy = 60.0, yy + bh + 6
             if yy + bh > py + ph - 6 or x + need > 20 + lw:
                 break
-            lab = self.text(rid, x, yy + 3, "label", REQ_COLORS.get(rid, BLUE), True, role="label")
+            lab = self.text(rid, x, yy + (bh - self.lh("small", True)) / 2, "small", REQ_COLORS.get(rid, BLUE), True,
+                            role="label")
             x = lab.sceneBoundingRect().right() + 8
             for blk in shown:
                 c = self.box(x, yy, bw, bh, PANEL, REQ_COLORS.get(rid, BLUE), radius=4)
@@ -168,12 +200,13 @@ class BatchingScene(TourScene):
         # disaggregation: the GPUs that read (compute-bound) hand the cache to the GPUs that write (memory-bound)
         x0, rw = 40 + lw + 20, 1520 - lw - 20
         self.box(x0, py, rw, ph, PANEL, EDGE)
-        head = self.text(T("Prefill/decode disaggregation"), x0 + 20, py + 8, "label", TEXT, True, role="heading")
-        self.badge("illustrative", x0 + rw - 20, py + 8, align="right")
+        head = self.text(T("Prefill/decode disaggregation"), x0 + 20, py + 8, "heading", TEXT, True, role="heading")
+        pill = self.badge("illustrative", x0 + rw - 20, py + 8, align="right")
+        pill.setY(head.sceneBoundingRect().center().y() - pill.boundingRect().height() / 2)
         gy = head.sceneBoundingRect().bottom() + 10
-        g1 = self.tag(T("GPUs that read"), x0 + 20, gy, "label", QColor(224, 138, 30, 60), ORANGE, role="label",
+        g1 = self.tag(T("GPUs that read"), x0 + 20, gy, "small", QColor(224, 138, 30, 60), ORANGE, role="label",
                       pad=8)
-        g2 = self.tag(T("GPUs that write"), x0 + rw - 20, gy, "label", QColor(74, 116, 163, 90), BLUE_LIGHT,
+        g2 = self.tag(T("GPUs that write"), x0 + rw - 20, gy, "small", QColor(74, 116, 163, 90), BLUE_LIGHT,
                       align="right", role="label", pad=8)
         r1, r2 = g1.sceneBoundingRect(), g2.sceneBoundingRect()
         for r, why in ((r1, T("compute-bound")), (r2, T("memory-bound"))):  # under its GPUs, inside the panel
@@ -182,11 +215,10 @@ class BatchingScene(TourScene):
             self.text(why, cx, r.bottom() + 4, "small", DIM, align="center", role="label")
         kv, cy = T("KV cache over NVLink / RDMA"), r1.center().y()
         room = r2.left() - r1.right() - 16
-        style = next((st for st in ("label", "small") if self.measure(kv, st).width() <= room), "small")
         self.arrow(r1.right() + 8, cy, r2.left() - 8, cy, ACCENT, 3)
         mid = (r1.right() + r2.left()) / 2
-        if self.measure(kv, style).width() <= room:  # under the arrow, between the two kinds of GPU
-            self.text(kv, mid, cy + 6, style, ACCENT, align="center", role="label")
+        if self.measure(kv, "small").width() <= room:  # under the arrow, between the two kinds of GPU
+            self.text(kv, mid, cy + 6, "small", ACCENT, align="center", role="label")
         else:
             self.para(kv, mid, cy + 6, room, "small", ACCENT, role="label", align="center")
 
@@ -208,25 +240,30 @@ class SpeculativeScene(TourScene):
                       (["(", "i", ")", "↵"], 3, 5)]
         top = self.top
         lw = 820.0 if live else 1000.0  # live: the right box takes more room for its measured figures
-        _, y = self.para(T("The apprentice guesses, the book checks every guess in one trip:"), 40, top, lw, "body",
-                         TEXT, role="caption")
+        (_, y), g_intro = self.collect(lambda: self.para(
+            T("The apprentice guesses, the book checks every guess in one trip:"), 40, top, lw, "body", TEXT,
+            role="caption"))
         y += 8
         # what stands under the rows (legend, headline, pills, notes), drawn first from y = 0 and moved under the
         # last row that fits above it
         below = self._below_rows(s if live else None, lw)
         block_h = max([i.sceneBoundingRect().bottom() for i in below] + [0.0])
         t = 0.3
-        trip_w = max(self.measure(T("trip {i}").format(i=len(passes)), "label").width(), 40) + 14
-        row_h = self.lh("label") + px("small") * 0.45 + 8  # a chip (``chip``) and the gap under it
-        for r, (labels, accepted, proposed) in enumerate(passes):
-            if r >= 2 and y + row_h > SCENE_H - 8 - block_h:
-                break
-            self.text(T("trip {i}").format(i=r + 1), 40, y + 6, "label", DIM, role="axis")
+        trip_w = max(self.measure(T("trip {i}").format(i=len(passes)), "small").width(), 40) + 14
+        # the tokens as chips (figures, outside the type hierarchy): the illustration's three trips a size larger
+        chip_style = "label" if live else "heading"
+        chip_h = self.lh(chip_style) + px("small") * 0.45  # a chip's height (``chip``)
+        row_h = chip_h + 8  # and the gap under it
+
+        def row(r: int, labels: list, accepted: int, proposed: int, y: float, t: float) -> tuple[float, float]:
+            """One trip: its name, its chips, how many guesses it kept; returns (the y under it, the next start)."""
+            self.text(T("trip {i}").format(i=r + 1), 40, y + (chip_h - self.lh("small")) / 2, "small", DIM,
+                      role="axis")
             x = 40 + trip_w
             row_bottom = y
             for j, lab in enumerate(labels):
                 fill = GREEN if j < accepted else ACCENT  # kept guess, or the book's own token
-                card, w = self.chip(lab, x, y, fill, QColor("#0f1419"), style="label")
+                card, w = self.chip(lab, x, y, fill, QColor("#0f1419"), style=chip_style)
                 self.pop_in(card, t)
                 t += 0.1
                 x += w + 6
@@ -236,27 +273,36 @@ class SpeculativeScene(TourScene):
                 "" if not rejected else " · " + T("{r} thrown away").format(r=rejected))
             nw = self.measure(note, "small").width()
             if x + 16 + nw <= 40 + lw:
-                self.text(note, x + 16, y + 6, "small", DIM, role="label")
+                self.text(note, x + 16, y + (chip_h - self.lh("small")) / 2, "small", DIM, role="label")
             else:
                 item = self.text(note, 40 + trip_w, row_bottom + 2, "small", DIM, role="label")
                 row_bottom = item.sceneBoundingRect().bottom()
-            y = row_bottom + 8
+            return row_bottom + 8, t
+
+        groups = [g_intro]
+        for r, (labels, accepted, proposed) in enumerate(passes):
+            if r >= 2 and y + row_h > SCENE_H - 8 - block_h:
+                break
+            (y, t), g_row = self.collect(lambda: row(r, labels, accepted, proposed, y, t))
+            groups.append(g_row)
         for item in below:
             item.moveBy(0, y)
+        # the column breathes: the free height under it is shared between the caption, the trips and the notes
+        self.spread(groups + [below], bottom=SCENE_H - 10, most=40 if live else 64)
         # the right box: trips with and without the apprentice, then production
         rx = 40 + lw + 30
         rw = 1560 - rx
         y = top + 10
         if live:
-            _, y = self.para(T("Trips for the same {n} tokens").format(n=s["tokens"]), rx + 20, y, rw - 40, "label",
+            _, y = self.para(T("Trips for the same {n} tokens").format(n=s["tokens"]), rx + 20, y, rw - 40, "heading",
                              TEXT, True, role="heading")
             most = max(s["plain_trips"], s["trips"], 1)
             bars = ((T("without: {n} trips").format(n=s["plain_trips"]), s["plain_trips"], ORANGE),
                     (T("with the apprentice: {n} trips").format(n=s["trips"]), s["trips"], GREEN))
-            name_w = max(self.measure(name, "label").width() for name, _, _ in bars) + 12
+            name_w = max(self.measure(name, "small").width() for name, _, _ in bars) + 12
             full = max(40.0, rw - 40 - name_w)
             for i, (name, n, color) in enumerate(bars):  # the name, then its bar on the same line
-                lab = self.text(name, rx + 20, y + 6, "label", color, role="legend")
+                lab = self.text(name, rx + 20, y + 6, "small", color, role="legend")
                 r = lab.sceneBoundingRect()
                 bar = self.box(rx + 20 + name_w, r.center().y() - 11, max(3.0, full * n / most), 22, color, None,
                                radius=4)
@@ -303,7 +349,7 @@ class SpeculativeScene(TourScene):
             item, y = self.para(T("Measured here the apprentice kept {pct:.0f}% of its guesses, fewer than the "
                                   "source's 3–4 of 5: both models here are tiny and briefly trained, so they agree "
                                   "less often than a good draft agrees with a big model.").format(pct=100 * rate),
-                                40, y + 6, lw, "small", DIM, role="caption")
+                                40, y + 6, lw, "label", DIM, role="caption")
             made.append(item)
         card = s.get("card_acceptance") or {}
         if card.get("code") is not None and card.get("poems") is not None:
@@ -311,7 +357,7 @@ class SpeculativeScene(TourScene):
                                     "{code:.0f}%, the poetry apprentice {poems:.0f}%. Code repeats itself; a poem's "
                                     "next character is open.").format(code=100 * card["code"],
                                                                        poems=100 * card["poems"]),
-                                  40, y + 6, lw, "small", DIM, role="caption")[0])
+                                  40, y + 6, lw, "label", DIM, role="caption")[0])
         return made
 
     def _apprentice_cost(self, s: dict, x: float, y: float, w: float) -> float:
@@ -325,11 +371,11 @@ class SpeculativeScene(TourScene):
         if split:
             text += " " + T("Here a trip of the book is {r} of reading and {o} of fixed work (Python, kernel launches), "
                             "which a smaller apprentice pays just the same.").format(r=fmt_ms(split["reading_ms"]), o=fmt_ms(split["rest_ms"]))
-        _, y = self.para(text, x, y, w, "small", DIM, role="caption")
+        _, y = self.para(text, x, y, w, "label", DIM, role="caption")
         return y
 
 
-ICON_H = 32.0  # the height of page 14's small pictures of a torn book
+ICON_H = 28.0  # the height of page 14's small pictures of a torn book
 
 
 class ParallelScene(TourScene):
@@ -344,7 +390,7 @@ class ParallelScene(TourScene):
         rows = ctx.get("weights_table") or []
         gpus = ctx.get("gpu_table") or []
         top = self.top
-        name_w = max([self.measure(T(r["name"]), "label").width() for r in rows] + [100.0]) + 16
+        name_w = max([self.measure(T(r["name"]), "small").width() for r in rows] + [100.0]) + 16
         x0 = 40 + name_w
         value_w = max([self.measure(fmt_bytes(r["bytes"]), "label", True).width() for r in rows] + [60.0]) + 14
         most = max([r["bytes"] for r in rows] + [g["bytes"] for g in gpus] + [1.0]) * 1.02
@@ -380,17 +426,18 @@ class ParallelScene(TourScene):
                     row += 1
                 item.setPos(x, top + row * (lh + 2))
             placed.append(item.sceneBoundingRect())
-        y = max([r.bottom() for r in placed] + [top]) + 8
+        y = max([r.bottom() for r in placed] + [top]) + 4
         texts = [item for _, item in labels]  # a dashed line breaks where any text sits on it
         bh = self.lh("label", True)
         for i, r in enumerate(rows):
-            texts.append(self.text(T(r["name"]), x0 - 12, y, "label", TEXT, align="right", role="axis"))
+            texts.append(self.text(T(r["name"]), x0 - 12, y + (bh - self.lh("small")) / 2, "small", TEXT,
+                                   align="right", role="axis"))
             w = r["bytes"] * scale
             fits = r["bytes"] <= smallest
             bar = self.box(x0, y, max(3.0, w), bh, GREEN if fits else ORANGE, None, radius=4)
             self.fade_in(bar, 0.2 + 0.2 * i)
             texts.append(self.text(fmt_bytes(r["bytes"]), x0 + w + 8, y, "label", TEXT, True, role="readout"))
-            y += bh + 4
+            y += bh + 2
         for gx, item in labels:
             segs = [(item.sceneBoundingRect().bottom() + 2, y)]
             for t in texts:
@@ -417,7 +464,7 @@ class ParallelScene(TourScene):
         fp8 = T("FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet.")
         _, y = self.para(fp8, pr.right() + 16, pr.top(), 1560 - pr.right() - 16, "small", TEXT, role="caption")
         y = max(y, pr.bottom())
-        y += 10
+        y += 8
         # three ways to tear it: three cards down to the footer, the footer measured first
         ways = [(T("By chapters: pipeline parallel"), T("no syncing inside a layer; needs many requests to keep "
                                                         "every GPU busy")),
@@ -437,21 +484,26 @@ class ParallelScene(TourScene):
             wide = self.measure(foot, "small").width() > 1520
             foot_item = self.text(foot, 40, 0, "small", DIM, width=1520 if wide else None, role="caption")
         foot_item.setY(SCENE_H - 8 - foot_item.sceneBoundingRect().height())
-        card_bottom = foot_item.sceneBoundingRect().top() - 8
-        ends = []
-        for i, (name, why) in enumerate(ways):
-            x = 40 + i * 512
-            _, ny = self.para(name, x + 12, y + 8, 472, "label", ACCENT, True, role="heading")
-            self._split_icon(i, x + 12, ny + 6, ICON_H)
-            # the card's words in the label style, the small one where a larger text (a smaller view) would run
-            # past the footer
-            _, wy = self.para_fit(why, x + 12, ny + 14 + ICON_H, 472, card_bottom - 8 - (
-                2 * self.lh("small") + 4 if i == 2 else 0), color=DIM)
-            if i == 2:
-                _, wy = self.para_fit(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per "
+        card_bottom = foot_item.sceneBoundingRect().top() - 6
+
+        def cards(style: str) -> list[float]:
+            """The three cards' words, all in ``style``; returns where each card's words end."""
+            ends = []
+            for i, (name, why) in enumerate(ways):
+                x = 40 + i * 512
+                _, ny = self.para(name, x + 12, y + 4, 472, "heading", ACCENT, True, role="heading")
+                self._split_icon(i, x + 12, ny + 2, ICON_H)
+                _, wy = self.para(why, x + 12, ny + 8 + ICON_H, 472, style, DIM)
+                if i == 2:
+                    _, wy = self.para(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per "
                                         "token").format(p=ds["params"] / 1e9, a=ds["active"] / 1e9), x + 12, wy + 4,
-                                      472, card_bottom - 8, color=PURPLE)
-            ends.append(wy + 8)
+                                      472, style, PURPLE)
+                ends.append(wy + 6)
+            return ends
+
+        # the cards' words in the label style, all three in the small one where a larger text (a smaller view)
+        # would run past the footer
+        ends = self.attempt(lambda: cards("label"), bottom=card_bottom - 6) or cards("small")
         for i in range(3):  # three cards of one height: down to the footer, or to the longest card's text
             c = self.box(40 + i * 512, y, 496, max([card_bottom] + ends) - y, PANEL, EDGE, z=0)
             self.pop_in(c, 0.8 + 0.2 * i)
@@ -495,25 +547,26 @@ class PrefixScene(TourScene):
         bh = self.lh("label") + 10
 
         def blocks(y: float) -> float:
-            name_w = max(self.measure(T("first"), "label", True).width(),
-                         self.measure(T("second"), "label", True).width())
+            name_w = max(self.measure(T("first"), "small", True).width(),
+                         self.measure(T("second"), "small", True).width())
             bx = 40 + name_w + 16
             w = min(52.0, (40 + lw - bx) / (sys_blocks + q_blocks + 1))
             y += 10
             for r in range(2):
-                self.text(T("first") if r == 0 else T("second"), 40, y + 5, "label", TEXT, True, role="axis")
+                self.text(T("first") if r == 0 else T("second"), 40, y + (bh - self.lh("small", True)) / 2, "small",
+                          TEXT, True, role="axis")
                 total = sys_blocks + (q_blocks if r else -(-(n_sys + 8) // bs) - sys_blocks)
                 for j in range(total):
                     reused = r == 1 and j < hit // bs
                     c = self.box(bx + j * w, y, w - 6, bh, GREEN if reused else ORANGE, None, radius=4)
                     self.fade_in(c, 0.2 + r * 0.8 + 0.03 * j)
                 y += bh + 12
-            sw = self.lh("label")
+            sw = self.lh("small")
             self.box(40, y + 3, sw - 6, sw - 6, GREEN, None, radius=4)
-            k1 = self.text(T("found in the cache: no work"), 40 + sw + 2, y, "label", TEXT, role="legend")
+            k1 = self.text(T("found in the cache: no work"), 40 + sw + 2, y, "small", TEXT, role="legend")
             x2 = k1.sceneBoundingRect().right() + 30
             self.box(x2, y + 3, sw - 6, sw - 6, ORANGE, None, radius=4)
-            self.text(T("computed"), x2 + sw + 2, y, "label", TEXT, role="legend")
+            self.text(T("computed"), x2 + sw + 2, y, "small", TEXT, role="legend")
             return y + sw + 20
 
         y, g_blocks = self.collect(lambda: blocks(y))
@@ -522,11 +575,11 @@ class PrefixScene(TourScene):
             top_ms = max(p["cold_ms"], p["warm_ms"], 0.1)
             names = ((T("second request, cold"), p["cold_ms"], ORANGE),
                      (T("second request, after the first"), p["warm_ms"], GREEN))
-            nw = max(self.measure(n, "label").width() for n, _, _ in names) + 16
+            nw = max(self.measure(n, "small").width() for n, _, _ in names) + 16
             vw = max(self.measure(fmt_ms(ms), "label", True).width() for _, ms, _ in names) + 12
             full = lw - nw - vw
             for i, (name, ms, color) in enumerate(names):
-                self.text(name, 40, y, "label", TEXT, role="axis")
+                self.text(name, 40, y + (self.lh("label", True) - self.lh("small")) / 2, "small", TEXT, role="axis")
                 bar = self.box(40 + nw, y + 2, max(3.0, full * ms / top_ms), bh - 4, color, None, radius=4)
                 self.fade_in(bar, 1.4 + 0.3 * i)
                 self.text(fmt_ms(ms), 40 + nw + full * ms / top_ms + 8, y, "label", TEXT, True, role="readout")
@@ -545,31 +598,44 @@ class PrefixScene(TourScene):
             # the page breathes: the free height below is shared between its blocks (no empty band)
             self.spread([g_intro, g_blocks, g_times, g_saved], bottom=SCENE_H - 10, most=70)
         else:
-            self.badge("illustrative", 40, y)
-        # routing
+            _, g_badge = self.collect(lambda: self.badge("illustrative", 40, y))
+            self.spread([g_intro, g_blocks + g_badge], bottom=SCENE_H - 10, most=70)  # the pill under its picture
+        # routing: the router over three servers, the arrows drawn once the servers have come down the free height
         x0, rw = 1040.0, 520.0
-        _, y = self.para(T("Routing: the cache helps only on the server that holds it"), x0 + 20, top + 10, rw - 40,
-                         "label", TEXT, True, role="heading")
-        router = self.tag(T("router"), x0 + rw / 2, y + 14, "label", PANEL, ACCENT, align="center", role="label",
-                          pad=16, min_w=140)
+        head = self.text(T("Routing"), x0 + 20, top + 10, "heading", TEXT, True, role="heading")
+        _, y = self.para(T("The cache helps only on the server that holds it."), x0 + 20,
+                         head.sceneBoundingRect().bottom() + 2, rw - 40, "label", DIM, role="caption")
+        router, g_router = self.collect(lambda: self.tag(T("router"), x0 + rw / 2, y + 14, "small", PANEL, ACCENT,
+                                                         align="center", role="label", pad=16, min_w=140))
         rr = router.sceneBoundingRect()
-        sy = rr.bottom() + 130
-        hit_lab = None
-        for i in range(3):
-            sx = x0 + 20 + i * (rw - 40) / 3
-            sw_ = (rw - 40) / 3 - 14
-            srv = self.tag(T("server {i}").format(i=i + 1), sx, sy, "small", PANEL, BLUE_LIGHT, role="label",
-                           pad=12, min_w=sw_)
+
+        def servers() -> list:
+            sy = rr.bottom() + 130
+            made = []
+            for i in range(3):
+                sx = x0 + 20 + i * (rw - 40) / 3
+                sw_ = (rw - 40) / 3 - 14
+                made.append(self.tag(T("server {i}").format(i=i + 1), sx, sy, "small", PANEL, BLUE_LIGHT,
+                                     role="label", pad=12, min_w=sw_))
+            sr = made[1].sceneBoundingRect()
+            self.box(sr.center().x() - 30, sr.bottom() + 8, 60, 30, GREEN, None, radius=4)
+            hit_lab = self.text(T("its cache holds the opening"), sr.center().x(), sr.bottom() + 44, "small", GREEN,
+                                align="center", role="legend")
+            _, yy = self.para(T("miss: computed again"), x0 + 20, hit_lab.sceneBoundingRect().bottom() + 14, rw - 40,
+                              "small", DIM, role="caption")
+            made.append(self.badge("illustrative", x0 + 20, yy + 8, T("machines and assignments"), max_w=rw - 40))
+            return made
+
+        made, g_servers = self.collect(servers)
+        # the panel reaches down with the page's left column: its servers come down the free height (longer arrows)
+        self.spread([g_router, g_servers], bottom=SCENE_H - 10 - 14, most=120)
+        for i, srv in enumerate(made[:3]):
             sr = srv.sceneBoundingRect()
-            if i == 1:
-                self.box(sr.center().x() - 30, sr.bottom() + 8, 60, 30, GREEN, None, radius=4)
-                hit_lab = self.text(T("its cache holds the opening"), sr.center().x(), sr.bottom() + 44, "small",
-                                    GREEN, align="center", role="legend")
             self.arrow(rr.center().x(), rr.bottom() + 4, sr.center().x(), sr.top() - 4, GREEN if i == 1 else DIM,
                        3 if i == 1 else 2)
-        self.text(T("hit"), rr.center().x() + 10, rr.bottom() + 40, "label", GREEN, True, role="label")
-        y = hit_lab.sceneBoundingRect().bottom() + 14
-        _, y = self.para(T("miss: computed again"), x0 + 20, y, rw - 40, "small", DIM, role="caption")
-        y = self.badge("illustrative", x0 + 20, y + 8, T("machines and assignments"), max_w=rw - 40
-                       ).sceneBoundingRect().bottom()
+            if i == 1:
+                mid = (rr.bottom() + sr.top()) / 2
+                self.text(T("hit"), rr.center().x() + 10, mid - self.lh("small", True) / 2, "small", GREEN, True,
+                          role="label")
+        y = made[-1].sceneBoundingRect().bottom()
         self.box(x0, top, rw, y + 14 - top, PANEL, EDGE, z=0)

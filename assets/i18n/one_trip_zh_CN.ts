@@ -884,7 +884,7 @@
     </message>
     <message>
         <source>Two requests, the same {n}-token system prompt ({b} blocks of {s} tokens)</source>
-        <translation>两个请求，同样的 {n} 块系统提示（占 {b} 页，每页 {s} 个 token）</translation>
+        <translation>两个请求，同样的 {n} 个 token 的系统提示（占 {b} 页，每页 {s} 个 token）</translation>
     </message>
     <message>
         <source>Vocabulary size, to scale</source>
@@ -1785,6 +1785,22 @@
     <message>
         <source>Grouped-query attention</source>
         <translation>分组查询注意力（GQA）</translation>
+    </message>
+    <message>
+        <source>Block table (PagedAttention)</source>
+        <translation>页表（PagedAttention）</translation>
+    </message>
+    <message>
+        <source>each request's pages of the cheat sheet</source>
+        <translation>每个请求的小抄占了哪几页</translation>
+    </message>
+    <message>
+        <source>Routing</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>The cache helps only on the server that holds it.</source>
+        <translation>缓存只在存着它的那台服务器上管用。</translation>
     </message>
 </context>
 <context>
