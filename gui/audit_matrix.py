@@ -95,7 +95,7 @@ def audit_tour(app, langs, sizes, pages, factor_label: str, live: bool, shots, r
     from gui.fonts import register_fonts
     from gui.layout_audit import collect_layout
     from gui.tour import measure_in_subprocess
-    from gui.tour.data import DEFAULT_PROMPTS, TourData
+    from gui.tour.data import TourData, default_prompt
     from gui.tour.tour import TourWidget
     from model.catalog import for_language
 
@@ -105,7 +105,7 @@ def audit_tour(app, langs, sizes, pages, factor_label: str, live: bool, shots, r
         i18n.set_language(lang)
         model_dir = for_language(lang).path()
         data = TourData(model_dir)
-        question = DEFAULT_PROMPTS[lang]
+        question = default_prompt(model_dir, lang)  # the question a visitor meets first: the app's default
         data.analysis = measure_in_subprocess(question, model_dir) if live and data.tokenizer is not None else None
         widget = TourWidget(bridge=None, data=data, lang=lang, font_family=family)
         widget.prompt = question
