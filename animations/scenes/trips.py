@@ -425,25 +425,36 @@ class DecodeScene(TourScene):
             right_bottom = self._computer(ctx, top, 70.0, "body")
         # tokens written one per trip
         st = _analysis(ctx, "stream")
-        labels = [t["label"] for t in st["tokens"]] if st else ["One", "␣trip", ",", "␣one", "␣token", "."]
+        # not measured: an illustration in the page's language, one token a chip ("|" between them)
+        labels = [t["label"] for t in st["tokens"]] if st else T("One|␣trip|,|␣one|␣token|.").split("|")
+        # with no measurement the right panel is short: the row takes the whole width, larger, in the free height
+        wide = float(right_bottom) < left_bottom
         y = left_bottom + 24
         cap = self.text(T("one trip → one token:").rstrip(":："), 40, y, "heading", TEXT, True, role="heading")
         y = cap.sceneBoundingRect().bottom() + 10
-        x = 40.0
-        row = [cap]
-        for i, lab in enumerate(labels[:12]):
-            card, w = self.chip(lab, x, y, PAPER, style="number", sub=T("trip {i}").format(i=i + 1), min_w=60)
-            if x + w > 740 or card.sceneBoundingRect().bottom() > SCENE_H - 4:
-                self.removeItem(card)
-                break
-            self.pop_in(card, 0.6 + 0.25 * i)
-            row.append(card)
-            x += w + 8
-        # the row of tokens ends level with the right panel (no empty band under the left column)
+
+        def chips(style: str) -> list:
+            x, out = 40.0, []
+            for i, lab in enumerate(labels[:12]):
+                card, w = self.chip(lab, x, y, PAPER, style=style, sub=T("trip {i}").format(i=i + 1), min_w=60)
+                if x + w > (1560 if wide else 740) or card.sceneBoundingRect().bottom() > SCENE_H - 4:
+                    self.removeItem(card)
+                    break
+                self.pop_in(card, 0.6 + 0.25 * i)
+                out.append(card)
+                x += w + 8
+            return out or False  # not one chip fits: the next style
+        row = [cap] + ((wide and self.attempt(lambda: chips("title"))) or self.attempt(lambda: chips("number"))
+                       or self.attempt(lambda: chips("small")) or [])
         low = max(it.sceneBoundingRect().bottom() for it in row)
-        dy = min(SCENE_H - 4 - low, max(0.0, float(right_bottom) - low))
-        for it in row:
-            it.moveBy(0, dy)
+        if wide:  # the free height shared in three: above the heading, between it and the row, under the row
+            gap = max(0.0, (SCENE_H - 4 - low) / 3)
+            for k, it in enumerate(row):
+                it.moveBy(0, gap * (1 if k == 0 else 2))
+        else:  # the row of tokens ends level with the right panel (no empty band under the left column)
+            dy = min(SCENE_H - 4 - low, max(0.0, float(right_bottom) - low))
+            for it in row:
+                it.moveBy(0, dy)
 
     def _computer(self, ctx: dict, top: float, bh: float, style: str) -> bool:
         """The right panel: this computer's measured trips as bars ``bh`` tall, the floor, the notes in ``style``."""

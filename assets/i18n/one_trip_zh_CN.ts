@@ -1802,6 +1802,10 @@
         <source>The cache helps only on the server that holds it.</source>
         <translation>缓存只在存着它的那台服务器上管用。</translation>
     </message>
+    <message>
+        <source>One|␣trip|,|␣one|␣token|.</source>
+        <translation>一|趟|，|一|个|字|。</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>

@@ -86,6 +86,10 @@ class _View(QGraphicsView):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         self.fit()
+        if self.on_resized is not None:
+            self.on_resized()  # the scene's text follows the view's size (the caption under it may have grown)
+
+    on_resized = None  # called after every resize (TourLayout: _refit_scene)
 
 
 class _ChipStrip(QWidget):
@@ -223,6 +227,7 @@ class TourLayout:
         set_role(self.title_label, "title")
         outer.addWidget(self.title_label)
         self.view = _View(self)
+        self.view.on_resized = self._refit_scene
         self.view.setFocusPolicy(Qt.StrongFocus)  # the page takes the focus back from a field (focus_home)
         self.glossary_view = QTextBrowser()
         self.glossary_view.setObjectName("glossary")
@@ -318,15 +323,18 @@ class TourLayout:
         self._update_clock()
 
     def _refit_scene(self) -> None:
-        """Fit the page's scene to its view; when the view is too small for the type scale (text would fall under
-        height/60) or much larger, the scene is built again for this view, at the same moment of its animation."""
+        """Fit the page's scene to its view; when its text, fitted, would be off the window's type scale
+        (``TourScene.needs_rebuild``), the scene is built again for this view, at the same moment of its animation."""
         self.view.fit()
         scene = self.view.scene()
         needs = getattr(scene, "needs_rebuild", None)
         if needs is not None and needs(self.view):
-            t = scene.t
+            t, done = scene.t, scene.t >= scene.duration
             scene.build(self.context())
-            scene.seek(t)
+            if done:
+                scene.finish()  # a finished intro stays finished (the new build's may be longer)
+            else:
+                scene.seek(t)
             self._annotate_scene(scene)
             self.view.fit()
 
