@@ -202,7 +202,7 @@ class Seats:
                 # ("读题" alone told nothing), under the state or beside it on a one-line card
                 quote = f"“{prompt}”"
                 room = inner if lines >= 2 else inner - sw - 8
-                if room >= 3 * lh:
+                if room >= 2 * lh:  # room for a few glyphs after the "…"
                     set_lines(c["prompt"], tail_lines(self.font, quote, room, max(1, lines - 1)))
                     c["prompt"].setPos(16 if lines >= 2 else 16 + sw + 8, 3 + lh if lines >= 2 else 3)
                     c["prompt"].setVisible(True)
