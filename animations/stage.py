@@ -29,7 +29,7 @@ from collections import deque
 from dataclasses import replace
 from typing import Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QRectF, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsScene
 
@@ -99,6 +99,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self._spec_note: tuple[int, int, bool] | None = None  # this trip: (tokens written, k + 1, shared table)
         self._spec_seen: dict | None = None
         self._lit: int | None = None
+        self._guess_top: float | None = None  # the top of the apprentice's column on a verify trip
         self._configured = False
         self._args = ([0] * 4, 0, 0, "", 0, 16)
         # seat cards redrawn per show_requests call at most (None: all at once); the rest by draw_pending_seats
@@ -249,7 +250,8 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
 
     def _show_details(self) -> None:
         on = self._details
-        self._cheat.page.setVisible(on)
+        if self._cheat.page_shown != on:
+            self._cheat.show_page(on)
         for f in self._seats.free:
             f["label"].setVisible(on)
 
@@ -296,6 +298,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self._warehouse.layout()
         self._desks.layout()
         self._cheat.layout()
+        self._guess_top = None
         self._legend.set_marks(self._shard_mode, self._shard_n, self._shared_pages > 0)
         self._update_note()
         self._lit = None
@@ -324,8 +327,19 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self._placeholder.setPos(scene.center().x() - r.width() / 2, scene.center().y() - r.height() / 2)
 
     def _update_note(self) -> None:
-        note = self._measure_note or self._desks.measure_note() or self._spec_note_text()
+        # the apprentice's note (fewer tokens than guessed) stands in its own words, beside its slips
+        note = self._measure_note or self._desks.measure_note()
         self._legend.set_note(note)
+        self._seats.set_area(self._table_area())
+
+    def _table_area(self) -> QRectF:
+        """The part of the table the seats may use: above the apprentice (verify trips) and above the legend's
+        note where the legend had too few lines for it."""
+        area = QRectF(self.regions.table)
+        for top in (self._legend.table_top(), self._guess_top):
+            if top is not None:
+                area.setBottom(min(area.bottom(), top))
+        return area
 
     def _set_caption(self, fn: Callable[[], str]) -> None:
         self._caption_fn = fn

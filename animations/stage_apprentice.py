@@ -92,8 +92,11 @@ class Apprentice:
     def visible(self) -> bool:
         return self.title.opacity() > 0.01
 
-    def layout(self, trip: dict, rows: list[tuple[str, str, str]], color: QColor) -> float:
-        """Place the words and ``rows`` of slips at the bottom of the table; returns the top of the area used."""
+    def layout(self, trip: dict, rows: list[tuple[str, str, str]], color: QColor, note: str = "",
+               bottom: float | None = None) -> float:
+        """Place the words and ``rows`` of slips at the bottom of the table (above ``bottom`` when given);
+        returns the top of the area used. ``note``: this trip's words when it wrote fewer tokens than guessed
+        ("This trip: 2 tokens, not 5: …"), in place of the verdict."""
         lh = line_height(self.font)
         w = self.region.width() - 2 * PAD
         slip_h = lh + 10
@@ -106,18 +109,20 @@ class Apprentice:
         kept = int(trip.get("accepted") or 0)
         tw = w - fig_w - 10
         why = tr("all right: the master adds one more") if kept >= k else tr("a wrong guess throws away the rest")
+        why = note or why
+        foot = self.region.bottom() if bottom is None else min(self.region.bottom(), bottom + PAD * 0.6)
         words = ((self.title, apprentice_title(trip)),
                  (self.count, tr("{k} guesses in {ms} ms · {a} kept").format(
                      k=k, a=kept, ms=f"{float(trip.get('draft_ms') or 0.0):.1f}")),
                  (self.verdict, why))
         # each takes a second line where one is too narrow for it ("… throws away the r…" was cut), where the
         # table has the height for it under its header; else one line each, as before
-        for most in (2, 1):
+        for most in (3, 2, 1):
             height = 0.0
             for item, text in words:
                 item.setText("\n".join(wrap_lines(item.font(), text, tw, most)))
                 height += max(lh, item.boundingRect().height())
-            top = self.region.bottom() - PAD * 0.6 - slips_h - height - 8
+            top = foot - PAD * 0.6 - slips_h - height - 8
             if top - 18 >= self.region.top() + PAD + 2 * lh:
                 break
         self.figure.setScale(0.6)

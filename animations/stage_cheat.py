@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from animations.items import CELL_EDGE, CELL_EMPTY, CELL_FRESH, CELL_USED, TEXT, TEXT_DIM
 from animations.stage_style import (PAD, StageType, add_panel, add_text, format_bytes, regions_of, set_elided,
-                                    stack, tr)
+                                    stack, tr, wrap_lines)
 
 SHARED = QColor("#ffc94a")
 COLS_MAX = 24
@@ -84,6 +84,7 @@ class CheatSheet:
         scene.addItem(self.grid)
         self.in_use = 0
         self.capacity = 0
+        self.page_shown = True  # the page's size (the stage's details: ``show_page``)
 
     def texts(self):
         return [self.header, self.page, self.count]
@@ -93,6 +94,31 @@ class CheatSheet:
         """Cells drawn for ``blocks`` in use: at least 16, else ``blocks`` × 1.5 rounded up to 8 cells."""
         return max(16, math.ceil(blocks * 1.5 / 8) * 8)
 
+    def show_page(self, on: bool) -> None:
+        """Show or hide the line with one page's size; the grid takes its room when it is hidden."""
+        self.page_shown = bool(on)
+        self.page.setVisible(self.page_shown)
+        self.layout()
+
+    def _count_text(self, n: int) -> str:
+        if self.num_blocks:
+            return (tr("{n} page in use = {size} · room for {total}") if n == 1 else
+                    tr("{n} pages in use = {size} · room for {total}")).format(
+                n=n, size=format_bytes(n * self.block_bytes), total=self.num_blocks)
+        return (tr("{n} page in use") if n == 1 else tr("{n} pages in use")).format(n=n)
+
+    def _lines(self, item, text: str) -> str:
+        """``text`` in at most two lines of the panel's width (a narrow panel, or text a third wider for the
+        scene in a 4:3 window: "… · room for 2…" was cut)."""
+        w = self.region.width() - 2 * PAD
+        one = wrap_lines(item.font(), text, w, 1)
+        if one == [text]:
+            return text
+        head, sep, tail = text.rpartition(" · ")  # two lines: broken at the last " · " where both halves fit
+        if sep and all(wrap_lines(item.font(), part, w, 1) == [part] for part in (head + " ·", tail)):
+            return head + " ·\n" + tail
+        return "\n".join(wrap_lines(item.font(), text, w, 2))
+
     def layout(self) -> None:
         w = self.region.width() - 2 * PAD
         left = self.region.left() + PAD
@@ -101,8 +127,11 @@ class CheatSheet:
             page = tr("one page = {size} · {t} tokens").format(size=format_bytes(self.block_bytes), t=self.block_tokens)
         else:
             page = ""
-        set_elided(self.page, page, w)
-        self.count.setText(" ")  # measured with a line's height before the first count
+        self.page.setText(self._lines(self.page, page) if page else "")
+        self.page.setVisible(self.page_shown)
+        # the count's room is that of the longest count (every page in use): the grid never moves between trips
+        lines = self._lines(self.count, self._count_text(self.num_blocks)).count("\n") + 1
+        self.count.setText("\n".join([" "] * lines))
         bottom = stack([self.header, self.page, self.count], left, self.region.top() + PAD * 0.6)
         self._grid_box = QRectF(left, bottom + 2, w, self.region.bottom() - PAD * 0.6 - bottom - 2)
         self.set_in_use(self.in_use, self.in_use, 0, rescale=True)
@@ -127,11 +156,6 @@ class CheatSheet:
             self.grid.set_geometry(cols, cell, self.capacity)
             self.grid.setPos(box.left(), box.top())
         self.grid.set_state(self.in_use, fresh_from, shared)
-        one = self.in_use == 1
-        if self.num_blocks:
-            text = (tr("{n} page in use = {size} · room for {total}") if one else
-                    tr("{n} pages in use = {size} · room for {total}")).format(
-                n=self.in_use, size=format_bytes(self.in_use * self.block_bytes), total=self.num_blocks)
-        else:
-            text = (tr("{n} page in use") if one else tr("{n} pages in use")).format(n=self.in_use)
-        set_elided(self.count, text, self.region.width() - 2 * PAD)
+        text = self._lines(self.count, self._count_text(self.in_use))
+        if self.count.text() != text:
+            self.count.setText(text)

@@ -21,7 +21,7 @@ from animations.easing import clamp01
 from animations.items import (CART_BED, CHAPTER, CHAPTER_EDGE, CHAPTER_LIT, DESK_COLORS, PAPER, RAIL, TEXT,
                               TEXT_DIM, WHEEL_R, CartItem)
 from animations.stage_style import (PAD, StageType, add_panel, add_text, format_bytes, line_height, regions_of,
-                                    set_elided, tr)
+                                    set_elided, set_lines, tr, wrap_lines)
 from animations.stage_warehouse import DICTIONARY
 
 CART_W = 170.0
@@ -117,6 +117,10 @@ class Desks:
             how = (tr("tensor parallel: every chapter cut in {n} strips") if self.mode == "tp"
                    else tr("pipeline parallel: chapters split {n} ways")).format(n=self.n)
             head = tr("{n} desks · {how}").format(n=self.n, how=how)
+            if QFontMetricsF(self.header.font()).horizontalAdvance(head) > inner_w:  # a 4:3 window: the short
+                # name (the desks' own lines say what each holds: "1/2 of every chapter", "chapters 1–2")
+                head = (tr("{n} desks · tensor parallel") if self.mode == "tp"
+                        else tr("{n} desks · pipeline parallel")).format(n=self.n)
         else:
             head = tr("The desk · compute")
         set_elided(self.header, head, inner_w)
@@ -135,7 +139,8 @@ class Desks:
             floor = y0 + row_h - 2
             row["rail"].setLine(self.rest_x, floor, self.park_x + CART_W, floor)
             row["surface"].setRect(QRectF(self.park_x - 8, y0, self.region.right() - PAD - self.park_x + 8, row_h))
-            fits = max(1, min(3, int((row_h - 4) // lh)))  # as many lines as the row holds (at least the name)
+            row["room"] = int((row_h - 4) // lh)  # the times take a second line where the row holds four
+            fits = max(1, min(3, row["room"]))  # as many lines as the row holds (at least the name)
             lines = [row["name"], row["state"], row["times"]][:fits]
             for item in (row["name"], row["state"], row["times"]):
                 item.setVisible(item in lines)
@@ -277,6 +282,7 @@ class Desks:
                 span = tr("every chapter")
             name = tr("Desk {i} · {span}").format(i=d + 1, span=span) if self.n > 1 else span
             set_elided(row["name"], name, TEXT_W)
+            short = None
             if d < len(self.times):
                 c, m, b = self.times[d]
                 if self.n == 1 and self.wall_ms:
@@ -285,11 +291,28 @@ class Desks:
                     t = tr("forward pass {c} ms").format(c=f"{c:.1f}")
                 elif self.mode == "pp":
                     t = tr("this trip: work {c} · wait {b} ms").format(c=f"{c:.1f}", b=f"{b:.1f}")
+                    short = tr("work {c} · wait {b} ms").format(c=f"{c:.1f}", b=f"{b:.1f}")
                 else:
                     t = tr("this trip: work {c} · notes {m} ms").format(c=f"{c:.1f}", m=f"{m:.1f}")
+                    short = tr("work {c} · notes {m} ms").format(c=f"{c:.1f}", m=f"{m:.1f}")
             else:
                 t = tr("copy · {size}").format(size=format_bytes(self.share_bytes(d)))
-            set_elided(row["times"], t, TEXT_W)
+            self._set_times_text(row, t, short or t)
+
+    def _set_times_text(self, row: dict, text: str, short: str) -> None:
+        """The times line whole: on one line, or on two where the row holds four lines, or in its short form
+        (the headline already says "one trip") where a 4:3 window makes it a third wider for the scene."""
+        fm = QFontMetricsF(self._f_small)
+        if fm.horizontalAdvance(text) > TEXT_W:
+            two = wrap_lines(self._f_small, text, TEXT_W, 3)
+            if len(two) <= 2 and row.get("room", 3) >= 4:
+                set_lines(row["times"], two)
+                return
+            text = short
+            if fm.horizontalAdvance(text) > TEXT_W and row.get("room", 3) >= 4:
+                set_lines(row["times"], wrap_lines(self._f_small, text, TEXT_W, 2))
+                return
+        set_elided(row["times"], text, TEXT_W)
 
     def measure_note(self) -> str:
         """One line when the measured times of this trip go against the lesson ("more desks, faster"), else "";

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
 
 from animations.items import PANEL_EDGE, TEXT, TEXT_DIM
 from animations.stage_style import (MAX_SEATS, PAD, StageType, add_panel, add_text, line_height, regions_of,
-                                    set_elided, tail_lines, tr)
+                                    set_elided, set_lines, tail_lines, tr)
 
 CARD = QColor("#1f2b38")
 STATES = ("reading", "writing", "done", "waiting")
@@ -197,6 +197,15 @@ class Seats:
             if lines < 2:  # one line: the answer (the story) alone on it, in place of the state and the prompt
                 c["prompt"].setVisible(False)
                 answer_x, answer_w, answer_top, answer_lines = 16, inner, 3, 1
+            if seat.state == "reading" and not seat.answer and prompt and not c["prompt"].isVisible():
+                # a narrow card at a full table still reading its question: what it reads, the question's end
+                # ("读题" alone told nothing), under the state or beside it on a one-line card
+                quote = f"“{prompt}”"
+                room = inner if lines >= 2 else inner - sw - 8
+                if room >= 2 * lh:  # room for a few glyphs after the "…"
+                    set_lines(c["prompt"], tail_lines(self.font, quote, room, max(1, lines - 1)))
+                    c["prompt"].setPos(16 if lines >= 2 else 16 + sw + 8, 3 + lh if lines >= 2 else 3)
+                    c["prompt"].setVisible(True)
             c["answer"].setBrush(color)
             tail = tail_lines(self.font, seat.answer, answer_w, max(1, answer_lines)) if seat.answer else []
             c["answer"].setText("\n".join(tail))

@@ -27,8 +27,10 @@ MAX_SEATS = 16
 CAPTION = QRectF(16, 0, 1568, 66)  # tall enough for the headline's line (44 units: 64 with its leading)
 WAREHOUSE = QRectF(16, 68, 380, 412)
 DESKS = QRectF(412, 68, 664, 412)  # the road (carts at the warehouse door) and the desks
-CHEAT = QRectF(16, 492, 500, 200)
-LEGEND = QRectF(532, 492, 544, 200)
+# the lower row keeps the upper row's columns: the cheat sheet under the warehouse, the legend under the desks (the
+# legend's lines are the longest words on the stage; at 4:3 its text is a third wider for the scene than at 16:9)
+CHEAT = QRectF(16, 492, 380, 200)
+LEGEND = QRectF(412, 492, 664, 200)
 TABLE = QRectF(1092, 68, 492, 624)  # the seats (and the apprentice on verify trips)
 SCENE_MIN_HEIGHT = 600.0  # the shortest the stage may be drawn (``StageRegions``): every part's words still fit
 
@@ -187,6 +189,14 @@ def set_elided(item: QGraphicsSimpleTextItem, text: str, width: float,
     item.setData(_ELIDE_KEY, key)
     fm = QFontMetricsF(item.font())
     item.setText(fm.elidedText(text, mode, max(1.0, width)) if fm.horizontalAdvance(text) > width else text)
+
+
+def set_lines(item: QGraphicsSimpleTextItem, lines: list[str]) -> None:
+    """Set ``lines`` on ``item``, one under another (forgets what ``set_elided`` last set)."""
+    item.setData(_ELIDE_KEY, None)
+    text = "\n".join(lines)
+    if item.text() != text:
+        item.setText(text)
 
 
 def line_height(font: QFont) -> float:

@@ -15,7 +15,7 @@ from typing import Callable
 from animations.easing import linear
 from animations.stage_apprentice import guess_rows, judge
 from animations.stage_seats import SeatText
-from animations.stage_style import MAX_SEATS, tr, trip_tokens
+from animations.stage_style import MAX_SEATS, PAD, line_height, tr, trip_tokens
 from animations.timeline import Fade, Lambda, Timeline
 
 # Phases of a trip, as fractions of its duration.
@@ -194,10 +194,12 @@ class TripTimeline:
             self._count_guesses(trip, rid, rows)
             self._add_guesses(tl, trip, rid, rows, at)
         else:
-            self._seats.set_area(self.regions.table)
+            self._guess_top = None
+            self._legend.allow_table(True)
             if self._spec_note is not None:  # the note is of the trip on stage: none without guesses
                 self._spec_note = None
                 self._update_note()
+            self._seats.set_area(self._table_area())
 
         tl.add(Lambda(roll(1.0, 0.0)), *at(ROLL_BACK))
         tl.add(Lambda(lambda p: [desks.set_loaded(i, 1.0 - p) for i in range(n_desks)], linear), *at(UNLOAD))
@@ -205,10 +207,16 @@ class TripTimeline:
 
     def _add_guesses(self, tl: Timeline, trip: dict, rid: str, rows, at) -> None:
         ap = self._apprentice
-        top = ap.layout(trip, rows, self._color_for(rid))
-        area = self.regions.table
-        area.setBottom(top)
-        self._seats.set_area(area)
+        self._guess_top = None
+        self._legend.allow_table(True)
+        note_top = self._legend.table_top()
+        top = ap.layout(trip, rows, self._color_for(rid), self._spec_note_text(), bottom=note_top)
+        table = self.regions.table
+        if note_top is not None and top < table.top() + PAD + 2 * line_height(ap.font):
+            self._legend.allow_table(False)  # no room for both at the table: the note keeps to the legend
+            top = ap.layout(trip, rows, self._color_for(rid), self._spec_note_text())
+        self._guess_top = top
+        self._seats.set_area(self._table_area())
         for item in (ap.figure, ap.title, ap.count, ap.verdict):
             tl.add(Fade(item, 0.0, 1.0), *at(APPRENTICE_IN))
         tl.add(Lambda(ap.figure.set_writing, linear), *at(GUESS_WRITE))
@@ -226,7 +234,8 @@ class TripTimeline:
     def _count_guesses(self, trip: dict, rid: str, rows) -> None:
         """The measured tokens of this verify trip at the guessing seat; when fewer than the lesson's k + 1, the
         legend says why, of this trip (like the headline and the desks), never of an average the window's lines
-        do not show (once per trip, not per frame; ``_build_timeline`` may run again on a relayout)."""
+        do not show (once per trip, not per frame; ``_build_timeline`` may run again on a relayout). The
+        apprentice's own words say it, in place of their general "a wrong guess throws away the rest"."""
         if self._spec_seen is trip:
             return
         self._spec_seen = trip
@@ -243,5 +252,5 @@ class TripTimeline:
         # other seats wrote too when the table is shared: the headline counts all of them, this counts one
         where = tr("This trip, at the guessing seat") if shared else tr("This trip")
         count = tr("1 token") if written == 1 else tr("{x} tokens").format(x=written)
-        return tr("{where}: {count}, not {best}: a wrong guess throws away the ones after it, and how often the apprentice is right depends on the text").format(  # noqa: E501
+        return tr("{where}: {count}, not {best}: a wrong guess throws away the rest").format(
             where=where, count=count, best=best)

@@ -248,6 +248,26 @@
         <translation>本趟：干活 {c}，传纸条 {m} 毫秒</translation>
     </message>
     <message>
+        <source>work {c} · notes {m} ms</source>
+        <translation>干活 {c}，传纸条 {m} 毫秒</translation>
+    </message>
+    <message>
+        <source>work {c} · wait {b} ms</source>
+        <translation>干活 {c}，等待 {b} 毫秒</translation>
+    </message>
+    <message>
+        <source>{n} desks · tensor parallel</source>
+        <translation>{n} 张桌子 · 张量并行</translation>
+    </message>
+    <message>
+        <source>{n} desks · pipeline parallel</source>
+        <translation>{n} 张桌子 · 流水线并行</translation>
+    </message>
+    <message>
+        <source>{where}: {count}, not {best}: a wrong guess throws away the rest</source>
+        <translation>{where}：{count}，不是 {best} 个：猜错一个，后面的全作废</translation>
+    </message>
+    <message>
         <source>chapters and dictionary, to scale by bytes</source>
         <translation>各章和字典，按字节数画比例</translation>
     </message>
@@ -265,7 +285,7 @@
     </message>
     <message>
         <source>a note passed between desks (all-reduce)</source>
-        <translation>桌子之间传的纸条（all-reduce）</translation>
+        <translation>桌子之间传的纸条（全归约）</translation>
     </message>
     <message>
         <source>a dimmed desk is waiting (pipeline bubble)</source>

@@ -287,7 +287,9 @@ class EngineEvents:
             self.trip_plot.setToolTip(_tr("Red line: the floor, weights ÷ measured memory bandwidth; no trip can be "
                                           "faster on this computer"))
             self.trip_plot.set_floor(self.floor_ms)
-            title += " · " + _tr("red: the floor, {ms} ms").format(ms=fmt_ms(self.floor_ms))
+            # a no-break space: the wrapped title never puts "ms" on a line of its own, away from its number
+            title += " · " + _tr("red: the floor, {ms} ms").replace("{ms} ms", "{ms}\u00a0ms").format(
+                ms=fmt_ms(self.floor_ms))
         self.trip_plot_title.setText(title)
 
     def _set_status(self, english: str) -> None:

@@ -397,11 +397,13 @@ def test_fewer_tokens_per_verify_trip_than_the_lesson_says_why(stage):
              guesses=[{"request_id": "r1", "labels": ["a", "b", "c", "d"]}])
     stage.show_trip(v)
     run(stage, 1.01)
-    note = stage._legend.note.text().replace("\n", " ")
+    note = stage._apprentice.verdict.text().replace("\n", " ")  # beside the apprentice's slips, in its words
     assert "This trip: 2 tokens, not 5" in note  # measured 2 tokens this trip, not k + 1 = 5, and why
+    assert "throws away" in note
+    assert "tokens, not" not in stage._legend.note.text()  # said once
     stage.show_trip(trip())  # the note is of the trip on stage: a plain trip has none
     run(stage, 0.1)
-    assert "tokens, not" not in stage._legend.note.text()
+    assert not any("tokens, not" in t.text() for t in stage.text_items())
 
 
 @pytest.mark.parametrize("view", [(400, 200, 1080), (1024, 448, 720), (1536, 672, 1080)])
