@@ -383,7 +383,7 @@ class QuestionsScene(TourScene):
             groups.append(self.collect(lambda: self._write_live(ctx, live, 1.6, y))[1])
         else:
             groups.append(self.collect(lambda: self._cut_only(ctx, 1.6, y))[1])
-        self.spread(groups, bottom=SCENE_H - 4, most=30)  # the cards and the line share the height left
+        self.spread(groups, bottom=SCENE_H - 4, most=48)  # the cards and the line share the height left
 
     def _write_live(self, ctx: dict, live: dict, t0: float, y: float) -> None:
         toks = live["tokens"]

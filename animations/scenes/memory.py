@@ -110,13 +110,16 @@ class StreamingScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         # as many frames as leave room for the note on a long system prompt (under the cards, else under them)
-        for most in (12, 10, 8, 6, 4):
-            if self.attempt(lambda: self._layout(ctx, most), bottom=SCENE_H - 4):
-                return
-        self._layout(ctx, 3)
+        # first with the frames spread to fill the column (when the note fits beside them), then packed
+        for fill in (True, False):
+            for most in (12, 10, 8, 6, 4):
+                if self.attempt(lambda: self._layout(ctx, most, fill), bottom=SCENE_H - 4):
+                    return
+        self._layout(ctx, 3, False)
 
-    def _layout(self, ctx: dict, most: int) -> bool:
-        """The frames (at most ``most``) with their times, the measured cards, the note."""
+    def _layout(self, ctx: dict, most: int, fill: bool) -> bool:
+        """The frames (at most ``most``; ``fill``: spread down the column) with their times, the measured cards,
+        the note."""
         st = _analysis(ctx, "stream")
         if st:
             toks = [(t["text"], t["t_ms"]) for t in st["tokens"]]
@@ -132,7 +135,10 @@ class StreamingScene(TourScene):
         lh = self.lh("small") + 4
         pill_h = self.lh("small", True) + 30
         room = int((SCENE_H - 20 - pill_h - y) // lh)
-        for i, (text, t) in enumerate(toks[:max(1, min(most, room))]):
+        shown = toks[:max(1, min(most, room))]
+        if fill:  # few frames: more air between them, no empty band under the column
+            lh = min(lh * 1.6, max(lh, (SCENE_H - 20 - pill_h - y) / len(shown)))
+        for i, (text, t) in enumerate(shown):
             frame = sse_frame(text)
             line = self.text(f"+{t:6.1f} ms   {frame}", 60, y, "small", GREEN if i == 0 else TEXT, role="code")
             while line.boundingRect().width() > lw - 40 and len(frame) > 10:

@@ -153,7 +153,7 @@ class TokenizeScene(TourScene):
 
     def draw(self, ctx: dict) -> None:
         toks = ctx.get("tokens") or []
-        chip_styles = [st for st, most in (("number", 16), ("body", None))
+        chip_styles = [st for st, most in (("title", 10), ("number", 16), ("body", None))  # a short question: big
                        if most is None or len(toks) <= most]
         # the largest layout that fits: the comparison panels when there is room, else the question bigger
         tries = [(chip, why, compare) for compare in ("body", "label") for chip in chip_styles
@@ -203,7 +203,7 @@ class TokenizeScene(TourScene):
         # the panels take up to half the height left as air between their rows, the gaps above them the rest
         room = SCENE_H - 10 - (y + 6)
         g_compare = self.collect(lambda: self._compare(ctx, y + 6, t, compare, room))[1] if compare else []
-        self.spread([g_chips, g_summary, g_why, g_compare], bottom=SCENE_H - 10, most=50)
+        self.spread([g_chips, g_summary, g_why, g_compare], bottom=SCENE_H - 4, most=60)
         return True
 
     def _compare(self, ctx: dict, y2: float, t: float, style: str = "label", room: float = 0.0) -> None:
@@ -325,7 +325,7 @@ class EmbeddingScene(TourScene):
         hh_max = SCENE_H - 4 - hy - 10 - 2 * lh - 8 - (self.lh("small", True) + px("small") * 0.3) - 8
         toks = (ctx.get("tokens") or [])[: max(1, min(24, int(hh_max // (lh + 2))))]
         n = max(1, len(toks))
-        row_h = max(lh + 2, min(90.0, hh_max / n))
+        row_h = max(lh + 2, min(130.0, hh_max / n))  # few tokens: tall rows fill the height
         hh = row_h * n
         row_style = "body" if row_h >= self.lh("body") + 8 else "label"
         label_w = max([self.measure(f"{t['label']}  {t['id']}", row_style).width() for t in toks] + [60.0])

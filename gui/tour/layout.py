@@ -90,6 +90,7 @@ class _View(QGraphicsView):
             self.on_resized()  # the scene's text follows the view's size (the caption under it may have grown)
 
     on_resized = None  # called after every resize (TourLayout: _refit_scene)
+    presenter = False  # presenter mode: the scene's text one type step larger (base.fit_factor reads it)
 
 
 class _ChipStrip(QWidget):
@@ -197,8 +198,10 @@ class TourLayout:
         if bool(on) == bool(getattr(self, "presenter", False)):
             return
         self.presenter = bool(on)
+        self.view.presenter = self.presenter  # the scene's text too (animations.scenes.base.fit_factor)
         self._apply_fonts()
         self._build_controls(self.pages_key())
+        self._refit_scene()
 
     def _build_ui(self) -> None:
         outer = QVBoxLayout(self)
