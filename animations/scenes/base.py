@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from animations.easing import ease_out_back, smooth
 from animations.timeline import Animation, Fade, Lambda, Timeline, lerp_point
 from animations.textset import rebalance, set_breaks as keep_together
-from animations.typescale import PRESENTER_STEP, TypeScale, set_role, set_text_features
+from animations.typescale import TypeScale, set_role, set_text_features
 
 SCENE_W, SCENE_H = 1600.0, 640.0
 
@@ -55,8 +55,9 @@ def px(style: str) -> float:
 
 def fit_factor(view) -> float:
     """The factor on the scene's text sizes (``px``) that, fitted into ``view`` (a shown ``QGraphicsView`` showing
-    a SCENE_W × SCENE_H scene), makes them the type scale of the view's window (one step larger when the view's
-    ``presenter`` attribute is true), ``FLOOR_MARGIN`` above it: under
+    a SCENE_W × SCENE_H scene), makes them the type scale of the view's window (in presenter mode too: the pages
+    are laid out for that scale; the title, caption and controls around the stage grow), ``FLOOR_MARGIN`` above
+    it: under
     1 when the view is larger than VIEW_FRACTION of its window's height, over 1 when smaller; within
     [MIN_FACTOR, MAX_FACTOR]. 1.0 while the view is not shown."""
     if view is None or not view.isVisible():
@@ -68,8 +69,6 @@ def fit_factor(view) -> float:
         return 1.0
     # at most MAX_FACTOR: a view squeezed to a sliver (mid-layout, a tiny window) must not blow the text up
     wanted = FLOOR_MARGIN * TypeScale(window_h).minimum / (scale * SCENE_TYPE.px("small"))
-    if getattr(view, "presenter", False):  # presenter mode: one type step larger, as the widgets around it
-        wanted *= PRESENTER_STEP
     return min(MAX_FACTOR, max(MIN_FACTOR, wanted))
 
 BG = QColor("#0f1419")

@@ -80,7 +80,17 @@ class _View(QGraphicsView):
     def fit(self) -> None:
         if self.scene() is not None:
             # the scene's rect, and anything a page drew past it (never cut: shown a little smaller instead)
-            rect = self.scene().sceneRect().united(self.scene().itemsBoundingRect())
+            items = self.scene().itemsBoundingRect()
+            rect = self.scene().sceneRect().united(items)
+            # the lowest an item reaches once its intro has played: an item still scaled to nothing (pop-in) counts
+            # at its full size (its position and its own rect), a rotated one by its scene rect
+            low = max((max(it.sceneBoundingRect().bottom(), it.scenePos().y() + it.boundingRect().bottom())
+                       for it in self.scene().items()), default=rect.bottom())
+            if not items.isEmpty() and low < rect.bottom() - 8:
+                # a page that ends above the scene's bottom is shown in the middle of the height (the free
+                # height split above and under it, not one empty band under it); no item moves
+                rect.translate(0, -(rect.bottom() - low) / 2)
+            self.setSceneRect(rect)  # the view's own area (the scene's stays): it may now reach above y = 0
             self.fitInView(rect, Qt.KeepAspectRatio)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -90,7 +100,6 @@ class _View(QGraphicsView):
             self.on_resized()  # the scene's text follows the view's size (the caption under it may have grown)
 
     on_resized = None  # called after every resize (TourLayout: _refit_scene)
-    presenter = False  # presenter mode: the scene's text one type step larger (base.fit_factor reads it)
 
 
 class _ChipStrip(QWidget):
@@ -177,6 +186,9 @@ class TourLayout:
         return self._sizes_for(self._type_height())[role]
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        # the stage never taller than the scene drawn across the window's width: what a wide, tall window has
+        # left goes to the caption (its text centred), not to an empty band under the picture
+        self.stage_stack.setMaximumHeight(int(event.size().width() * scene_base.SCENE_H / scene_base.SCENE_W) + 12)
         super().resizeEvent(event)
         if self.isVisible():
             self._refit_scene()
@@ -194,11 +206,13 @@ class TourLayout:
                 "chip": max(CHIP_PX, round(scale.px("label")))}
 
     def set_presenter(self, on: bool) -> None:
-        """Presenter mode: the title, caption and controls one type step larger (``TypeScale(presenter=True)``)."""
+        """Presenter mode: the title, caption and controls one type step larger (``TypeScale(presenter=True)``);
+        the question row (field, Back, Next) hidden: the clicker pages, and the stage gets its height."""
         if bool(on) == bool(getattr(self, "presenter", False)):
             return
         self.presenter = bool(on)
-        self.view.presenter = self.presenter  # the scene's text too (animations.scenes.base.fit_factor)
+        for w in (self.prompt_label, self.prompt_edit, self.prev_button, self.next_button):
+            w.setVisible(not self.presenter and not w.property("kioskHidden"))
         self._apply_fonts()
         self._build_controls(self.pages_key())
         self._refit_scene()

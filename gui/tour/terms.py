@@ -21,7 +21,8 @@ MODEL_OUTPUT_PAGES = ("sampling", "decode", "streaming", "reasoning", "speculati
 TERM_COLOR = "#9fd0ff"  # underlined terms in a caption: hover for a tooltip, click or tap for the line below
 NO_BREAK_HYPHEN = "\u2011"  # a term is never broken at its hyphen ("top-" / "p"); the bundled fonts have it
 
-_FORMULA = re.compile(r"\S*[/√]\S*")  # a run with a slash or a root: "(QKᵀ/√d)·V," is set on one line
+# a run with a slash or a root, with the number before it: "(QKᵀ/√d)·V," and "2 TB/s," are set on one line
+_FORMULA = re.compile(r"(?:\d[\d,.]*[ \u00a0])?\S*[/√]\S*")
 
 
 def _set_html(text: str) -> str:
