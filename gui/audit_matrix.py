@@ -301,7 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-tour", action="store_true", help="skip the tour")
     p.add_argument("--no-live", action="store_true", help="skip the Live page")
     p.add_argument("--illustrative", action="store_true", help="the tour without its measurement")
-    p.add_argument("--presenter", action="store_true", help="presenter mode (one type step larger): the tour and the Live page")
+    p.add_argument("--presenter", action="store_true",
+                   help="presenter mode (one type step larger): the tour and the Live page")
     p.add_argument("--shots", default=None, metavar="DIR", help="also save each screen as a PNG here")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # one scale factor, JSON to --json
     return p
