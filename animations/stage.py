@@ -63,11 +63,14 @@ FRAME_S = 1.0 / 60.0  # a real-time trip lasts at least one frame
 class StageScene(StageQueries, TripTimeline, QGraphicsScene):
     """Warehouse, carts and desks, cheat sheet, table of seats, apprentice and legend; one trip per
     ``show_trip``. Stage time moves only through ``advance(dt_s)``; ``trip_finished`` is emitted once per trip
-    shown, when its timeline ends. Trips that arrive while one is animating wait in ``pending`` (at most
-    ``max_pending``; in real-time mode only the newest few), oldest first; the oldest are dropped past the cap.
+    shown, when its timeline ends; ``trip_started`` (the trip's dict) when one goes on stage, so that every text
+    of "this trip" outside the stage (the window's readout) is of the trip the stage shows, not of a newer report
+    still waiting. Trips that arrive while one is animating wait in ``pending`` (at most ``max_pending``; in
+    real-time mode only the newest few), oldest first; the oldest are dropped past the cap.
     """
 
     trip_finished = Signal()
+    trip_started = Signal(object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -177,7 +180,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
             self._rebuild_keep_trip()
 
     def set_scene_height(self, height: float) -> None:
-        """Draw the stage ``height`` scene units tall (1600 wide; clamped to ``SCENE_MIN_HEIGHT`` .. 700): a
+        """Draw the stage ``height`` scene units tall (1600 wide; clamped to ``PRESENTER_SCENE_MIN_HEIGHT`` .. 700): a
         page whose rows under the stage take more height asks for a shorter stage rather than a narrower one
         (``StageRegions``). Keeps the trip on screen; the same height again costs nothing."""
         new = StageRegions(height)
@@ -285,6 +288,10 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
     def _build(self) -> None:
         layer_bytes, block_bytes, num_blocks, name, dictionary, block_tokens = self._args
         fam, ty = self._family, self._type
+        # how long each seated request has sat: a rebuild (resize, torn book, language) is no new arrival, so a
+        # card that had faded in stays drawn (with the clock stopped it never faded in again: an empty table
+        # under "seats taken: 1")
+        ages = dict(self._seats.ages) if getattr(self, "_seats", None) is not None else {}
         self.clear()
         self._caption = add_text(self, ty.font(fam, "headline", bold=True), "headline", TEXT)
         self._placeholder = add_text(self, ty.font(fam, "heading", bold=True), "placeholder", TEXT_DIM)
@@ -293,6 +300,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
                             self._shard_layers)
         self._cheat = CheatSheet(self, fam, ty, block_bytes, num_blocks, block_tokens)
         self._seats = Seats(self, fam, ty)
+        self._seats.ages = ages
         self._legend = Legend(self, fam, ty)
         self._apprentice = Apprentice(self, fam, ty)
         self._warehouse.layout()
@@ -415,6 +423,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self._shared_pages = self._shared_before = 0
         self._colors.clear()
         self._caption_fn = lambda: tr("The book rests in the warehouse. Every token costs one trip.")
+        self._seats.ages.clear()  # every seat forgotten: the next to sit fades in
         self._build()
 
     def _trip_seconds(self, trip: dict) -> float:
@@ -435,6 +444,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self._trip_seats = self._seats_after(trip) if self._gui_seats is None else None
         self._timeline = self._build_timeline(trip, self._duration, self._blocks_before)
         self._timeline.seek(0.0)
+        self.trip_started.emit(trip)
 
 
 __all__ = ["StageScene", "SeatText", "format_bytes", "SCENE_RECT", "MAX_SEATS", "REQUEST_COLORS"]

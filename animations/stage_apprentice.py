@@ -102,7 +102,6 @@ class Apprentice:
         slip_h = lh + 10
         gap = 6.0
         fig_w = ApprenticeItem.W * 0.6
-        slips_h = len(rows) * (slip_h + gap)
         left = self.region.left() + PAD
         text_x = left + fig_w + 10
         k = int(trip.get("proposed") or 0)
@@ -115,15 +114,18 @@ class Apprentice:
                  (self.count, tr("{k} guesses in {ms} ms · {a} kept").format(
                      k=k, a=kept, ms=f"{float(trip.get('draft_ms') or 0.0):.1f}")),
                  (self.verdict, why))
-        # each takes a second line where one is too narrow for it ("… throws away the r…" was cut), where the
-        # table has the height for it under its header; else one line each, as before
-        for most in (3, 2, 1):
+        # each takes a second (third) line where one is too narrow for it ("… throws away the r…" was cut), where
+        # the table has the height for it under its header and one line of a seat; where it has not, the slips go
+        # two to a row (half the height) before the words are cut to fewer lines (presenter mode's larger type)
+        room_top = self.region.top() + PAD + 2 * lh + 12  # the table's header and a one-line seat card above
+        for cols, most in ((1, 3), (2, 3), (1, 2), (2, 2), (1, 1), (2, 1)):
             height = 0.0
             for item, text in words:
                 item.setText("\n".join(wrap_lines(item.font(), text, tw, most)))
                 height += max(lh, item.boundingRect().height())
+            slips_h = -(-len(rows) // cols) * (slip_h + gap)
             top = foot - PAD * 0.6 - slips_h - height - 8
-            if top - 18 >= self.region.top() + PAD + 2 * lh:
+            if top - 18 >= room_top:
                 break
         self.figure.setScale(0.6)
         self.figure.setPos(left, top - 14)
@@ -137,7 +139,8 @@ class Apprentice:
                 g.setOpacity(0.0)
                 continue
             state, text, fix = rows[i]
-            rect = QRectF(text_x, y + i * (slip_h + gap), w - fig_w - 10, slip_h)
+            slip_w = (tw - gap * (cols - 1)) / cols
+            rect = QRectF(text_x + (i % cols) * (slip_w + gap), y + (i // cols) * (slip_h + gap), slip_w, slip_h)
             if state == "bonus":
                 g.set_content(rect, text, "bonus", color, tag=tr("free"))
             else:

@@ -32,7 +32,11 @@ DESKS = QRectF(412, 68, 664, 412)  # the road (carts at the warehouse door) and 
 CHEAT = QRectF(16, 492, 380, 200)
 LEGEND = QRectF(412, 492, 664, 200)
 TABLE = QRectF(1092, 68, 492, 624)  # the seats (and the apprentice on verify trips)
-SCENE_MIN_HEIGHT = 600.0  # the shortest the stage may be drawn (``StageRegions``): every part's words still fit
+SCENE_MIN_HEIGHT = 600.0  # the shortest the page draws the stage (``StageRegions``): every part's words still fit
+# presenter mode's floor: its rows under the stage are a type step taller, and at 16:9 its stage gets shorter
+# rather than narrower (under 90 % of the width at 1280x720 with the apprentice's lines); the lower row keeps
+# its height below 600 (``StageRegions``), the upper row's bars and carts give the rest
+PRESENTER_SCENE_MIN_HEIGHT = 520.0
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,8 @@ class StageRegions:
     height: float = SCENE_RECT.height()
 
     def __post_init__(self):
-        object.__setattr__(self, "height", max(SCENE_MIN_HEIGHT, min(SCENE_RECT.height(), float(self.height))))
+        object.__setattr__(self, "height", max(PRESENTER_SCENE_MIN_HEIGHT, min(SCENE_RECT.height(),
+                                                                               float(self.height))))
 
     @property
     def _cut(self) -> float:
@@ -60,11 +65,18 @@ class StageRegions:
     def caption(self) -> QRectF:
         return QRectF(CAPTION)
 
+    @property
+    def _lower_cut(self) -> float:
+        # a third of the first 100 units taken off; below 600 the lower row (the legend's lines, the cheat
+        # sheet's) keeps its height and the upper row, whose bars and carts scale, gives the rest
+        return min(self._cut, SCENE_RECT.height() - SCENE_MIN_HEIGHT) / 3
+
     def _upper(self, like: QRectF) -> QRectF:
-        return QRectF(like.x(), like.y(), like.width(), like.height() - self._cut * 2 / 3)
+        return QRectF(like.x(), like.y(), like.width(), like.height() - (self._cut - self._lower_cut))
 
     def _lower(self, like: QRectF) -> QRectF:
-        return QRectF(like.x(), like.y() - self._cut * 2 / 3, like.width(), like.height() - self._cut / 3)
+        return QRectF(like.x(), like.y() - (self._cut - self._lower_cut), like.width(),
+                      like.height() - self._lower_cut)
 
     @property
     def warehouse(self) -> QRectF:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
 
 from animations.items import CHAPTER, CHAPTER_EDGE, CHAPTER_LIT, TEXT, TEXT_DIM
 from animations.stage_style import (PAD, StageType, add_panel, add_text, format_bytes, line_height, regions_of,
-                                    set_elided, stack, tr, wrap_lines)
+                                    set_elided, set_lines, stack, tr, wrap_lines)
 
 DICTIONARY = QColor("#7d5ba6")
 DICTIONARY_EDGE = QColor("#b99be0")
@@ -67,7 +67,8 @@ class Warehouse:
         """Words first (measured), then the book fills the room between them, bars to scale by bytes."""
         w = self.region.width() - 2 * PAD
         left = self.region.left() + PAD
-        set_elided(self.header, tr("Warehouse · GPU memory"), w)
+        # two lines where the name and its field term do not fit one (presenter mode's larger type, 4:3)
+        set_lines(self.header, wrap_lines(self.header.font(), tr("Warehouse · GPU memory"), w, 2))
         set_elided(self.model, self.model_name, w)
         self.model.setVisible(bool(self.model_name))
         n = len(self.layer_bytes)
@@ -100,8 +101,16 @@ class Warehouse:
         if not self.dictionary_bytes:
             self.dictionary_bar.setVisible(False)
             self.dictionary_label.setVisible(False)
+        # a bar thinner than its label's line cannot hold the label (it would lie across the bar's top and
+        # bottom edges): the bars then scale to the width that leaves a column for the short names at their right
+        inside_ok = h >= label_h
+        scale_w = w
+        if not inside_ok and entries:
+            fm = QFontMetricsF(self.dictionary_label.font())
+            names = max(fm.horizontalAdvance(short) for *_, short in entries)
+            scale_w = max(w * 0.35, w - names - 10)
         for k, (bar, label, b, text, short) in enumerate(entries):
-            bw = max(6.0, w * b / biggest) if b else w * 0.5
+            bw = max(6.0, scale_w * b / biggest) if b else scale_w * 0.5
             bar.setRect(QRectF(left, y, bw, h))
             label.setVisible(k % stride == 0 and room_for_labels)
             # inside the bar when it is wide enough, else just right of it; the name alone ("Ch. 2") when the
@@ -110,13 +119,16 @@ class Warehouse:
             for candidate in dict.fromkeys((text, short)):
                 set_elided(label, candidate, w - 8)
                 fm_w = label.boundingRect().width()
-                if bw >= fm_w + 12:
+                if bw >= fm_w + 12 and inside_ok:
                     x = left + 6
                 elif bw + 8 + fm_w <= w:
                     x = left + bw + 8
                 if x is not None:
                     break
-            if x is None:  # a bar too wide to have room beside it and too narrow for its name: elided inside
+            if x is None and not inside_ok:  # no room beside (only with a very long name): no label
+                label.setVisible(False)
+                x = left + bw + 8
+            elif x is None:  # a bar too wide to have room beside it and too narrow for its name: elided inside
                 set_elided(label, short, max(8.0, bw - 12))
                 x = left + 6
             lh = label.boundingRect().height()

@@ -7,7 +7,7 @@ window at scale factor 2, run in a child process: the factor is read when the ap
 
     python -m gui.audit_matrix --out docs/audit-report.md [--json faults.json] [--sizes 1280x720,1920x1080]
                                [--langs zh,en] [--pages 1-18] [--live STATES] [--no-tour] [--no-live]
-                               [--illustrative] [--shots DIR]
+                               [--illustrative] [--presenter] [--shots DIR]
 
 The Live page runs the real engine on the bundled models (a few real trips per state); the tour measures on the
 bundled model once per language, as ``screenshot --section`` does (``--illustrative`` skips it). The report
@@ -190,17 +190,26 @@ def _live_state(app, window, state: str) -> str | None:
     return None
 
 
-def audit_live(app, langs, sizes, states, factor_label: str, shots, results) -> None:
-    """The Live page in each state, language and logical size, on the real engine."""
+def audit_live(app, langs, sizes, states, factor_label: str, shots, results, presenter: bool = False) -> None:
+    """The Live page in each state, language and logical size, on the real engine (``presenter``: in presenter
+    mode, as ``screenshot --presenter`` shows it: the presenter keys installed, every text one type step larger,
+    then the Live page shown as L shows it, since presenter mode opens on the deck's first item)."""
     from PySide6.QtCore import QCoreApplication
 
     from gui.app import build_window
     from gui.layout_audit import collect_layout
+    factor_label += " · presenter" if presenter else ""
     for lang in langs:
         args = argparse.Namespace(model=None, draft_model=None, lang=lang, device="cpu", threads=None, batch=16)
         window = build_window(args, app)
+        if presenter:
+            from gui.presenter import Presenter
+            Presenter(window).install(presenter_mode=True)
         window.resize(*sizes[0][:2])
         window.show()
+        if presenter:
+            window.presenter.show_live()  # what L does: the Live page, not the tour's first page
+            QCoreApplication.processEvents()
         window.start()
         try:
             if not _wait(app, lambda: window.engine_info is not None, 120.0):
@@ -292,7 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-tour", action="store_true", help="skip the tour")
     p.add_argument("--no-live", action="store_true", help="skip the Live page")
     p.add_argument("--illustrative", action="store_true", help="the tour without its measurement")
-    p.add_argument("--presenter", action="store_true", help="the tour in presenter mode (one type step larger)")
+    p.add_argument("--presenter", action="store_true",
+                   help="presenter mode (one type step larger): the tour and the Live page")
     p.add_argument("--shots", default=None, metavar="DIR", help="also save each screen as a PNG here")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # one scale factor, JSON to --json
     return p
@@ -319,7 +329,7 @@ def _run_here(args, specs: list[str]) -> list[dict]:
                    presenter=args.presenter)
     if not args.no_live:
         states = [s.strip() for s in args.live.split(",") if s.strip()]
-        audit_live(app, langs, sizes, states, label, shots, results)
+        audit_live(app, langs, sizes, states, label, shots, results, presenter=args.presenter)
     return results
 
 

@@ -218,7 +218,8 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
 
     def set_presenter_mode(self, on: bool) -> None:
         """Presenter mode: every text of the Live page one type step larger (``TypeScale(presenter=True)``)."""
-        self.live_page.presenter_mode = bool(on)
+        if self.live_page.presenter_mode != bool(on):
+            self.live_page.set_presenter(on)
         self._apply_type_scale()
 
     def _apply_type_scale(self, height: int | None = None) -> None:
@@ -226,7 +227,7 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         height = self.height() if height is None else int(height)
         presenter = getattr(getattr(self, "presenter", None), "presenter_mode", False)
         if presenter and not self.live_page.presenter_mode:
-            self.live_page.presenter_mode = True
+            self.live_page.set_presenter(True)
         scale = TypeScale(max(1, height), self.live_page.presenter_mode)
         key = (height, self.live_page.presenter_mode, self.font_family, self.lang)
         if key == getattr(self, "_type_key", None):
@@ -273,6 +274,8 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self.tear.requested.connect(self._on_tear_requested)
         self.clock.tick.connect(self._on_tick)
         self.scene.trip_finished.connect(self._on_trip_finished)
+        if hasattr(self.scene, "trip_started"):  # the readout follows the trip on stage (issue 24)
+            self.scene.trip_started.connect(self._on_stage_trip)
         self.run_button.clicked.connect(self.run)
         self.pause_button.clicked.connect(self.pause)
         self.step_button.clicked.connect(self.step_once)

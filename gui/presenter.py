@@ -51,8 +51,6 @@ PACES = (0.25, 0.3, 0.35, 0.42, 0.5, 0.6, 0.7, 0.84, 1.0, 1.19, 1.41, 1.68, 2.0)
 TRIP_SECONDS = (0.25, 0.3, 0.35, 0.42, 0.5, 0.6, 0.7, 0.84, 1.0, 1.19, 1.41, 1.68, 2.0, 2.38, 2.83)  # s on screen
 PACE_NOTE_MS = 1800  # how long the pace line stays on screen after the last + or −
 DECK_NOTE_MS = 8000  # how long a bad deck setting is said on screen at the start of presenter mode
-PRESENTER_READOUT_PX = 34
-PRESENTER_ANSWER_PX = 38
 # Widgets (MainWindow attribute names) a speaker with a clicker does not need.
 PRESENTER_HIDDEN = ("prompt_caption", "pause_button", "step_button", "reset_button", "lang_button")
 
@@ -310,12 +308,12 @@ class Presenter(QObject):
 
     def _enlarge(self) -> None:
         w = self.window
-        for name, px in (("readout", PRESENTER_READOUT_PX), ("answer", PRESENTER_ANSWER_PX)):
-            widget = getattr(w, name, None)
-            if widget is not None:
-                font = widget.font()
-                font.setPixelSize(px)
-                widget.setFont(font)
+        # the Live page: every text one type step larger (``TypeScale(presenter=True)``), its hierarchy kept and
+        # its sizes following the window's height; fixed pixel sizes here (34 px readout, 38 px answer) were too
+        # large at 720 lines (the readout took two lines and squeezed the stage) and too small at 1080
+        set_mode = getattr(w, "set_presenter_mode", None)
+        if callable(set_mode):
+            set_mode(True)
         tour = tour_of(w)
         if tour is not None and hasattr(tour, "set_presenter"):
             tour.set_presenter(True)  # the tour's title, caption and controls one type step larger, its hierarchy kept

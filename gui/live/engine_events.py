@@ -80,8 +80,7 @@ class EngineEvents:
         if self.real_time_box.isChecked():
             # Real time: the stage queues (and, when far behind, drops) trips itself; words appear at once.
             self._flush_pending()
-            self.scene.show_trip(report)
-            self._update_readout_from(report)
+            self._show_on_stage(report)
             self._on_stage = report
             self._write_trip()
             return
@@ -258,6 +257,18 @@ class EngineEvents:
             self._update_extra_readout()
 
     # ---- text on screen ----------------------------------------------------------------------------------------
+    def _show_on_stage(self, report: dict) -> None:
+        """Hand ``report`` to the stage. The readout changes when the stage starts the trip (``trip_started``),
+        not now: in real time the stage may still be on an earlier trip, and the readout is of the one it shows
+        ("one count, one word": the headline and the readout count the same trip)."""
+        self.scene.show_trip(report)
+        if not hasattr(self.scene, "trip_started"):  # a stage without the signal: the readout as it arrives
+            self._update_readout_from(report)
+
+    def _on_stage_trip(self, trip: dict) -> None:
+        """The stage started ``trip``: the readout and the split bar say its figures."""
+        self._update_readout_from(trip)
+
     def _update_readout_from(self, report: dict) -> None:
         wall = float(report.get("wall_ms", 0.0))
         tokens = int(report.get("tokens_out", len(report.get("tokens", []))))

@@ -73,9 +73,13 @@ class ExhibitRow(QWidget):
         ideas = [self.share_button, self.apprentice_button, self.tear_button]
         for b in self._actions + ideas:
             self.grid.removeWidget(b)
-        if on:
-            for i, b in enumerate(self._actions + ideas):
+        if on:  # the buttons shown (presenter mode hides Pause, Step and Reset): no hole where one is hidden
+            shown = [b for b in self._actions if not b.isHidden()] + ideas
+            for i, b in enumerate(shown):
                 self.grid.addWidget(b, 0, i * 12, 1, 12)
+            for b in self._actions:
+                if b not in shown:
+                    self.grid.addWidget(b, 1, 0, 1, 1)  # hidden, out of the row
         else:
             for i, b in enumerate(self._actions):
                 self.grid.addWidget(b, 0, i * 3, 1, 3)

@@ -191,4 +191,4 @@ class ShardMeter:
                                                   m=f"{self.comm_ms():.2f}")
         if mode == "pp":
             line += " · " + _tr("idle (bubble) {b} ms").format(b=f"{self.bubble_ms():.2f}")
-        return line
+        return keep_units(line)  # a wrapped line never parts a figure from its unit ("3.56" | "ms")

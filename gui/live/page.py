@@ -33,7 +33,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QGridLayout, QHBoxLayout, QLabel,
                                QPushButton, QScrollArea, QScrollBar, QSizePolicy, QSlider, QVBoxLayout, QWidget)
 
-from animations.stage_style import SCENE_MIN_HEIGHT, SCENE_RECT
+from animations.stage_style import PRESENTER_SCENE_MIN_HEIGHT, SCENE_MIN_HEIGHT, SCENE_RECT
 from animations.typescale import TypeScale, set_role
 from gui import i18n
 from gui.live.exhibit import ExhibitRow
@@ -283,7 +283,16 @@ class LivePage(QWidget):
         self.view.setVisible(not self.details)  # too small to read beside the plots: the numbers take its place
         self.footer.setVisible(self.details)
         self.exhibit.answer.setVisible(not self.details)
-        self.exhibit.set_one_row(self.details)
+        self.exhibit.set_one_row(self.details or self.presenter_mode)
+        self.arrange()
+
+    def set_presenter(self, on: bool) -> None:
+        """Presenter mode: every text one type step larger (``TypeScale(presenter=True)``, applied by the next
+        ``apply_type_scale``) and the big buttons in one row beside the answer: with Pause, Step and Reset
+        hidden (the clicker's keys do those) one row holds them, and the height a second row took goes to the
+        stage, which the larger type would otherwise squeeze under 90 % of the width."""
+        self.presenter_mode = bool(on)
+        self.exhibit.set_one_row(self.details or self.presenter_mode)
         self.arrange()
 
     def set_presets(self, presets: list[str]) -> None:
@@ -463,7 +472,7 @@ class LivePage(QWidget):
         tallest = SCENE_RECT.height()
         height = room / (width * STAGE_SHARE) * SCENE_RECT.width()
         height = tallest if height >= tallest else math.floor(height / SCENE_STEP) * SCENE_STEP
-        set_height(max(SCENE_MIN_HEIGHT, height))
+        set_height(max(PRESENTER_SCENE_MIN_HEIGHT if self.presenter_mode else SCENE_MIN_HEIGHT, height))
 
     def fit_stage(self) -> None:
         """Fit the whole scene into the view, keeping its proportions."""

@@ -303,8 +303,7 @@ class LiveSession:
             return
         report = self._pending.popleft()
         self._on_stage = report
-        self.scene.show_trip(report)
-        self._update_readout_from(report)
+        self._show_on_stage(report)
         if self.scene.real_time or not self.scene.busy():  # nothing to wait for: write now
             self._write_trip()
 

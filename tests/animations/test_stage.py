@@ -447,6 +447,21 @@ def test_a_request_that_joins_fades_in_and_one_that_leaves_is_gone(stage):
     assert [rid for rid, _, _ in stage.seat_texts()] == ["r1"]
 
 
+def test_a_seated_card_stays_drawn_when_the_stage_is_built_again(stage):
+    """A seat card that has faded in stays in full colour when the stage is rebuilt (a resize, the book torn, a
+    language switch): the rebuild used to start every card's fade-in again, and with the clock stopped (a
+    screenshot, the audit) the table's header said "seats taken: 1" over an empty table."""
+    stage.show_requests(four_seats()[:1])
+    run(stage, 1.0)
+    assert stage._seats.cards[0]["card"].opacity() == 1.0
+    for rebuild in (lambda: stage.set_view(1216, 560, 720, True), lambda: stage.set_sharding("tp", 2),
+                    lambda: stage.set_scene_height(560), lambda: stage.set_language("zh")):
+        rebuild()  # no stage time passes
+        card = stage._seats.cards[0]["card"]
+        assert card.isVisible() and card.opacity() == 1.0
+    stage.set_language("en")
+
+
 @pytest.mark.parametrize("dictionary_bytes", [10_000, 40_000, 50_000, 60_000, 70_000, 1_000_000])
 def test_a_chapter_label_is_on_its_bar_or_beside_it_never_across_its_edge(qapp, dictionary_bytes):
     """A label half on a bar and half off reads as two things (the layout audit's "border" fault): each shown

@@ -8,8 +8,8 @@ from PySide6.QtGui import QFont
 
 from animations.items import pick_family
 from animations.stage import StageScene
-from animations.stage_style import (CAPTION, CHEAT, DESKS, LEGEND, SCENE_MIN_HEIGHT, SCENE_RECT, TABLE, WAREHOUSE,
-                                    StageRegions, wrap_lines)
+from animations.stage_style import (CAPTION, CHEAT, DESKS, LEGEND, PRESENTER_SCENE_MIN_HEIGHT, SCENE_MIN_HEIGHT,
+                                    SCENE_RECT, TABLE, WAREHOUSE, StageRegions, wrap_lines)
 from tests.animations.test_stage_extras import verify_trip
 
 
@@ -23,10 +23,10 @@ def test_the_full_height_regions_are_the_constants():
     assert r.scene == SCENE_RECT
     assert _parts(r) == {"caption": CAPTION, "warehouse": WAREHOUSE, "desks": DESKS, "cheat": CHEAT,
                          "legend": LEGEND, "table": TABLE}
-    assert StageRegions(2000).height == SCENE_RECT.height() and StageRegions(10).height == SCENE_MIN_HEIGHT
+    assert StageRegions(2000).height == SCENE_RECT.height() and StageRegions(10).height == PRESENTER_SCENE_MIN_HEIGHT
 
 
-@pytest.mark.parametrize("height", [SCENE_MIN_HEIGHT, 640, 690])
+@pytest.mark.parametrize("height", [PRESENTER_SCENE_MIN_HEIGHT, SCENE_MIN_HEIGHT, 640, 690])
 def test_shorter_regions_stay_in_the_scene_and_apart(height):
     r = StageRegions(height)
     assert r.scene.height() == height
@@ -40,12 +40,13 @@ def test_shorter_regions_stay_in_the_scene_and_apart(height):
     assert r.table.bottom() == pytest.approx(r.cheat.bottom()) == pytest.approx(height - 8)
 
 
-def test_a_short_stage_keeps_the_apprentice_words_whole_inside_the_table(qapp):
+@pytest.mark.parametrize("height, presenter", [(SCENE_MIN_HEIGHT, False), (PRESENTER_SCENE_MIN_HEIGHT, True)])
+def test_a_short_stage_keeps_the_apprentice_words_whole_inside_the_table(qapp, height, presenter):
     s = StageScene()
     s.configure([1000] * 4, 4096, 64, "tiny")
-    s.set_scene_height(SCENE_MIN_HEIGHT)
-    assert s.sceneRect() == StageRegions(SCENE_MIN_HEIGHT).scene
-    s.set_view(1216, 1216 * SCENE_MIN_HEIGHT / 1600, 720)  # a 1280x720 window's view, the scene's shape
+    s.set_scene_height(height)
+    assert s.sceneRect() == StageRegions(height).scene
+    s.set_view(1216, 1216 * height / 1600, 720, presenter)  # a 1280x720 window's view, the scene's shape
     s.show_requests([{"request_id": i, "prompt": "Once upon a time", "answer": "there was", "state": "writing"}
                      for i in range(4)])
     s.show_trip(verify_trip(["A", "B", "C", "D"], ["A", "x"], accepted=1))

@@ -36,9 +36,17 @@ def test_tour_pages_pass_the_audit(qtbot, qapp, lang):
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.parametrize("presenter", [False, True])
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_the_live_page_passes_the_audit(qtbot, app_font, make_window, lang):
+def test_the_live_page_passes_the_audit(qtbot, app_font, make_window, lang, presenter):
+    """Also in presenter mode (``--presenter``: one type step larger), where the stage was 66-84 % wide and the
+    chapter labels lay across their bars' edges at 1280x720."""
     w = make_window(batch=4)
+    if presenter:
+        from gui.presenter import Presenter
+        Presenter(w).install(presenter_mode=True)
+        w.presenter.show_live()  # presenter mode opens on the deck's first item: L shows the Live page
+        assert w.live_page.presenter_mode and not w.is_tour_visible()
     w.set_language(lang)
     w.set_batch(4)
     qtbot.waitUntil(lambda: w.engine_info is not None, timeout=60_000)

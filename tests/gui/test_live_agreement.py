@@ -41,7 +41,8 @@ def test_torn_book_headline_desks_legend_and_average_line_agree(qtbot, make_wind
     run_until_trips(qtbot, w, 8)
     # one snapshot, no event processing in between: the trip on stage and every text about it
     trip = w.scene._trip
-    headline, extra = w.readout.text(), w.extra_readout.text()
+    from animations.textset import plain as plain_text
+    headline, extra = w.readout.text(), plain_text(w.extra_readout.text())  # as a visitor reads it
     desks = [row["times"].text() for row in w.scene.desks.rows]
     note = w.scene._legend.note.text().replace("\n", " ")
     wall = float(trip["wall_ms"])
@@ -140,7 +141,47 @@ def test_shard_meter_parts_stay_inside_the_step_over_a_changing_window():
                                             {"compute_ms": wall * 0.5, "comm_ms": wall * 0.1, "bubble_ms": 0.3}]})
     assert m.trips == RECENT
     assert m.compute_ms() + m.comm_ms() + m.bubble_ms() <= m.step_ms()
-    text = m.text("pp", 2)
+    from animations.textset import NBSP, plain as plain_text
+    shown = m.text("pp", 2)
+    assert f"0.15{NBSP}ms" in shown  # a figure keeps its unit on a wrap ("0.15" | "ms" was broken)
+    text = plain_text(shown)  # as a visitor reads it
     assert f"average of the last {RECENT} trips" in text
     assert (num(r"compute {} ms", text) + num(r"communication {} ms", text) + num(r"bubble\) {} ms", text)
             <= num(r"step {} ms", text) + 0.02)
+
+
+def _per_trip(text: str) -> str:
+    """The "N tokens in, M out" of a headline or a readout line."""
+    m = re.search(r"(\d+ tokens? in, \d+ out)", text)
+    assert m, text
+    return m.group(1)
+
+
+def test_readout_counts_the_trip_on_stage_when_the_stage_is_behind(qtbot, make_window):
+    """Issue 24 ("one count, one word"): in real time the engine runs ahead of the stage (it queues trips, or
+    a screenshot stops its clock half-way through one); the readout said the newest report's count ("5 tokens
+    in, 2 out") under a headline of the trip still on stage ("5 tokens in, 1 out"). Both are of the trip on
+    stage: the same tokens in and out, the same step ms."""
+    w = make_window(trip_s=0.05)
+    w.main_new_tokens = 60
+    w.set_prompt("one trip one token per trip")
+    w.set_real_time(True)
+    w.clock.stop()  # the stage stays on the first trip it started: the engine's later reports queue behind it
+    assert w.run_trips(5)
+    qtbot.waitUntil(lambda: w.reports_received >= 5, timeout=20_000)
+    qtbot.wait(100)
+    trip = w.scene._trip
+    assert trip is not None and trip is not w.last_report  # the stage is behind the engine
+    headline, readout = w.scene._caption_fn(), w.readout.text()
+    assert _per_trip(readout) == _per_trip(headline), (headline, readout)
+    assert f"whole step {fmt_ms(float(trip['wall_ms']))} ms" in readout
+    # as a screenshot shows the page: the last report shown at human pace, half-way (the stage may still be
+    # on an older trip: whichever it shows, the readout is of that one)
+    w.set_real_time(False)
+    w.scene.show_trip(w.last_report)
+    for _ in range(30):
+        w.scene.advance(w.scene.trip_duration_s * 0.55 / 30)
+    trip = w.scene._trip
+    headline, readout = w.scene._caption_fn(), w.readout.text()
+    assert _per_trip(readout) == _per_trip(headline), (headline, readout)
+    assert f"whole step {fmt_ms(float(trip['wall_ms']))} ms" in readout

@@ -151,7 +151,16 @@ def test_presenter_mode_hides_controls_and_enlarges_captions(qtbot, stage):
     window.show_live()
     assert not window.step_button.isVisibleTo(window) and not window.lang_button.isVisibleTo(window)
     assert window.run_button.isVisibleTo(window)
-    assert window.readout.font().pixelSize() > 24
+    # the Live page one type step larger by the type scale (not fixed pixel sizes), its big buttons in one row
+    from gui.live.typeset import font_for
+    big = TypeScale(window.height(), True)
+    for widget, role in ((window.readout, "readout"), (window.live_page.exhibit.answer, "big-answer")):
+        assert widget.font().pixelSize() == font_for(role, big, None).pixelSize() > \
+            font_for(role, TypeScale(window.height()), None).pixelSize()
+    ex = window.live_page.exhibit
+    rows = {ex.grid.getItemPosition(ex.grid.indexOf(b))[0] for b in (window.run_button, ex.share_button,
+                                                                    ex.tear_button)}
+    assert rows == {0}
     body, big_body = TypeScale(window.height()).px("body"), TypeScale(window.height(), True).px("body")
     assert tour.caption.font().pixelSize() == round(big_body) > round(body)  # one type step larger
     assert tour.title_label.font().pixelSize() >= 1.6 * tour.caption.font().pixelSize()  # the hierarchy kept
