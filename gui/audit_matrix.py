@@ -249,7 +249,7 @@ def write_report(results: list[dict], path: Path, command: str) -> None:
     from gui.layout_faults import KINDS
     screens = [r for r in results if "faults" in r]
     failing = [r for r in screens if r["faults"]]
-    kinds = [k for k in ("size", *KINDS, "error") if any(f["kind"] == k for r in screens for f in r["faults"])]
+    kinds = ["size", *KINDS] + (["error"] if any(f["kind"] == "error" for r in screens for f in r["faults"]) else [])
     lines = ["# Layout audit report", "",
              f"Made by `{command}` ({time.strftime('%Y-%m-%d %H:%M')}, `gui.layout_faults`): "
              f"{len(failing)} of {len(screens)} screens have faults.", "",
@@ -262,8 +262,8 @@ def write_report(results: list[dict], path: Path, command: str) -> None:
              "window pixels (logical pixels at scale factor 2). Rerun after a fix: `python -m gui.audit_matrix "
              "--sizes 1280x720 --langs en --pages 10 --no-live` audits one screen.", "",
              "The hierarchy reads each text's role (`animations.typescale.ROLE_TIER`): \"title\", \"heading\", "
-             "\"caption\" (body text), \"label\"/\"button\"/diagram names. The Live page tags its control captions "
-             "\"caption\" at the label size: tag them \"label\" (or size them as body).", ""]
+             "\"caption\" (body text), \"label\"/\"button\"/diagram names; figures and token chips stand outside it.",
+             ""]
     skipped = dict.fromkeys(f"{r['screen']} ({r['skipped']})" for r in results if "skipped" in r)
     if skipped:
         lines += ["Skipped: " + "; ".join(skipped) + ".", ""]
