@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFont, QPainter
+from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer
+from PySide6.QtGui import QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
@@ -32,6 +32,7 @@ from animations.typescale import TypeScale, set_role
 from gui.tour.flow import flow_widget
 from gui.tour.sections import PAGES, chip_text, page_title
 
+REFIT_DELAY_MS = 40  # a view's resizes closer than this are one: the scene is built again once, after the last
 CONTROL_PX = 20  # the least a control's text gets
 CHIP_PX = 18  # the least a chip's number gets
 # Text sizes follow the window height (animations.typescale), one step larger in presenter mode: the page title
@@ -196,6 +197,7 @@ class TourLayout:
                 self._sizes_for(self._type_height()) != self._sizes_for(self._sizes_at):
             self._apply_fonts()  # the window grew or shrank past a type-scale step
             self._build_controls(self.pages_key())
+            self.layout().activate()  # placed now, at the new sizes: not a moment later under a finger's swipe
 
     def _sizes_for(self, height: int) -> dict[str, int]:
         """Pixel sizes of the tour's roles (see ``_px``) for a window ``height`` px tall."""
@@ -205,14 +207,23 @@ class TourLayout:
                 "control": max(CONTROL_PX, round(scale.px("label"))),
                 "chip": max(CHIP_PX, round(scale.px("label")))}
 
+    def _set_title_font(self) -> None:
+        """The title's font at the type scale, and its height fixed to one line of it: the stage under it is
+        placed once, not moved when the title's text arrives (a finger's swipe starts from that place)."""
+        font = self._font(self._px("title"), True)
+        self.title_label.setFont(font)
+        self.title_label.setFixedHeight(QFontMetrics(font).height() + 4)
+
     def set_presenter(self, on: bool) -> None:
         """Presenter mode: the title, caption and controls one type step larger (``TypeScale(presenter=True)``);
-        the question row (field, Back, Next) hidden: the clicker pages, and the stage gets its height."""
+        Back, Next and the model line hidden (the clicker pages; the speaker says which model), so the stage
+        keeps its height. The question field stays: a speaker may type the audience's question."""
         if bool(on) == bool(getattr(self, "presenter", False)):
             return
         self.presenter = bool(on)
-        for w in (self.prompt_label, self.prompt_edit, self.prev_button, self.next_button):
-            w.setVisible(not self.presenter and not w.property("kioskHidden"))
+        for w in (self.prev_button, self.next_button):
+            w.setVisible(not self.presenter)
+        self._update_model_line(self.pages_key())
         self._apply_fonts()
         self._build_controls(self.pages_key())
         self._refit_scene()
@@ -238,13 +249,18 @@ class TourLayout:
         outer.addWidget(self.chip_strip)
         self.title_label = QLabel()  # the page's title ("07 · Writing (decode)"): the scene under it has none
         self.title_label.setObjectName("pageTitle")
-        self.title_label.setFont(self._font(self._px("title"), True))
+        self._set_title_font()
         self.title_label.setWordWrap(False)
         self.title_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         set_role(self.title_label, "title")
         outer.addWidget(self.title_label)
         self.view = _View(self)
-        self.view.on_resized = self._refit_scene
+        # the view's size settles over a few layout passes (caption, controls row): one rebuild after the last
+        self._refit_timer = QTimer(self)
+        self._refit_timer.setSingleShot(True)
+        self._refit_timer.setInterval(REFIT_DELAY_MS)
+        self._refit_timer.timeout.connect(self._refit_scene)
+        self.view.on_resized = self._refit_timer.start
         self.view.setFocusPolicy(Qt.StrongFocus)  # the page takes the focus back from a field (focus_home)
         self.glossary_view = QTextBrowser()
         self.glossary_view.setObjectName("glossary")
@@ -309,7 +325,7 @@ class TourLayout:
             chip.setFont(self._font(self._px("chip")))
         self.chip_strip.updateGeometry()
         self.chip_strip._layout()
-        self.title_label.setFont(self._font(self._px("title"), True))
+        self._set_title_font()
         self.caption.setFont(self._font(self._px("caption")))
         # one line: a short caption gives way; in touch mode never under a finger's target (its terms are tapped;
         # gui.touch_targets keeps the target in the caption's "touchMinPx")
@@ -339,9 +355,23 @@ class TourLayout:
         self._refit_scene()
         self._update_clock()
 
+    def settle(self) -> None:
+        """Let the layout settle and build the page's scene again for its view now if it needs it (screenshots,
+        clips and tests call this instead of waiting ``REFIT_DELAY_MS``)."""
+        for _ in range(3):
+            QCoreApplication.processEvents()
+            self._refit_timer.stop()
+            scene = self.view.scene()
+            needs = getattr(scene, "needs_rebuild", None)
+            if needs is None or not needs(self.view):
+                self.view.fit()
+                return
+            self._refit_scene()
+
     def _refit_scene(self) -> None:
         """Fit the page's scene to its view; when its text, fitted, would be off the window's type scale
         (``TourScene.needs_rebuild``), the scene is built again for this view, at the same moment of its animation."""
+        self._refit_timer.stop()
         self.view.fit()
         scene = self.view.scene()
         needs = getattr(scene, "needs_rebuild", None)

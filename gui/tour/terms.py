@@ -127,7 +127,7 @@ class TourTerms:
         return T("No model is loaded here: the words on this page are an illustration.")
 
     def _update_model_line(self, key: str) -> None:
-        if key in MODEL_OUTPUT_PAGES:
+        if key in MODEL_OUTPUT_PAGES and not getattr(self, "presenter", False):  # a speaker says it
             self.model_line.setText(self.model_sentence())
             self.model_line.show()
         else:

@@ -209,7 +209,9 @@ class TourWidget(TourLayout, TourTerms, TourControls, QWidget):
         self._rebuild(replay=False)
 
     def finish_animation(self) -> None:
-        """Jump the current scene to the end of its intro (screenshots), fitted with everything it drew."""
+        """Jump the current scene to the end of its intro (screenshots), fitted with everything it drew, once the
+        layout has settled and the scene is built for its view (``settle``)."""
+        self.settle()
         self.current_scene.finish()
         self.view.fit()  # items the intro added past the scene's rect are shown whole, a little smaller
 
@@ -273,17 +275,20 @@ class TourWidget(TourLayout, TourTerms, TourControls, QWidget):
             self.next_button.setText(T("Next ▶"))
         self.title_label.setText(page_title(page))
         self._set_caption(caption_text(page))
-        scene.build(self.context())
-        if not replay:
-            scene.finish()
-        self._annotate_scene(scene)
-        if self.view.scene() is not scene:
-            self.view.setScene(scene)
-        self.view.fit()
+        # the words and controls around the stage first, placed at once: the view has its size for this page
+        # before the scene is built for it (base.fit_factor), not one build per row that arrives
         self._update_model_line(page.key)
         if page.key != "metaphors" and self.stage_stack.currentWidget() is not self.view:
             self.stage_stack.setCurrentWidget(self.view)
         self._build_controls(page.key)
+        self.layout().activate()
+        if self.view.scene() is not scene:
+            self.view.setScene(scene)
+        scene.build(self.context())
+        if not replay:
+            scene.finish()
+        self._annotate_scene(scene)
+        self.view.fit()
         self._refit_scene()
         self._update_clock()
 
