@@ -260,7 +260,7 @@ class TourLayout:
         self._refit_timer.setSingleShot(True)
         self._refit_timer.setInterval(REFIT_DELAY_MS)
         self._refit_timer.timeout.connect(self._refit_scene)
-        self.view.on_resized = self._refit_timer.start
+        self.view.on_resized = lambda: self._refit_timer.start() if self.isVisible() else None
         self.view.setFocusPolicy(Qt.StrongFocus)  # the page takes the focus back from a field (focus_home)
         self.glossary_view = QTextBrowser()
         self.glossary_view.setObjectName("glossary")

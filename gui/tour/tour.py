@@ -308,10 +308,12 @@ class TourWidget(TourLayout, TourTerms, TourControls, QWidget):
 
     def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.clock.stop()
+        self._refit_timer.stop()
         super().hideEvent(event)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.clock.stop()
+        self._refit_timer.stop()
         super().closeEvent(event)
 
     # ---- engine -------------------------------------------------------------------------------------------

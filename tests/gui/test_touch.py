@@ -310,6 +310,7 @@ def test_the_first_touch_wakes_the_attract_loop_and_presses_nothing(qtbot, kiosk
     tap(window, center(window, tour.next_button))
     assert not controller.is_attracting() and not banner.isVisible()
     assert clicks == [] and tour.current_index == 0  # woken, back at the start; Next was not pressed
+    controller.idle.set_seconds(3600)  # awake now: a loaded machine must not fall idle again before the next tap
     qtbot.waitUntil(router.card.isVisible, timeout=1000)  # where to begin
     qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
     tap(window, center(window, tour.next_button))
