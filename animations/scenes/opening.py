@@ -184,7 +184,7 @@ class TokenizeScene(TourScene):
 
         def summary():
             pill = self.badge("measured", 1560, y, T("this model's tokenizer, live"), align="right", max_w=700)
-            words = self.text(T("{n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)"
+            words = self.text(T("your question: {n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)"
                                 ).format(n=len(toks)), 40, y, "label", TEXT, width=pill.sceneBoundingRect().left() - 60,
                               role="caption")
             self.fade_in(words, t)

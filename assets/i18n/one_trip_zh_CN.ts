@@ -519,8 +519,8 @@
         <translation>500 个 token 的回答：没小抄算 1 + 2 + … + 500 = 125,250 行，有小抄算 500 行：O(500²) 对 500。</translation>
     </message>
     <message>
-        <source>A BPE (byte-pair encoding) tokenizer, trained with the model and fixed once it ships, cuts the text into numbered pieces. Chinese is cut too: common characters are mostly one piece each, common words may merge into one, rare characters may split into several.</source>
-        <translation>BPE（字节对编码）分词器和模型一起训练，上线后固定，把文字切成一块块、编上号。中文也会被切块：常用字多为一字一块，常用词可能合成一块，生僻字可能拆成几块。</translation>
+        <source>A BPE (byte-pair encoding) tokenizer, trained with the model and fixed once it ships, cuts the text into numbered pieces. Chinese is cut too, as its tokenizer learnt: one trained on Chinese keeps common characters whole and may merge common words; one trained on English splits them into pieces of their bytes.</source>
+        <translation>BPE（字节对编码）分词器和模型一起训练，上线后固定，把文字切成一块块、编上号。中文也会被切块，怎么切看分词器学过什么：学过中文的，常用字一字一块，常用词可能合成一块；只学过英文的，会把一个字拆成几块字节。</translation>
     </message>
     <message>
         <source>A big model on a big GPU</source>
@@ -1451,8 +1451,8 @@
         <translation>{n} 块</translation>
     </message>
     <message>
-        <source>{n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)</source>
-        <translation>共 {n} 块 · 虚线框：半个字（一个字的 UTF-8 字节被拆到几块里）</translation>
+        <source>your question: {n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)</source>
+        <translation>你的问题共 {n} 块 · 虚线框：半个字（一个字的 UTF-8 字节被拆到几块里）</translation>
     </message>
     <message>
         <source>{n} tokens × {d} numbers</source>
@@ -2358,8 +2358,8 @@
         <translation>{where}：读权重和每步固定的杂事各占这一趟的一大块</translation>
     </message>
     <message>
-        <source>{where}: the trip is mostly fixed work per step, so sharing a table is almost free and a smaller apprentice is not much cheaper</source>
-        <translation>{where}：这一趟大多是每步固定的杂事，所以拼桌几乎不花钱，小徒弟也省不了多少</translation>
+        <source>{where}: the trip is mostly fixed work per step, not reading the weights, so a smaller apprentice is not much cheaper</source>
+        <translation>{where}：这一趟大多是每步固定的杂事，不是读权重，所以小徒弟也省不了多少</translation>
     </message>
     <message>
         <source>{where}: the trip is mostly reading, so every seat at the table shares that cost</source>

@@ -49,8 +49,10 @@ def split_text(reading_ms: float, paperwork_ms: float, weight_bytes: float, devi
     figures = _tr("reading the weights {r} ms, paperwork {p} ms").format(r=fmt_ms(reading_ms), p=fmt_ms(paperwork_ms))
     where = _tr("{size} of weights on a {device}").format(size=fmt_bytes(weight_bytes), device=device_name(device))
     if share <= 1 - MOSTLY:
-        lesson = _tr("{where}: the trip is mostly fixed work per step, so sharing a table is almost free and a "
-                     "smaller apprentice is not much cheaper").format(where=where)
+        # not "sharing a table is almost free": each seat adds its own work per step (the whole step grows with
+        # the batch on a CPU, docs/benchmarks.md), and the line stays under every state of the page
+        lesson = _tr("{where}: the trip is mostly fixed work per step, not reading the weights, so a smaller "
+                     "apprentice is not much cheaper").format(where=where)
     elif share >= MOSTLY:
         lesson = _tr("{where}: the trip is mostly reading, so every seat at the table shares that cost").format(
             where=where)

@@ -37,8 +37,9 @@ PAGES: list[Page] = [
         "Cursor send are much the same."), opening.RequestScene),
     Page("tokenize", "2", _(
         "A BPE (byte-pair encoding) tokenizer, trained with the model and fixed once it ships, cuts the text into "
-        "numbered pieces. Chinese is cut too: common characters are mostly one piece each, common words may merge "
-        "into one, rare characters may split into several."), opening.TokenizeScene),
+        "numbered pieces. Chinese is cut too, as its tokenizer learnt: one trained on Chinese keeps common "
+        "characters whole and may merge common words; one trained on English splits them into pieces of their "
+        "bytes."), opening.TokenizeScene),
     Page("embedding", "3", _(
         "The “dictionary” is the embedding matrix, part of the model's weights: one row of numbers per token id. "
         "Looking up every token gives a table of tokens × d_model numbers. Llama 3's has 128,256 rows × 4,096 "
