@@ -1684,11 +1684,11 @@
     </message>
     <message>
         <source>The apprentice has {w:.0f}% of the book's weights, yet one of its trips takes {t:.0f}% of the book's ({d} against {p}).</source>
-        <translation>学徒的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
+        <translation>小徒弟的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
     </message>
     <message>
         <source>Here a trip of the book is {r} of reading and {o} of fixed work (Python, kernel launches), which a smaller apprentice pays just the same.</source>
-        <translation>在这台电脑上，书的一趟里读权重占 {r}，固定的杂事（Python、启动计算核）占 {o}；学徒再小，这部分也一样要付。</translation>
+        <translation>在这台电脑上，书的一趟里读权重占 {r}，固定的杂事（Python、启动计算核）占 {o}；小徒弟再小，这部分也一样要付。</translation>
     </message>
     <message>
         <source>Trips for the same {n} tokens</source>
