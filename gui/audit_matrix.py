@@ -122,15 +122,7 @@ def audit_tour(app, langs, sizes, pages, factor_label: str, live: bool, shots, r
                     for state, change in _tour_states(widget):
                         if change is not None:
                             change(widget)
-                        widget.finish_animation()
-                        QCoreApplication.processEvents()
-                        scene = widget.current_scene
-                        for _ in range(3):  # the view settles after a build: build again until it fits
-                            if scene is None or not scene.needs_rebuild(widget.view):
-                                break
-                            scene.build(widget.context())
-                            scene.finish()
-                            QCoreApplication.processEvents()
+                        widget.finish_animation()  # settles: the scene built again for its view if it needs it
                         layout = collect_layout(widget, lang, bands=True)
                         _record(results, f"tour page {page}{state} · {lang} · {label}{factor_label}", layout,
                                 TOUR_KINDS, shots, widget)
