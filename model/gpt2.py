@@ -377,8 +377,7 @@ class GPT2(nn.Module):
         Returns float logits (B, T, V), or (B, K, V) with logit_index.
         Raises ValueError if a position reaches n_positions.
         """
-        if (batch is not None and kv_cache is not None and layer_ms is None and self._fast_layers is not None
-                and not torch.is_grad_enabled() and not self.h[0].attn.readable and not self._hooked()):
+        if self.takes_fused_path(batch, kv_cache, layer_ms):
             return self._forward_cached(input_ids, batch, kv_cache, logit_index)
         ragged = isinstance(batch, RaggedBatch)
         if ragged and self.h[0].attn.readable:
@@ -411,6 +410,12 @@ class GPT2(nn.Module):
         if head_t is not None:
             return x @ head_t  # (B, T, V): the same product from a contiguous [C, V] copy
         return x @ self.lm_head_weight().t()  # (B, T, V): the LM head
+
+    def takes_fused_path(self, batch, kv_cache, layer_ms) -> bool:
+        """True when ``forward`` with these arguments (and autograd off) runs ``_forward_cached``, the flat
+        fused pass, instead of the blocks' modules (model/stages.py names the stages of either)."""
+        return (batch is not None and kv_cache is not None and layer_ms is None and self._fast_layers is not None
+                and not torch.is_grad_enabled() and not self.h[0].attn.readable and not self._hooked())
 
     def lm_head_weight(self) -> torch.Tensor:
         """The LM head's weight, (V, C): ``lm_head.weight`` when the model has a separate head, else the tied
