@@ -149,7 +149,8 @@ def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, de
               "wall_ms": r.wall_ms, "forward_ms": r.forward_ms, "weight_bytes": r.weight_bytes,
               "kv_bytes": r.kv_bytes, "blocks_in_use": r.blocks_in_use, "prefix_hit_tokens": r.prefix_hit_tokens,
               "proposed": r.proposed, "accepted": r.accepted, "draft_ms": r.draft_ms, "verify_ms": r.verify_ms,
-              **({"layer_ms": r.layer_ms} if r.layer_ms else {}), **({"workers": r.workers} if r.workers else {})}
+              **({"layer_ms": r.layer_ms} if r.layer_ms else {}), **({"workers": r.workers} if r.workers else {}),
+              "stages": r.stages}
              for r in reports]
     decode_steps = [r for r in reports if r.phase in ("decode", "verify")]
     return {"model": {k: v for k, v in engine.model_info().items() if k != "layer_weight_bytes"},

@@ -27,6 +27,7 @@ from model import ragged as ragged_pass
 from model.kv_cache import BlockManager, BlockTable, DecodeMirror, PagedKVCache
 from model.ngram import NgramIndex, point_mass
 from model.report import StepReport, TokenEvent
+from model.stages import forward_stages
 from model.sampling import SamplingParams, distribution, make_generator, sample, top_k_probs
 from model.scheduler import Schedule, Scheduler, Sequence, Status
 from model.speculative import accept_greedy, accept_sampled
@@ -437,6 +438,8 @@ class Engine:
         self._sync()
         t0 = time.perf_counter_ns()
         with torch.inference_mode():
+            if model is self.model:  # which code the pass runs, for the report's stages (model/stages.py)
+                self.last_fused = model.takes_fused_path(batch, cache, layer_ms)
             logits = model(input_ids, batch=batch, kv_cache=cache, layer_ms=layer_ms, logit_index=logit_index)
         self._sync()
         return logits, (time.perf_counter_ns() - t0) / 1e6, layer_ms or []
@@ -546,7 +549,18 @@ class Engine:
             wall_ms=(time.perf_counter_ns() - t0) / 1e6, forward_ms=forward_ms, weight_bytes=self.weight_bytes,
             kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use,
             num_blocks=self.num_blocks, prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms,
-            tokens=events, workers=list(self.last_workers) if self.runner is not None else [])
+            tokens=events, workers=list(self.last_workers) if self.runner is not None else [],
+            stages=self._head_stages(sched) + ["pack"] + self._pass_stages() + ["sample"])
+
+    def _head_stages(self, sched: Schedule) -> list[str]:
+        """The stages before a pass: the prefix-cache lookup when it found blocks for a request admitted now."""
+        return ["schedule"] + (["prefix_lookup"] if sched.prefix_hit_tokens else [])
+
+    def _pass_stages(self) -> list[str]:
+        """The stages of one forward pass of the target as this engine runs it (``model.stages.forward_stages``)."""
+        sharded = getattr(self.runner, "mode", "tp") if self.runner is not None else ""
+        return forward_stages(self.config.n_layer, self.cache is not None, sharded,
+                              fused=not sharded and getattr(self, "last_fused", False))
 
     def _speculative_step(self, sched: Schedule, t0: int) -> StepReport:
         """Draft k guesses per sequence, verify them in one target pass, keep the agreeing prefix."""
@@ -573,7 +587,9 @@ class Engine:
                     proposals[b] = seq.ngram_index.propose(seq.token_ids, ks[b])
                     ks[b] = len(proposals[b])  # nothing matched: this sequence decodes plainly in the verify pass
             if not any(ks):
-                return self._plain_step(sched, t0)  # no guess anywhere: an ordinary decode step
+                report = self._plain_step(sched, t0)  # no guess anywhere: an ordinary decode step
+                report.stages.insert(report.stages.index("pack"), "lookup_draft")  # after looking for one
+                return report
             ks_model = [0] * len(seqs)
         else:
             ks_model = ks
@@ -656,7 +672,9 @@ class Engine:
             accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms, draft_kind=self.draft_kind,
             guesses=[{"request_id": s.request_id, "labels": [self._label(t) for t in proposals[b]]}
                      for b, s in enumerate(seqs)],
-            workers=list(self.last_workers) if self.runner is not None else [])
+            workers=list(self.last_workers) if self.runner is not None else [],
+            stages=self._head_stages(sched) + ["lookup_draft" if self.draft_kind == "ngram" else "draft", "pack"]
+            + self._pass_stages() + ["verify" if all(s.sampling.greedy for s in seqs) else "verify_sampled"])
 
     # ---- occupancy ------------------------------------------------------------------------------------------
 

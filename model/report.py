@@ -71,6 +71,9 @@ class StepReport:
     guesses: list[dict] = field(default_factory=list)
     # sharding: one dict per worker {"rank", "compute_ms", "comm_ms", "bubble_ms", "weight_bytes"}
     workers: list[dict] = field(default_factory=list)
+    # the named stages this step went through, in order (model/stages.py): "schedule", "pack", "embedding",
+    # "attention:0", "kv_write:0", "mlp:0", ..., "lm_head", "sample"; a per-layer stage ends in ":layer"
+    stages: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
