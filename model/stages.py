@@ -4,9 +4,10 @@ A step of the engine goes through a few of these, in order (``StepReport.stages`
 "embedding", "attention:0", "kv_write:0", "mlp:0", ..., "lm_head", "sample"]``: a per-layer stage carries its
 layer after a colon). The code view (gui/code_view) shows the source of the stage the trip on screen is in.
 
-Every stage is bound to a *function object*, looked up when asked (``Stage.function``), never to a file name or a
-line number: its file and line range come from ``inspect`` at run time, from the installed package, so they
-follow a refactor that moves the function. ``anchor`` (and ``through``) name the stage's own lines inside the
+Every stage is bound to a *function* ("module:Qualname", ``Stage.function`` returns the object), never to a file
+name or a line number: its file and line range are read at run time from the installed package, so they follow
+a refactor that moves lines (a moved function fails ``tests/model/test_stages.py`` until its ``where`` is
+re-pointed). ``anchor`` (and ``through``) name the stage's own lines inside the
 function by a piece of their text; ``source_of`` finds them, and falls back to the ``def`` line when a refactor
 removed the text (``tests/model/test_stages.py`` checks every anchor is found).
 
@@ -16,7 +17,9 @@ translates the titles (context ``"CodeView"``).
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import inspect
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,77 +28,54 @@ from typing import Callable
 
 @dataclass(frozen=True)
 class Stage:
-    """One named stage: ``title`` (English, the field's words), the function that does it (``target()`` returns
-    it: an import at call time, so this module imports nothing heavy), and the text of its first (``anchor``) and
-    last (``through``) lines inside that function (None: the whole function)."""
+    """One named stage: ``title`` (English, the field's words), ``where`` ("module:Qualname" of the function that
+    does it; ``function()`` imports the module and returns the function object), and the text of its first
+    (``anchor``) and last (``through``) lines inside that function (None: the whole function)."""
 
     name: str
     title: str
-    target: Callable[[], Callable]
+    where: str
     anchor: str | None = None
     through: str | None = None
 
+    @property
+    def module(self) -> str:
+        return self.where.partition(":")[0]
+
+    @property
+    def qualname(self) -> str:
+        return self.where.partition(":")[2]
+
     def function(self) -> Callable:
-        return inspect.unwrap(self.target())
-
-
-def _mod(name: str):
-    return importlib.import_module(name)
-
-
-def _engine():
-    return _mod("model.engine").Engine
-
-
-def _gpt2():
-    return _mod("model.gpt2")
-
-
-def _parallel():
-    return _mod("model.parallel")
-
-
-def _kv():
-    return _mod("model.kv_cache")
+        """The function object (imports its module: torch, for most of them). Raises ImportError or
+        AttributeError when a refactor moved it (the test of every stage says so first)."""
+        obj = importlib.import_module(self.module)
+        for part in self.qualname.split("."):
+            obj = getattr(obj, part)
+        return inspect.unwrap(obj)
 
 
 _STAGE_LIST = [
-    Stage("tokenize", "Tokenize: text to token ids", lambda: _mod("model.tokenizer").Tokenizer.encode,
-          "hf = self._hf", "return list(hf.encode("),
-    Stage("prefix_lookup", "Prefix cache: find blocks already computed", lambda: _kv().BlockManager.match_prefix,
-          "hits.append(block_id)", "parent = h"),
-    Stage("schedule", "Schedule: pick this step's work", lambda: _mod("model.scheduler").Scheduler.schedule,
-          "hits = self._admit()", "return Schedule(items, hits, preempted)"),
-    Stage("pack", "Pack the batch: positions, mask, block table", lambda: _engine()._pack_pass,
-          "uniform = cache is not None", "return input_ids, batch, logit_index, context, pick, batch.rows"),
-    Stage("draft", "Draft model: guess k tokens", lambda: _engine()._speculative_step,
-          "for j in range(max(ks_model)):", "q_rows[b].append(q)"),
-    Stage("lookup_draft", "Prompt lookup: guess from the text so far", lambda: _mod("model.ngram").NgramIndex.propose),
-    Stage("shard", "Sharded forward: send the batch to every worker", lambda: _parallel().ShardedRunner.forward,
-          "payload = {", "msgs = self._collect("),
-    Stage("embedding", "Embedding: token and position rows", lambda: _gpt2().GPT2.forward,
-          "x = self.wte(input_ids) + self.wpe(positions)"),
-    Stage("attention", "Attention: softmax(QKᵀ/√d)·V", lambda: _gpt2().CausalSelfAttention.forward,
-          "if isinstance(batch, RaggedBatch)", "return self.c_proj(y)"),
-    Stage("kv_write", "Write the KV cache", lambda: _kv().PagedKVCache.write),
-    Stage("mlp", "MLP (feed-forward)", lambda: _gpt2().Block.forward, "return x + self.mlp(self.ln_2(x))"),
-    Stage("embedding_fused", "Embedding: token and position rows (fused pass)", lambda: _gpt2().GPT2._forward_cached,
-          "x = F.embedding(input_ids.reshape(N)"),
-    Stage("attention_fused", "Attention (fused pass)", lambda: _gpt2().GPT2._forward_cached,
-          "h = F.layer_norm(x, (C,), w1, b1, eps)", "y = y.transpose(1, 2).reshape(N, C)"),
-    Stage("mlp_fused", "MLP (fused pass)", lambda: _gpt2().GPT2._mlp_fast),
-    Stage("lm_head_fused", "LM head (fused pass)", lambda: _gpt2().GPT2._forward_cached,
-          "x = F.layer_norm(x, (C,), self.ln_f.weight", "logits = x @ self._decode_head()"),
-    Stage("all_reduce", "All-reduce: add every worker's share", lambda: _parallel()._TPAttention.forward,
-          "y = F.linear(y, self.c_proj.weight)", "all_reduce(y)"),
-    Stage("lm_head", "LM head: one score per token", lambda: _gpt2().GPT2.forward,
-          "x = self.ln_f(x)", "return x @ self.lm_head_weight().t()"),
-    Stage("sample", "Sample the next token", lambda: _engine()._plain_step,
-          "last = logits[:, -1].float()", "top5 = top_k_probs(probs, 5)"),
-    Stage("verify", "Verify the draft's guesses (greedy)", lambda: _mod("model.speculative").accept_greedy,
-          "target = target_logits.argmax"),
-    Stage("verify_sampled", "Verify the draft's guesses (sampled)",
-          lambda: _mod("model.speculative").accept_sampled),
+    Stage('tokenize', 'Tokenize: text to token ids', 'model.tokenizer:Tokenizer.encode', 'hf = self._hf', 'return list(hf.encode('),
+    Stage('prefix_lookup', 'Prefix cache: find blocks already computed', 'model.kv_cache:BlockManager.match_prefix', 'hits.append(block_id)', 'parent = h'),
+    Stage('schedule', "Schedule: pick this step's work", 'model.scheduler:Scheduler.schedule', 'hits = self._admit()', 'return Schedule(items, hits, preempted)'),
+    Stage('pack', 'Pack the batch: positions, mask, block table', 'model.engine:Engine._pack_pass', 'uniform = cache is not None', 'return input_ids, batch, logit_index, context, pick, batch.rows'),
+    Stage('draft', 'Draft model: guess k tokens', 'model.engine:Engine._speculative_step', 'for j in range(max(ks_model)):', 'q_rows[b].append(q)'),
+    Stage('lookup_draft', 'Prompt lookup: guess from the text so far', 'model.ngram:NgramIndex.propose'),
+    Stage('shard', 'Sharded forward: send the batch to every worker', 'model.parallel:ShardedRunner.forward', 'payload = {', 'msgs = self._collect('),
+    Stage('embedding', 'Embedding: token and position rows', 'model.gpt2:GPT2.forward', 'x = self.wte(input_ids) + self.wpe(positions)'),
+    Stage('attention', 'Attention: softmax(QKᵀ/√d)·V', 'model.gpt2:CausalSelfAttention.forward', 'if isinstance(batch, RaggedBatch)', 'return self.c_proj(y)'),
+    Stage('kv_write', 'Write the KV cache', 'model.kv_cache:PagedKVCache.write'),
+    Stage('mlp', 'MLP (feed-forward)', 'model.gpt2:Block.forward', 'return x + self.mlp(self.ln_2(x))'),
+    Stage('embedding_fused', 'Embedding: token and position rows (fused pass)', 'model.gpt2:GPT2._forward_cached', 'x = F.embedding(input_ids.reshape(N)'),
+    Stage('attention_fused', 'Attention (fused pass)', 'model.gpt2:GPT2._forward_cached', 'h = F.layer_norm(x, (C,), w1, b1, eps)', 'y = y.transpose(1, 2).reshape(N, C)'),
+    Stage('mlp_fused', 'MLP (fused pass)', 'model.gpt2:GPT2._mlp_fast'),
+    Stage('lm_head_fused', 'LM head (fused pass)', 'model.gpt2:GPT2._forward_cached', 'x = F.layer_norm(x, (C,), self.ln_f.weight', 'logits = x @ self._decode_head()'),
+    Stage('all_reduce', "All-reduce: add every worker's share", 'model.parallel:_TPAttention.forward', 'y = F.linear(y, self.c_proj.weight)', 'all_reduce(y)'),
+    Stage('lm_head', 'LM head: one score per token', 'model.gpt2:GPT2.forward', 'x = self.ln_f(x)', 'return x @ self.lm_head_weight().t()'),
+    Stage('sample', 'Sample the next token', 'model.engine:Engine._plain_step', 'last = logits[:, -1].float()', 'top5 = top_k_probs(probs, 5)'),
+    Stage('verify', "Verify the draft's guesses (greedy)", 'model.speculative:accept_greedy', 'target = target_logits.argmax'),
+    Stage('verify_sampled', "Verify the draft's guesses (sampled)", 'model.speculative:accept_sampled'),
 ]
 STAGES: dict[str, Stage] = {s.name: s for s in _STAGE_LIST}
 PER_LAYER = ("attention", "kv_write", "mlp", "all_reduce", "attention_fused", "mlp_fused")  # reported once per layer, as "name:layer"
@@ -139,35 +119,58 @@ def _find(lines: list[str], first: int, last: int, text: str | None, start: int)
     return None
 
 
+def module_file(module: str) -> Path:
+    """The installed source file of ``module``, found without importing it (``importlib.util.find_spec``: the
+    GUI process never imports torch). Raises OSError when the package has no source for it."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        raise OSError(f"no source file for {module}")
+    return Path(spec.origin).resolve()
+
+
+def _def_lines(tree: ast.Module, qualname: str) -> tuple[int, int]:
+    """1-based (first, last) lines of the def named by ``qualname`` (decorators included, as inspect has it)."""
+    body, node = tree.body, None
+    for part in qualname.split("."):
+        node = next((n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                     and n.name == part), None)
+        if node is None:
+            raise LookupError(f"{qualname} is not defined there")
+        body = node.body
+    first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    return first, node.end_lineno
+
+
 def source_of(name: str) -> StageSource:
-    """The source location of stage ``name`` (``"attention"`` or ``"attention:3"``). Raises KeyError for an
-    unknown stage, OSError when the source file cannot be read (a build without .py files)."""
+    """The source location of stage ``name`` (``"attention"`` or ``"attention:3"``), read from the installed
+    package now: its module's file (``module_file``) parsed with ``ast`` for the function's lines, so no module
+    is imported (``tests/model/test_stages.py`` checks the lines equal ``inspect``'s for the function object).
+    Raises KeyError for an unknown stage, OSError when the source cannot be read, LookupError when a refactor
+    moved the function."""
     stage = STAGES[parse(name)[0]]
-    fn = stage.function()
-    path = Path(inspect.getsourcefile(fn) or "").resolve()
-    body, first = inspect.getsourcelines(fn)
-    last = first + len(body) - 1
-    lines = path.read_text(encoding="utf-8").splitlines()
+    path = module_file(stage.module)
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    first, last = _def_lines(ast.parse(text), stage.qualname)
     a = _find(lines, first, last, stage.anchor, first)
     if a is None:
         lo, hi = first, last
     else:
         b = _find(lines, first, last, stage.through, a)
         lo, hi = a, (b if b is not None else a)
-    root = Path(inspect.getsourcefile(__import__("model")) or path).resolve().parent.parent
+    root = module_file("model").parent.parent
     try:
         rel = path.relative_to(root).as_posix()
     except ValueError:
         rel = path.name
-    return StageSource(stage.name, getattr(fn, "__qualname__", stage.name), str(path), rel, first, last,
-                       (lo, hi), lines)
+    return StageSource(stage.name, stage.qualname, str(path), rel, first, last, (lo, hi), lines)
 
 
 def anchors_found(name: str) -> bool:
     """True when the stage's anchor (and ``through``) text is inside its function today."""
-    stage = STAGES[name]
-    fn = stage.function()
-    body = "".join(inspect.getsourcelines(fn)[0])
+    src = source_of(name)
+    stage = STAGES[src.stage]
+    body = "\n".join(src.lines[src.first_line - 1:src.last_line])
     return all(t is None or t in body for t in (stage.anchor, stage.through))
 
 

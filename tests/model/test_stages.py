@@ -8,6 +8,7 @@ records which stage's lines executed, in which layer (the functions' own ``layer
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import sys
 
 import pytest
@@ -40,6 +41,9 @@ def test_every_stage_points_at_its_own_lines_in_the_installed_source(name):
     if stage.through:
         assert stage.through in on_disk[hi - 1]
     assert src.rel_path.startswith("model/") and src.rel_path.endswith(".py")
+    body, start = inspect.getsourcelines(fn)  # the function object's own lines agree with the ast lookup
+    assert (src.first_line, src.last_line) == (start, start + len(body) - 1)
+    assert src.path == str(__import__("pathlib").Path(inspect.getsourcefile(fn)).resolve())
 
 
 def test_parse_names_and_layers():
