@@ -71,6 +71,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
 
     trip_finished = Signal()
     trip_started = Signal(object)
+    code_stage = Signal(str)  # the engine's stage the trip on screen has reached ("attention:2"; stage_code)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -102,6 +103,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self._spec_note: tuple[int, int, bool] | None = None  # this trip: (tokens written, k + 1, shared table)
         self._spec_seen: dict | None = None
         self._lit: int | None = None
+        self.code_stage_now: str | None = None  # the last ``code_stage`` sent (None: idle, or no stages reported)
         self._guess_top: float | None = None  # the top of the apprentice's column on a verify trip
         self._configured = False
         self._args = ([0] * 4, 0, 0, "", 0, 16)

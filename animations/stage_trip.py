@@ -14,6 +14,7 @@ from typing import Callable
 
 from animations.easing import linear
 from animations.stage_apprentice import guess_rows, judge
+from animations.stage_code import stage_at
 from animations.stage_seats import SeatText
 from animations.stage_style import MAX_SEATS, PAD, line_height, tr, trip_tokens
 from animations.timeline import Fade, Lambda, Timeline
@@ -165,6 +166,7 @@ class TripTimeline:
                 desks.set_sync(None, 0.0)
 
         tl.add(Lambda(light, linear), *at(COMPUTE))
+        tl.add(Lambda(self._follow_code(trip, ends), linear), 0.0, d)
 
         old = blocks_before
         new = max(0, int(trip.get("blocks_in_use", old) or 0))
@@ -204,6 +206,18 @@ class TripTimeline:
         tl.add(Lambda(roll(1.0, 0.0)), *at(ROLL_BACK))
         tl.add(Lambda(lambda p: [desks.set_loaded(i, 1.0 - p) for i in range(n_desks)], linear), *at(UNLOAD))
         return tl
+
+    def _follow_code(self, trip: dict, ends: list[float]) -> Callable[[float], None]:
+        """The engine's stage at each moment of this trip (``stage_code.stage_at``), sent as ``code_stage`` when
+        it changes: the code view highlights the lines the stage on screen has reached."""
+        stages = list(trip.get("stages") or [])
+
+        def follow(p: float) -> None:
+            entry = stage_at(stages, p, ends)
+            if entry is not None and entry != self.code_stage_now:
+                self.code_stage_now = entry
+                self.code_stage.emit(entry)
+        return follow
 
     def _add_guesses(self, tl: Timeline, trip: dict, rid: str, rows, at) -> None:
         ap = self._apprentice

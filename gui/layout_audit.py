@@ -27,7 +27,8 @@ text's bounds), "font_px": float (item coordinates), "clipped": bool, "role": st
 Items without it whose class paints text are invisible to the audit (they cannot be checked).
 
 Besides ``items``, the layout says which ``page`` it is ("live", "tour" or "other"), lists the scenes' ``boxes``
-(window rects of panels, cards and pills), the Live ``stage`` as drawn ([x, y, w, h], when shown), each wrapped
+(window rects of panels, cards and pills), the Live ``stage`` as drawn ([x, y, w, h], when shown), the code view's
+``code`` ({file, first_line, last_line, highlighted_line, stage}, when shown; its lines are items of role "code"), each wrapped
 item's ``lines`` (the text of each line as laid out), and with ``bands=True`` (``write_layout_json`` and so
 ``--layout-json``) the ``empty_bands`` ([top, height] runs of rows where nothing is drawn). The fault classes of
 issue 24 are checked by ``gui.layout_faults.faults(layout)``; ``python -m gui.audit_matrix`` runs them over every
@@ -352,6 +353,9 @@ def collect_layout(window: QWidget, lang: str | None = None, bands: bool = False
             continue
         if w.property("auditSkip"):
             continue
+        if w.property("auditLines"):  # lists its own lines (the code view: gui/code_view/panel.py)
+            items.extend(w.audit_lines(window))
+            continue
         entry = None
         if isinstance(w, QLabel):
             entry = _label_item(w, window)
@@ -374,6 +378,9 @@ def collect_layout(window: QWidget, lang: str | None = None, bands: bool = False
     stage = stage_rect(window)
     if stage is not None:
         layout["stage"] = stage
+    code = next((w for w in window.findChildren(QWidget, "codePanel") if _shown(w, window)), None)
+    if code is not None and code.facts() is not None:
+        layout["code"] = code.facts()  # file, lines shown, the highlighted line, the stage (gui/code_view)
     if bands:
         layout["empty_bands"] = empty_bands(exact_image(window))
     return layout

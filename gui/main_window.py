@@ -168,6 +168,8 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self._sharding_timer = QTimer(self)
         self._sharding_timer.setSingleShot(True)
         self._sharding_timer.timeout.connect(self._on_sharding_timeout)
+        from gui.code_view.live import CodeView
+        self.code_view = CodeView(self)  # the engine's own source of the stage on screen (a toggle, key C)
         self._apply_type_scale()
 
     def _build_pages(self, central: QWidget) -> None:

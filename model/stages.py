@@ -72,7 +72,7 @@ _STAGE_LIST = [
     Stage('mlp_fused', 'MLP (fused pass)', 'model.gpt2:GPT2._mlp_fast'),
     Stage('lm_head_fused', 'LM head (fused pass)', 'model.gpt2:GPT2._forward_cached', 'x = F.layer_norm(x, (C,), self.ln_f.weight', 'logits = x @ self._decode_head()'),
     Stage('all_reduce', "All-reduce: add every worker's share", 'model.parallel:_TPAttention.forward', 'y = F.linear(y, self.c_proj.weight)', 'all_reduce(y)'),
-    Stage('lm_head', 'LM head: one score per token', 'model.gpt2:GPT2.forward', 'x = self.ln_f(x)', 'return x @ self.lm_head_weight().t()'),
+    Stage('lm_head', 'LM head: one score per token', 'model.gpt2:GPT2.forward', 'elif logit_index is not None:', 'return x @ self.lm_head_weight().t()'),
     Stage('sample', 'Sample the next token', 'model.engine:Engine._plain_step', 'last = logits[:, -1].float()', 'top5 = top_k_probs(probs, 5)'),
     Stage('verify', "Verify the draft's guesses (greedy)", 'model.speculative:accept_greedy', 'target = target_logits.argmax'),
     Stage('verify_sampled', "Verify the draft's guesses (sampled)", 'model.speculative:accept_sampled'),

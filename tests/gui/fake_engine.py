@@ -30,6 +30,12 @@ def fake_tokens(prompt: str, n: int) -> list[str]:
     return [" " + WORDS[(start + i) % len(WORDS)] for i in range(n)]
 
 
+def fake_stages(n_layer: int) -> list[str]:
+    """The stages a real engine's plain step with a KV cache reports (model/stages.py ``forward_stages``)."""
+    layers = [f"{name}:{i}" for i in range(n_layer) for name in ("attention", "kv_write", "mlp")]
+    return ["schedule", "pack", "embedding", *layers, "lm_head", "sample"]
+
+
 def engine_main(commands, events, options: dict) -> None:
     shard_mode = options.get("fake_sharding")
     extras = bool(options.get("fake_extras"))
@@ -129,7 +135,8 @@ def engine_main(commands, events, options: dict) -> None:
             "tokens_in": sum(1 for _ in batch), "tokens_out": len(batch), "wall_ms": wall, "forward_ms": forward,
             "weight_bytes": 100_000, "kv_bytes": 0, "kv_bytes_in_use": 4096, "blocks_in_use": len(batch),
             "num_blocks": 64, "prefix_hit_tokens": 0, "layer_ms": [wall / 2, wall / 2], "tokens": tokens,
-            "proposed": 0, "accepted": 0, "bonus": 0, "draft_ms": 0.0, "verify_ms": 0.0, "workers": workers}})
+            "proposed": 0, "accepted": 0, "bonus": 0, "draft_ms": 0.0, "verify_ms": 0.0, "workers": workers,
+            "stages": fake_stages(n_layer)}})
         for r in list(batch):
             if r["n"] >= r["max"]:
                 running.remove(r)

@@ -1,0 +1,138 @@
+"""``CodeView``: the code view of a ``MainWindow``, on the Live page and on the tour pages the engine carries out.
+
+- A "Code" toggle in the top bar (beside Details; a finger's target in touch mode), the speaker's C key
+  (``gui.presenter``), and ``set_open``. A kiosk shows the toggle only when its settings file says
+  ``[kiosk] code_view = true`` (``set_allowed``; a museum visitor does not need it).
+- Live page: opening the code view opens the details view, where the panel takes the plots' and the sliders'
+  columns (one idea at a time; the big buttons stay; closing it gives the columns back). It follows the stage: ``StageScene.code_stage`` says which of the
+  trip's reported stages the stage on screen has reached (``animations.stage_code``), and the panel lights
+  that stage's lines. Before the first trip it shows the first stage of a step (schedule).
+- Tour: on the pages in ``TOUR_STAGES`` the panel stands beside the page's scene (``gui.code_view.tour``).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QPushButton
+
+from animations.typescale import set_role
+from gui.code_view import titles
+from gui.code_view.panel import CodePanel
+from gui.code_view.tour import TourCode
+
+PLOT_WIDGETS = ("trip_plot_title", "trip_plot", "rate_plot_title", "rate_plot")
+CODE_STRETCH = 20  # the strip's share of the code column beside the words' 8 (plots and sliders give way)
+IDLE_STAGE = "schedule"  # shown before the first trip: where every step starts
+
+
+class _CodeButton(QPushButton):
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.type() == QEvent.LanguageChange:
+            self.setText(titles.toggle_text())
+        super().changeEvent(event)
+
+
+class CodeView(QObject):
+    """The code view of ``window`` (a ``MainWindow``); ``window.code_view``."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.open = False
+        self.allowed = True
+        self.button = _CodeButton(titles.toggle_text())
+        self.button.setObjectName("codeButton")
+        self.button.setCheckable(True)
+        set_role(self.button, "button")
+        top = window.top_bar.layout()
+        top.insertWidget(top.indexOf(window.details_button), self.button)
+        self.button.toggled.connect(self.set_open)
+        page = window.live_page
+        self.panel = CodePanel()
+        self.panel.hide()
+        page.strip.layout().insertWidget(2, self.panel, CODE_STRETCH)
+        self.tour_code: TourCode | None = None
+        self.stage_entry = IDLE_STAGE
+        scene = window.scene
+        if hasattr(scene, "code_stage"):
+            scene.code_stage.connect(self._on_stage)
+        window.installEventFilter(self)
+        window.pages.currentChanged.connect(lambda _i: self._sync())
+
+    # ---- toggles -------------------------------------------------------------------------------------------
+    def set_allowed(self, on: bool) -> None:
+        """Show the toggle (``on``) or hide it and close the view (a kiosk without ``code_view`` set)."""
+        self.allowed = bool(on)
+        self.button.setVisible(self.allowed)
+        if not self.allowed:
+            self.set_open(False)
+
+    def toggle(self) -> None:
+        """The speaker's key: open or close the code view of the page on screen."""
+        if self.allowed:
+            self.set_open(not self.open)
+
+    def set_open(self, on: bool) -> None:
+        on = bool(on) and self.allowed
+        if self.button.isChecked() != on:
+            self.button.setChecked(on)  # -> toggled -> here again
+            return
+        if on == self.open and (not on or self._shown_where() is not None):
+            self._sync()
+            return
+        self.open = on
+        if on and not self.window.is_tour_visible() and not self.window.live_page.details:
+            self.window.set_details(True)
+        self._sync()
+
+    def _shown_where(self):
+        if self.panel.isVisibleTo(self.window):
+            return self.panel
+        if self.tour_code is not None and self.tour_code.panel.isVisibleTo(self.window):
+            return self.tour_code.panel
+        return None
+
+    # ---- placing -------------------------------------------------------------------------------------------
+    def _sync(self) -> None:
+        """Show the panel where the page on screen has room for it (Live details, or a tour page with code)."""
+        w = self.window
+        tour_shown = w.is_tour_visible()
+        live = self.open and not tour_shown and w.live_page.details
+        self.panel.setVisible(live)
+        for name in PLOT_WIDGETS:
+            getattr(w.live_page, name).setVisible(not live)
+        w.live_page.controls_scroll.setVisible(not live)  # the code needs the width: its lines are long
+        if live:
+            self._apply_scale(self.panel)
+            self.panel.show_stage(self.stage_entry)
+        if tour_shown and self.tour_code is None:
+            self.tour_code = TourCode(w.tour, self)
+        if self.tour_code is not None:
+            self.tour_code.set_open(self.open and tour_shown)
+        w.live_page.arrange()
+
+    def _apply_scale(self, panel: CodePanel) -> None:
+        w = self.window
+        panel.apply_type_scale(max(1, w.height()), bool(w.live_page.presenter_mode), w.font_family)
+
+    def apply_scale(self, panel: CodePanel) -> None:
+        """Fonts of ``panel`` from the window's height and presenter mode (the tour's panel asks too)."""
+        self._apply_scale(panel)
+
+    def _on_stage(self, entry: str) -> None:
+        """The stage on screen reached ``entry``: light its lines (remembered while the panel is closed)."""
+        self.stage_entry = entry
+        if self.panel.isVisible():
+            self.panel.show_stage(entry)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if obj is self.window and event.type() == QEvent.Resize:
+            if self.panel.isVisible():
+                self._apply_scale(self.panel)
+            if self.tour_code is not None and self.tour_code.panel.isVisible():
+                self._apply_scale(self.tour_code.panel)
+        elif obj is self.window and event.type() == QEvent.LanguageChange:
+            for panel in (self.panel, getattr(self.tour_code, "panel", None)):
+                if panel is not None:
+                    panel.retranslate()
+        return False
