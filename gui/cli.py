@@ -64,6 +64,9 @@ def add_scene_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--presenter", action="store_true", help="presenter mode: one type step larger, fewer buttons")
     p.add_argument("--details", action="store_true",
                    help="the Live page's details view (plots, chips, every slider) instead of the visitor's")
+    p.add_argument("--code", action="store_true",
+                   help="the code view open: the engine's own source of the stage on screen (the Live page's "
+                        "details view, or with --section the page's step)")
 
 
 def screenshot_main(argv: list[str]) -> int:
@@ -209,7 +212,7 @@ def _render(args, size) -> int:
         from gui.tour import render_section_png
         code = render_section_png(args.section, args.lang, args.out, size=size, live=not args.illustrative,
                                   prompt=args.prompt, layout_json=args.layout_json, kiosk=args.kiosk,
-                                  presenter=args.presenter)
+                                  presenter=args.presenter, code=args.code)
         if code == 0:
             print(f"screenshot: {args.out} ({size[0]}x{size[1]}, tour page {args.section}, {args.lang})")
         return code

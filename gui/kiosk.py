@@ -376,6 +376,9 @@ class KioskController(QObject):
                 fullscreen.triggered.disconnect()
                 fullscreen.triggered.connect(self.screens.toggle)
         self._lock_widgets()
+        code_view = getattr(w, "code_view", None)
+        if code_view is not None:  # the engine's source: only where the operator's settings file asks for it
+            code_view.set_allowed(bool(getattr(self.settings, "code_view", False)))
         if self.attract_enabled:
             self.idle.start()
         log.info("kiosk: screen %s, idle %.1f s, operator chord %s, language %s", self.settings.screen,

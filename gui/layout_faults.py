@@ -205,6 +205,8 @@ def break_faults(layout: dict) -> list[Fault]:
     for it in layout["items"]:
         if it["role"] == "chip":  # a token chip: the token on one line, its id on the next, by design
             continue
+        if it["role"] == "code":  # a source line wraps where the code view's width ends, under a hanging indent
+            continue
         lines = it.get("lines") or []
         for a, b in zip(lines, lines[1:]):
             why = bad_break(a, b)
@@ -217,6 +219,8 @@ def raw_faults(layout: dict) -> list[Fault]:
     """Raw special tokens, U+FFFD and □ on screen."""
     out = []
     for it in layout["items"]:
+        if it["role"] == "code":  # the engine's own source, verbatim: its "<|endoftext|>" is a string literal
+            continue
         found = sorted(set(_RAW.findall(it["text"])))
         if found:
             shown = ", ".join("U+FFFD" if f == "\ufffd" else "□ (U+25A1)" if f == "\u25a1" else f for f in found)

@@ -18,6 +18,7 @@ the end):
 | + / − | tour pace faster / slower (a line on screen says the pace) | trip on screen shorter / longer (said on screen) |
 | R | reset the run | same |
 | V | record this page for 10 s as an MP4 into the videos folder (``gui.record_key``; a line says where) | same |
+| C | the code view: the engine's own source of this page's step (``gui.code_view``), and back | the code view in the details view, following the trip |
 | H / F1 | the help overlay: every key above on one card (``gui.presenter_help``); the next key closes it | same |
 
 Without a hosted tour (``window.tour`` absent) every key acts as on the Live page.
@@ -66,6 +67,7 @@ KEYS = {
     "tour_page": ("T",),
     "record_page": ("V",),
     "keys_help": ("H", "F1"),
+    "code_view": ("C",),
 }
 
 
@@ -114,7 +116,7 @@ class Presenter(QObject):
                  "first_section": self.first, "blank": self.toggle_blank,
                  "faster": self.faster, "slower": self.slower, "live_page": self.show_live,
                  "tour_page": self._show_tour, "record_page": self.record_page,
-                 "keys_help": self.keys_help.toggle}
+                 "keys_help": self.keys_help.toggle, "code_view": self.toggle_code}
         for name, keys in KEYS.items():
             self._add(name, [QKeySequence(k) for k in keys], slots[name])
         for digit in range(10):
@@ -231,6 +233,12 @@ class Presenter(QObject):
         tour = self._show_tour()
         if tour is not None:
             tour.goto(min(index, tour.section_count - 1))
+
+    def toggle_code(self) -> None:
+        """C: the engine's own source of the page on screen (``gui.code_view``), and back."""
+        view = getattr(self.window, "code_view", None)
+        if view is not None:
+            view.toggle()
 
     def record_page(self) -> None:
         """V: record the page on screen as a clip in the user's videos folder (``gui.record_key``); not in a kiosk."""

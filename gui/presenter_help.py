@@ -34,6 +34,7 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("+  /  −", _("faster / slower")),
     ("R", _("reset the run")),
     ("V", _("record this page as a 10 s video into the videos folder")),
+    ("C", _("the engine's code for this page, and back")),
     ("H", _("this list of keys")),
 )
 

@@ -1,5 +1,5 @@
 """``python main.py screenshot --out FILE.png [--prompt TEXT] [--steps N] [--batch N] [--lang zh|en] [--size WxH]
-[--layout-json FILE.json] [--presenter] [--details]``
+[--layout-json FILE.json] [--presenter] [--details] [--code]``
 
 Runs N real trips of the engine (granted at once, so it is quick), waits for their reports, then shows the last
 trip on the stage half-way through its animation and saves the whole window as a PNG. Works without a display
@@ -120,6 +120,8 @@ def open_live_window(args, size: tuple[int, int], name: str = "screenshot", step
         install_touch(window, kiosk=True)
     if getattr(args, "details", False):
         window.set_details(True)
+    if getattr(args, "code", False):
+        window.code_view.set_open(True)  # opens the details view, the code in the plots' place
     window.resize(width, height)
     window.show()
     app.processEvents()

@@ -16,6 +16,7 @@ operator can edit by hand::
     trip_seconds=1.0
     section_seconds=8
     prompts=Once upon a time, a little robot | 从前有一座山，山里有一座庙，
+    code_view=false
 
 Command-line values win for that run only (``--idle-seconds 5`` for a test does not stick); ``save()`` writes a
 whole ``Settings`` back. ``run_app`` writes every key only when there is no file yet (so a new file documents
@@ -106,6 +107,7 @@ class Settings:
     section_seconds: float = 8.0  # attract loop: seconds per tour section
     prompts: list[str] = field(default_factory=list)  # attract loop prompts; empty: the built-in presets
     deck: str = "1-15, live, 16, 17, 18"  # [presenter] the talk's order; gui.deck checks it (logged fallback)
+    code_view: bool = False  # kiosk: offer the "Code" toggle (the engine's own source); a visitor does not need it
 
     def __post_init__(self) -> None:
         defaults = {f.name: (f.default_factory() if f.default is MISSING else f.default)

@@ -413,6 +413,105 @@
     </message>
 </context>
 <context>
+    <name>CodeView</name>
+    <message>
+        <source>Tokenize: text to token ids</source>
+        <translation>切分：文字变成 token 编号</translation>
+    </message>
+    <message>
+        <source>Prefix cache: find blocks already computed</source>
+        <translation>前缀缓存：找出已经算过的块</translation>
+    </message>
+    <message>
+        <source>Schedule: pick this step's work</source>
+        <translation>调度：挑出这一步要做的活</translation>
+    </message>
+    <message>
+        <source>Pack the batch: positions, mask, block table</source>
+        <translation>拼批次：位置、掩码、块表</translation>
+    </message>
+    <message>
+        <source>Draft model: guess k tokens</source>
+        <translation>草稿模型：猜 k 个 token</translation>
+    </message>
+    <message>
+        <source>Prompt lookup: guess from the text so far</source>
+        <translation>提示查找：照已有的文字猜</translation>
+    </message>
+    <message>
+        <source>Sharded forward: send the batch to every worker</source>
+        <translation>分片前向：把批次发给每个工作进程</translation>
+    </message>
+    <message>
+        <source>Embedding: token and position rows</source>
+        <translation>嵌入：查 token 行和位置行</translation>
+    </message>
+    <message>
+        <source>Attention: softmax(QKᵀ/√d)·V</source>
+        <translation>注意力：softmax(QKᵀ/√d)·V</translation>
+    </message>
+    <message>
+        <source>Write the KV cache</source>
+        <translation>写 KV 缓存</translation>
+    </message>
+    <message>
+        <source>MLP (feed-forward)</source>
+        <translation>MLP（前馈网络）</translation>
+    </message>
+    <message>
+        <source>Embedding (fused pass)</source>
+        <translation>嵌入（融合前向）</translation>
+    </message>
+    <message>
+        <source>Attention (fused pass)</source>
+        <translation>注意力（融合前向）</translation>
+    </message>
+    <message>
+        <source>MLP (fused pass)</source>
+        <translation>MLP（融合前向）</translation>
+    </message>
+    <message>
+        <source>LM head (fused pass)</source>
+        <translation>LM 头（融合前向）</translation>
+    </message>
+    <message>
+        <source>All-reduce: add every worker's share</source>
+        <translation>全归约：把每个工作进程的那份加起来</translation>
+    </message>
+    <message>
+        <source>LM head: one score per token</source>
+        <translation>LM 头：每个 token 一个分数</translation>
+    </message>
+    <message>
+        <source>Sample the next token</source>
+        <translation>抽下一个 token</translation>
+    </message>
+    <message>
+        <source>Verify the draft's guesses (greedy)</source>
+        <translation>校验草稿的猜测（贪心）</translation>
+    </message>
+    <message>
+        <source>Verify the draft's guesses (sampled)</source>
+        <translation>校验草稿的猜测（采样）</translation>
+    </message>
+    <message>
+        <source>Layer {n} · {stage}</source>
+        <translation>第 {n} 层 · {stage}</translation>
+    </message>
+    <message>
+        <source>{path}, lines {first}–{last} · {function}</source>
+        <translation>{path}，第 {first}–{last} 行 · {function}</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>Step one trip: the lines the engine runs light up here</source>
+        <translation>按“搬一趟”：引擎正在跑的代码行会在这里亮起</translation>
+    </message>
+</context>
+<context>
     <name>Tour</name>
     <message>
         <source>{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either way</source>
@@ -2809,6 +2908,10 @@
 </context>
 <context>
     <name>Presenter</name>
+    <message>
+        <source>the engine's code for this page, and back</source>
+        <translation>这一页对应的引擎代码，再按一下收起</translation>
+    </message>
     <message>
         <source>pace {x}×</source>
         <translation>节奏 {x}×</translation>

@@ -106,7 +106,7 @@ class CodeView(QObject):
             self._apply_scale(self.panel)
             self.panel.show_stage(self.stage_entry)
         if tour_shown and self.tour_code is None:
-            self.tour_code = TourCode(w.tour, self)
+            self.tour_code = TourCode(w.tour, self.apply_scale)
         if self.tour_code is not None:
             self.tour_code.set_open(self.open and tour_shown)
         w.live_page.arrange()
@@ -126,10 +126,9 @@ class CodeView(QObject):
             self.panel.show_stage(entry)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if obj is self.window and event.type() == QEvent.Resize:
-            if self.panel.isVisible():
-                self._apply_scale(self.panel)
-            if self.tour_code is not None and self.tour_code.panel.isVisible():
+        if obj is self.window and event.type() == QEvent.Resize:  # shown or not: the fonts follow the height
+            self._apply_scale(self.panel)
+            if self.tour_code is not None:
                 self._apply_scale(self.tour_code.panel)
         elif obj is self.window and event.type() == QEvent.LanguageChange:
             for panel in (self.panel, getattr(self.tour_code, "panel", None)):

@@ -205,7 +205,8 @@ def choose_window(heights: dict[int, float], room: float, first: int, last: int,
                   n_lines: int) -> tuple[int, int]:
     """The file lines (a, b) to show: the lit lines first (from their first, as many as fit), then up to
     ``CONTEXT_AFTER`` lines above them, the rest of the function below, the function's def above, then the file's
-    lines around it, each while the sum of ``heights`` (file line -> px) stays within ``room``."""
+    lines before it (its class, what it uses) and after it, each while the sum of ``heights`` (file line -> px)
+    stays within ``room``."""
     a = b = max(1, min(lit[0], n_lines))
     used = heights.get(a, 0.0)
 
@@ -216,7 +217,7 @@ def choose_window(heights: dict[int, float], room: float, first: int, last: int,
         b += 1
         used += heights[b]
     goals = [("up", max(first, lit[0] - CONTEXT_AFTER)), ("down", last), ("up", first),
-             ("down", n_lines), ("up", 1)]
+             ("up", 1), ("down", n_lines)]
     for way, goal in goals:
         if way == "up":
             while a - 1 >= goal and fits(a - 1):
@@ -246,7 +247,7 @@ class CodePanel(QFrame):
         self.where.setWordWrap(True)
         self.where.setTextFormat(Qt.PlainText)
         self.where.setStyleSheet("color: #9fb3c8;")
-        set_role(self.where, "label")
+        set_role(self.where, "source")  # a path and code names: content, as the code (gui.layout_faults)
         self.text = CodeText()
         self.text.on_resized = self.refill
         box = QVBoxLayout(self)
@@ -278,7 +279,7 @@ class CodePanel(QFrame):
             f.setPixelSize(max(int(round(scale.role_px(role))), int(-(-scale.minimum // 1))))
             return f
         self.heading.setFont(font("caption", family))
-        self.where.setFont(font("label", family))
+        self.where.setFont(font("label", family))  # the label rung, as the code's lines
         mono = font("code", mono_family(family))
         mono.setStyleHint(QFont.Monospace)
         self.text.setFont(mono)
@@ -307,11 +308,15 @@ class CodePanel(QFrame):
         super().resizeEvent(event)
         self.refill()
 
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.refill()
+
     def refill(self) -> None:
         """Choose and show the lines that fit the code box now (after a resize, a font or a stage change)."""
         src = self.source
-        if src is None or not self.isVisible() and self.text.height() <= 0:
-            return
+        if src is None or not self.isVisible():
+            return  # a hidden text box does not lay its lines out: nothing to measure (showEvent comes back)
         self.layout().activate()
         key = (self.entry, self.text.size(), self.text.font().pixelSize(), self.heading.text())
         if key == self._filled_for:

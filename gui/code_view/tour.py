@@ -1,14 +1,15 @@
-"""The code view on the tour: beside the page's scene, on the pages whose step the engine carries out.
+"""The code view on the tour: in the scene's place, on the pages whose step the engine carries out.
 
-``TOUR_STAGES`` says which stage of ``model.stages`` each such page shows (page keys of ``gui.tour.sections``);
-on other pages the panel is hidden and the scene has the whole width. The panel takes ``CODE_SHARE`` of the
-width beside the scene (the page's caption, controls and question stay under both): the scene is fitted into
-what is left, at the type scale (``TourScene.needs_rebuild`` rebuilds it for the narrower view).
+``TOUR_STAGES`` says which stage of ``model.stages`` each such page shows (page keys of ``gui.tour.sections``).
+With the code view open, the panel takes the scene's place in the page's stage stack (one idea at a time: the
+page's title, caption, controls and question stay; the scene keeps its own size and type scale, and comes back
+when the code view is closed or on a page without code). A scene squeezed beside the code drew its text under
+the room's floor, so the two never share the width.
 """
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QWidget
+from PySide6.QtCore import QTimer
 
 from gui.code_view.panel import CodePanel
 
@@ -24,29 +25,28 @@ TOUR_STAGES = {
     "parallel": "all_reduce",  # 14
     "prefix": "prefix_lookup",  # 15
 }
-CODE_SHARE = 0.5  # of the row's width: the code's lines need it more than the scene, which scales
 
 
 class TourCode:
-    """The panel in ``tour`` (a ``TourWidget``), beside its stage; ``view`` is the window's ``CodeView``."""
+    """The panel in ``tour`` (a ``TourWidget``), a page of its stage stack. ``apply_scale(panel)`` gives the panel
+    its fonts (the window's ``CodeView.apply_scale``); by default from the tour's window height and presenter
+    mode."""
 
-    def __init__(self, tour, view):
-        self.tour, self.view = tour, view
+    def __init__(self, tour, apply_scale=None):
+        self.tour = tour
+        self.apply_scale = apply_scale or self._own_scale
         self.open = False
         self.panel = CodePanel()
-        self.panel.hide()
-        outer = tour.layout()
-        index = outer.indexOf(tour.stage_stack)
-        self.row = QWidget()
-        self.row.setObjectName("tourCodeRow")
-        row = QHBoxLayout(self.row)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(8)
-        outer.removeWidget(tour.stage_stack)
-        row.addWidget(tour.stage_stack, round(100 * (1 - CODE_SHARE)))
-        row.addWidget(self.panel, round(100 * CODE_SHARE))
-        outer.insertWidget(index, self.row, 1)
+        tour.stage_stack.addWidget(self.panel)
+        # the tour shows its scene again on every rebuild (a page turn, a language, a measurement): the code
+        # takes its place back at once while it is open
+        tour.stage_stack.currentChanged.connect(lambda _i: QTimer.singleShot(0, self.sync))
         tour.section_changed.connect(lambda _i: self.sync())
+
+    def _own_scale(self, panel: CodePanel) -> None:
+        tour = self.tour
+        panel.apply_type_scale(max(1, tour.window().height()), bool(getattr(tour, "presenter", False)),
+                               getattr(tour, "font_family", None))
 
     def stage(self) -> str | None:
         """The stage the page on screen shows, or None (a page without code)."""
@@ -57,11 +57,13 @@ class TourCode:
         self.sync()
 
     def sync(self) -> None:
+        stack = self.tour.stage_stack
         stage = self.stage() if self.open else None
-        was = self.panel.isVisible()
-        self.panel.setVisible(stage is not None)
         if stage is not None:
-            self.view.apply_scale(self.panel)
+            self.apply_scale(self.panel)
+            if stack.currentWidget() is self.tour.view:  # a tapped term's glossary stays until it is closed
+                stack.setCurrentWidget(self.panel)
             self.panel.show_stage(stage)
-        if was != (stage is not None):
-            self.tour.settle()  # the scene's view changed width: build the scene for it now
+        elif stack.currentWidget() is self.panel:
+            stack.setCurrentWidget(self.tour.view)
+            self.tour.settle()

@@ -153,19 +153,25 @@ def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), l
 
 def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] = (1600, 900), live: bool = True,
                        analysis: dict | None = None, prompt: str | None = None,
-                       layout_json: str | None = None, kiosk: bool = False, presenter: bool = False) -> int:
+                       layout_json: str | None = None, kiosk: bool = False, presenter: bool = False,
+                       code: bool = False) -> int:
     """Render tour page ``section`` offscreen to the PNG ``out``. Returns 0, or 1/2 with a message on stderr.
 
     section: 1–15 the source's sections, 16 the game, 17 the metaphor table, 18 the three questions.
     lang: "zh" or "en". size: (width, height) in pixels. live: measure on the bundled model first (in a helper
     process, a few seconds); otherwise, or if that fails, measured figures are drawn as illustrations.
     analysis: measurements to use instead (the ``data`` of an ``analyze`` answer of kind "tour").
+    code: the code view open beside the scene (``gui.code_view.tour``: on the pages the engine carries out).
     """
     widget = open_section(section, lang, size, live=live, analysis=analysis, prompt=prompt, kiosk=kiosk,
                           presenter=presenter)
     if isinstance(widget, int):
         return widget
     from PySide6.QtCore import QCoreApplication
+    if code:
+        from gui.code_view.tour import TourCode
+        widget.code_view = TourCode(widget)
+        widget.code_view.set_open(True)
     try:
         widget.finish_animation()
         widget.clock.stop()
