@@ -378,7 +378,8 @@ def collect_layout(window: QWidget, lang: str | None = None, bands: bool = False
     stage = stage_rect(window)
     if stage is not None:
         layout["stage"] = stage
-    code = next((w for w in window.findChildren(QWidget, "codePanel") if _shown(w, window)), None)
+    panels = ([window] if window.objectName() == "codePanel" else []) + window.findChildren(QWidget, "codePanel")
+    code = next((w for w in panels if w is window or _shown(w, window)), None)
     if code is not None and code.facts() is not None:
         layout["code"] = code.facts()  # file, lines shown, the highlighted line, the stage (gui/code_view)
     if bands:

@@ -95,7 +95,10 @@ class CodeText(QTextEdit):
 
     def overflows(self) -> bool:
         """True when the laid-out lines are taller than the box (they would be cut at its bottom)."""
-        return self.document().size().height() > self.viewport().height() + 0.5
+        # the blocks' own laid-out heights (the document's size may still be the previous text's right after
+        # setPlainText: the layout catches up later)
+        used = sum(self.block_heights()) + 2 * self.document().documentMargin()
+        return used > self.viewport().height() + 0.5
 
     def set_lines(self, lines: list[str], first_line: int, lit: tuple[int, int]) -> None:
         """Show ``lines`` (file lines ``first_line`` … ) and light the file lines ``lit`` (first, last)."""
@@ -262,6 +265,7 @@ class CodePanel(QFrame):
         self.shown: tuple[int, int] | None = None
         self._filled_for: tuple | None = None
         self._scale: TypeScale | None = None
+        self._filling = False
 
     def sizeHint(self) -> QSize:  # noqa: D102 - Qt override: the code takes the room it is given
         return QSize(200, 120)
@@ -315,8 +319,15 @@ class CodePanel(QFrame):
     def refill(self) -> None:
         """Choose and show the lines that fit the code box now (after a resize, a font or a stage change)."""
         src = self.source
-        if src is None or not self.isVisible():
+        if src is None or not self.isVisible() or self._filling:
             return  # a hidden text box does not lay its lines out: nothing to measure (showEvent comes back)
+        self._filling = True  # setting the text resizes the box (its margins): that resize must not refill here
+        try:
+            self._refill(src)
+        finally:
+            self._filling = False
+
+    def _refill(self, src) -> None:
         self.layout().activate()
         key = (self.entry, self.text.size(), self.text.font().pixelSize(), self.heading.text())
         if key == self._filled_for:
