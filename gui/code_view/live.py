@@ -1,6 +1,7 @@
 """``CodeView``: the code view of a ``MainWindow``, on the Live page and on the tour pages the engine carries out.
 
-- A "Code" toggle in the top bar (beside Details; a finger's target in touch mode), the speaker's C key
+- A "Code" toggle (in the details view's footer, and beside Back / Next on a tour page with code; a finger's
+  target in touch mode), the speaker's C key
   (``gui.presenter``), and ``set_open``. A kiosk shows the toggle only when its settings file says
   ``[kiosk] code_view = true`` (``set_allowed``; a museum visitor does not need it).
 - Live page: opening the code view opens the details view, where the panel takes the plots' and the sliders'
@@ -12,7 +13,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QPushButton
 
 from animations.typescale import set_role
@@ -32,6 +33,16 @@ class _CodeButton(QPushButton):
         super().changeEvent(event)
 
 
+def code_button() -> QPushButton:
+    """The "Code" toggle (checkable, role "button", its text translated when the language changes)."""
+    button = _CodeButton(titles.toggle_text())
+    button.setObjectName("codeButton")
+    button.setCheckable(True)
+    button.setFocusPolicy(Qt.TabFocus)
+    set_role(button, "button")
+    return button
+
+
 class CodeView(QObject):
     """The code view of ``window`` (a ``MainWindow``); ``window.code_view``."""
 
@@ -40,14 +51,12 @@ class CodeView(QObject):
         self.window = window
         self.open = False
         self.allowed = True
-        self.button = _CodeButton(titles.toggle_text())
-        self.button.setObjectName("codeButton")
-        self.button.setCheckable(True)
-        set_role(self.button, "button")
-        top = window.top_bar.layout()
-        top.insertWidget(top.indexOf(window.details_button), self.button)
-        self.button.toggled.connect(self.set_open)
+        # the toggle lives where the code does: in the details view's footer (the top bar has no width to spare
+        # at 4:3) and, on the tour, beside Back and Next on the pages with code (``TourCode.button``)
+        self.button = code_button()
         page = window.live_page
+        page.footer.layout().addWidget(self.button)
+        self.button.toggled.connect(self.set_open)
         self.panel = CodePanel()
         self.panel.hide()
         page.strip.layout().insertWidget(2, self.panel, CODE_STRETCH)
@@ -64,6 +73,8 @@ class CodeView(QObject):
         """Show the toggle (``on``) or hide it and close the view (a kiosk without ``code_view`` set)."""
         self.allowed = bool(on)
         self.button.setVisible(self.allowed)
+        if self.tour_code is not None:
+            self.tour_code.sync()
         if not self.allowed:
             self.set_open(False)
 
@@ -74,9 +85,11 @@ class CodeView(QObject):
 
     def set_open(self, on: bool) -> None:
         on = bool(on) and self.allowed
-        if self.button.isChecked() != on:
-            self.button.setChecked(on)  # -> toggled -> here again
-            return
+        for button in self.buttons():
+            if button.isChecked() != on:
+                button.blockSignals(True)
+                button.setChecked(on)
+                button.blockSignals(False)
         if on == self.open and (not on or self._shown_where() is not None):
             self._sync()
             return
@@ -84,6 +97,9 @@ class CodeView(QObject):
         if on and not self.window.is_tour_visible() and not self.window.live_page.details:
             self.window.set_details(True)
         self._sync()
+
+    def buttons(self) -> list[QPushButton]:
+        return [self.button] + ([self.tour_code.button] if self.tour_code is not None else [])
 
     def _shown_where(self):
         if self.panel.isVisibleTo(self.window):
@@ -106,7 +122,7 @@ class CodeView(QObject):
             self._apply_scale(self.panel)
             self.panel.show_stage(self.stage_entry)
         if tour_shown and self.tour_code is None:
-            self.tour_code = TourCode(w.tour, self.apply_scale)
+            self.tour_code = TourCode(w.tour, self.apply_scale, self)
         if self.tour_code is not None:
             self.tour_code.set_open(self.open and tour_shown)
         w.live_page.arrange()

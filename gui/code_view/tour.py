@@ -32,12 +32,19 @@ class TourCode:
     its fonts (the window's ``CodeView.apply_scale``); by default from the tour's window height and presenter
     mode."""
 
-    def __init__(self, tour, apply_scale=None):
-        self.tour = tour
+    def __init__(self, tour, apply_scale=None, view=None):
+        self.tour, self.view = tour, view  # view: the window's CodeView (None: a tour on its own, a screenshot)
         self.apply_scale = apply_scale or self._own_scale
         self.open = False
         self.panel = CodePanel()
         tour.stage_stack.addWidget(self.panel)
+        from gui.code_view.live import code_button
+        self.button = code_button()  # beside Back / Next, on the pages with code
+        self.button.hide()
+        row = next(item.layout() for item in (tour.layout().itemAt(i) for i in range(tour.layout().count()))
+                   if item.layout() is not None and item.layout().indexOf(tour.prev_button) >= 0)
+        row.insertWidget(row.indexOf(tour.prev_button), self.button)
+        self.button.toggled.connect(self._toggled)
         # the tour shows its scene again on every rebuild (a page turn, a language, a measurement): the code
         # takes its place back at once while it is open
         tour.stage_stack.currentChanged.connect(lambda _i: QTimer.singleShot(0, self.sync))
@@ -56,8 +63,20 @@ class TourCode:
         self.open = bool(on)
         self.sync()
 
+    def _toggled(self, on: bool) -> None:
+        if self.view is not None:
+            self.view.set_open(on)  # the window's one state: the Live page's toggle follows
+        else:
+            self.set_open(on)
+
     def sync(self) -> None:
         stack = self.tour.stage_stack
+        allowed = self.view is None or self.view.allowed
+        self.button.setVisible(allowed and self.stage() is not None)
+        if self.button.isChecked() != self.open:
+            self.button.blockSignals(True)
+            self.button.setChecked(self.open)
+            self.button.blockSignals(False)
         stage = self.stage() if self.open else None
         if stage is not None:
             self.apply_scale(self.panel)

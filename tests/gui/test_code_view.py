@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-from PySide6.QtCore import QPoint
 from PySide6.QtGui import QInputDevice
 from PySide6.QtTest import QTest
 
@@ -131,6 +130,12 @@ def _screen():
     return _DEVICE[0]
 
 
+def _tap(window, widget) -> None:
+    pos = widget.mapTo(window, widget.rect().center())
+    QTest.touchEvent(window, _screen(), False).press(0, pos, window).commit()
+    QTest.touchEvent(window, _screen(), False).release(0, pos, window).commit()
+
+
 @pytest.mark.parametrize("allowed", [False, True])
 def test_kiosk_shows_the_code_toggle_only_when_allowed_and_a_tap_opens_it(qtbot, make_window, allowed):
     from gui.kiosk import KioskController
@@ -144,16 +149,22 @@ def test_kiosk_shows_the_code_toggle_only_when_allowed_and_a_tap_opens_it(qtbot,
         install_touch(window, kiosk=True)
         window.show()
         qtbot.waitExposed(window)
+        _tap(window, window.details_button)  # the toggle lives in the details view's footer
+        qtbot.waitUntil(lambda: window.live_page.details, timeout=3000)
         button = window.code_view.button
         assert button.isVisibleTo(window) is allowed
+        window.show_tour()
+        window.tour.goto(4)
+        qtbot.waitUntil(lambda: window.tour.isVisible(), timeout=3000)
+        assert window.code_view.tour_code.button.isVisibleTo(window) is allowed  # beside Back / Next
+        window.show_live()
         if not allowed:
             window.code_view.toggle()  # a key cannot open it either
             assert not window.code_view.panel.isVisibleTo(window)
             return
-        pos = button.mapTo(window, button.rect().center())
-        QTest.touchEvent(window, _screen(), False).press(0, pos, window).commit()
-        QTest.touchEvent(window, _screen(), False).release(0, pos, window).commit()
+        _tap(window, button)
         qtbot.waitUntil(lambda: window.code_view.panel.isVisible(), timeout=3000)
+        assert button.isChecked()
         layout = collect_layout(window)
         assert layout["code"]["stage"] == "schedule"  # before a trip: where every step starts
         assert [p for p in audit_problems(layout) if "code" in p] == []
