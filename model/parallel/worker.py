@@ -8,6 +8,7 @@ import os
 import queue
 import signal
 import sys
+import threading
 import time
 from datetime import timedelta
 
@@ -158,8 +159,55 @@ class _Worker:
         return timing, logits
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
+    """Linux only: ask the kernel to send ``sig`` to this process when its OS parent ends (prctl(2),
+    PR_SET_PDEATHSIG). True if set. The "parent" is the thread that forked this process, which is why it is
+    only used where that thread is the forkserver's one thread (``_die_with_parent``)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _exit_when_parent_ends(parent) -> None:
+    """Block until the engine process (``parent``, a ``multiprocessing`` parent handle) is gone, then leave at
+    once with ``os._exit``: no finalizer runs, above all not the result queue's feeder-thread join, which blocks
+    forever once a step's logits fill a pipe whose only other reader (this very process) never reads."""
+    from multiprocessing.connection import wait
+    try:
+        wait([parent.sentinel])
+    except (OSError, ValueError):
+        pass
+    os._exit(0)
+
+
+def _die_with_parent() -> None:
+    """Make this worker end within moments of the engine process, however the engine ends (kill -9 included;
+    issue 38): everywhere, a daemon thread waits on the engine's sentinel (the end of a pipe only the engine
+    holds, or its process handle on Windows) and exits when it closes; on Linux, when this worker was forked by
+    a forkserver, also the kernel's parent-death signal for the forkserver (it leaves when its last worker has
+    gone, and SIGKILL then reaches a worker that no thread of its own could stop). Under *spawn* the OS parent
+    is the engine thread that started the worker, which may end before the engine does, so the thread alone
+    watches there."""
+    parent = mp.parent_process()
+    if parent is None:
+        return
+    threading.Thread(target=_exit_when_parent_ends, args=(parent,), name="parent-watch", daemon=True).start()
+    ppid = os.getppid()
+    if ppid != parent.pid and _set_parent_death_signal() and os.getppid() != ppid:
+        os._exit(0)  # the forkserver ended between the two getppid calls: the signal will never come
+
+
 def _worker_main(spec: dict, cmd_q, res_q) -> None:
     """Worker process entry point (spawned; imports torch and model/ only, never Qt)."""
+    _die_with_parent()
     rank = spec["rank"]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group; the parent decides
     torch.set_num_threads(spec["threads"])
@@ -172,13 +220,13 @@ def _worker_main(spec: dict, cmd_q, res_q) -> None:
     clean = False
 
     def next_command():
-        """The next message from the parent, or None once the parent is gone."""
+        """The next message from the parent; ends this process once the parent is gone."""
         while True:
             try:
                 return cmd_q.get(timeout=WORKER_POLL_S)
             except queue.Empty:
                 if parent is not None and not parent.is_alive():
-                    return None  # orphaned: nobody will ever send "shutdown"
+                    os._exit(0)  # orphaned (the parent-watch thread may not have run yet): see _exit_when_parent_ends
 
     try:
         import torch.distributed as dist
@@ -186,7 +234,7 @@ def _worker_main(spec: dict, cmd_q, res_q) -> None:
         worker = _Worker(spec)  # the slow part (and on a busy machine, a slow import before it)
         res_q.put(("loaded", rank, None))
         msg = next_command()  # every rank loaded: now meet, so the rendezvous timeout measures only the meeting
-        if msg is None or msg[0] != "connect":
+        if msg[0] != "connect":
             clean = True
             return
         timeout = timedelta(seconds=spec["timeout_s"])
@@ -197,8 +245,6 @@ def _worker_main(spec: dict, cmd_q, res_q) -> None:
         res_q.put(("ready", rank, worker.info()))
         while True:
             msg = next_command()
-            if msg is None:
-                break
             if msg[0] == "shutdown":
                 clean = True
                 break
