@@ -69,13 +69,16 @@ def add_scene_options(p: argparse.ArgumentParser) -> None:
 def screenshot_main(argv: list[str]) -> int:
     """Parse ``argv`` and run the screenshot command. Returns the exit status."""
     args = build_screenshot_parser().parse_args(argv)
-    from gui.screenshot import check_out_path, parse_size
+    from gui.screenshot import check_layout_json_path, check_out_path, parse_size
     try:
         size = parse_size(args.size)
     except ValueError as exc:
         print(f"screenshot: {exc}", file=sys.stderr)
         return 2
     if (reason := check_out_path(args.out)) is not None:  # before the engine starts, not after the run
+        print(f"screenshot: {reason}", file=sys.stderr)
+        return 2
+    if (reason := check_layout_json_path(args.layout_json)) is not None:  # as --out: before the run
         print(f"screenshot: {reason}", file=sys.stderr)
         return 2
     if (reason := model_dir_problem(args)) is not None:  # before the engine starts, and in one line
