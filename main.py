@@ -128,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{program_name()}: unknown command {argv[0]!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
     args = build_gui_parser().parse_args(argv)
+    from gui.platform_check import display_problem
+    if (problem := display_problem(prog=program_name())) is not None:  # before Qt's own abort (status 134)
+        print(problem, file=sys.stderr)
+        return 2
     if not platform_ok():
         return 2
     from gui.app import run_app
