@@ -52,18 +52,40 @@ def check_out_path(out: str) -> str | None:
     formats = {bytes(f).decode().lower() for f in QImageWriter.supportedImageFormats()}
     if suffix not in formats:
         return f"--out {out}: cannot write a {suffix or 'suffix-less'} image; use .png (or .jpg, .bmp)"
+    return _folder_problem("--out", out)
+
+
+def check_layout_json_path(out: str | None) -> str | None:
+    """None if ``--layout-json`` is absent or a file can be written at ``out`` (its folder is created), else a
+    one-line reason (a folder, /proc, a read-only place). Checked up front as ``--out`` is, so the run is not
+    made for a file that cannot be written."""
+    if not out:
+        return None
+    path = Path(out)
+    if path.is_dir() or str(out).endswith(("/", os.sep)):
+        return f"--layout-json {out} is a folder; give a file name such as layout.json"
+    if path.exists() and not path.is_file():
+        return f"--layout-json {out} is not a regular file"
+    return _folder_problem("--layout-json", out)
+
+
+def _folder_problem(flag: str, out: str) -> str | None:
+    """None if a file can be made beside ``out`` (its folder created if need be), else a one-line reason."""
+    path = Path(out)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        return f"--out {out}: cannot create its folder ({exc.strerror or exc})"
+        return f"{flag} {out}: cannot create its folder ({exc.strerror or exc})"
     if not os.access(path.parent, os.W_OK):
-        return f"--out {out}: its folder is not writable"
+        return f"{flag} {out}: its folder is not writable"
     try:  # os.access says yes to root everywhere, and knows nothing of /proc or a full disk: try it
         probe = tempfile.NamedTemporaryFile(dir=path.parent, prefix=".one-trip-", suffix=".probe", delete=False)
         probe.close()
         os.unlink(probe.name)
     except OSError as exc:
-        return f"--out {out}: its folder is not writable ({exc.strerror or exc})"
+        return f"{flag} {out}: its folder is not writable ({exc.strerror or exc})"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"{flag} {out}: the file is not writable"
     return None
 
 
