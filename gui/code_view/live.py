@@ -6,7 +6,7 @@
   ``[kiosk] code_view = true`` (``set_allowed``; a museum visitor does not need it).
 - Live page: opening the code view opens the details view, where the panel takes the plots' and the sliders'
   columns (one idea at a time; the big buttons stay; closing it gives the columns back). It follows the stage: ``StageScene.code_stage`` says which of the
-  trip's reported stages the stage on screen has reached (``animations.stage_code``), and the panel lights
+  trip's reported stages the stage on screen has reached (``animations.stage.code``), and the panel lights
   that stage's lines. Before the first trip it shows the first stage of a step (schedule).
 - Tour: on the pages in ``TOUR_STAGES`` the panel stands beside the page's scene (``gui.code_view.tour``).
 """

@@ -11,7 +11,7 @@ around the stage's own lines (``model.stages.source_of``: the function's range a
 function's ``def`` first where there is room, then the rest of the function, then the file's lines around it.
 Nothing scrolls, so what ``facts()`` says is shown is exactly what is painted.
 
-For the layout audit (``gui.layout_audit``) the text box lists each shown line as an item of role "code" and each
+For the layout audit (``gui.audit.layout_audit``) the text box lists each shown line as an item of role "code" and each
 number as "line-number" (``CodeText.audit_lines``), and ``facts()`` is the layout JSON's "code" object.
 """
 
@@ -73,7 +73,7 @@ class CodeText(QTextEdit):
         self.setFocusPolicy(Qt.NoFocus)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)
         self.setStyleSheet(f"QTextEdit {{ background: {BACKGROUND}; color: {FOREGROUND}; border: none; }}")
-        self.setProperty("auditLines", True)  # gui.layout_audit lists each line (audit_lines), not one block
+        self.setProperty("auditLines", True)  # gui.audit.layout_audit lists each line (audit_lines), not one block
         set_role(self, "code")
         self.highlighter = PygmentsHighlighter(self.document())
         self.first_line = 1
@@ -250,7 +250,7 @@ class CodePanel(QFrame):
         self.where.setWordWrap(True)
         self.where.setTextFormat(Qt.PlainText)
         self.where.setStyleSheet("color: #9fb3c8;")
-        set_role(self.where, "source")  # a path and code names: content, as the code (gui.layout_faults)
+        set_role(self.where, "source")  # a path and code names: content, as the code (gui.audit.layout_faults)
         self.text = CodeText()
         self.text.on_resized = self.refill
         box = QVBoxLayout(self)

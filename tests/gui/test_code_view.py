@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtGui import QInputDevice
 from PySide6.QtTest import QTest
 
-from gui.layout_audit import audit_problems, collect_layout
+from gui.audit.layout_audit import audit_problems, collect_layout
 from model.stages import STAGES
 
 _DEVICE = []
@@ -138,9 +138,9 @@ def _tap(window, widget) -> None:
 
 @pytest.mark.parametrize("allowed", [False, True])
 def test_kiosk_shows_the_code_toggle_only_when_allowed_and_a_tap_opens_it(qtbot, make_window, allowed):
-    from gui.kiosk import KioskController
+    from gui.kiosk.kiosk import KioskController
     from gui.settings import Settings
-    from gui.touch import install_touch
+    from gui.kiosk.touch import install_touch
     window = make_window(trip_s=0.02)
     controller = KioskController(window, Settings(language="en", idle_seconds=3600.0, code_view=allowed)).install()
     controller.screens.fullscreen = lambda: None
@@ -173,7 +173,7 @@ def test_kiosk_shows_the_code_toggle_only_when_allowed_and_a_tap_opens_it(qtbot,
 
 
 def test_the_speakers_c_key_toggles_the_code_of_the_tour_page(qtbot, make_window):
-    from gui.presenter import Presenter
+    from gui.presenter.presenter import Presenter
     window = make_window()
     Presenter(window).install()
     window.show_tour()
