@@ -105,6 +105,9 @@ class CodeText(QTextEdit):
         self.first_line, self.lit = first_line, lit
         self.setPlainText("\n".join(lines))
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+        # a narrower viewport (the gutter) does not lay the text out again by itself (QTextEdit does on its own
+        # resize only): wrap at the width the lines are shown in, or they run past its right edge
+        self.document().setTextWidth(self.viewport().width())
         char = QFontMetricsF(self.font()).horizontalAdvance(" ")
         sel = []
         block = self.document().firstBlock()
@@ -171,7 +174,6 @@ class CodeText(QTextEdit):
         px = float(self.font().pixelSize())
         block = self.document().firstBlock()
         while block.isValid():
-            geo = self.blockBoundingGeometry(block).translated(offset)
             layout = block.layout()
             rect, rows = QRectF(), []
             for i in range(layout.lineCount()):
@@ -183,7 +185,7 @@ class CodeText(QTextEdit):
             n = self.first_line + block.blockNumber()
             if block.text().strip():
                 entry = {"text": block.text(), "rect": _rect(rect.translated(origin.x(), origin.y())),
-                         "font_px": px, "clipped": not area.contains(geo.adjusted(0, 0, -0.5, -0.5)),
+                         "font_px": px, "clipped": not area.adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect),
                          "role": "code", "line": n}
                 if len(rows) > 1:
                     entry["lines"] = rows

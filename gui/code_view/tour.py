@@ -9,7 +9,7 @@ the room's floor, so the two never share the width.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 
 from gui.code_view.panel import CodePanel
 
@@ -27,20 +27,24 @@ TOUR_STAGES = {
 }
 
 
-class TourCode:
+class TourCode(QObject):
     """The panel in ``tour`` (a ``TourWidget``), a page of its stage stack. ``apply_scale(panel)`` gives the panel
     its fonts (the window's ``CodeView.apply_scale``); by default from the tour's window height and presenter
     mode."""
 
     def __init__(self, tour, apply_scale=None, view=None):
+        super().__init__(tour)
         self.tour, self.view = tour, view  # view: the window's CodeView (None: a tour on its own, a screenshot)
         self.apply_scale = apply_scale or self._own_scale
         self.open = False
         self.panel = CodePanel()
         tour.stage_stack.addWidget(self.panel)
         from gui.code_view.live import code_button
-        self.button = code_button()  # beside Back / Next, on the pages with code
+        self.button = code_button()  # beside Back / Next, on the pages with code, in their font (the tour's
+        self.button.setProperty("role", None)  # controls: its own rule, as Back / Next, not the Live page's roles)
+        self.button.setFont(tour.prev_button.font())
         self.button.hide()
+        tour.installEventFilter(self)
         row = next(item.layout() for item in (tour.layout().itemAt(i) for i in range(tour.layout().count()))
                    if item.layout() is not None and item.layout().indexOf(tour.prev_button) >= 0)
         row.insertWidget(row.indexOf(tour.prev_button), self.button)
@@ -49,6 +53,16 @@ class TourCode:
         # takes its place back at once while it is open
         tour.stage_stack.currentChanged.connect(lambda _i: QTimer.singleShot(0, self.sync))
         tour.section_changed.connect(lambda _i: self.sync())
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if obj is self.tour and event.type() in (QEvent.Resize, QEvent.Show, QEvent.LanguageChange):
+            QTimer.singleShot(0, self._follow_fonts)  # after the tour's own _apply_fonts
+        return False
+
+    def _follow_fonts(self) -> None:
+        self.button.setFont(self.tour.prev_button.font())
+        if self.panel.isVisible():
+            self.apply_scale(self.panel)
 
     def _own_scale(self, panel: CodePanel) -> None:
         tour = self.tour
@@ -77,6 +91,7 @@ class TourCode:
             self.button.blockSignals(True)
             self.button.setChecked(self.open)
             self.button.blockSignals(False)
+        self.button.setFont(self.tour.prev_button.font())
         stage = self.stage() if self.open else None
         if stage is not None:
             self.apply_scale(self.panel)
