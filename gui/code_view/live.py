@@ -59,7 +59,9 @@ class CodeView(QObject):
         self.button.toggled.connect(self.set_open)
         self.panel = CodePanel()
         self.panel.hide()
-        page.strip.layout().insertWidget(2, self.panel, CODE_STRETCH)
+        strip = page.strip.layout()
+        strip.insertWidget(2, self.panel, CODE_STRETCH)
+        self._plots_stretch = strip.stretch(1)  # the plots' column: its share goes to the code while it is open
         self.tour_code: TourCode | None = None
         self.stage_entry = IDLE_STAGE
         scene = window.scene
@@ -118,6 +120,7 @@ class CodeView(QObject):
         for name in PLOT_WIDGETS:
             getattr(w.live_page, name).setVisible(not live)
         w.live_page.controls_scroll.setVisible(not live)  # the code needs the width: its lines are long
+        w.live_page.strip.layout().setStretch(1, 0 if live else self._plots_stretch)  # an empty column keeps its share
         if live:
             self._apply_scale(self.panel)
             self.panel.show_stage(self.stage_entry)
