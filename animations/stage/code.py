@@ -8,7 +8,9 @@ back (``POST``). ``stage_at`` maps a moment of that timeline to the stage entry 
 
 - the entries before the first per-layer one (schedule, prefix lookup, pack, draft, embedding) share ``PRE``;
 - layer i's entries ("…:i") share the part of ``COMPUTE`` in which chapter i is lit, in their order;
-- the entries after the last per-layer one (LM head, sample or verify) share ``POST``, the last one held to the end.
+- the entries after the last per-layer one (LM head, sample or verify) share ``POST``, the last one held to the end;
+- without per-layer entries (a pipeline-parallel pass) the last entry is the one after the book, the others
+  share ``PRE`` and the last of them holds while the chapters are read.
 
 No Qt, no torch: names and numbers only (the code view in gui/code_view reads the source).
 """
@@ -46,12 +48,14 @@ def stage_at(stages: list[str], p: float, ends: list[float]) -> str | None:
     if not stages:
         return None
     layered = [i for i, s in enumerate(stages) if layer_of(s) is not None]
-    pre = stages[:layered[0]] if layered else stages
-    post = stages[layered[-1] + 1:] if layered else []
-    if p < COMPUTE[0] or not layered:
-        if not layered and p >= COMPUTE[0]:
-            return pre[-1]
+    if layered:
+        pre, post = stages[:layered[0]], stages[layered[-1] + 1:]
+    else:  # no per-layer stages (a pipeline-parallel pass): the last one (sample, verify) follows the book
+        pre, post = (stages[:-1], stages[-1:]) if len(stages) > 1 else (stages, [])
+    if p < COMPUTE[0]:
         return _share(pre, *PRE, p) if pre else stages[0]
+    if not layered and p < COMPUTE[1]:
+        return pre[-1]  # the workers read the book: the step that sent it to them holds
     if p < COMPUTE[1]:
         f = (p - COMPUTE[0]) / (COMPUTE[1] - COMPUTE[0])
         lit = next((i for i, e in enumerate(ends) if f < e), len(ends) - 1)
@@ -62,5 +66,5 @@ def stage_at(stages: list[str], p: float, ends: list[float]) -> str | None:
             mine = [s for s in stages if layer_of(s) == min(lit, last)]
         return _share(mine, start, max(start + 1e-9, ends[lit]), f)
     if not post:
-        return stages[layered[-1]]
+        return stages[-1]
     return _share(post, POST[0], POST[1], min(p, POST[1] - 1e-9))
