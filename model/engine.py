@@ -630,7 +630,7 @@ class Engine:
                 top = torch.topk(torch.softmax(rows[:len(emitted)], dim=-1), min(5, rows.size(-1)))
                 tops = [list(zip(i, p)) for i, p in zip(top.indices.tolist(), top.values.tolist())]
             else:
-                tops = [top_k_probs(distribution(rows[i], seq.sampling), 5) for i in range(len(emitted))]
+                tops = [top_k_probs(p[i], 5) for i in range(len(emitted))]  # p: the rows' distributions above
             for i, token in enumerate(emitted):
                 event = self._emit(seq, token, tops[i], now)
                 event.accepted_from_draft = i < a
