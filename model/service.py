@@ -28,7 +28,8 @@ Events (engine → GUI), each a dict with "type":
                   force (after set_sharding, and after a fallback to one process)
     accepted      request_id, prompt_token_ids, prompt_labels, notice
     step          report: StepReport.to_dict()
-    finished      request_id, text, finish_reason, ttft_ms
+    finished      request_id, text, finish_reason ("loop": stopped, it wrote one phrase three times in a row,
+                  model/loops.py), ttft_ms
     idle          no request left
     analysis      analysis_id, kind, prompt, data (plain measurements) or error, elapsed_ms
     apprentice    checks: [model.lesson_runs.combine_verdicts for the sampling in use, then greedy], chosen:
@@ -72,6 +73,9 @@ class EngineService:
         model, tokenizer = load_pretrained(model_dir, device=self.device)
         self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
                              layer_timing=bool(options.get("layer_timing", True)))
+        # an exhibit never runs on with a loop: a request that writes one phrase three times in a row finishes
+        # ("loop", model/loops.py) and the page says so
+        self.engine.stop_loops = bool(options.get("stop_loops", True))
         if str(self.device) == "cpu":
             self.floor = decode_floors(self.engine.weight_bytes)  # the cache floor or the DRAM one, whichever applies
         else:
