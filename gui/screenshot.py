@@ -153,16 +153,11 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
         # same prompt under the sampling the apprentice will use, so the readout can show the measured speed-up
         if not _wait(app, lambda: window.bridge.apprentice_info is not None, APPRENTICE_TIMEOUT_S):
             print(f"{name}: no apprentice verdict in time; the apprentice runs as the engine set it", file=sys.stderr)
-        greedy_for_apprentice = window.apprentice_pays_when() == "greedy" and not window.model_choice.greedy
-        if greedy_for_apprentice:
-            window.model_choice.greedy_box.setChecked(True)
-        if window.run_trips(steps):
+        if window.run_trips(steps):  # the plain run, under the visitor's own sampling (the apprentice keeps it)
             start = window.reports_received
             _wait(app, lambda: window.reports_received - start >= steps or window.is_session_done(), RUN_TIMEOUT_S)
             _wait(app, lambda: False, 0.2)
             window.reset()
-        if greedy_for_apprentice:  # back to the model's sampling: switching the apprentice on turns greedy on
-            window.model_choice.greedy_box.setChecked(False)
     if not _apply_extras(app, window, args, name):
         return 1
     return 0

@@ -216,7 +216,7 @@ class EngineEvents:
 
     def _on_draft_k_changed(self, k: int) -> None:
         self.spec_meter.reset()
-        self._apply_apprentice_sampling(k)  # greedy while on, where the start-up verdict says it pays only greedy
+        self._apply_apprentice_sampling(k)  # the visitor's sampling stays (greedy_line says where it pays only greedy)
         if self.engine_info is not None:
             self.bridge.set_draft_k(k)
         if k:

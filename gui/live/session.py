@@ -23,10 +23,6 @@ log = logging.getLogger("gui.main_window")
 
 GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine may have dropped it)
 
-# Said when the visitor's answer was stopped for writing one phrase three times in a row (model/loops.py): the
-# engine stops such a request ("loop"), and the page, whatever the engine does, shows two copies at most.
-LOOP_STATUS = ("Stopped: the model began to repeat itself (“{phrase}” again and again), as small models do. "
-               "Press Run for a new answer.")
 
 
 
@@ -357,7 +353,9 @@ class LiveSession:
             self.loop_phrase = self._engine_loop_phrase
         if self.loop_phrase:
             short = self.loop_phrase if len(self.loop_phrase) <= 40 else self.loop_phrase[:39] + "…"
-            self._set_status(LOOP_STATUS, phrase=" ".join(short.split()))
+            # the engine stops such a request ("loop", model/loops.py); the page shows two copies at most
+            self._set_status("Stopped: the model began to repeat itself (“{phrase}” again and again), as small "
+                             "models do. Press Run for a new answer.", phrase=" ".join(short.split()))
         else:
             self._set_status("Done. Press Run for a new answer.")
 
