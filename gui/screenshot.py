@@ -166,12 +166,15 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
 def apprentice_facts(window) -> dict:
     """The apprentice's figures as the readout shows them: guesses per trip, kind, greedy or not, the measured
     speed-up (plain ms per token ÷ apprentice ms per token, ``SpecMeter``; None without a plain run) and
-    acceptance, and the engine's start-up verdict (``chosen``, ``pays_when``)."""
+    acceptance, and the engine's start-up verdict (``chosen``, ``pays_when``); the sampling temperature, the
+    visitor's answer as shown and the phrase it was stopped for repeating (``loop``, None when it did not loop)."""
     meter, info = window.spec_meter, window.bridge.apprentice_info or {}
     return {"k": window.apprentice.value(), "kind": window.apprentice_choice.kind(),
             "greedy": window.model_choice.greedy, "speedup": meter.speedup(window._spec_key()),
             "acceptance": meter.acceptance if meter.trips else None, "trips": meter.trips,
-            "chosen": info.get("chosen"), "pays_when": info.get("pays_when")}
+            "chosen": info.get("chosen"), "pays_when": info.get("pays_when"),
+            "temperature": 0.0 if window.model_choice.greedy else window.model_choice.bundled().temperature,
+            "answer": window.answer_text, "loop": window.loop_phrase}
 
 
 def screenshot_main(args) -> int:
