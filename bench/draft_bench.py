@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def heldout_code_prompts(tokenizer, n_prompts: int, prompt_tokens: int) -> list[list[int]]:
     """Token ids of up to ``n_prompts`` prompts from the held-out code files (see the module doc)."""
-    from model.corpus import default_stdlib_dir
+    from model.training.corpus import default_stdlib_dir
     names = json.loads((REPO / "assets/models/corpus.json").read_text(encoding="utf-8"))["domains"]["code"][
         "heldout_names"]
     root = default_stdlib_dir()

@@ -141,7 +141,7 @@ class Engine:
         self.draft_kind = "model"  # who guesses: "model" (the draft model) or "ngram" (prompt lookup, model/ngram.py)
         self.spec_proposed = 0  # over the engine's life: draft guesses checked, and kept
         self.spec_accepted = 0
-        self.runner = None  # a sharded runner (model/parallel.py) runs the target's passes when set
+        self.runner = None  # a sharded runner (model/parallel/) runs the target's passes when set
         self.last_workers: list[dict] = []  # per-worker timings of the last sharded pass
         self._mirror: DecodeMirror | None = None  # contiguous K/V of the rows decoding together (batch > 1)
         self.record_logits = False  # tests: keep every sampled row of logits, per request

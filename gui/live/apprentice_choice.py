@@ -2,7 +2,7 @@
 
 The engine process measures at start-up (``model/service.py``, the "apprentice" event) both apprentices (the
 draft model, when one is loaded, and the n-gram one: prompt lookup) against plain decoding, under the window's
-sampling and under greedy (``model.lesson_runs.apprentice_verdicts``). From that event:
+sampling and under greedy (``model.teaching.lesson_runs.apprentice_verdicts``). From that event:
 
 * the apprentice switched on is the event's ``chosen`` one;
 * the visitor's sampling stays as it is when the apprentice joins (speculative sampling keeps the target's
@@ -11,7 +11,7 @@ sampling and under greedy (``model.lesson_runs.apprentice_verdicts``). From that
   keeps its temperature;
 * ``ApprenticeChoice`` (Details view) lets the visitor pick either apprentice and shows both measured verdicts
   (speed-up = plain ms ÷ apprentice ms, medians; share of guesses kept; number of runs), with the measured
-  reason (``model.lessons.why_not``'s key) where one does not pay.
+  reason (``model.teaching.lessons.why_not``'s key) where one does not pay.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QLabel, QRadioButton, QVBoxLayout, QWidget
 
 from animations.typescale import set_role
-from model import lessons
+from model.teaching import lessons
 
 KINDS = ("ngram", "model")
 
@@ -34,7 +34,7 @@ def kind_name(kind: str) -> str:
 
 
 def why_text(key: str | None) -> str:
-    """The measured reason (a ``model.lessons.why_not`` key, or "unclear" for runs that overlap) in words."""
+    """The measured reason (a ``model.teaching.lessons.why_not`` key, or "unclear" for runs that overlap) in words."""
     return {"no_guess": _tr("it found nothing in the text to copy a guess from"),
             "speculative_acceptance": _tr("its guesses are kept too rarely to pay for its own passes"),
             "speculative_overhead": _tr("its guesses are kept, but its own passes cost more than the trips saved"),
@@ -43,15 +43,15 @@ def why_text(key: str | None) -> str:
 
 
 def _pays(v: dict | None) -> bool:
-    """The engine's rule (``model.lessons.pays``): guesses kept, a median speed-up a page can show through its
+    """The engine's rule (``model.teaching.lessons.pays``): guesses kept, a median speed-up a page can show through its
     noise, faster than plain decoding in (nearly) every round of the check."""
     return lessons.pays(v)
 
 
 def _why_key(v: dict) -> str | None:
-    """``model.lessons.why_not``'s key, or "no_guess" when the apprentice made no guess at all (the n-gram one
+    """``model.teaching.lessons.why_not``'s key, or "no_guess" when the apprentice made no guess at all (the n-gram one
     found nothing to copy): then no share was kept or lost, and the engine's key would say overhead; or
-    "small_gain" when it was faster but by less than ``model.lessons.PAYS_MIN_SPEEDUP``."""
+    "small_gain" when it was faster but by less than ``model.teaching.lessons.PAYS_MIN_SPEEDUP``."""
     if v.get("acceptance") is None:
         return "no_guess"
     if v.get("why_not") is None and 1.0 < float(v.get("speedup") or 0) < lessons.PAYS_MIN_SPEEDUP:
@@ -71,7 +71,7 @@ def check_for(event: dict | None, kind: str, greedy: bool) -> dict | None:
 def slower_reason(event: dict | None, kind: str, greedy: bool, acceptance: float | None) -> str:
     """Why the apprentice in use measured slower than plain decoding on the page, in words: the start-up check's
     measured reason for this apprentice at this setting (``why_text``), or, where that check found it paying,
-    its figure against the few trips on the page; before any check, ``model.lessons.why_not`` on the page's own
+    its figure against the few trips on the page; before any check, ``model.teaching.lessons.why_not`` on the page's own
     share of guesses kept."""
     v = check_for(event, kind, greedy)
     if v and v.get("speedup"):

@@ -1,7 +1,7 @@
 """The Live page's answers to the engine: ready, accepted, step, finished, errors, a dead engine, and the two
 extras (the apprentice: speculative decoding; the torn book: sharding), and the words and figures they change.
 
-A mixin of ``gui.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
+A mixin of ``gui.window.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from model.loops import find_loop
 from gui.live.readout import (fmt_ms, model_display_name, model_text, readout_rule, readout_text, sharding_why,
                               speedup_why)
 
-log = logging.getLogger("gui.main_window")
+log = logging.getLogger("gui.window.main_window")
 
 SHARDING_WATCHDOG_MS = 30_000  # workers that have not answered by then: the tearing slider goes back
 RESTART_DELAY_MS = 400

@@ -8,7 +8,7 @@ tokens are written when that trip ends. Step grants exactly one pass (pressed du
 granted ahead is already on its way or waiting: that one is the step). In real-time mode the engine runs
 freely ("free_run") and the stage shows the trips as they come.
 
-A mixin of ``gui.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
+A mixin of ``gui.window.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from gui.live.page import MAX_BATCH, MAX_PROMPT_CHARS
 from model.loops import LoopWatch
 
-log = logging.getLogger("gui.main_window")
+log = logging.getLogger("gui.window.main_window")
 
 GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine may have dropped it)
 

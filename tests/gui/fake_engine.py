@@ -13,7 +13,7 @@ of it) change from step to step too, so the screen's figures of one trip and of 
 the page must stop it). ``options["fake_extras"]`` offers the Live page's extras with nothing behind them: both apprentices
 (``draft_kinds``; a guess count is taken and ignored) and a book on one desk that may be torn two ways, by pages or
 by chapters (each ``set_sharding`` is answered at once with a ``sharding`` event), so that every control of the
-page has something to do (tests/gui/test_touch.py taps them all).
+page has something to do (tests/gui/kiosk/test_touch.py taps them all).
 """
 
 from __future__ import annotations
