@@ -31,6 +31,7 @@ from gui.live.session import LiveSession
 from gui.live.typeset import apply_type_scale, font_for, style_sheet
 from gui.live.meters import ShardMeter, SpecMeter
 from gui.widgets import FrameCounter, FrameOverlay, PaintCounter
+from model.loops import LoopWatch
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,9 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self.last_report: dict | None = None
         self.answer_text = ""
         self.answer_token_ids: list[int] = []
+        self.loop_phrase: str | None = None  # the phrase the visitor's answer was stopped for repeating
+        self._engine_loop_phrase: str | None = None
+        self._answer_watch = LoopWatch()
         self.main_new_tokens = MAIN_NEW_TOKENS
         self._prompt_text = ""
         self._restarts: deque[float] = deque(maxlen=6)
@@ -387,7 +391,7 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self._update_readout()
         self._retranslate_engine_texts()
         if self._status_key is not None:
-            self.status_line.setText(_tr(self._status_key[0]))
+            self.status_line.setText(_tr(self._status_key[0]).format(**self._status_key[1]))
         self.frame_overlay.refresh()
         self.live_tab.setText(_tr("Live"))
         self.live_tab.setToolTip(_tr("The real model writing, one trip per token"))
