@@ -506,10 +506,6 @@
         <source>Code</source>
         <translation>代码</translation>
     </message>
-    <message>
-        <source>Step one trip: the lines the engine runs light up here</source>
-        <translation>按“搬一趟”：引擎正在跑的代码行会在这里亮起</translation>
-    </message>
 </context>
 <context>
     <name>Tour</name>

@@ -52,6 +52,3 @@ def where(path: str, first: int, last: int, qualname: str) -> str:
 def toggle_text() -> str:
     return _tr("Code")
 
-
-def idle_text() -> str:
-    return _tr("Step one trip: the lines the engine runs light up here")

@@ -193,3 +193,44 @@ def test_the_speakers_c_key_toggles_the_code_of_the_tour_page(qtbot, make_window
     window.actions["code_view"].trigger()
     qtbot.waitUntil(lambda: not panel.isVisible(), timeout=3000)
     assert "code" not in collect_layout(window)
+
+
+SHOOT = r'''
+import sys
+from gui.cli import _render, build_screenshot_parser
+from gui.capture.screenshot import parse_size, screenshot_main
+
+folder = sys.argv[1]
+args = build_screenshot_parser().parse_args(["--out", f"{folder}/live.png", "--code", "--steps", "2", "--size",
+                                             "1280x720", "--layout-json", f"{folder}/live.json"])
+args.engine_target = "tests.gui.fake_engine:engine_main"  # the window's code, not the model's time
+if screenshot_main(args) != 0:
+    sys.exit("live: failed")
+args = build_screenshot_parser().parse_args(["--out", f"{folder}/tour.png", "--section", "8", "--code",
+                                             "--illustrative", "--lang", "zh", "--size", "1280x720",
+                                             "--layout-json", f"{folder}/tour.json"])
+if _render(args, parse_size("1280x720")) != 0:
+    sys.exit("tour: failed")
+'''
+
+
+def test_screenshot_code_writes_the_code_object_and_its_lines(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    done = subprocess.run([sys.executable, "-c", SHOOT, str(tmp_path)], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    live = json.loads((tmp_path / "live.json").read_text(encoding="utf-8"))
+    assert set(live["code"]) >= {"file", "first_line", "last_line", "highlighted_line", "stage"}
+    module = STAGES[live["code"]["stage"].partition(":")[0]].module
+    assert _check_lines_verbatim(live, module) >= 3
+    tour = json.loads((tmp_path / "tour.json").read_text(encoding="utf-8"))
+    assert tour["code"]["stage"] == "kv_write" and tour["code"]["file"] == "model/kv_cache.py"
+    assert _check_lines_verbatim(tour, "model.kv_cache") >= 3
+    assert audit_problems(tour) == [] and audit_problems(live) == []
