@@ -53,15 +53,26 @@ class PygmentsHighlighter(QSyntaxHighlighter):
 
     def __init__(self, document, style_name: str = STYLE):
         super().__init__(document)
-        self._lexer = PythonLexer(stripnl=False, ensurenl=False)
         self._style = style_name
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt override
-        pos = 0
-        for token, value in self._lexer.get_tokens(text):
-            n = len(value)
-            if n and token is not Token.Text:
-                fmt = format_for(token, self._style)
-                if fmt is not None:
-                    self.setFormat(pos, n, fmt)
-            pos += n
+        for pos, n, fmt in _spans(text, self._style):
+            self.setFormat(pos, n, fmt)
+
+
+_LEXER = PythonLexer(stripnl=False, ensurenl=False)
+
+
+@lru_cache(maxsize=4096)
+def _spans(text: str, style_name: str) -> tuple:
+    """(start, length, format) of each coloured token of one line: a line is lexed once per run, however often
+    the code view shows it again."""
+    out, pos = [], 0
+    for token, value in _LEXER.get_tokens(text):
+        n = len(value)
+        if n and token is not Token.Text:
+            fmt = format_for(token, style_name)
+            if fmt is not None:
+                out.append((pos, n, fmt))
+        pos += n
+    return tuple(out)

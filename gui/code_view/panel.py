@@ -18,7 +18,8 @@ number as "line-number" (``CodeText.audit_lines``), and ``facts()`` is the layou
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetricsF, QPainter, QTextCursor, QTextFormat
+from PySide6.QtGui import (QColor, QFont, QFontDatabase, QFontMetricsF, QPainter, QTextCursor, QTextDocument,
+                           QTextFormat)
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QTextEdit, QVBoxLayout, QWidget
 
 from animations.typescale import TypeScale, set_role
@@ -52,6 +53,36 @@ class _Gutter(QWidget):
             p.drawText(rect, int(Qt.AlignRight | Qt.AlignTop), str(n))
             if lit:
                 p.fillRect(QRectF(self.width() - 4, rect.top(), 4, rect.height()), QColor(ACCENT))
+
+
+def hang_indents(doc: QTextDocument, font: QFont) -> None:
+    """A wrapped line goes on under its own indent, four columns in (a hanging indent): it still reads as code."""
+    char = QFontMetricsF(font).horizontalAdvance(" ")
+    block = doc.firstBlock()
+    while block.isValid():
+        text = block.text()
+        hang = (len(text) - len(text.lstrip(" ")) + 4) * char
+        fmt = block.blockFormat()
+        fmt.setLeftMargin(hang)
+        fmt.setTextIndent(-hang)
+        QTextCursor(block).setBlockFormat(fmt)
+        block = block.next()
+
+
+def line_heights(lines: list[str], font: QFont, width: float, margin: float) -> list[float]:
+    """The height each of ``lines`` takes wrapped at ``width`` px in ``font`` (with the hanging indent), measured
+    on a plain document: no colours to compute, so choosing the lines costs a layout, not a highlight."""
+    doc = QTextDocument()
+    doc.setDefaultFont(font)
+    doc.setDocumentMargin(margin)
+    doc.setPlainText("\n".join(lines))
+    doc.setTextWidth(width)
+    hang_indents(doc, font)
+    out, block = [], doc.firstBlock()
+    while block.isValid():
+        out.append(doc.documentLayout().blockBoundingRect(block).height())
+        block = block.next()
+    return out
 
 
 class CodeText(QTextEdit):
@@ -103,23 +134,18 @@ class CodeText(QTextEdit):
     def set_lines(self, lines: list[str], first_line: int, lit: tuple[int, int]) -> None:
         """Show ``lines`` (file lines ``first_line`` … ) and light the file lines ``lit`` (first, last)."""
         self.first_line, self.lit = first_line, lit
+        doc = self.document()
+        self.highlighter.setDocument(None)  # colour once, after the indents (each block format change re-colours)
         self.setPlainText("\n".join(lines))
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
         # a narrower viewport (the gutter) does not lay the text out again by itself (QTextEdit does on its own
         # resize only): wrap at the width the lines are shown in, or they run past its right edge
-        self.document().setTextWidth(self.viewport().width())
-        char = QFontMetricsF(self.font()).horizontalAdvance(" ")
+        doc.setTextWidth(self.viewport().width())
+        hang_indents(doc, self.font())
+        self.highlighter.setDocument(doc)
         sel = []
         block = self.document().firstBlock()
         while block.isValid():
-            # a wrapped line goes on under its own indent, four columns in (a hanging indent): still read as code
-            text = block.text()
-            hang = (len(text) - len(text.lstrip(" ")) + 4) * char
-            cursor = QTextCursor(block)
-            fmt = block.blockFormat()
-            fmt.setLeftMargin(hang)
-            fmt.setTextIndent(-hang)
-            cursor.setBlockFormat(fmt)
             if lit[0] <= first_line + block.blockNumber() <= lit[1]:
                 s = QTextEdit.ExtraSelection()
                 s.format.setBackground(QColor(HIGHLIGHT))
@@ -235,6 +261,9 @@ def choose_window(heights: dict[int, float], room: float, first: int, last: int,
     return a, b
 
 
+_SOURCES: dict = {}  # stage name -> model.stages.StageSource, read once per run
+
+
 class CodePanel(QFrame):
     """Heading, file line and the code of one stage (``show_stage``); hidden until a stage is shown."""
 
@@ -297,9 +326,13 @@ class CodePanel(QFrame):
         from model import stages  # names and files only: no torch (model/stages.py)
         name, layer = stages.parse(entry)
         self.entry = entry
-        self.source = stages.source_of(name)
+        source = _SOURCES.get(name)
+        if source is None:  # read from the installed package once per stage and run: ~10 ms of ast a file
+            source = _SOURCES[name] = stages.source_of(name)
+        if source is not self.source:
+            self._filled_for = None
+        self.source = source
         self.heading.setText(titles.heading(entry, name, layer))
-        self._filled_for = None
         self.refill()
 
     def retranslate(self) -> None:
@@ -329,16 +362,21 @@ class CodePanel(QFrame):
         finally:
             self._filling = False
 
+    def _key(self) -> tuple:
+        # the stage's name, not its layer: layer 2's attention is layer 1's code (only the heading says which)
+        return (self.source.stage, self.text.size(), self.text.font().pixelSize(), self.heading.height())
+
     def _refill(self, src) -> None:
         self.layout().activate()
-        key = (self.entry, self.text.size(), self.text.font().pixelSize(), self.heading.text())
-        if key == self._filled_for:
+        if self._key() == self._filled_for:
             return
         lo = max(1, src.first_line - 40)
         hi = min(len(src.lines), src.last_line + 40)
-        self.text.set_lines(src.lines[lo - 1:hi], lo, src.highlight)
-        heights = {lo + i: h for i, h in enumerate(self.text.block_heights())}
-        room = self.text.viewport().height() - 2 * self.text.document().documentMargin() - 1
+        self.text.setViewportMargins(self.text.gutter_width(), 0, 0, 0)
+        margin = self.text.document().documentMargin()
+        measured = line_heights(src.lines[lo - 1:hi], self.text.font(), self.text.viewport().width(), margin)
+        heights = {lo + i: h for i, h in enumerate(measured)}
+        room = self.text.viewport().height() - 2 * margin - 1
         a, b = choose_window(heights, room, src.first_line, src.last_line, src.highlight, len(src.lines))
         self.text.set_lines(src.lines[a - 1:b], a, src.highlight)
         while self.text.overflows() and b > a:  # the estimate was a hair short: never a line cut at the bottom
@@ -346,7 +384,7 @@ class CodePanel(QFrame):
             self.text.set_lines(src.lines[a - 1:b], a, src.highlight)
         self.shown = (a, b)
         self.where.setText(titles.where(src.rel_path, a, b, src.qualname))
-        self._filled_for = (self.entry, self.text.size(), self.text.font().pixelSize(), self.heading.text())
+        self._filled_for = self._key()
 
     def facts(self) -> dict | None:
         """The layout JSON's "code" object: file, first and last line shown, the highlighted line, the stage."""
