@@ -16,7 +16,6 @@ import torch
 from model.checkpoint import load_pretrained, save_pretrained
 from model.engine import Engine
 from model.gpt2 import GPT2, GPT2Config
-from model.hardware import decode_floor_ms, measure_memory_bandwidth
 
 CODE_PROMPTS = ["def fibonacci(n):", "import os\n\ndef read_lines(path):", "class Stack:\n    def __init__(self):"]
 PROSE_PROMPTS = ["The history of the city", "In this tutorial we will learn", "The function returns a new list"]

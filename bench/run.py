@@ -115,7 +115,10 @@ def bench_main(argv: list[str]) -> int:
     target = Path(args.model) if args.model else BUNDLED_MODEL
     draft = Path(args.draft_model) if args.draft_model else BUNDLED_DRAFT
     only = set(args.only.split(",")) if args.only else None
-    want = (lambda name: (only is None and name != "lessons") or (only is not None and name in only))
+
+    def want(name: str) -> bool:
+        return (only is None and name != "lessons") or (only is not None and name in only)
+
     q = args.quick
     results: dict = {"machine": machine_info(), "quick": q, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
     t_start = time.perf_counter()

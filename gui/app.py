@@ -13,14 +13,14 @@ import os
 import signal
 import sys
 
-from PySide6.QtCore import QCoreApplication, Qt, QtMsgType, QTimer, qInstallMessageHandler
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import QFont, QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
 import assets
+from animations.fonts import register_fonts
 from gui import i18n
 from gui.engine_link.bridge import DEFAULT_TARGET, EngineBridge
-from gui.fonts import register_fonts
 
 log = logging.getLogger(__name__)
 

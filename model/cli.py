@@ -7,8 +7,8 @@
         [--draft model|ngram] [--draft-model DIR] [--draft-k K]
 
 Several prompts form one batch. A PROMPT of ``-`` is read from stdin (UTF-8), for text longer than the
-command line allows (Linux caps one argument at 128 KiB). With ``--json`` stdout is one JSON object (the shape is a contract other tools
-rely on; see ``result_json``). Bad input prints one line to stderr and exits with status 2.
+command line allows (Linux caps one argument at 128 KiB). With ``--json`` stdout is one JSON object (the shape is
+a contract other tools rely on; see ``result_json``). Bad input prints one line to stderr and exits with status 2.
 ``--tp N`` / ``--pp N`` run the model torn over N worker processes (tensor or pipeline parallel,
 ``model/parallel.py``); each JSON step then carries ``workers``: per worker ``compute_ms``, ``comm_ms``,
 ``bubble_ms`` (pipeline idle time; 0 for tensor parallel) and ``weight_bytes``. If a worker dies, generation
@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 
 import assets
-from model.catalog import BundledModel
 from model.argtypes import OneLineParser, command_name, float_in, int_in, say, threads_arg
+from model.catalog import BundledModel
 
 ASSETS = assets.root()  # importlib.resources: a checkout, an editable install or site-packages
 BUNDLED_MODEL = ASSETS / "models" / "target"

@@ -61,8 +61,8 @@ class EngineService:
     """The engine plus the pacing state of the protocol. Separate from the process so tests can drive it."""
 
     def __init__(self, options: dict, emit):
-        from model.cli import BUNDLED_MODEL, setup_torch
         from model.checkpoint import load_pretrained
+        from model.cli import BUNDLED_MODEL, setup_torch
         from model.engine import Engine
         from model.hardware import decode_floors
 
@@ -81,9 +81,9 @@ class EngineService:
                           "floor_ms": decode_floor_ms(self.engine.weight_bytes, bw)}
         self.bandwidth = self.floor["bandwidth_bytes_per_s"]
         self.draft_error: str | None = None  # why speculative decoding is unavailable, shown beside its slider
+        from model.catalog import identify
         from model.cli import BUNDLED_DRAFT
         from model.errors import ModelLoadError, RequestError
-        from model.catalog import identify
         bundled = identify(model_dir)  # a bundled target brings its own draft (same tokenizer)
         self.model_key = bundled.key if bundled else None
         draft_dir = options.get("draft_model_dir") or (bundled.draft_path() if bundled else BUNDLED_DRAFT)
@@ -109,8 +109,8 @@ class EngineService:
     def check_apprentice(self, temperature: float, top_k: int, top_p: float) -> None:
         """Queue the apprentice check (``model.teaching.lesson_runs.ApprenticeCheck``) for this sampling and for greedy:
         one round (plain, n-gram, draft model once each) per idle moment, so commands wait at most one round."""
-        from model.teaching.lesson_runs import ApprenticeCheck
         from model.sampling import SamplingParams
+        from model.teaching.lesson_runs import ApprenticeCheck
         sampling = SamplingParams(temperature=float(temperature), top_k=int(top_k), top_p=float(top_p), seed=0)
         samplings = [sampling, None] if not sampling.greedy else [None]
         self.apprentice_queue = [ApprenticeCheck(self.engine, s) for s in samplings]

@@ -6,11 +6,11 @@ import json
 
 from PySide6.QtGui import QColor
 
-from animations.scenes.base import (
-    ACCENT, badge_text, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, RED, SCENE_H, TEXT, T, TourScene, fmt_bytes,
-    fmt_ms,
-)
-from animations.scenes.trips import _analysis
+from animations.scenes.base import TourScene
+from animations.scenes.look import (ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, RED,
+                                    SCENE_H, TEXT, T, badge_text)
+from animations.scenes.look import analysis_of as _analysis
+from animations.units import fmt_bytes, fmt_ms
 
 
 class KVSizeScene(TourScene):

@@ -11,10 +11,10 @@ import numpy as np
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QImage, QTransform
 
-from animations.scenes.base import (
-    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SCENE_H, SEAT_COLORS, TEXT, T, TourScene,
-    fmt_bytes, heat_color, px,
-)
+from animations.scenes.base import TourScene
+from animations.scenes.look import (ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SCENE_H,
+                                    SEAT_COLORS, TEXT, T, heat_color, px)
+from animations.units import fmt_bytes
 
 
 def request_json(prompt: str) -> str:
@@ -29,8 +29,8 @@ def request_lines(prompt: str) -> list[str]:
     """``request_json``'s body laid out in fewer lines (each message on two), for the page: the same JSON."""
     q = json.dumps
     return ["{", f'  "model": {q("llama-3-8b-instruct")},', '  "stream": true,', '  "messages": [',
-            f'    {{"role": "system",', f'     "content": {q("You are a concise assistant.")}}},',
-            f'    {{"role": "user",', f'     "content": {q(prompt, ensure_ascii=False)}}}', "  ]", "}"]
+            '    {"role": "system",', f'     "content": {q("You are a concise assistant.")}}},',
+            '    {"role": "user",', f'     "content": {q(prompt, ensure_ascii=False)}}}', "  ]", "}"]
 
 
 REQUEST_LINES = 11  # the address line and the ten lines of ``request_lines``
@@ -423,7 +423,7 @@ class BookScene(TourScene):
         dict_name = T("dict.")
         entries = ([(dict_name, dict_bytes)] if dict_bytes else []) + [(str(i + 1), b) for i, b in enumerate(layer_bytes)]
         lab_h = self.lh("small")
-        for i, (name, b) in enumerate(entries):
+        for name, b in entries:
             h = lab_h + 30 + (box_h - 110 - lab_h) * b / biggest
             color = SEAT_COLORS[1] if name == dict_name else BLUE
             # the book stays in the warehouse, whole; its name inside the spine's foot

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from typing import Callable
+from collections.abc import Callable
 
 from animations.easing import linear
 from animations.stage.apprentice import guess_rows, judge

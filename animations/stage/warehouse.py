@@ -12,8 +12,9 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
 
 from animations.items import CHAPTER, CHAPTER_EDGE, CHAPTER_LIT, TEXT, TEXT_DIM
-from animations.stage.style import (PAD, StageType, add_panel, add_text, format_bytes, line_height, regions_of,
-                                    set_elided, set_lines, stack, tr, wrap_lines)
+from animations.stage.style import (PAD, StageType, add_panel, add_text, line_height, regions_of, set_elided, set_lines,
+                                    stack, tr, wrap_lines)
+from animations.units import fmt_bytes
 
 DICTIONARY = QColor("#7d5ba6")
 DICTIONARY_EDGE = QColor("#b99be0")
@@ -73,7 +74,7 @@ class Warehouse:
         self.model.setVisible(bool(self.model_name))
         n = len(self.layer_bytes)
         if self.total_bytes:
-            total = tr("Whole book: {size}").format(size=format_bytes(self.total_bytes))
+            total = tr("Whole book: {size}").format(size=fmt_bytes(self.total_bytes))
         else:
             total = tr("The book: {n} chapters").format(n=n)
         set_elided(self.total, total, w)
@@ -93,9 +94,9 @@ class Warehouse:
         biggest = max([*self.layer_bytes, self.dictionary_bytes, 1])
         y = top + 4
         entries = [(self.dictionary_bar, self.dictionary_label, self.dictionary_bytes,
-                    tr("Dictionary · {size}").format(size=format_bytes(self.dictionary_bytes)),
+                    tr("Dictionary · {size}").format(size=fmt_bytes(self.dictionary_bytes)),
                     tr("Dictionary"))] if self.dictionary_bytes else []
-        entries += [(bar, label, b, tr("Ch. {i} · {size}").format(i=i + 1, size=format_bytes(b)) if b
+        entries += [(bar, label, b, tr("Ch. {i} · {size}").format(i=i + 1, size=fmt_bytes(b)) if b
                      else tr("Ch. {i}").format(i=i + 1), tr("Ch. {i}").format(i=i + 1))
                     for i, (bar, label, b) in enumerate(zip(self.bars, self.labels, self.layer_bytes))]
         if not self.dictionary_bytes:

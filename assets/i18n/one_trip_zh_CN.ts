@@ -1607,8 +1607,8 @@
         <translation>拆书</translation>
     </message>
     <message>
-        <source>KV cache = 2 × layers × KV heads × head dim × length × batch × bytes. Llama 3 8B, 2,000 tokens, FP16: 262 MB (the source rounds to about 250 MB); 100,000 tokens 13.1 GB (the source: about 12.5 GB); without grouping, 2,000 tokens take about 1 GB. DeepSeek's MLA compresses each token in each layer to 576 numbers: about 70 KB per token.</source>
-        <translation>KV 缓存 = 2 × 层数 × KV 头数 × 每头维度 × 长度 × 批大小 × 字节数。Llama 3 8B、2,000 块、FP16：262 MB（原文取整为约 250 MB）；10 万块：13.1 GB（原文：约 12.5 GB）；如果不分组（老式多头注意力），2,000 块约 1 GB。DeepSeek 用多头潜在注意力（MLA）把每层每个 token 压成 576 个数，约 70 KB/token。</translation>
+        <source>KV cache = 2 × layers × KV heads × head dim × length × batch × bytes. Llama 3 8B, 2,000 tokens, FP16: 262 MB (the source rounds to about 250 MB); 100,000 tokens 13.1 GB (the source: about 12.5 GB); without grouping, 2,000 tokens take about 1 GB. DeepSeek's MLA compresses each token in each layer to 576 numbers: about 70 kB per token.</source>
+        <translation>KV 缓存 = 2 × 层数 × KV 头数 × 每头维度 × 长度 × 批大小 × 字节数。Llama 3 8B、2,000 块、FP16：262 MB（原文取整为约 250 MB）；10 万块：13.1 GB（原文：约 12.5 GB）；如果不分组（老式多头注意力），2,000 块约 1 GB。DeepSeek 用多头潜在注意力（MLA）把每层每个 token 压成 576 个数，约 70 kB/token。</translation>
     </message>
     <message>
         <source>Tearing the book (parallelism): 8B in FP16 is about 16 GB, 70B about 141 GB; the cards are sold as H100 80GB, H200 141GB and B200 180GB (the page draws the memory each reports, in the same GB). By chapters = pipeline parallel; every page torn apart = tensor parallel; experts living apart = expert parallel (MoE only).</source>

@@ -67,7 +67,12 @@ def check_out_path(out: str) -> str | None:
     return None
 
 
-def _wait(app, predicate, timeout_s: float) -> bool:
+def wait_until(app, predicate, timeout_s: float) -> bool:
+    """Process ``app``'s events until ``predicate()`` is true (True) or ``timeout_s`` seconds have passed (False).
+
+    The one waiting loop of the commands that drive a window offscreen (screenshot, record, the audit matrix). It
+    sleeps in this file, where the screenshot and record commands' Ctrl+C handler may raise KeyboardInterrupt
+    (``gui.cli._SAFE_FILES``)."""
     deadline = time.monotonic() + timeout_s
     while not predicate():
         if time.monotonic() > deadline:
@@ -93,7 +98,7 @@ def _apply_extras(app, window, args, name: str = "screenshot") -> bool:
             print(f"{name}: the book cannot be torn {n} ways ({mode}); allowed: "
                   f"{window.tear.degrees(mode)}", file=sys.stderr)
             return False
-        if not _wait(app, lambda: not window.tear.is_pending(), 60.0) or window.sharding() != (mode, n):
+        if not wait_until(app, lambda: not window.tear.is_pending(), 60.0) or window.sharding() != (mode, n):
             print(f"{name}: the workers did not start ({window.status_line.text()})", file=sys.stderr)
             return False
     return True
@@ -114,8 +119,8 @@ def open_live_window(args, size: tuple[int, int], name: str = "screenshot", step
         Presenter(window).install(presenter_mode=True)
     if getattr(args, "kiosk", False):  # the kiosk's screen: locked down and in touch mode, not fullscreen
         from gui.kiosk.kiosk import KioskController
-        from gui.settings import Settings
         from gui.kiosk.touch import install_touch
+        from gui.settings import Settings
         KioskController(window, Settings(language=window.lang), attract=False).install().may_close = True
         install_touch(window, kiosk=True)
     if getattr(args, "details", False):
@@ -139,7 +144,7 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
     steps = max(1, int(getattr(args, "steps", None) or 8))
     batch = max(1, min(16, int(getattr(args, "batch", None) or 1)))
     prompt = getattr(args, "prompt", None) or DEFAULT_PROMPT
-    if not _wait(app, lambda: window.engine_info is not None or window._fatal is not None
+    if not wait_until(app, lambda: window.engine_info is not None or window._fatal is not None
                  or not window.bridge.is_running(), READY_TIMEOUT_S):
         print(f"{name}: the engine did not start in time", file=sys.stderr)
         return 1
@@ -151,15 +156,15 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
     if getattr(args, "draft_k", 0) and window.apprentice.is_available():
         # the start-up verdict first (which apprentice pays, and whether only greedy), then a plain run of the
         # same prompt under the sampling the apprentice will use, so the readout can show the measured speed-up
-        if not _wait(app, lambda: window.bridge.apprentice_info is not None, APPRENTICE_TIMEOUT_S):
+        if not wait_until(app, lambda: window.bridge.apprentice_info is not None, APPRENTICE_TIMEOUT_S):
             print(f"{name}: no apprentice verdict in time; the apprentice runs as the engine set it", file=sys.stderr)
         greedy_for_apprentice = window.apprentice_pays_when() == "greedy" and not window.model_choice.greedy
         if greedy_for_apprentice:
             window.model_choice.greedy_box.setChecked(True)
         if window.run_trips(steps):
             start = window.reports_received
-            _wait(app, lambda: window.reports_received - start >= steps or window.is_session_done(), RUN_TIMEOUT_S)
-            _wait(app, lambda: False, 0.2)
+            wait_until(app, lambda: window.reports_received - start >= steps or window.is_session_done(), RUN_TIMEOUT_S)
+            wait_until(app, lambda: False, 0.2)
             window.reset()
         if greedy_for_apprentice:  # back to the model's sampling: switching the apprentice on turns greedy on
             window.model_choice.greedy_box.setChecked(False)
@@ -206,14 +211,14 @@ def screenshot_main(args) -> int:
             print("screenshot: could not start the run", file=sys.stderr)
             return 1
         start = window.reports_received
-        if not _wait(app, lambda: window.reports_received - start >= steps or window.is_session_done()
+        if not wait_until(app, lambda: window.reports_received - start >= steps or window.is_session_done()
                      or not window.bridge.is_running(), RUN_TIMEOUT_S):
             print(f"screenshot: only {window.reports_received - start} of {steps} trips in time", file=sys.stderr)
             return 1
         if not window.bridge.is_running():
             print("screenshot: the engine stopped during the run", file=sys.stderr)
             return 1
-        _wait(app, lambda: False, 0.3)  # let late events (finished, idle) arrive
+        wait_until(app, lambda: False, 0.3)  # let late events (finished, idle) arrive
         # Show the last trip at human pace, half-way: carts on the road, chapters lighting up.
         window.clock.stop()
         window.set_real_time(False)

@@ -356,7 +356,7 @@ class KioskController(QObject):
         self._refocus.timeout.connect(self._take_focus)
         self.operator_action: QAction | None = None
 
-    def install(self) -> "KioskController":
+    def install(self) -> KioskController:
         w = self.window
         w.kiosk_controller = self
         w.setWindowFlag(Qt.WindowStaysOnTopHint, True)

@@ -8,8 +8,8 @@ it into mouse events:
 - **tap** (one finger, moved less than ``TAP_SLOP`` of the window's height): the control under the finger gets a
   click (a slider's handle jumps to the finger; a combo box opens its list of presets); a widget or a scene text
   with a tooltip shows it as a card (``TipCard``) where the finger is, closed by the next tap or after
-  ``gui.kiosk.touch_card.CARD_S``; a tapped glossary term in a caption opens its card too. On the Live page a tap on the stage starts
-  a trip when nothing runs.
+  ``gui.kiosk.touch_card.CARD_S``; a tapped glossary term in a caption opens its card too. On the Live page a
+  tap on the stage starts a trip when nothing runs.
 - **swipe** on a tour page: the stage follows the finger; released after a mostly horizontal drag of at least
   ``SWIPE_FRACTION`` of the window's width it turns the page (right to left: next), otherwise it springs back.
 - **drag** on a slider: the handle follows the finger; a mostly vertical drag in a scroll area marked
@@ -29,12 +29,14 @@ from __future__ import annotations
 import logging
 import time
 
-from PySide6.QtCore import (QCoreApplication, QEasingCurve, QEvent, QObject, QPoint, QPointF, QPropertyAnimation, Qt, QTimer)
+from PySide6.QtCore import (QCoreApplication, QEasingCurve, QEvent, QObject, QPoint, QPointF, QPropertyAnimation, Qt,
+                            QTimer)
 from PySide6.QtGui import QInputDevice, QMouseEvent
 from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSlider, QApplication, QComboBox,
                                QGraphicsView, QLabel, QStyle, QStyleOptionSlider, QWidget)
 
-from gui.kiosk.touch_card import TipCard, tooltip_at, within as _inside
+from gui.kiosk.touch_card import TipCard, tooltip_at
+from gui.kiosk.touch_card import within as _inside
 
 log = logging.getLogger(__name__)
 

@@ -15,17 +15,14 @@ sampling and under greedy (``model.teaching.lesson_runs.apprentice_verdicts``). 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QLabel, QRadioButton, QVBoxLayout, QWidget
 
 from animations.typescale import set_role
+from gui.i18n import tr_window as _tr
 from model.teaching import lessons
 
 KINDS = ("ngram", "model")
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 def kind_name(kind: str) -> str:
@@ -99,7 +96,7 @@ def verdict_text(checks: list[dict], kind: str) -> str:
     """``kind``'s verdicts under each checked sampling (the one in use, then greedy) on one line, then, where it
     does not pay, one line with the measured reason (``why_text``) of the first setting where it does not."""
     figures, why = [], ""
-    for i, check in enumerate(checks):
+    for _i, check in enumerate(checks):
         greedy = float((check.get("sampling") or {}).get("temperature", 0)) == 0
         v = (check.get("verdicts") or {}).get(kind)
         figures.append(verdict_line(v, greedy))

@@ -9,21 +9,16 @@ from __future__ import annotations
 import logging
 import time
 
-from PySide6.QtCore import QCoreApplication
-
+from animations.units import ms_figure
+from gui.i18n import tr_window as _tr
 from gui.live.apprentice_choice import slower_reason
-from gui.live.readout import (fmt_ms, model_display_name, model_text, readout_rule, readout_text, sharding_why,
-                              speedup_why)
+from gui.live.readout import model_display_name, model_text, readout_rule, readout_text, sharding_why, speedup_why
 
 log = logging.getLogger("gui.window.main_window")
 
 SHARDING_WATCHDOG_MS = 30_000  # workers that have not answered by then: the tearing slider goes back
 RESTART_DELAY_MS = 400
 RESTART_MAX_DELAY_MS = 60_000  # an engine that keeps dying is retried at most this far apart, for days
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 class EngineEvents:
@@ -167,8 +162,9 @@ class EngineEvents:
         wanted = (self.tear.mode(), self.tear.value())
         self.tear.confirmed = self._sharding
         self.tear.configure(list(sharding.get("degrees_tp") or [1]), int(sharding.get("max_pp") or 1))
-        if hasattr(self.scene, "set_sharding"):
-            self.scene.set_sharding(*self._sharding)
+        layers = [tuple(w["layers"]) for w in sharding.get("workers") or [] if w.get("layers")]
+        if hasattr(self.scene, "set_sharding") and (self._sharding[0] == "tp" or self._sharding[1] == 1 or layers):
+            self.scene.set_sharding(*self._sharding, layers or None)  # torn by chapters: the workers' layers
         if wanted[1] > 1 and wanted != self._sharding:  # a restarted engine: tear the book again
             self.tear.set_value(*wanted)
         self._update_extra_readout()
@@ -300,7 +296,7 @@ class EngineEvents:
             self.trip_plot.set_floor(self.floor_ms)
             # a no-break space: the wrapped title never puts "ms" on a line of its own, away from its number
             title += " · " + _tr("red: the floor, {ms} ms").replace("{ms} ms", "{ms}\u00a0ms").format(
-                ms=fmt_ms(self.floor_ms))
+                ms=ms_figure(self.floor_ms))
         self.trip_plot_title.setText(title)
 
     def _set_status(self, english: str) -> None:

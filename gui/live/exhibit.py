@@ -11,19 +11,16 @@ engine cannot honour is disabled, with the reason as its tooltip.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QPushButton, QSizePolicy, QWidget
 
 from animations.typescale import set_role
+from gui.i18n import tr_window as _tr
 from gui.live.seats import AnswerBox
 
 SHARE_SEATS = 4  # seats at the table when "sharing a table" is on
 APPRENTICE_GUESSES = 4  # the apprentice's guesses per trip when it is on
 TEAR_WAYS = 2  # desks when the book is torn
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 def idea_button(name: str) -> QPushButton:

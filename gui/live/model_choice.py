@@ -194,8 +194,7 @@ class ModelSwitching:
         self.model_choice.set_seed(None)
         self.live_page.set_presets(self.presets())
         if self._tour is not None:
-            from gui.tour.data import TourData
-            self._tour.data = TourData(path)
+            self._tour.use_model(path)
         log.info("model: %s (%s)", key, path)
         if self.bridge.is_running():
             self.reset()

@@ -14,21 +14,19 @@ is per trip, not per token.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from animations.typescale import set_role
+from animations.units import fmt_bytes, ms_figure
+from gui.i18n import tr_window as _tr
+from gui.live.readout import device_name
 from model.teaching import lessons
-from gui.live.readout import device_name, fmt_bytes, fmt_ms
 
 READING_COLOR = QColor("#ff6b6b")  # the floor line's red on the ms-per-trip plot
 PAPERWORK_COLOR = QColor("#5b7690")
 MOSTLY = 2 / 3  # a part at least this share of the trip "mostly" makes the trip
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 def trip_split(wall_ms: float, weight_bytes: float, bandwidth_bytes_per_s: float) -> tuple[float, float] | None:
@@ -46,7 +44,7 @@ def split_text(reading_ms: float, paperwork_ms: float, weight_bytes: float, devi
     "cuda", …). The lesson follows the measured shares: mostly paperwork (≥ 2/3), mostly reading, or both."""
     total = reading_ms + paperwork_ms
     share = reading_ms / total if total > 0 else 0.0
-    figures = _tr("reading the weights {r} ms, paperwork {p} ms").format(r=fmt_ms(reading_ms), p=fmt_ms(paperwork_ms))
+    figures = _tr("reading the weights {r} ms, paperwork {p} ms").format(r=ms_figure(reading_ms), p=ms_figure(paperwork_ms))
     where = _tr("{size} of weights on a {device}").format(size=fmt_bytes(weight_bytes), device=device_name(device))
     if share <= 1 - MOSTLY:
         # not "sharing a table is almost free": each seat adds its own work per step (the whole step grows with

@@ -24,12 +24,11 @@ Without a hosted tour (``window.tour`` absent) every key acts as on the Live pag
 Keys reach the presenter whatever widget has the focus, except while a text field is being edited
 (``gui.kiosk.focus.FocusGuard``: Enter or Esc hands the focus back).
 ``install(presenter_mode=True)`` also hides the controls a speaker does not use and enlarges the captions.
-"""
+"""  # noqa: E501 - the key table is one row per key, as the README shows it
 
 from __future__ import annotations
 
 import logging
-
 import math
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
@@ -37,10 +36,10 @@ from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import QLabel, QWidget
 
 from animations.typescale import TypeScale, set_role
-from gui.presenter.cover import Cover
-from gui.presenter.deck import Deck, deck_or_default, deck_problem
 from gui.kiosk.focus import FocusGuard
 from gui.kiosk.kiosk import ScreenKeeper, tour_of
+from gui.presenter.cover import Cover
+from gui.presenter.deck import Deck, deck_or_default, deck_problem
 from gui.presenter.presenter_help import KeysOverlay
 
 log = logging.getLogger(__name__)
@@ -108,7 +107,7 @@ class Presenter(QObject):
         self._caption_filter_installed = False
 
     # ---- install ----------------------------------------------------------------------------------------------
-    def install(self, presenter_mode: bool = False) -> "Presenter":
+    def install(self, presenter_mode: bool = False) -> Presenter:
         w = self.window
         slots = {"next_beat": self.next_beat, "space": self.space, "prev_beat": self.prev_beat,
                  "first_section": self.first, "blank": self.toggle_blank,

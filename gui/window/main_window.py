@@ -14,31 +14,28 @@ from __future__ import annotations
 import logging
 from collections import deque
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QMainWindow, QPushButton, QStackedWidget, QVBoxLayout, QWidget
 
 from animations.typescale import TypeScale, set_role
 from gui import i18n
 from gui.engine_link.bridge import EngineBridge
+from gui.i18n import tr_window as _tr
 from gui.live.apprentice_choice import ApprenticeVerdicts
 from gui.live.engine_events import EngineEvents
 from gui.live.exhibit import ExhibitActions
+from gui.live.frame_jobs import AfterPaint
+from gui.live.meters import ShardMeter, SpecMeter
 from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitching
 from gui.live.page import MAX_PROMPT_CHARS, LivePage
-from gui.live.frame_jobs import AfterPaint
 from gui.live.session import LiveSession
 from gui.live.typeset import apply_type_scale, font_for, style_sheet
-from gui.live.meters import ShardMeter, SpecMeter
 from gui.widgets import FrameCounter, FrameOverlay, PaintCounter
 
 log = logging.getLogger(__name__)
 
 MAIN_NEW_TOKENS = 64  # tokens the visitor's own answer may take
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 # The Live page's widgets, kept as attributes of the window under these names (kiosk, presenter, tests).
@@ -56,7 +53,7 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         scene: a ``StageScene``; default: a new ``animations.stage.scene.StageScene``.
         clock: an ``AnimationClock``; default: a new ``animations.clock.AnimationClock``.
         lang: "en" or "zh".
-        font_family: the family for all text (one with Chinese glyphs, from ``gui.fonts.register_fonts``).
+        font_family: the family for all text (one with Chinese glyphs, from ``animations.fonts.register_fonts``).
         auto_restart: start a new engine when the engine process dies.
     """
 
@@ -295,8 +292,8 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
     def tour(self):
         """The tour page (``gui.tour.TourWidget``), built on first use with this window's engine bridge."""
         if self._tour is None:
-            from gui.tour.tour import TourWidget
             from gui.tour.data import TourData
+            from gui.tour.tour import TourWidget
             data = TourData(self.bridge.options.get("model_dir"))  # the model writing now, not always the code one
             self._tour = TourWidget(bridge=self.bridge, data=data, lang=self.lang, font_family=self.font_family)
             self.pages.addWidget(self._tour)

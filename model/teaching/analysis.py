@@ -30,17 +30,17 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 
 from model.catalog import card_acceptance
 from model.engine import Engine
 from model.engine import PassItem as _PassItem
+from model.sampling import SamplingParams
 from model.teaching import lesson_runs
 from model.teaching.lesson_runs import LESSON_REPEATS
 from model.teaching.lessons import trip_split
-from model.sampling import SamplingParams
 
 # A small pool: enough for one context window of the bundled model (the engine keeps at least one window).
 KV_BUDGET_BYTES = 8 * 2**20
@@ -162,9 +162,10 @@ def kv_cache(engine: Engine, prompt: str, steps: int = 24) -> dict:
 
     Returns the tokens written (``new_tokens``: one per pass, the prefill's included; fewer than ``steps + 1``
     when the model ends its text), per-pass times of one run, totals (``*_total_ms``: the medians of ``runs``
-    interleaved runs after a warm-up, with ``*_summary`` min/max and the ``verdict``), K/V rows computed (tokens fed, summed over the decode passes: without the
-    cache pass i feeds prompt + i tokens, with it 1), whether both answers were identical, and the source's case
-    run for real: an 8-token prompt and 6 decode passes (``rows_8x6``: 69 without, 6 with).
+    interleaved runs after a warm-up, with ``*_summary`` min/max and the ``verdict``), K/V rows computed (tokens
+    fed, summed over the decode passes: without the cache pass i feeds prompt + i tokens, with it 1), whether both
+    answers were identical, and the source's case run for real: an 8-token prompt and 6 decode passes
+    (``rows_8x6``: 69 without, 6 with).
     """
     ids = _ids(engine, prompt)[: engine.config.n_positions - steps - 2]
 

@@ -20,7 +20,7 @@ process reads these rules too.
 from __future__ import annotations
 
 import statistics
-from typing import Callable
+from collections.abc import Callable
 
 
 def summary(values: list[float]) -> dict:

@@ -41,7 +41,9 @@ def engine_main(commands, events, options: dict) -> None:
         "vocab_size": 300, "parameters": 30_000, "weight_bytes": sum(layer_bytes) + 20_000,
         "layer_weight_bytes": layer_bytes}, "threads": 1, "device": "cpu",
         "memory_bandwidth_bytes_per_s": 10e9, "kv_bytes_per_block": 4096, "block_size": 16, "num_blocks": 64,
-        **({"sharding": {"mode": shard_mode, "n": 2, "degrees_tp": [1, 2], "max_pp": 2}} if shard_mode else {}),
+        **({"sharding": {"mode": shard_mode, "n": 2, "degrees_tp": [1, 2], "max_pp": 2,
+                         "workers": [{"rank": r, "layers": [r, r + 1]} for r in range(2)] if shard_mode == "pp"
+                         else []}} if shard_mode else {}),
         **({"draft_kinds": ["ngram", "model"], "sharding": {"mode": "tp", "n": 1, "degrees_tp": [1, 2], "max_pp": 2}}
            if extras else {})})
     max_batch = int(options.get("max_batch", 1))
@@ -81,7 +83,9 @@ def engine_main(commands, events, options: dict) -> None:
             elif op == "set_max_batch":
                 max_batch = max(1, int(cmd["n"]))
             elif op == "reset":
-                waiting.clear(); running.clear(); grants = 0
+                waiting.clear()
+                running.clear()
+                grants = 0
             elif op == "set_sharding" and extras:
                 events.put({"type": "sharding", "mode": str(cmd["mode"]), "n": int(cmd["n"]), "workers": []})
             continue

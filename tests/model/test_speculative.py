@@ -73,8 +73,8 @@ def test_a_draft_identical_to_the_target_is_always_accepted(tiny):
 
 
 def test_a_draft_with_another_tokenizer_is_refused(tiny, tmp_path):
-    from tests.model.conftest import train_tokenizer
     from model.tokenizer import Tokenizer
+    from tests.model.conftest import train_tokenizer
 
     model, tokenizer = tiny
     other = Tokenizer.from_dir(train_tokenizer(tmp_path / "tokenizer.json", vocab_size=380).parent)
@@ -95,7 +95,7 @@ def test_rejected_guesses_give_their_kv_blocks_back(tiny, random_draft):
     engine.set_draft(random_draft, tokenizer)
     engine.set_draft_k(8)
     engine.add_request(PROMPTS["prose"], max_new_tokens=20)
-    for report in engine.run():
+    for _report in engine.run():
         seq = next(iter(engine.sequences()), None)
         if seq is not None:
             # a live sequence holds exactly the blocks its committed tokens need, never the rejected guesses'

@@ -15,14 +15,14 @@ import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QInputDevice
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QComboBox, QGraphicsView
+from PySide6.QtWidgets import QGraphicsView
 
-from gui.kiosk import touch, touch_card
 from gui.audit.controls_audit import collect_controls, target_problems
+from gui.kiosk import touch, touch_card
 from gui.kiosk.kiosk import KioskController
-from gui.settings import Settings
 from gui.kiosk.touch import install_touch
 from gui.kiosk.touch_targets import target_px
+from gui.settings import Settings
 
 _DEVICE = []
 
@@ -122,8 +122,9 @@ def tap_widget(window, widget, at: QPoint | None = None, finger: int = 0) -> Non
 
 def _live_controls(window) -> list:
     """Every control a visitor sees on the Live page (its top bar included), as the layout audit lists them."""
-    from gui.kiosk.touch_targets import is_control
     from PySide6.QtWidgets import QWidget
+
+    from gui.kiosk.touch_targets import is_control
     return [w for w in window.centralWidget().findChildren(QWidget) if is_control(w) and w.isVisible()]
 
 

@@ -62,7 +62,8 @@ def test_apprentice_falls_back_to_ngram_and_says_why_when_the_tokenizer_differs(
     assert w.engine_info["draft_kinds"] == ["ngram"] and "tokenizer" in w.engine_info["draft_error"]
     assert w.apprentice.is_available() and w.apprentice.slider.isEnabled()
     assert w.apprentice.reason() == ""  # nothing is disabled
-    assert "tokenizer" in w.apprentice.reason_label.text() and w.apprentice.reason_label.isVisibleTo(w.apprentice)  # in the details view
+    # in the details view
+    assert "tokenizer" in w.apprentice.reason_label.text() and w.apprentice.reason_label.isVisibleTo(w.apprentice)
     assert "tokenizer" in w.apprentice.reason_label.toolTip()  # the engine's own words
     w.set_draft_k(4)
     assert w.apprentice.value() == 4

@@ -90,8 +90,8 @@ def _spec(speedup: float, acceptance: float = 0.6, spread: float = 1.0) -> dict:
 
 
 def test_the_default_apprentice_is_the_one_that_pays_most_or_none():
-    from model.teaching.lesson_runs import combine_verdicts
     from model.sampling import SamplingParams
+    from model.teaching.lesson_runs import combine_verdicts
 
     live = SamplingParams(temperature=0.8, top_p=0.95, seed=0)
     both = combine_verdicts(live, {"model": _spec(0.6), "ngram": _spec(1.4)})
@@ -104,8 +104,8 @@ def test_the_default_apprentice_is_the_one_that_pays_most_or_none():
 
 
 def test_service_measures_both_apprentices_and_keeps_the_visitors_choice(tiny_model_dir, tmp_path):
-    from model.teaching.lesson_runs import APPRENTICE_ROUNDS
     from model.service import EngineService
+    from model.teaching.lesson_runs import APPRENTICE_ROUNDS
 
     events: list[dict] = []
     svc = EngineService({"model_dir": str(tiny_model_dir), "threads": 1, "layer_timing": False,
