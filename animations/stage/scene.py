@@ -207,7 +207,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
     def set_sharding(self, mode: str, n: int, layers: list[tuple[int, int]] | None = None) -> None:
         """Draw the book torn ``n`` ways, one desk per worker: "tp" gives every desk a strip of every chapter,
         "pp" gives each desk a run of whole chapters: ``layers``, per desk [start, stop), as the engine reported
-        them (the sharding event's workers; the split itself is ``model.parallel.split_layers``, in one place);
+        them (the sharding event's workers; the split itself is ``model.parallel.plan.split_layers``, in one place);
         their count is the number of desks. n = 1: one desk. Raises ValueError for another mode, or for "pp"
         with n > 1 and no layers."""
         if mode not in ("tp", "pp"):

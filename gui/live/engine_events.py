@@ -13,6 +13,7 @@ from animations.units import ms_figure
 from gui.i18n import tr_window as _tr
 from gui.live.apprentice_choice import slower_reason
 from gui.live.readout import model_display_name, model_text, readout_rule, readout_text, sharding_why, speedup_why
+from model.loops import find_loop
 
 log = logging.getLogger("gui.window.main_window")
 
@@ -88,6 +89,10 @@ class EngineEvents:
             return
         self._active.discard(rid)
         self.live_page.seats.finish(rid)
+        if rid == self._main_id and event.get("finish_reason") == "loop":
+            # the engine stopped it (model/loops.py); the page finds the same phrase as it writes the words
+            loop = find_loop(str(event.get("text", "")))
+            self._engine_loop_phrase = loop.phrase if loop is not None else "…"
         if rid == self._main_id:
             self._main_done = True
             self._running = False
@@ -96,7 +101,7 @@ class EngineEvents:
             self.bridge.reset()  # the other seats stop with the visitor's answer
             self._active.clear()
             if self._on_stage is None and not self._pending:
-                self._set_status("Done. Press Run for a new answer.")
+                self._set_done_status()
                 self.session_finished.emit()
         else:
             self._fill_seats()
@@ -207,7 +212,7 @@ class EngineEvents:
 
     def _on_draft_k_changed(self, k: int) -> None:
         self.spec_meter.reset()
-        self._apply_apprentice_sampling(k)  # greedy while on, where the start-up verdict says it pays only greedy
+        self._apply_apprentice_sampling(k)  # the visitor's sampling stays (greedy_line says where it pays only greedy)
         if self.engine_info is not None:
             self.bridge.set_draft_k(k)
         if k:
@@ -299,11 +304,12 @@ class EngineEvents:
                 ms=ms_figure(self.floor_ms))
         self.trip_plot_title.setText(title)
 
-    def _set_status(self, english: str) -> None:
-        """Show a calm one-line message (an English source string, translated now and on language change)."""
-        self._status_key = (english, {})
-        self.status_line.setText(_tr(english))
-        log.info("status: %s", english)
+    def _set_status(self, english: str, **fields) -> None:
+        """Show a calm one-line message (an English source string, translated now and on language change;
+        ``fields`` fill its {placeholders})."""
+        self._status_key = (english, fields)
+        self.status_line.setText(_tr(english).format(**fields))
+        log.info("status: %s", english.format(**fields))
 
     def _set_status_text(self, text: str) -> None:
         self._status_key = None

@@ -32,6 +32,7 @@ from gui.live.page import MAX_PROMPT_CHARS, LivePage
 from gui.live.session import LiveSession
 from gui.live.typeset import apply_type_scale, font_for, style_sheet
 from gui.widgets import FrameCounter, FrameOverlay, PaintCounter
+from model.loops import LoopWatch
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +113,9 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self.last_report: dict | None = None
         self.answer_text = ""
         self.answer_token_ids: list[int] = []
+        self.loop_phrase: str | None = None  # the phrase the visitor's answer was stopped for repeating
+        self._engine_loop_phrase: str | None = None
+        self._answer_watch = LoopWatch()
         self.main_new_tokens = MAIN_NEW_TOKENS
         self._prompt_text = ""
         self._restarts: deque[float] = deque(maxlen=6)
@@ -382,7 +386,7 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self._update_readout()
         self._retranslate_engine_texts()
         if self._status_key is not None:
-            self.status_line.setText(_tr(self._status_key[0]))
+            self.status_line.setText(_tr(self._status_key[0]).format(**self._status_key[1]))
         self.frame_overlay.refresh()
         self.live_tab.setText(_tr("Live"))
         self.live_tab.setToolTip(_tr("The real model writing, one trip per token"))
