@@ -16,7 +16,7 @@ import pytest
 from gui.capture import screenshot
 from gui.capture.record import MAX_SECONDS, build_record_parser
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = ROOT / "assets" / "models" / "target"
 
 
