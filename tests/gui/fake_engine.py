@@ -99,7 +99,10 @@ def engine_main(commands, events, options: dict) -> None:
                 running.clear()
                 grants = 0
             elif op == "set_sharding" and extras:
-                events.put({"type": "sharding", "mode": str(cmd["mode"]), "n": int(cmd["n"]), "workers": []})
+                n = int(cmd["n"])  # like the real engine: a book torn by chapters says each worker's layers
+                workers = [{"rank": r, "layers": [r * n_layer // n, (r + 1) * n_layer // n]} for r in range(n)] \
+                    if cmd["mode"] == "pp" and n > 1 else []
+                events.put({"type": "sharding", "mode": str(cmd["mode"]), "n": n, "workers": workers})
             continue
         if not (waiting or running):
             if not announced_idle:
