@@ -1826,6 +1826,22 @@
         <source>One|␣trip|,|␣one|␣token|.</source>
         <translation>一|趟|，|一|个|字|。</translation>
     </message>
+    <message>
+        <source>system prompt</source>
+        <translation>系统提示</translation>
+    </message>
+    <message>
+        <source>reading the question writes the first token</source>
+        <translation>读题这一趟写出第一个字</translation>
+    </message>
+    <message>
+        <source>trip {a} is not drawn here (no room)</source>
+        <translation>第 {a} 趟这里没画（放不下）</translation>
+    </message>
+    <message>
+        <source>trips {a}–{b} are not drawn here (no room)</source>
+        <translation>第 {a}–{b} 趟这里没画（放不下）</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
