@@ -25,10 +25,10 @@ from model.argtypes import OneLineParser, program_name, threads_arg
 # command -> "module:function"; each function takes the remaining argv and returns an exit status
 COMMANDS = {
     "generate": "model.cli:generate_main",
-    "kv-size": "model.costs:kv_size_main",
-    "roofline": "model.costs:roofline_main",
+    "kv-size": "model.teaching.costs:kv_size_main",
+    "roofline": "model.teaching.costs:roofline_main",
     "screenshot": "gui.cli:screenshot_main",
-    "record": "gui.record:record_main",
+    "record": "gui.capture.record:record_main",
     "bench": "bench.run:bench_main",
     "desktop-entry": "gui.desktop_entry:desktop_entry_main",
 }

@@ -1,4 +1,4 @@
-"""``python main.py screenshot ...``: the command line of the screenshot command (see ``gui.screenshot``).
+"""``python main.py screenshot ...``: the command line of the screenshot command (see ``gui.capture.screenshot``).
 
     python main.py screenshot --out FILE.png [--prompt TEXT] [--steps N] [--batch N] [--lang zh|en] [--size WxH]
                               [--draft-k K] [--tp N | --pp N] [--layout-json F] the live window after N real trips
@@ -34,7 +34,7 @@ def build_screenshot_parser() -> argparse.ArgumentParser:
     p.add_argument("--at", type=float_in(0.0, 1.0), default=None, metavar="F",
                    help="show the last trip at this fraction of its animation (default 0.55; 0.77 for a verify trip)")
     p.add_argument("--layout-json", default=None, metavar="FILE.json",
-                   help="also write every visible text (rect, font px, clipped, role) as JSON (gui.layout_audit)")
+                   help="also write every visible text (rect, font px, clipped, role) as JSON (gui.audit.layout_audit)")
     p.add_argument("--kiosk", action="store_true",
                    help="the kiosk's screen: touch mode (finger-sized controls, preset questions), locked down")
     return p
@@ -69,7 +69,7 @@ def add_scene_options(p: argparse.ArgumentParser) -> None:
 def screenshot_main(argv: list[str]) -> int:
     """Parse ``argv`` and run the screenshot command. Returns the exit status."""
     args = build_screenshot_parser().parse_args(argv)
-    from gui.screenshot import check_layout_json_path, check_out_path, parse_size
+    from gui.capture.screenshot import check_layout_json_path, check_out_path, parse_size
     try:
         size = parse_size(args.size)
     except ValueError as exc:
@@ -122,7 +122,7 @@ STOP_SIGNALS = (signal.SIGINT,) + ((signal.SIGTERM,) if sys.platform != "win32" 
 
 FORCE_EXIT_S = 10.0  # after Ctrl+C, the longest the clean way out may take before the hard one
 RETRY_S = 0.02  # how soon a Ctrl+C that landed inside Qt is delivered again
-_SAFE_FILES = ("gui/screenshot.py", "gui/cli.py", "gui/record.py", "gui/video.py", "gui/tour/__init__.py",
+_SAFE_FILES = ("gui/capture/screenshot.py", "gui/cli.py", "gui/capture/record.py", "gui/capture/video.py", "gui/tour/__init__.py",
                "main.py")  # code Python calls, never Qt (no slots, no overrides)
 
 
@@ -136,13 +136,13 @@ def _interrupted(signum, frame):
     in the screenshot's own waiting loop (which spends its time in ``time.sleep``); there the window closes and
     the engine is stopped as on any exit, and ``main.py`` says "interrupted". Should that take longer than
     ``FORCE_EXIT_S``, the process says it and leaves at once: the engine process ends itself within half a
-    second of this one (``gui.engine_entry``).
+    second of this one (``gui.engine_link.engine_entry``).
     """
     if _RUN.get("raised"):
         return  # the clean way out is under way: a repeated signal must not cut it short
     if _RUN.get("signum") is None:
         _RUN["signum"] = signum  # the first signal names the way out (the retries below send SIGINT)
-    logging.getLogger("gui.bridge").setLevel(logging.ERROR)  # stopping the engine hard is what was asked for
+    logging.getLogger("gui.engine_link.bridge").setLevel(logging.ERROR)  # stopping the engine hard is what was asked for
     if _RUN.get("backstop") is None:
         _RUN["backstop"] = threading.Timer(FORCE_EXIT_S, _exit_now)
         _RUN["backstop"].daemon = True
@@ -174,7 +174,7 @@ def _stop_exception() -> KeyboardInterrupt:
 
 
 def _exit_now() -> None:
-    for path in _RUN.get("cleanup", ()):  # a clip's temporary file (gui.record): never left behind
+    for path in _RUN.get("cleanup", ()):  # a clip's temporary file (gui.capture.record): never left behind
         try:
             os.unlink(path)
         except OSError:
@@ -237,5 +237,5 @@ def _render(args, size) -> int:
         if code == 0:
             print(f"screenshot: {args.out} ({size[0]}x{size[1]}, tour page {args.section}, {args.lang})")
         return code
-    from gui.screenshot import screenshot_main as run
+    from gui.capture.screenshot import screenshot_main as run
     return run(args)

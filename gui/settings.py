@@ -105,7 +105,7 @@ class Settings:
     trip_seconds: float = 1.0  # slow motion: seconds one trip of the weights takes on screen
     section_seconds: float = 8.0  # attract loop: seconds per tour section
     prompts: list[str] = field(default_factory=list)  # attract loop prompts; empty: the built-in presets
-    deck: str = "1-15, live, 16, 17, 18"  # [presenter] the talk's order; gui.deck checks it (logged fallback)
+    deck: str = "1-15, live, 16, 17, 18"  # [presenter] the talk's order; gui.presenter.deck checks it (logged fallback)
 
     def __post_init__(self) -> None:
         defaults = {f.name: (f.default_factory() if f.default is MISSING else f.default)

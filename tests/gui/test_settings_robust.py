@@ -112,7 +112,7 @@ def test_token_chip_tooltips_follow_the_language(qtbot):
 
 
 def test_idle_watcher_refuses_overflowing_seconds(qapp):
-    from gui.kiosk import IdleWatcher
+    from gui.kiosk.kiosk import IdleWatcher
     w = IdleWatcher(60)
     for bad in (3_000_000, float("inf"), 1e308):
         w.set_seconds(bad)  # used to raise OverflowError
