@@ -15,6 +15,7 @@ import re
 import pytest
 
 from animations.scenes.counts import claims, drawn
+from gui.tour.glossary import VOCABULARY
 
 PAGES_WITH_COUNTS = {"speculative", "prefix"}  # at least these state counts (the test cannot pass vacuously)
 
@@ -62,6 +63,36 @@ def test_every_stated_count_matches_the_drawing(lang_tour):
         tour.clock.stop()  # the module's tour outlives this test; its clock must not
     assert not problems, "\n".join(problems)
     assert PAGES_WITH_COUNTS <= with_counts, with_counts
+
+
+def test_every_page_says_each_term_the_glossary_way(lang_tour):
+    """Issue 38 item 8, on screen: every text a Chinese page draws (scene, caption) holds none of the words the
+    glossary rules out, and the strip's last two tabs carry the glossary's names in both languages."""
+    import re
+
+    from gui import i18n
+    from gui.tour.sections import PAGES
+
+    lang, tour = lang_tour
+    i18n.set_language(lang)
+    problems = []
+    try:
+        for index in range(len(PAGES)):
+            tour.goto(index)
+            tour.finish_animation()
+            texts = [_shown(i) for i in tour.view.scene().items() if hasattr(i, "toPlainText") or
+                     hasattr(i, "text") and callable(i.text)]
+            texts.append(tour._caption_plain)
+            for text in texts if lang == "zh" else ():  # the words a Chinese screen must not use
+                for pattern in (p for word in VOCABULARY for p in word.zh_not):
+                    if (m := re.search(pattern, text)) is not None:
+                        problems.append(f"page {index + 1} ({lang}): {m.group(0)!r} in {text!r}")
+    finally:
+        tour.clock.stop()
+    names = {w.key: (w.zh if lang == "zh" else w.en) for w in VOCABULARY}
+    assert tour.chip_strip.full_labels[16] == names["terms_page"]
+    assert tour.chip_strip.full_labels[17] == names["questions_page"]
+    assert not problems, "\n".join(problems[:30])
 
 
 def _check_pages(tour, lang: str, problems: list, with_counts: set) -> None:
