@@ -54,8 +54,9 @@ def _alive(procs: list[psutil.Process]) -> list[str]:
     left = []
     for p in procs:
         try:
-            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
-                left.append(f"{p.pid} {' '.join(p.cmdline())[:90]}")
+            status = p.status()
+            if p.is_running() and status not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD):
+                left.append(f"{p.pid} ({status}, parent {p.ppid()}) {' '.join(p.cmdline())[:90]}")
         except psutil.Error:
             pass
     return left
