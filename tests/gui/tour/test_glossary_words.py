@@ -40,3 +40,31 @@ def test_the_vocabulary_catches_what_the_issue_saw():
     assert not vocabulary_problems("{n} tokens in", "读进 {n} 个字")
     assert not vocabulary_problems("multi-token prediction", "多 token 预测：猜后面几个字")
     assert {w.key for w in VOCABULARY} >= {"token", "compute_bound", "memory_bound", "terms_page", "questions_page"}
+
+
+def test_the_live_page_in_chinese_says_each_term_the_glossary_way(tmp_path):
+    """The Live page as `screenshot --layout-json` lays it out in Chinese (stage, readout, controls, after real
+    trips of the bundled model): no word the glossary rules out (once "读进 1 块 … 每秒 44 块"), and the warehouse
+    names the memory it is on this CPU run (once "仓库 · 显存")."""
+    import json
+    import os
+    import re
+    import subprocess
+    import sys
+
+    root = TS.parents[2]
+    if not (root / "assets" / "models" / "poems" / "model.safetensors").is_file():
+        import pytest
+        pytest.skip("the bundled model is not here")
+    layout = tmp_path / "live.json"
+    proc = subprocess.run([sys.executable, "main.py", "screenshot", "--out", str(tmp_path / "live.png"), "--lang", "zh",
+                           "--steps", "3", "--batch", "2", "--size", "1280x720", "--layout-json", str(layout)],
+                          cwd=root, env=dict(os.environ, QT_QPA_PLATFORM="offscreen"), capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    texts = [item["text"] for item in json.loads(layout.read_text(encoding="utf-8"))["items"]]
+    problems = [f"{m.group(0)!r} in {t!r}" for t in texts for w in VOCABULARY for p in w.zh_not
+                if (m := re.search(p, t))]
+    assert not problems, problems
+    assert any("个字" in t for t in texts)  # the trip's count is on screen, in the glossary's word
+    assert any(t.startswith("仓库") and "内存" in t and "显存" not in t for t in texts), texts
