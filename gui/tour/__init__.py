@@ -15,7 +15,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["TourWidget", "render_section_png", "open_section", "measure_in_subprocess", "SECTION_COUNT"]
 
-SECTION_COUNT = 18  # 15 sections, the game, the metaphor table, the three questions
+SECTION_COUNT = 18  # 15 sections, the game, Terms (the metaphor table), Three questions
 
 
 def __getattr__(name):
@@ -156,7 +156,7 @@ def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] 
                        layout_json: str | None = None, kiosk: bool = False, presenter: bool = False) -> int:
     """Render tour page ``section`` offscreen to the PNG ``out``. Returns 0, or 1/2 with a message on stderr.
 
-    section: 1–15 the source's sections, 16 the game, 17 the metaphor table, 18 the three questions.
+    section: 1–15 the source's sections, 16 the game, 17 Terms (the metaphor table), 18 Three questions.
     lang: "zh" or "en". size: (width, height) in pixels. live: measure on the bundled model first (in a helper
     process, a few seconds); otherwise, or if that fails, measured figures are drawn as illustrations.
     analysis: measurements to use instead (the ``data`` of an ``analyze`` answer of kind "tour").
