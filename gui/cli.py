@@ -52,8 +52,8 @@ def add_scene_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--threads", type=threads_arg(), default=None, metavar="N", help="engine threads, 1-256")
     p.add_argument("--section", type=int_in(1, SECTIONS, "a tour page"), default=None, metavar="N",
-                   help="render tour page N instead (1-15 the sections, 16 the game, 17 the metaphor table, "
-                        "18 the three questions)")
+                   help="render tour page N instead (1-15 the sections, 16 the game, 17 Terms, "
+                        "18 Three questions: the tabs' names)")
     p.add_argument("--illustrative", action="store_true",
                    help="with --section: skip the live measurement on the bundled model")
     p.add_argument("--draft-k", type=int_in(0, 8), default=0, metavar="K", help="apprentice guesses per trip, 0-8")

@@ -12,6 +12,7 @@ from animations.scenes.base import TourScene
 from animations.scenes.look import ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PURPLE, SCENE_H, TEXT, T, px
 from animations.scenes.look import analysis_of as _analysis
 from animations.units import fmt_bytes, fmt_ms
+from animations.scenes.counts import claim, count
 
 
 class SpeculativeScene(TourScene):
@@ -24,8 +25,9 @@ class SpeculativeScene(TourScene):
     def draw(self, ctx: dict) -> None:
         s = _analysis(ctx, "speculative")
         live = bool(s and s.get("available"))
-        if live:
-            passes = [(p["labels"], p["accepted"], p["proposed"]) for p in s["passes"][:6]]
+        if live:  # trip 1 reads the question and writes its first token; each later trip checks guesses
+            passes = [(list(s.get("prefill_labels") or []), None, 0)] + [
+                (p["labels"], p["accepted"], p["proposed"]) for p in s["passes"]]
         else:
             passes = [(["for", "␣i", "␣in", "␣range", "(", "10"], 4, 5), (["10", "):", "↵", "␣␣␣", "␣print"], 4, 5),
                       (["(", "i", ")", "↵"], 3, 5)]
@@ -48,20 +50,24 @@ class SpeculativeScene(TourScene):
 
         def row(r: int, labels: list, accepted: int, proposed: int, y: float, t: float) -> tuple[float, float]:
             """One trip: its name, its chips, how many guesses it kept; returns (the y under it, the next start)."""
-            self.text(T("trip {i}").format(i=r + 1), 40, y + (chip_h - self.lh("small")) / 2, "small", DIM,
-                      role="axis")
+            count(self.text(T("trip {i}").format(i=r + 1), 40, y + (chip_h - self.lh("small")) / 2, "small", DIM,
+                            role="axis"), "speculative: trips")
             x = 40 + trip_w
             row_bottom = y
             for j, lab in enumerate(labels):
-                fill = GREEN if j < accepted else ACCENT  # kept guess, or the book's own token
+                fill = GREEN if accepted is not None and j < accepted else ACCENT  # kept guess, or the book's own
                 card, w = self.chip(lab, x, y, fill, QColor("#0f1419"), style=chip_style)
+                count(card, "speculative: tokens")
                 self.pop_in(card, t)
                 t += 0.1
                 x += w + 6
                 row_bottom = card.sceneBoundingRect().bottom()
-            rejected = max(0, proposed - accepted)
-            note = T("{a} of {k} guesses kept").format(a=accepted, k=proposed) + (
-                "" if not rejected else " · " + T("{r} thrown away").format(r=rejected))
+            if accepted is None:
+                note = T("reading the question writes the first token")
+            else:
+                rejected = max(0, proposed - accepted)
+                note = T("{a} of {k} guesses kept").format(a=accepted, k=proposed) + (
+                    "" if not rejected else " · " + T("{r} thrown away").format(r=rejected))
             nw = self.measure(note, "small").width()
             if x + 16 + nw <= 40 + lw:
                 self.text(note, x + 16, y + (chip_h - self.lh("small")) / 2, "small", DIM, role="label")
@@ -71,11 +77,24 @@ class SpeculativeScene(TourScene):
             return row_bottom + 8, t
 
         groups = [g_intro]
+        note_h = self.lh("small") + 8  # "trips 6–7 are not drawn here", when some are left out
+        shown = 0
         for r, (labels, accepted, proposed) in enumerate(passes):
-            if r >= 2 and y + row_h > SCENE_H - 8 - block_h:
+            after = row_h + (note_h if r + 1 < len(passes) else 0)
+            if r >= 2 and y + after > SCENE_H - 8 - block_h:
                 break
             (y, t), g_row = self.collect(lambda: row(r, labels, accepted, proposed, y, t))
             groups.append(g_row)
+            shown += 1
+        if shown < len(passes):  # the trips that did not fit are named, and counted with the drawn ones
+            a, b = shown + 1, len(passes)
+            left = T("trip {a} is not drawn here (no room)").format(a=a) if a == b else \
+                T("trips {a}–{b} are not drawn here (no room)").format(a=a, b=b)
+            item = self.text(left, 40, y, "small", DIM, role="label")
+            count(item, "speculative: trips", b - a + 1)
+            count(item, "speculative: tokens", sum(len(lab) for lab, _, _ in passes[shown:]))
+            groups.append([item])
+            y = item.sceneBoundingRect().bottom() + 8
         for item in below:
             item.moveBy(0, y)
         # the column breathes: the free height under it is shared between the caption, the trips and the notes
@@ -132,6 +151,8 @@ class SpeculativeScene(TourScene):
         item, y = self.para(T("{n} tokens in {t} trips with the apprentice, {p} trips without; the same text either "
                               "way").format(n=s["tokens"], t=s["trips"], p=s["plain_trips"]), 40, y, lw, "label",
                             ACCENT, True, role="readout")
+        claim(item, "speculative: trips", s["trips"])
+        claim(item, "speculative: tokens", s["tokens"])
         made.append(item)
         made.append(self.badge("measured", 40, y + 4, T("the live draft and target models"), max_w=lw))
         y = made[-1].sceneBoundingRect().bottom()
@@ -330,27 +351,38 @@ class PrefixScene(TourScene):
         hit = p["hit_tokens"] if p else 256
         q = p["question_tokens"] if p else 8
         sys_blocks = -(-n_sys // bs)
-        q_blocks = -(-(n_sys + q) // bs) - hit // bs
+        q_blocks = max(1, -(-(n_sys + q) // bs) - sys_blocks)  # blocks that hold only the question's tokens
         top = self.top
         lw = 960.0
         (_, y), g_intro = self.collect(lambda: self.para(
             T("Two requests, the same {n}-token system prompt ({b} blocks of {s} tokens)").format(
                 n=n_sys, b=sys_blocks, s=bs), 40, top, lw, "body", TEXT, role="caption"))
+        claim(g_intro[0], "prefix: first request's system prompt blocks", sys_blocks)
+        claim(g_intro[0], "prefix: second request's system prompt blocks", sys_blocks)
         bh = self.lh("label") + 10
 
         def blocks(y: float) -> float:
+            """Each request's row: its system prompt's blocks, a gap, then its question's own blocks (the picture
+            counts the caption's blocks, and the question's are named apart)."""
             name_w = max(self.measure(T("first"), "small", True).width(),
                          self.measure(T("second"), "small", True).width())
             bx = 40 + name_w + 16
-            w = min(52.0, (40 + lw - bx) / (sys_blocks + q_blocks + 1))
-            y += 10
-            for r in range(2):
+            w = min(52.0, (40 + lw - bx) / (sys_blocks + q_blocks + 1.5))
+            gap = w / 2
+            y += 6
+            head_h = self.lh("small")
+            self.text(T("system prompt"), bx, y, "small", DIM, role="axis")
+            self.text(T("question"), bx + sys_blocks * w + gap, y, "small", DIM, role="axis")
+            y += head_h + 4
+            for r, who in enumerate(("first", "second")):
                 self.text(T("first") if r == 0 else T("second"), 40, y + (bh - self.lh("small", True)) / 2, "small",
                           TEXT, True, role="axis")
-                total = sys_blocks + (q_blocks if r else -(-(n_sys + 8) // bs) - sys_blocks)
-                for j in range(total):
-                    reused = r == 1 and j < hit // bs
-                    c = self.box(bx + j * w, y, w - 6, bh, GREEN if reused else ORANGE, None, radius=4)
+                for j in range(sys_blocks + q_blocks):
+                    reused = r == 1 and j < min(hit // bs, sys_blocks)
+                    x = bx + j * w + (gap if j >= sys_blocks else 0)
+                    c = self.box(x, y, w - 6, bh, GREEN if reused else ORANGE, None, radius=4)
+                    if j < sys_blocks:
+                        count(c, f"prefix: {who} request's system prompt blocks")
                     self.fade_in(c, 0.2 + r * 0.8 + 0.03 * j)
                 y += bh + 12
             sw = self.lh("small")

@@ -167,6 +167,17 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self._shared_pages = self._shared_before = 0
         self._build()
 
+    memory_kind: str | None = None  # "gpu" or "cpu": where the weights live here (the warehouse says which)
+
+    def set_device(self, device: str) -> None:
+        """The engine's device ("cpu", "cuda", "cuda:1"): the warehouse then names the memory it is on this
+        machine (GPU memory, or RAM when the engine runs on the CPU)."""
+        kind = "gpu" if str(device).startswith(("cuda", "mps", "xpu")) else "cpu"
+        if kind != self.memory_kind:
+            self.memory_kind = kind
+            if getattr(self, "_configured", False):
+                self._rebuild_keep_trip()
+
     def set_view(self, view_width_px: float, view_height_px: float, window_height_px: float,
                  presenter: bool = False) -> None:
         """Pick font sizes for a view of that size (px) in a window that tall, so that after ``fitInView`` no

@@ -25,6 +25,7 @@ class Warehouse:
 
     def __init__(self, scene: QGraphicsScene, family: str, type_: StageType,
                  layer_bytes: list[int], dictionary_bytes: int, model_name: str):
+        self.scene = scene
         self.region = regions_of(scene).warehouse  # the scene's height decides it (StageRegions)
         self.layer_bytes = list(layer_bytes)
         self.dictionary_bytes = int(dictionary_bytes)
@@ -60,6 +61,13 @@ class Warehouse:
         """Chapters + dictionary, bytes: the figure the warehouse, the carts and the readout all add up to."""
         return sum(self.layer_bytes) + self.dictionary_bytes
 
+    def header_text(self) -> str:
+        """The warehouse and the memory it is here: GPU memory, or the computer's RAM when the engine runs on the
+        CPU (``StageScene.set_device``); GPU memory, the usual place, until the device is known."""
+        if getattr(self.scene, "memory_kind", None) == "cpu":
+            return tr("Warehouse · RAM (on the CPU)")
+        return tr("Warehouse · GPU memory")
+
     def texts(self):
         return [self.header, self.model, self.total, self.note, self.dictionary_label, *self.labels]
 
@@ -69,7 +77,7 @@ class Warehouse:
         w = self.region.width() - 2 * PAD
         left = self.region.left() + PAD
         # two lines where the name and its field term do not fit one (presenter mode's larger type, 4:3)
-        set_lines(self.header, wrap_lines(self.header.font(), tr("Warehouse · GPU memory"), w, 2))
+        set_lines(self.header, wrap_lines(self.header.font(), self.header_text(), w, 2))
         set_elided(self.model, self.model_name, w)
         self.model.setVisible(bool(self.model_name))
         n = len(self.layer_bytes)

@@ -73,7 +73,7 @@ def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] 
                        layout_json: str | None = None, kiosk: bool = False, presenter: bool = False) -> int:
     """Render tour page ``section`` offscreen to the PNG ``out``. Returns 0, or 1/2 with a message on stderr.
 
-    section: 1–15 the source's sections, 16 the game, 17 the metaphor table, 18 the three questions.
+    section: 1–15 the source's sections, 16 the game, 17 Terms (the metaphor table), 18 Three questions.
     lang: "zh" or "en". size: (width, height) in pixels. live: measure on the bundled model first (in a helper
     process, a few seconds); otherwise, or if that fails, measured figures are drawn as illustrations.
     analysis: measurements to use instead (the ``data`` of an ``analyze`` answer of kind "tour").

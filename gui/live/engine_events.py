@@ -34,6 +34,7 @@ class EngineEvents:
         try:
             dictionary = int(model.get("weight_bytes") or 0) - sum(layer_bytes)  # embeddings and final norm
             name = model_display_name(str(model.get("name", "")))  # "One Trip code model", not "target"
+            self.scene.set_device(str(info.get("device") or "cpu"))  # the warehouse names this machine's memory
             self.scene.configure(layer_bytes, int(info.get("kv_bytes_per_block", 0)),
                                  int(info.get("num_blocks", 0)), name, dictionary)
         except Exception:  # noqa: BLE001 - a drawing problem must not stop the words and numbers

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __all__ = ["TourWidget", "SECTION_COUNT"]
 
-SECTION_COUNT = 18  # 15 sections, the game, the metaphor table, the three questions
+SECTION_COUNT = 18  # 15 sections, the game, Terms (the metaphor table), Three questions
 
 
 def __getattr__(name):

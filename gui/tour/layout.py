@@ -105,7 +105,7 @@ class _View(QGraphicsView):
 
 class _ChipStrip(QWidget):
     """The progress strip: one chip per page, laid out by hand so that it never asks for more width than the
-    window has. Where the full labels ("Game", "Terms", "The end") do not fit, every chip shows its page number
+    window has. Where the full labels ("Game", "Terms", "Three questions") do not fit, every chip shows its page number
     (the title stays in its tooltip); chips then shrink to their numbers' width."""
 
     SPACING = 4

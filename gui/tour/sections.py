@@ -105,7 +105,7 @@ PAGES: list[Page] = [
     Page("metaphors", _("Terms"), _(
         "Every section above left out details to stay easy. Here are the formal terms behind each metaphor and "
         "the section that explains it."), closing.MetaphorScene),
-    Page("questions", _("The end"), _(
+    Page("questions", _("Three questions"), _(
         "Three questions, and now they can be answered."), closing.QuestionsScene),
 ]
 

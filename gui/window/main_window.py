@@ -391,7 +391,7 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self.live_tab.setText(_tr("Live"))
         self.live_tab.setToolTip(_tr("The real model writing, one trip per token"))
         self.tour_tab.setText(_tr("Tour"))
-        self.tour_tab.setToolTip(_tr("The guided tour: fifteen sections, the game, the metaphor table"))
+        self.tour_tab.setToolTip(_tr("The guided tour: fifteen sections, the game, Terms and Three questions"))
         self.apprentice.retranslate()
         self.tear.retranslate()
         self.live_page.seats.retranslate()

@@ -51,7 +51,10 @@ def _mp_context(method: str | None):
         method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
     ctx = mp.get_context(method)
     if method == "forkserver":
-        ctx.set_forkserver_preload(["model.parallel"])
+        # the guard (the forkserver dies with this process) only when the main thread starts the forkserver: the
+        # kernel's parent-death signal follows the starting thread, and only the main thread lives as long as we do
+        main = threading.current_thread() is threading.main_thread()
+        ctx.set_forkserver_preload(["model.parallel"] + (["model.parallel.forkserver_guard"] if main else []))
     return ctx
 
 

@@ -279,7 +279,8 @@ def batching(engine: Engine, prompt: str, max_batch: int = 4, step_tokens: int =
 
 def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24, bandwidth: float | None = None) -> dict:
     """The draft model guesses ``k`` tokens, the target checks them in one pass (greedy, so the answer equals
-    plain greedy decoding). ``available`` is False when the engine has no draft model.
+    plain greedy decoding). ``available`` is False when the engine has no draft model. ``trips`` counts the
+    prefill (trip 1, ``prefill_labels``: the token it wrote) and the verify ``passes`` (trips 2, 3, ...).
 
     Also why a smaller apprentice is not proportionally cheaper: ``draft_weight_bytes`` / ``weight_bytes``,
     ``draft_pass_ms`` (median of one draft pass: a verify trip's draft time ÷ its guesses) against
@@ -292,8 +293,10 @@ def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24, bandwidth:
     e.set_draft(engine.draft, engine.tokenizer)
     e.set_draft_k(k)
     rid = e.add_request(ids, max_new_tokens=n)
-    passes = []
+    passes, prefill_labels = [], []
     for r in _run(e):
+        if r.phase != "verify" and not passes and not prefill_labels:  # trip 1: reading the question
+            prefill_labels = [t.label for t in r.tokens]
         if r.phase == "verify":
             passes.append({"proposed": r.proposed, "accepted": r.accepted, "tokens": r.tokens_out,
                            "labels": [t.label for t in r.tokens], "draft_ms": r.draft_ms, "verify_ms": r.verify_ms})
@@ -304,7 +307,7 @@ def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24, bandwidth:
     per_guess = [p["draft_ms"] / p["proposed"] for p in passes if p["proposed"]]
     plain_ms = _median([r.forward_ms for r in plain_reports if r.phase == "decode"])
     split = trip_split(plain_ms, e.weight_bytes, bandwidth) if bandwidth and plain_ms > 0 else None
-    return {"available": True, "k": k, "passes": passes, "trips": trips,
+    return {"available": True, "k": k, "passes": passes, "trips": trips, "prefill_labels": prefill_labels,
             "weight_bytes": e.weight_bytes, "draft_weight_bytes": engine.draft.weight_bytes(),
             "draft_pass_ms": _median(per_guess), "plain_pass_ms": plain_ms, "split": split,
             "tokens": len(e.finished[rid].token_ids), "plain_trips": len(plain_reports),
