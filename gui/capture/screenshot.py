@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_PROMPT = None  # the first preset of the model writing (poems in Chinese, code in English)
 READY_TIMEOUT_S = 90.0
+STILL_STARTING_S = 8.0  # a word on stderr if the engine is not ready this long after the window opened
 RUN_TIMEOUT_S = 120.0
 APPRENTICE_TIMEOUT_S = 120.0  # the engine measures both apprentices, sampled and greedy, at start-up
 MAX_SIDE = 8192  # a bigger window needs gigabytes and Qt's painter gives up past 32767
@@ -99,6 +100,16 @@ def _wait(app, predicate, timeout_s: float) -> bool:
     return True
 
 
+def _wait_with_notice(app, predicate, timeout_s: float, notice_after_s: float, notice: str) -> bool:
+    """``_wait``, printing ``notice`` on stderr once if ``predicate`` is still false after ``notice_after_s``."""
+    if _wait(app, predicate, min(notice_after_s, timeout_s)):
+        return True
+    if notice_after_s >= timeout_s:
+        return False
+    print(notice, file=sys.stderr, flush=True)
+    return _wait(app, predicate, timeout_s - notice_after_s)
+
+
 def _apply_extras(app, window, args, name: str = "screenshot") -> bool:
     """--draft-k and --tp/--pp: set the apprentice and tear the book (waiting for the workers). False on failure."""
     k = int(getattr(args, "draft_k", 0) or 0)
@@ -161,9 +172,12 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
     steps = max(1, int(getattr(args, "steps", None) or 8))
     batch = max(1, min(16, int(getattr(args, "batch", None) or 1)))
     prompt = getattr(args, "prompt", None) or DEFAULT_PROMPT
-    if not _wait(app, lambda: window.engine_info is not None or window._fatal is not None
-                 or not window.bridge.is_running(), READY_TIMEOUT_S):
-        print(f"{name}: the engine did not start in time", file=sys.stderr)
+    if not _wait_with_notice(app, lambda: window.engine_info is not None or window._fatal is not None
+                             or not window.bridge.is_running(), READY_TIMEOUT_S, STILL_STARTING_S,
+                             f"{name}: the engine is still starting (loading the model; waiting up to "
+                             f"{READY_TIMEOUT_S:.0f} s)…"):
+        print(f"{name}: the engine did not start in time ({READY_TIMEOUT_S:.0f} s): it is frozen, or this "
+              f"machine is too busy; see the log", file=sys.stderr)
         return 1
     if window.engine_info is None:
         print(f"{name}: the engine could not start: {window._fatal or 'it stopped'}", file=sys.stderr)
@@ -262,7 +276,10 @@ def screenshot_main(args) -> int:
             print(f"screenshot: could not write {path}", file=sys.stderr)
             return 1
         extra = f", layout in {layout_json}" if layout_json else ""
-        print(f"screenshot: {path} ({image.width()}x{image.height()}, {window.reports_received - start} trips{extra})")
+        trips = window.reports_received - start
+        if trips < steps and window.is_session_done():  # said, not left for the reader to notice
+            extra += f"; the answer finished after {trips} of the {steps} trips of --steps"
+        print(f"screenshot: {path} ({image.width()}x{image.height()}, {trips} trips{extra})")
         return 0
     finally:
         window.close()
