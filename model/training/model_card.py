@@ -391,8 +391,10 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(a.threads)
     if a.render_only:
         res = json.loads((a.models / "eval.json").read_text(encoding="utf-8"))
-        if a.engine_acceptance:
+        if a.engine_acceptance:  # the engine's figures measured since: kept in eval.json too
             res["engine_acceptance"] = [json.loads(f.read_text(encoding="utf-8")) for f in a.engine_acceptance]
+            (a.models / "eval.json").write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n",
+                                                encoding="utf-8")
     else:
         if not a.keep_corpus_json:
             shutil.copyfile(a.corpus / "manifest.json", a.models / "corpus.json")
