@@ -277,10 +277,13 @@ def render(res: dict, manifest: dict, assets_bytes: int) -> str:
                  f"self-speculative decoding), {d['parameters'] / t['parameters']:.2f} of its parameters")
     else:
         shape = (f"the draft is a separate model with {d['parameters'] / t['parameters']:.2f} of the target's "
-                 f"parameters and {d['n_layer']} layers")
+                 f"parameters, {d['file_bytes'] / t['file_bytes']:.2f} of its bytes, width {d['n_embd']} with its "
+                 f"own dictionary and {d['n_layer']} layers")
+    recipe = (d.get("training") or {}).get("recipe") or {}
+    how = ("distilled on the corpus and on the target's own greedy text" if recipe.get("selfgen_frac") else
+           "distilled on the target's next-token distributions over the corpus (KL at temperature 1)")
     L += ["", "The source text says a draft \"often guesses 3–4 of 5 on code\"; the project aims for ≥ 0.5 on code "
-          f"(issue #14). The figures above are what these two models reach: {shape}, distilled on the corpus and "
-          "on the target's own greedy text.", ""]
+          f"(issue #14). The figures above are what these two models reach: {shape}, {how}.", ""]
 
     L += _engine_section(res.get("engine_acceptance") or [])
 
@@ -389,8 +392,10 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(a.threads)
     if a.render_only:
         res = json.loads((a.models / "eval.json").read_text(encoding="utf-8"))
-        if a.engine_acceptance:
+        if a.engine_acceptance:  # the engine's figures measured since: kept in eval.json too
             res["engine_acceptance"] = [json.loads(f.read_text(encoding="utf-8")) for f in a.engine_acceptance]
+            (a.models / "eval.json").write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n",
+                                                encoding="utf-8")
     else:
         if not a.keep_corpus_json:
             shutil.copyfile(a.corpus / "manifest.json", a.models / "corpus.json")
