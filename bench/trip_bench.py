@@ -4,7 +4,7 @@
 
 - **Timer cost.** Interleaved runs of ``python main.py generate --json --threads 1`` (greedy, the bundled code
   model, 48 new tokens): the command as it is, against the same command with the weight-read timer replaced by
-  one that does nothing (``model.engine.read_timer`` patched in the child: the same code, no clock reads). Per
+  one that does nothing (``model.runner.read_timer`` patched in the child: the same code, no clock reads). Per
   run the median decode ``forward_ms`` and ``wall_ms``; over the runs their median and min–max.
 - **Per-layer timing's cost.** The same, ``--layer-timing`` against without.
 - **The split, two ways.** The engine's own ``weight_read_ms / forward_ms`` against ``torch.profiler`` on the same
@@ -29,8 +29,8 @@ PROMPT = "def read_lines(path):"
 _CHILD = """
 import sys
 if sys.argv[1] == "off":
-    import model.engine, model.timing
-    model.engine.read_timer = lambda device: model.timing.NULL_TIMER
+    import model.runner, model.timing
+    model.runner.read_timer = lambda device: model.timing.NULL_TIMER
 from model.cli import generate_main
 sys.exit(generate_main(sys.argv[2:]))
 """
@@ -84,7 +84,7 @@ def alternating(model_dir: Path, what: str, tokens: int = 200, repeats: int = 5)
     with and without ``what`` ("timers": the weight-read timers; "layer timing": ``Engine.layer_timing``), so a
     busy moment of the machine lands on both alike. Returns per variant the summary over repeats of each
     repeat's median decode forward_ms, and "overhead" (median of the repeats' with ÷ without - 1)."""
-    import model.engine as engine_module
+    import model.runner as runner_module
     from model.checkpoint import load_pretrained
     from model.engine import Engine
     from model.sampling import SamplingParams
@@ -102,12 +102,12 @@ def alternating(model_dir: Path, what: str, tokens: int = 200, repeats: int = 5)
             while engine.has_work():
                 flag = not flag
                 if what == "timers":
-                    engine_module.read_timer = read_timer if flag else (lambda device: NULL_TIMER)
+                    runner_module.read_timer = read_timer if flag else (lambda device: NULL_TIMER)
                 else:
                     engine.layer_timing = flag
                 times[flag].append(engine.step().forward_ms)
         finally:
-            engine_module.read_timer = read_timer
+            runner_module.read_timer = read_timer
         a, b = statistics.median(times[True]), statistics.median(times[False])
         on.append(a)
         off.append(b)

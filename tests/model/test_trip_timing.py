@@ -36,13 +36,13 @@ class CountingTimer:
 
 
 def _spy_timers(monkeypatch):
-    import model.engine
+    import model.runner
     timers = []
 
     def make(device):
         timers.append(CountingTimer())
         return timers[-1]
-    monkeypatch.setattr(model.engine, "read_timer", make)
+    monkeypatch.setattr(model.runner, "read_timer", make)
     return timers
 
 
