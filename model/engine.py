@@ -26,6 +26,7 @@ import torch
 from model.errors import RequestError
 from model.gpt2 import GPT2
 from model.kv_cache import BlockManager, PagedKVCache
+from model.loops import LoopWatch
 from model.report import StepReport, TokenEvent
 from model.runner import ModelRunner, PassItem
 from model.sampling import SamplingParams, make_generator, sample, top_k_probs
@@ -117,6 +118,9 @@ class Engine:
         self.set_max_batch(max_batch)
         self._decoders: dict[str, StreamDecoder] = {}
         self._texts: dict[str, list[str]] = {}
+        # stop a request whose answer writes one phrase three times in a row (model/loops.py): finish "loop"
+        self.stop_loops = False
+        self._loop_watch: dict[str, LoopWatch] = {}
         self.finished: dict[str, RequestResult] = {}
         self._ids = itertools.count()
         self._step = 0
@@ -126,7 +130,7 @@ class Engine:
         self.draft_kind = "model"  # who guesses: "model" (the draft model) or "ngram" (prompt lookup, model/ngram.py)
         self.spec_proposed = 0  # over the engine's life: draft guesses checked, and kept
         self.spec_accepted = 0
-        # packs and runs the passes, times them; a sharded runner (model/parallel.py) set on it runs the target's
+        # packs and runs the passes, times them; a sharded runner (model/parallel/) set on it runs the target's
         self.model_runner = ModelRunner(self.model, self.cache, block_size=block_size, n_positions=cfg.n_positions,
                                         ragged=ragged, layer_timing=layer_timing)
         self.record_logits = False  # tests: keep every sampled row of logits, per request
@@ -306,6 +310,7 @@ class Engine:
         for seq in self.scheduler.abort_all():
             self._decoders.pop(seq.request_id, None)
             self._texts.pop(seq.request_id, None)
+            self._loop_watch.pop(seq.request_id, None)
 
     def has_work(self) -> bool:
         return self.scheduler.has_work()
@@ -364,6 +369,10 @@ class Engine:
             finish = "length"
         if finish is None and len(seq.token_ids) >= self.config.n_positions:
             finish = "context_full"
+        if finish is None and self.stop_loops and text:
+            watch = self._loop_watch.setdefault(seq.request_id, LoopWatch())
+            if watch.feed(text) is not None:
+                finish = "loop"
         if finish is not None:
             text += self._decoders[seq.request_id].flush()
         self._texts[seq.request_id].append(text)
@@ -389,6 +398,7 @@ class Engine:
             inter_token_ms=[(b - a) / 1e6 for a, b in zip(times, times[1:])],
             prefix_hit_tokens=seq.prefix_hit_tokens, notice=seq.notice)
         self._decoders.pop(seq.request_id, None)
+        self._loop_watch.pop(seq.request_id, None)
 
     def step(self) -> StepReport | None:
         """Run one forward pass over the scheduled work. Returns its report, or None if there is nothing to do."""

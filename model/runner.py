@@ -3,7 +3,7 @@
 As nano-vllm's ``ModelRunner``: the engine decides *what* runs (the scheduler's items, sampling, reports); the
 runner decides *how*: it packs the items of a pass into tensors (ragged, ``model/ragged.py``, or padded (B, T)
 for the sharded runner and readable attention), keeps the decode mirror of batched decoding
-(``model/kv_cache.py``), runs the forward of the target (locally, or on a sharded runner, ``model/parallel.py``)
+(``model/kv_cache.py``), runs the forward of the target (locally, or on a sharded runner, ``model/parallel/``)
 or of the draft model, and measures it: the wall time of the pass, per layer when asked, and the weight-reading
 part (``model/timing.py``).
 """

@@ -21,7 +21,7 @@ import torch
 from model.ngram import NgramIndex, point_mass
 from model.report import StepReport
 from model.runner import PassItem
-from model.sampling import distribution, sample, top_k_probs
+from model.sampling import distribution, draw, sample, top_k_probs
 from model.scheduler import Status
 
 
@@ -60,9 +60,9 @@ def accept_sampled(p: torch.Tensor, q: torch.Tensor, draft_tokens: list[int],
         total = float(residual.sum())
         # p == q up to rounding leaves no residual mass; then p itself is the right distribution.
         dist = residual / total if total > 1e-12 else p[j]
-        return j, out + [int(torch.multinomial(dist, 1, generator=generator))]
+        return j, out + [draw(dist, generator)]
     k = len(draft_tokens)
-    return k, out + [int(torch.multinomial(p[k], 1, generator=generator))]
+    return k, out + [draw(p[k], generator)]
 
 
 def speculative_step(engine, sched, t0: int) -> StepReport:
@@ -153,7 +153,7 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
             top = torch.topk(torch.softmax(rows[:len(emitted)], dim=-1), min(5, rows.size(-1)))
             tops = [list(zip(i, p)) for i, p in zip(top.indices.tolist(), top.values.tolist())]
         else:
-            tops = [top_k_probs(distribution(rows[i], seq.sampling), 5) for i in range(len(emitted))]
+            tops = [top_k_probs(p[i], 5) for i in range(len(emitted))]  # p: the rows' distributions above
         for i, token in enumerate(emitted):
             event = engine._emit(seq, token, tops[i], now)
             event.accepted_from_draft = i < a

@@ -1,7 +1,7 @@
 """Reading versus paperwork: one measured trip split into the time its weight bytes need at the measured read
 speed (the floor) and the rest (fixed work per step), drawn as two parts of one bar with a line saying why.
 
-The formula is ``model.lessons.trip_split`` (one formula, one place; ``model.lessons`` imports no torch):
+The formula is ``model.teaching.lessons.trip_split`` (one formula, one place; ``model.teaching.lessons`` imports no torch):
 
     reading_ms   = min(wall_ms, weight_bytes / bandwidth_bytes_per_s × 1000)     (the floor line of the plot)
     paperwork_ms = wall_ms − reading_ms
@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from animations.typescale import set_role
-from model import lessons
+from model.teaching import lessons
 from gui.live.readout import device_name, fmt_bytes, fmt_ms
 
 READING_COLOR = QColor("#ff6b6b")  # the floor line's red on the ms-per-trip plot
@@ -32,7 +32,7 @@ def _tr(text: str) -> str:
 
 
 def trip_split(wall_ms: float, weight_bytes: float, bandwidth_bytes_per_s: float) -> tuple[float, float] | None:
-    """(reading_ms, paperwork_ms) of a trip by ``model.lessons.trip_split`` (the one formula; importing it loads
+    """(reading_ms, paperwork_ms) of a trip by ``model.teaching.lessons.trip_split`` (the one formula; importing it loads
     no torch), or None when an input is missing or not positive (the row then says what the bar means)."""
     try:
         split = lessons.trip_split(float(wall_ms), int(float(weight_bytes)), float(bandwidth_bytes_per_s))

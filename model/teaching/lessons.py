@@ -1,0 +1,189 @@
+"""Measured comparisons that a page uses as proof, and the verdict that says whether they teach the lesson.
+
+A lesson compares two sides (say static against continuous batching) and claims one is faster. On a small,
+shared CPU one cold run of each side is noise, so every comparison here is taken the same way:
+
+* a warm-up pass of each side that is thrown away (first calls allocate, fill caches, pick kernels);
+* ``repeats`` rounds, interleaved, A then B, then B then A (ABBA...), so a slow spell of the machine hits
+  both sides alike instead of all of one side;
+* the median of each side with its spread (min–max) and the number of runs: "61 ms, 58–66 over 5 runs".
+
+The verdict (``verdict``) is a pure function of those summaries: the lesson *holds* when the side the page
+calls better has the lower median. A page that shows a figure shows the verdict beside it, and when the lesson
+does not hold it says so in the same size as the figure, with the measured reason (``why_not``).
+
+Also here: when an apprentice pays (``pays``) and which one the Live page runs (``best_apprentice``), and
+``trip_split``, the reading-versus-paperwork split of one measured trip. No Qt, no GUI, no torch: the window's
+process reads these rules too.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Callable
+
+
+def summary(values: list[float]) -> dict:
+    """``{"median", "min", "max", "n", "values"}`` of ``values`` (floats, the caller's unit, ms here).
+
+    Raises ValueError for an empty list: a figure with no run behind it must not be shown.
+    """
+    vals = [float(v) for v in values]
+    if not vals:
+        raise ValueError("summary of no runs")
+    return {"median": float(statistics.median(vals)), "min": min(vals), "max": max(vals), "n": len(vals),
+            "values": vals}
+
+
+def interleaved(run_a: Callable[[], float], run_b: Callable[[], float], repeats: int = 5,
+                warmup: int = 1) -> tuple[list[float], list[float]]:
+    """Run each side ``warmup`` times (discarded), then ``repeats`` times each, interleaved ABBA...
+
+    ``run_a`` / ``run_b`` take no argument and return one measured figure (ms). Returns the two lists of kept
+    figures, each ``repeats`` long. Raises ValueError when ``repeats`` < 1.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    for _ in range(max(0, warmup)):
+        run_a()
+        run_b()
+    a, b = [], []
+    for i in range(repeats):
+        if i % 2 == 0:
+            a.append(run_a())
+            b.append(run_b())
+        else:
+            b.append(run_b())
+            a.append(run_a())
+    return a, b
+
+
+def verdict(better: dict, worse: dict) -> dict:
+    """Whether the measured figures teach the lesson "``better`` takes less time than ``worse``".
+
+    ``better`` and ``worse`` are ``summary`` dicts (ms). Returns ``{"holds": bool, "ratio": worse ÷ better
+    medians (> 1 when the lesson holds), "separated": bool}``; ``separated`` is True when the runs do not
+    overlap at all (the slowest run of ``better`` is faster than the fastest of ``worse``), the strongest
+    form of agreement. A tie of medians does not hold: the page must not claim what it did not measure.
+    """
+    b, w = float(better["median"]), float(worse["median"])
+    return {"holds": b < w, "ratio": (w / b) if b > 0 else float("inf"),
+            "separated": float(better["max"]) < float(worse["min"])}
+
+
+def why_not(kind: str, data: dict) -> str | None:
+    """The measured reason a lesson did not hold, as a key the page translates, or None when it holds.
+
+    ``kind`` is the analysis kind ("kv_cache", "batching", "speculative", "prefix"); ``data`` its result
+    with a ``verdict`` entry (``verdict``). Keys:
+
+    * "batching_trip_cost": continuous batching took fewer trips but its trips cost more each (mixed trips
+      carry prompt chunks; on a CPU a trip's time grows with the tokens it carries);
+    * "batching_no_trips_saved": the workload gave continuous batching no seat to refill;
+    * "speculative_acceptance": the apprentice's guesses were kept too rarely to pay for its own passes;
+    * "speculative_overhead": enough guesses were kept, but the apprentice's passes cost more than the trips
+      they saved;
+    * "noise": the difference is inside the runs' spread (the machine was busy): some runs of the better side
+      were faster, some slower.
+    """
+    v = data.get("verdict") or {}
+    if v.get("holds", True):
+        return None
+    if kind == "batching":
+        if data["continuous"]["trips"] >= data["static"]["trips"]:
+            return "batching_no_trips_saved"
+        # fewer trips yet more time means dearer trips; every run slower (no overlap) says it is systematic
+        slower_every_run = verdict(data["static"]["ms"], data["continuous"]["ms"])["separated"]
+        return "batching_trip_cost" if slower_every_run else "noise"
+    if kind == "speculative":
+        rate = data.get("acceptance")
+        return "speculative_acceptance" if rate is not None and rate < 0.5 else "speculative_overhead"
+    return "noise"
+
+
+# When an apprentice pays enough to be the Live page's default: a page that shows 12 trips measures its own
+# speed-up with a spread of about ±15 % on a shared 2-core machine (issue 29 saw 1.01x, 0.78x and 0.61x for one
+# setting), so a check whose median is only a few per cent above 1 would be shown losing about half the time.
+PAYS_MIN_SPEEDUP = 1.1
+
+# The apprentice the Live page prefers when more than one pays: the n-gram one costs next to nothing per guess
+# (a lookup in the text already written), so its speed-up moves little with the machine's load; the draft
+# model's own passes do, and on a small shared CPU its margin over plain decoding is thin and noisy.
+PREFERRED_APPRENTICES = ("ngram", "model")
+
+
+def pays(v: dict | None) -> bool:
+    """Whether one measured apprentice pays clearly. ``v``: ``model.teaching.lesson_runs.speculative_times``' dict
+    (``acceptance``, ``speedup`` = plain ÷ apprentice medians, ``round_speedups``: plain ÷ apprentice per round,
+    ``verdict``).
+
+    It must keep guesses (a speed-up with no guess kept is noise), reach a median speed-up of at least
+    ``PAYS_MIN_SPEEDUP``, and be faster than the plain run beside it in every round but one in five (on a
+    shared machine a slow spell hits both runs of a round alike, so the pair is the fair comparison; one
+    round in five may be caught by a spell that starts between its two runs). Without rounds: every run with
+    it faster than every run without (``verdict``'s ``separated``).
+    """
+    if not v or not v.get("available", True) or not v.get("acceptance") or not v.get("speedup"):
+        return False
+    if float(v["speedup"]) < PAYS_MIN_SPEEDUP:
+        return False
+    rounds = v.get("round_speedups")
+    if rounds:
+        slower = sum(1 for r in rounds if r <= 1.0)
+        return slower <= len(rounds) // 5
+    return bool((v.get("verdict") or {}).get("separated"))
+
+
+def clearly_faster(a: dict, b: dict) -> bool:
+    """Apprentice ``a`` beats ``b`` by more than the measured spread: every run with ``a`` faster than every run
+    with ``b`` (``verdict``'s ``separated`` on their ``with`` summaries, taken in the same rounds)."""
+    return bool(verdict(a["with"], b["with"])["separated"])
+
+
+def best_apprentice(verdicts: dict) -> str | None:
+    """The apprentice the Live page runs by default, from per-apprentice verdicts (``{"ngram": ..., "model":
+    ...}``, each as ``pays`` reads it): None when none ``pays``; else the first that pays in
+    ``PREFERRED_APPRENTICES`` (the n-gram apprentice), unless another that pays is ``clearly_faster`` than it
+    (the draft model must beat the n-gram apprentice by more than the spread of their runs, not by a median
+    that a busy moment can move)."""
+    paying = [a for a in PREFERRED_APPRENTICES if pays(verdicts.get(a))]
+    paying += [a for a in verdicts if a not in paying and pays(verdicts[a])]
+    best = paying[0] if paying else None
+    for other in paying[1:]:
+        if clearly_faster(verdicts[other], verdicts[best]):
+            best = other
+    return best
+
+
+def least_bad_apprentice(verdicts: dict) -> str | None:
+    """When no apprentice pays: the one the page still shows working, the apprentice with the highest median
+    speed-up among those that kept some of their guesses (so the visitor sees guesses inked, and the page says
+    why it is slower); None when none kept a guess."""
+    kept = [(float(v.get("speedup") or 0.0), a) for a, v in verdicts.items() if v and v.get("acceptance")]
+    return max(kept)[1] if kept else None
+
+
+def trip_split(step_ms: float, weight_bytes: int, bandwidth: float) -> dict:
+    """Split one measured trip into reading the weights and the rest (fixed per-step work).
+
+    step_ms: the trip's measured time (ms, > 0). weight_bytes: bytes of weights the trip reads (every
+    parameter once). bandwidth: the measured read speed of this machine's memory (bytes/s, > 0), the floor
+    ``bench`` measures (``model.hardware.measure_memory_bandwidth``).
+
+    Reading is the roofline's memory term, weight_bytes ÷ bandwidth (Williams, Waterman & Patterson 2009,
+    "Roofline: an insightful visual performance model"): the least time a trip can take if it must stream
+    every weight byte once. The rest (Python, launching kernels, sampling, attention) is what the trip
+    spends beyond that. Returns ``{"reading_ms", "rest_ms", "reading_share"}`` with reading capped at the
+    step (a trip measured faster than its floor, e.g. weights served from cache, is all reading) and
+    reading_share in [0, 1]. Raises ValueError for a step, bytes or bandwidth that is not positive.
+    """
+    if not step_ms > 0 or not weight_bytes > 0 or not bandwidth > 0:
+        raise ValueError(f"trip_split needs a positive step, weight bytes and bandwidth; got step {step_ms!r} ms, "
+                         f"{weight_bytes!r} bytes, {bandwidth!r} bytes/s")
+    reading = min(float(step_ms), weight_bytes / bandwidth * 1e3)
+    return {"reading_ms": reading, "rest_ms": float(step_ms) - reading, "reading_share": reading / float(step_ms)}
+
+
+def fmt_summary(s: dict, unit: str = "ms") -> str:
+    """ "61 ms, 58–66 over 5 runs" (English, for logs and the bench report; the pages translate their own)."""
+    return f"{s['median']:.0f} {unit}, {s['min']:.0f}–{s['max']:.0f} over {s['n']} runs"
