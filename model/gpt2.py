@@ -414,11 +414,9 @@ class GPT2(nn.Module):
         the embedding lookup). The copy is used only with autograd off, and is rebuilt if the head weight
         changes in place (its version counter moves).
 
-        It also enables the flat cached forward (``model/flat_forward.py``) for engine passes with autograd off and no
-        module hooks: the same arithmetic without per-module calls. Passes of 2 or more rows (batched decode,
-        prefill, speculative verify) run their GEMMs on oneDNN-packed copies of the block weights and the LM
-        head, made at the first such pass: about the weights' size again in memory (17 MB for the bundled
-        model, 0.5 GB for GPT-2 small), up to 2–3× faster than MKL at 4–16 rows on this CPU. Returns self.
+        It also enables the flat cached forward (``model/flat_forward.py``) for engine passes with autograd off and
+        no module hooks: the same arithmetic without per-module calls; passes of 2+ rows run oneDNN-packed copies
+        of the weights (about their size again in memory, made at the first such pass). Returns self.
         """
         for module in self.modules():
             if isinstance(module, nn.Linear) and module is not self.lm_head:
