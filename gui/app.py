@@ -82,7 +82,7 @@ def engine_options(args) -> dict:
     return {"model_dir": _opt(args, "model"), "draft_model_dir": _opt(args, "draft_model"),
             "device": _opt(args, "device", "cpu") or "cpu",
             "threads": _opt(args, "threads"), "max_batch": int(_opt(args, "batch", 1) or 1),
-            "layer_timing": True}
+            "layer_timing": True, "remeasure_floor": bool(_opt(args, "remeasure_floor", False))}
 
 
 def choose_language(args) -> str:

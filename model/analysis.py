@@ -461,9 +461,10 @@ def analyze(engine: Engine, cmd: dict, bandwidth: float | None = None) -> dict:
 
 def analyze_model_dir(model_dir: str, cmd: dict, draft_dir: str | None = None, threads: int = 1) -> dict:
     """Load the model from ``model_dir`` and serve one command (for a short-lived helper process, e.g. the
-    offscreen screenshot). Measures memory bandwidth for the decode floor."""
+    offscreen screenshot). The decode floor's read speed is the one the window's engine uses
+    (``model.hardware.decode_floors``: measured once per machine, kept in the user's cache folder)."""
     from model.checkpoint import load_pretrained
-    from model.hardware import measure_memory_bandwidth
+    from model.hardware import decode_floors
 
     torch.set_num_threads(max(1, int(threads)))
     model, tokenizer = load_pretrained(model_dir)
@@ -474,7 +475,7 @@ def analyze_model_dir(model_dir: str, cmd: dict, draft_dir: str | None = None, t
             engine.set_draft(draft, dtok)
         except Exception:  # noqa: BLE001 - no draft: speculative reports unavailable
             pass
-    return analyze(engine, cmd, bandwidth=measure_memory_bandwidth())
+    return analyze(engine, cmd, bandwidth=decode_floors(engine.weight_bytes)["bandwidth_bytes_per_s"])
 
 
 __all__ = ["analyze", "analyze_model_dir", "tour", "KINDS", "ON_DEMAND", *KINDS, *ON_DEMAND]

@@ -73,7 +73,9 @@ class EngineService:
         self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
                              layer_timing=bool(options.get("layer_timing", True)))
         if str(self.device) == "cpu":
-            self.floor = decode_floors(self.engine.weight_bytes)  # the cache floor or the DRAM one, whichever applies
+            # the cache floor or the DRAM one, whichever applies; its read speed measured once per machine and
+            # kept in the user's cache folder (model.hardware.read_speeds), not re-measured at every start
+            self.floor = decode_floors(self.engine.weight_bytes, remeasure=bool(options.get("remeasure_floor")))
         else:
             from model.hardware import decode_floor_ms, measure_memory_bandwidth
             bw = measure_memory_bandwidth(device=self.device)
