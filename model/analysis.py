@@ -39,7 +39,7 @@ from model.engine import Engine
 from model.engine import PassItem as _PassItem
 from model import lesson_runs
 from model.lesson_runs import LESSON_REPEATS
-from model.lessons import trip_split
+from model.lessons import measured_split
 from model.sampling import SamplingParams
 
 # A small pool: enough for one context window of the bundled model (the engine keeps at least one window).
@@ -143,18 +143,27 @@ def prefill(engine: Engine, prompt: str, long_tokens: int | None = None) -> dict
     return {"short_tokens": len(short), "short_ms": short_ms, "long_tokens": len(long), "long_ms": long_ms}
 
 
+def dictionary_bytes(model) -> int:
+    """Bytes of a model's dictionary, what every trip reads whatever its depth: the embedding (``wte``) and the
+    LM head (the same tensor when tied), counted from the tensors' sizes and dtypes."""
+    tensors = {id(model.wte.weight): model.wte.weight, id(model.lm_head_weight()): model.lm_head_weight()}
+    return sum(t.numel() * t.element_size() for t in tensors.values())
+
+
 def decode(engine: Engine, prompt: str, steps: int = 16, bandwidth: float | None = None) -> dict:
     """Time of each decode pass (one new token) after the prompt, and the floor weight bytes ÷ bandwidth.
 
-    ``bandwidth`` in bytes/s (measured by the engine process at start); the floor is None without it.
+    ``bandwidth`` in bytes/s (the engine process's, measured once per machine); the floor is None without it.
+    ``split``: the medians of the decode steps as measured reading, other work and the floor, with the lesson
+    key every screen uses (``measured_split``; model.lessons.trip_split).
     """
     e = _engine(engine)
     e.add_request(_ids(engine, prompt), max_new_tokens=steps + 1)
-    reports = _run(e)
-    ms = [r.forward_ms for r in reports if r.phase == "decode"]
+    reports = [r for r in _run(e) if r.phase == "decode"]
+    ms = [r.forward_ms for r in reports]
     floor = e.weight_bytes / bandwidth * 1e3 if bandwidth else None
     return {"decode_ms": _median(ms), "decode_ms_all": ms, "weight_bytes": e.weight_bytes,
-            "bandwidth": bandwidth, "floor_ms": floor}
+            "bandwidth": bandwidth, "floor_ms": floor, "split": measured_split(reports, e.weight_bytes, bandwidth)}
 
 
 def kv_cache(engine: Engine, prompt: str, steps: int = 24) -> dict:
@@ -282,8 +291,10 @@ def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24, bandwidth:
 
     Also why a smaller apprentice is not proportionally cheaper: ``draft_weight_bytes`` / ``weight_bytes``,
     ``draft_pass_ms`` (median of one draft pass: a verify trip's draft time ÷ its guesses) against
-    ``plain_pass_ms`` (median plain decode pass), and with ``bandwidth`` (bytes/s) ``split``: the plain pass
-    cut into reading the weights and the rest (``model.lessons.trip_split``)."""
+    ``plain_pass_ms`` (median plain decode pass), ``split``: the plain steps as measured reading, other work
+    and (with ``bandwidth``, bytes/s) the floor (``measured_split``), and ``dictionary_bytes`` /
+    ``draft_dictionary_bytes``: each model's embedding + LM head, which the apprentice reads in full on every
+    guess however few chapters it has."""
     if engine.draft is None:
         return {"available": False}
     ids = _ids(engine, prompt)[: engine.config.n_positions // 4]
@@ -301,10 +312,12 @@ def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24, bandwidth:
     plain_reports = _run(plain)
     trips = len(passes) + 1
     per_guess = [p["draft_ms"] / p["proposed"] for p in passes if p["proposed"]]
-    plain_ms = _median([r.forward_ms for r in plain_reports if r.phase == "decode"])
-    split = trip_split(plain_ms, e.weight_bytes, bandwidth) if bandwidth and plain_ms > 0 else None
+    plain_decode = [r for r in plain_reports if r.phase == "decode"]
+    plain_ms = _median([r.forward_ms for r in plain_decode])
+    split = measured_split(plain_decode, e.weight_bytes, bandwidth)
     return {"available": True, "k": k, "passes": passes, "trips": trips,
             "weight_bytes": e.weight_bytes, "draft_weight_bytes": engine.draft.weight_bytes(),
+            "dictionary_bytes": dictionary_bytes(engine.model), "draft_dictionary_bytes": dictionary_bytes(engine.draft),
             "draft_pass_ms": _median(per_guess), "plain_pass_ms": plain_ms, "split": split,
             "tokens": len(e.finished[rid].token_ids), "plain_trips": len(plain_reports),
             "same_tokens": e.finished[rid].token_ids == plain.finished[rid2].token_ids,

@@ -2314,16 +2314,8 @@
         <translation>详情</translation>
     </message>
     <message>
-        <source>Each trip in one bar: red, reading the weights at the measured speed; blue-grey, the rest, fixed work per step</source>
-        <translation>每一趟画成一根条：红色是按实测速度读完权重的时间；蓝灰色是其余的时间，每一步固定的杂事</translation>
-    </message>
-    <message>
         <source>Everything measured: per-layer timings, plots, token chips, every slider</source>
         <translation>全部实测数据：每一层的用时、曲线图、词元卡片和所有滑块</translation>
-    </message>
-    <message>
-        <source>Red: the weights' bytes at the measured read speed (the floor) · blue-grey: the rest of the measured trip, fixed work per step (Python, kernel launches, sampling)</source>
-        <translation>红色：按实测读取速度读完权重字节的时间（下限）· 蓝灰色：这一趟实测时间的其余部分，每一步固定的杂事（Python、启动计算核、采样）</translation>
     </message>
     <message>
         <source>Run the model on {n} worker processes, each with part of every trip's work</source>
@@ -2342,28 +2334,68 @@
         <translation>这一趟：整步实测 {ms} 毫秒 · {per_trip} · 每秒 {tps} 块 · {shown}</translation>
     </message>
     <message>
-        <source>reading the weights {r} ms, paperwork {p} ms</source>
-        <translation>读权重 {r} 毫秒，杂事 {p} 毫秒</translation>
-    </message>
-    <message>
         <source>{figures} · {lesson}</source>
         <translation>{figures} · {lesson}</translation>
     </message>
     <message>
+        <source>at {speed}/s</source>
+        <translation>每秒读 {speed}</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, about as fast as the memory could</source>
+        <translation>每秒读 {speed}，差不多是内存能给的速度</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, {k}× slower than the memory could</source>
+        <translation>每秒读 {speed}，比内存能给的慢 {k} 倍</translation>
+    </message>
+    <message>
+        <source>communication {c} ms, measured</source>
+        <translation>传纸条（通信）{c} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>reading the weights {r} ms, measured</source>
+        <translation>读权重 {r} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>other work {p} ms, measured</source>
+        <translation>其余杂事 {p} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>whole step {w} ms, measured; the reading is not timed separately here</source>
+        <translation>整步 {w} 毫秒，实测；这里没有单独给读权重计时</translation>
+    </message>
+    <message>
+        <source>floor {f} ms, formula</source>
+        <translation>下限 {f} 毫秒，公式推算</translation>
+    </message>
+    <message>
+        <source>Book torn {n} ways: passing the pages between desks is the largest part of the trip</source>
+        <translation>书拆成 {n} 份：桌子之间传纸条（通信）是这一趟里最大的一块</translation>
+    </message>
+    <message>
+        <source>{where}: the trip is mostly reading the weights, {pace}</source>
+        <translation>{where}：这一趟大多在读权重，{pace}</translation>
+    </message>
+    <message>
+        <source>{where}: the trip is mostly other work per step (attention, sampling, Python), not reading the weights</source>
+        <translation>{where}：这一趟大多是每步的其余杂事（注意力、采样、Python），不是读权重</translation>
+    </message>
+    <message>
+        <source>{where}: reading the weights is {pct}% of the trip, {pace}; the rest is other work per step</source>
+        <translation>{where}：读权重占这一趟的 {pct}%，{pace}；其余是每步的杂事</translation>
+    </message>
+    <message>
+        <source>Each trip in one bar: red, reading the weights; blue-grey, the rest of the step; white, the floor (the weights' bytes at the memory's measured read speed)</source>
+        <translation>每一趟画成一根条：红色是读权重；蓝灰色是这一步的其余部分；白线是下限（按内存实测读取速度读完权重字节的时间）</translation>
+    </message>
+    <message>
+        <source>Red: reading the weights, measured in the trip · violet: passing pages between desks, measured · blue-grey: the rest of the step, measured · white tick: the floor, the weights' bytes at the memory's measured read speed (a formula)</source>
+        <translation>红色：读权重，在这一趟里实测 · 紫色：桌子之间传书页，实测 · 蓝灰色：这一步的其余部分，实测 · 白线：下限，按内存实测读取速度读完权重字节（公式推算）</translation>
+    </message>
+    <message>
         <source>{size} of weights on a {device}</source>
         <translation>{device} 上 {size} 的权重</translation>
-    </message>
-    <message>
-        <source>{where}: reading and fixed work per step take a similar share of the trip</source>
-        <translation>{where}：读权重和每步固定的杂事各占这一趟的一大块</translation>
-    </message>
-    <message>
-        <source>{where}: the trip is mostly fixed work per step, not reading the weights, so a smaller apprentice is not much cheaper</source>
-        <translation>{where}：这一趟大多是每步固定的杂事，不是读权重，所以小徒弟也省不了多少</translation>
-    </message>
-    <message>
-        <source>{where}: the trip is mostly reading, so every seat at the table shares that cost</source>
-        <translation>{where}：这一趟大多在读权重，拼桌时每个座位分摊这份开销</translation>
     </message>
     <message>
         <source>n-gram apprentice</source>
