@@ -155,7 +155,8 @@ def decode(engine: Engine, prompt: str, steps: int = 16, bandwidth: float | None
 
     ``bandwidth`` in bytes/s (the engine process's, measured once per machine); the floor is None without it.
     ``split``: the medians of the decode steps as measured reading, other work and the floor, with the lesson
-    key every screen uses (``measured_split``; model.lessons.trip_split).
+    key every screen uses (``measured_split``; model.lessons.trip_split); per step ``whole_ms_all`` (wall_ms)
+    and ``read_ms_all`` (weight_read_ms, 0 where the engine does not measure it).
     """
     e = _engine(engine)
     e.add_request(_ids(engine, prompt), max_new_tokens=steps + 1)
@@ -163,6 +164,8 @@ def decode(engine: Engine, prompt: str, steps: int = 16, bandwidth: float | None
     ms = [r.forward_ms for r in reports]
     floor = e.weight_bytes / bandwidth * 1e3 if bandwidth else None
     return {"decode_ms": _median(ms), "decode_ms_all": ms, "weight_bytes": e.weight_bytes,
+            "whole_ms_all": [r.wall_ms for r in reports],
+            "read_ms_all": [float(getattr(r, "weight_read_ms", 0.0) or 0.0) for r in reports],
             "bandwidth": bandwidth, "floor_ms": floor, "split": measured_split(reports, e.weight_bytes, bandwidth)}
 
 

@@ -70,8 +70,13 @@ class EngineService:
         self.threads, self.device = setup_torch(options.get("threads"), options.get("device", "cpu"))
         model_dir = options.get("model_dir") or BUNDLED_MODEL
         model, tokenizer = load_pretrained(model_dir, device=self.device)
+        layer_timing = bool(options.get("layer_timing", True))
+        # per-layer timing on one trip in N (0: never, 1: every trip): timing every layer costs the trip its fast
+        # path (issue 34: +61 % on the forward), so the window times a sample and the stage keeps its shares
+        self.layer_timing_every = max(0, int(options.get("layer_timing_every", 1 if layer_timing else 0)))
+        self.trips = 0
         self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
-                             layer_timing=bool(options.get("layer_timing", True)))
+                             layer_timing=self.layer_timing_every == 1)
         if str(self.device) == "cpu":
             # the cache floor or the DRAM one, whichever applies; its read speed measured once per machine and
             # kept in the user's cache folder (model.hardware.read_speeds), not re-measured at every start
@@ -262,6 +267,8 @@ class EngineService:
 
     def step(self) -> None:
         from model.errors import ShardingError
+        every = self.layer_timing_every
+        self.engine.layer_timing = every > 0 and self.trips % every == 0
         try:
             report = self.engine.step()
         except ShardingError as e:  # a worker died or hung: stop the rest, go on with the whole book here
@@ -272,6 +279,7 @@ class EngineService:
             return
         if report is None:
             return
+        self.trips += 1
         if not self.free_run:
             self.grants -= 1
         self.emit({"type": "step", "report": report.to_dict()})

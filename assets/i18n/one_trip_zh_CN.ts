@@ -1687,8 +1687,68 @@
         <translation>小徒弟的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
     </message>
     <message>
-        <source>Here a trip of the book is {r} of reading and {o} of fixed work (Python, kernel launches), which a smaller apprentice pays just the same.</source>
-        <translation>在这台电脑上，书的一趟里读权重占 {r}，固定的杂事（Python、启动计算核）占 {o}；小徒弟再小，这部分也一样要付。</translation>
+        <source>median trip {w}: reading the weights {r} · other work {p} (both measured)</source>
+        <translation>一趟的中位数 {w}：读权重 {r} · 其余杂事 {p}（都是实测）</translation>
+    </message>
+    <message>
+        <source>floor {f} (formula)</source>
+        <translation>下限 {f}（公式推算）</translation>
+    </message>
+    <message>
+        <source>at {speed}/s</source>
+        <translation>每秒读 {speed}</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, about as fast as the memory could</source>
+        <translation>每秒读 {speed}，差不多是内存能给的速度</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, {k}× slower than the memory could</source>
+        <translation>每秒读 {speed}，比内存能给的慢 {k} 倍</translation>
+    </message>
+    <message>
+        <source>Here too the trip is mostly reading the weights, {pace}.</source>
+        <translation>这里一趟也大多在读权重，{pace}。</translation>
+    </message>
+    <message>
+        <source>Here the trip is mostly other work per step (attention, sampling, Python), not reading the weights: a book this small is read quickly.</source>
+        <translation>这里一趟大多是每步的其余杂事（注意力、采样、Python），不是读权重：这么薄的书很快就读完了。</translation>
+    </message>
+    <message>
+        <source>Here reading the weights is {pct}% of the trip, {pace}; the rest is other work per step.</source>
+        <translation>这里读权重占一趟的 {pct}%，{pace}；其余是每步的杂事。</translation>
+    </message>
+    <message>
+        <source>Here a trip of the book is mostly reading the weights ({r} of {w}, measured, §7): an apprentice saves the chapters it skips, but not the dictionary it must read whole.</source>
+        <translation>在这台电脑上，书的一趟大多在读权重（{w} 里占 {r}，实测，§7）：小徒弟省下的是它没有的那些章，省不下它每次都要整本读的词典。</translation>
+    </message>
+    <message>
+        <source>Here a trip of the book is mostly other work per step ({p} of {w}, measured, §7), which a smaller apprentice pays just the same.</source>
+        <translation>在这台电脑上，书的一趟大多是每步的杂事（{w} 里占 {p}，实测，§7）；小徒弟再小，这部分也一样要付。</translation>
+    </message>
+    <message>
+        <source>Here reading the weights is {pct}% of a trip of the book ({r} of {w}, measured, §7); the other work per step a smaller apprentice pays just the same.</source>
+        <translation>在这台电脑上，读权重占书的一趟的 {pct}%（{w} 里占 {r}，实测，§7）；每步的其余杂事，小徒弟再小也一样要付。</translation>
+    </message>
+    <message>
+        <source>Its dictionary (embedding and LM head, {d}) is {dp}% of the book's ({t}), and every guess reads it whole: {share}% of the apprentice's own {a}.</source>
+        <translation>它的词典（嵌入矩阵和 LM 头，{d}）是书的词典（{t}）的 {dp}%，每猜一个字都要整本读一遍：占小徒弟自己 {a} 的 {share}%。</translation>
+    </message>
+    <message>
+        <source>Measured here (§7): reading the weights is {pct}% of a trip of this small book too.</source>
+        <translation>这台电脑上实测（§7）：这本小书的一趟，读权重也占 {pct}%。</translation>
+    </message>
+    <message>
+        <source>Measured here (§7): this small book's trip is mostly other work per step; a big model's trip is mostly reading.</source>
+        <translation>这台电脑上实测（§7）：这本小书的一趟大多是每步的杂事；大模型的一趟大多在读权重。</translation>
+    </message>
+    <message>
+        <source>Measured here (§7): reading the weights is {pct}% of a trip of this small book; the rest is other work per step.</source>
+        <translation>这台电脑上实测（§7）：这本小书的一趟里读权重占 {pct}%；其余是每步的杂事。</translation>
+    </message>
+    <message>
+        <source>each bar: one trip, one new token; orange: reading the weights; blue: the rest of the step</source>
+        <translation>每根柱子：一趟，写一个新字；橙色：读权重；蓝色：这一步的其余部分</translation>
     </message>
     <message>
         <source>Trips for the same {n} tokens</source>
@@ -1765,10 +1825,6 @@
     <message>
         <source>Chinese, cut by the same tokenizer:</source>
         <translation>中文，用同一个分词器来切：</translation>
-    </message>
-    <message>
-        <source>Here a trip takes {x:.0f}× the floor: a book this small is read in no time, and the trip's time goes to running each layer's small steps on a CPU; a big model on a GPU comes much closer to its floor.</source>
-        <translation>这里一趟要花下限的 {x:.0f} 倍：这么小的书一眨眼就读完了，一趟的时间花在 CPU 上一层层跑那些小步骤；大模型在 GPU 上会离自己的下限近得多。</translation>
     </message>
     <message>
         <source>1 sentence finished: “{s}”</source>
