@@ -37,7 +37,7 @@ def _load() -> list[float] | None:
 
 
 SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative", "sharding", "prefix", "window",
-            "storm", "record", "mixed", "lessons")  # lessons runs only when asked for (--lessons or --only lessons)
+            "storm", "record", "mixed", "trip", "lessons")  # lessons runs only when asked for (--lessons or --only lessons)
 
 
 def say_error(message: str) -> None:
@@ -157,6 +157,9 @@ def bench_main(argv: list[str]) -> int:
         if want("mixed"):
             from bench.mixed_bench import mixed_section
             results["mixed"] = mixed_section(target, quick=q)
+        if want("trip"):
+            from bench.trip_bench import trip_section
+            results["trip"] = trip_section(target, quick=q)
         if want("lessons"):
             from bench import lessons_bench
             results["lessons"] = lessons_bench.lessons(target, draft, runs=args.runs)
@@ -369,6 +372,9 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
         from bench.mixed_bench import render_mixed
         load = (r.get("updated_load", {}).get("mixed") or {}).get("start") or r.get("machine", {}).get("load_average")
         lines += render_mixed(r["mixed"], _fmt, load)
+    if "trip" in r:
+        from bench.trip_bench import render_trip
+        lines += render_trip(r["trip"])
     if "lessons" in r:
         from bench import lessons_bench
         lines += lessons_bench.markdown(r["lessons"])

@@ -146,9 +146,11 @@ def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, de
         requests.append(res)
     steps = [{"phase": r.phase, "batch": r.batch, "tokens_in": r.tokens_in, "rows_computed": r.rows_computed,
               "tokens_out": r.tokens_out,
-              "wall_ms": r.wall_ms, "forward_ms": r.forward_ms, "weight_bytes": r.weight_bytes,
+              "wall_ms": r.wall_ms, "forward_ms": r.forward_ms, "weight_read_ms": r.weight_read_ms,
+              "weight_bytes": r.weight_bytes,
               "kv_bytes": r.kv_bytes, "blocks_in_use": r.blocks_in_use, "prefix_hit_tokens": r.prefix_hit_tokens,
               "proposed": r.proposed, "accepted": r.accepted, "draft_ms": r.draft_ms, "verify_ms": r.verify_ms,
+              **({"draft_weight_read_ms": r.draft_weight_read_ms} if r.draft_weight_read_ms else {}),
               **({"layer_ms": r.layer_ms} if r.layer_ms else {}), **({"workers": r.workers} if r.workers else {})}
              for r in reports]
     decode_steps = [r for r in reports if r.phase in ("decode", "verify")]

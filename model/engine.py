@@ -30,6 +30,7 @@ from model.report import StepReport, TokenEvent
 from model.sampling import SamplingParams, distribution, make_generator, sample, top_k_probs
 from model.scheduler import Schedule, Scheduler, Sequence, Status
 from model.speculative import accept_greedy, accept_sampled
+from model.timing import read_timer
 from model.tokenizer import StreamDecoder, Tokenizer
 
 MAX_PROMPT_CHARS = 20_000  # longer typed text is cut before tokenizing, so a pasted book cannot stall a step
@@ -426,20 +427,33 @@ class Engine:
     def forward_timed(self, input_ids, batch, logit_index, model: GPT2 | None = None,
                       cache: PagedKVCache | None = None) -> tuple[torch.Tensor, float, list[float]]:
         """One forward pass (of the target unless ``model`` is given). Returns (logits (B, K, V), wall ms,
-        per-layer ms or [])."""
+        per-layer ms or []); ``forward_parts`` also returns the weight-reading ms."""
+        logits, ms, layer_ms, _ = self.forward_parts(input_ids, batch, logit_index, model, cache)
+        return logits, ms, layer_ms
+
+    def forward_parts(self, input_ids, batch, logit_index, model: GPT2 | None = None,
+                      cache: PagedKVCache | None = None) -> tuple[torch.Tensor, float, list[float], float]:
+        """One forward pass, timed in parts. Returns (logits (B, K, V), wall ms, per-layer ms or [], weight-read
+        ms: the summed time of the pass's weight GEMVs/GEMMs, LM head and embedding gathers, ``model/timing.py``).
+        On the sharded runner the weight-read ms is rank 0's own (its workers time theirs, ``workers``)."""
         if model is None and self.runner is not None:
             t0 = time.perf_counter_ns()
             logits, self.last_workers = self.runner.forward(input_ids, batch, logit_index)
-            return logits, (time.perf_counter_ns() - t0) / 1e6, []
+            ms = (time.perf_counter_ns() - t0) / 1e6
+            read = self.last_workers[0].get("weight_read_ms", 0.0) if self.last_workers else 0.0
+            return logits, ms, [], read
         if model is None:
             model, cache = self.model, self.cache
         layer_ms: list[float] | None = [] if self.layer_timing and model is self.model else None
+        timer = read_timer(self.device)
         self._sync()
         t0 = time.perf_counter_ns()
         with torch.inference_mode():
-            logits = model(input_ids, batch=batch, kv_cache=cache, layer_ms=layer_ms, logit_index=logit_index)
+            logits = model(input_ids, batch=batch, kv_cache=cache, layer_ms=layer_ms, logit_index=logit_index,
+                           read_timer=timer)
         self._sync()
-        return logits, (time.perf_counter_ns() - t0) / 1e6, layer_ms or []
+        ms = (time.perf_counter_ns() - t0) / 1e6
+        return logits, ms, layer_ms or [], timer.ms()
 
     def _label(self, token_id: int) -> str:
         label = self._labels.get(token_id)
@@ -513,7 +527,7 @@ class Engine:
                  for it in sched.items]
         input_ids, batch, logit_index, context, pick, rows = self._pack_pass(items, self.cache, True, mirror=True)
         kv_bytes = context * self.kv_bytes_per_token
-        logits, forward_ms, layer_ms = self.forward_timed(input_ids, batch, logit_index)
+        logits, forward_ms, layer_ms, read_ms = self.forward_parts(input_ids, batch, logit_index)
         if pick is not None:
             logits = logits.view(len(items), 1, -1)  # one logit row per item, in item order
         now = time.perf_counter_ns()
@@ -543,8 +557,8 @@ class Engine:
             step=self._step, phase=phase, request_ids=[it.seq.request_id for it in sched.items],
             batch=len(sched.items), tokens_in=sum(it.count for it in sched.items), tokens_out=len(events),
             rows_computed=rows,
-            wall_ms=(time.perf_counter_ns() - t0) / 1e6, forward_ms=forward_ms, weight_bytes=self.weight_bytes,
-            kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use,
+            wall_ms=(time.perf_counter_ns() - t0) / 1e6, forward_ms=forward_ms, weight_read_ms=read_ms,
+            weight_bytes=self.weight_bytes, kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use,
             num_blocks=self.num_blocks, prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms,
             tokens=events, workers=list(self.last_workers) if self.runner is not None else [])
 
@@ -564,6 +578,7 @@ class Engine:
         self._sync()
         t_draft = time.perf_counter_ns()
         proposals: list[list[int]] = [[] for _ in seqs]
+        draft_read_ms = 0.0
         q_rows: list[list[torch.Tensor]] = [[] for _ in seqs]
         if self.draft_kind == "ngram":
             for b, seq in enumerate(seqs):
@@ -588,7 +603,8 @@ class Engine:
                 else:
                     items.append(PassItem([proposals[b][-1]], len(seq.token_ids) + j - 1, seq.table))
             input_ids, batch, logit_index, _, pick, _ = self._pack_pass(items, self.draft_cache, False)
-            logits, _, _ = self.forward_timed(input_ids, batch, logit_index, self.draft, self.draft_cache)
+            logits, _, _, read = self.forward_parts(input_ids, batch, logit_index, self.draft, self.draft_cache)
+            draft_read_ms += read
             if pick is not None:
                 logits = logits.view(len(items), 1, -1)
             for row, b in enumerate(rows):
@@ -604,7 +620,7 @@ class Engine:
         items = [PassItem([seq.token_ids[-1]] + proposals[b], len(seq.token_ids) - 1, seq.table, ks[b] + 1)
                  for b, seq in enumerate(seqs)]
         input_ids, batch, logit_index, context, pick, rows_computed = self._pack_pass(items, self.cache, True)
-        logits, verify_ms, layer_ms = self.forward_timed(input_ids, batch, logit_index)
+        logits, verify_ms, layer_ms, read_ms = self.forward_parts(input_ids, batch, logit_index)
         if pick is not None:
             logits = logits[pick.to(logits.device)]  # (B, K, V)
         # 3. keep the agreeing prefix, then the target's own token
@@ -650,7 +666,8 @@ class Engine:
             step=self._step, phase="verify", request_ids=[s.request_id for s in seqs], batch=len(seqs),
             tokens_in=sum(k + 1 for k in ks), tokens_out=len(events), wall_ms=(time.perf_counter_ns() - t0) / 1e6,
             rows_computed=rows_computed,
-            forward_ms=verify_ms, weight_bytes=self.weight_bytes, kv_bytes=context * self.kv_bytes_per_token,
+            forward_ms=verify_ms, weight_read_ms=read_ms, draft_weight_read_ms=draft_read_ms,
+            weight_bytes=self.weight_bytes, kv_bytes=context * self.kv_bytes_per_token,
             kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks,
             prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms, tokens=events, proposed=proposed,
             accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms, draft_kind=self.draft_kind,

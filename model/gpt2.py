@@ -29,6 +29,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from model.ragged import RaggedBatch, attend
+from model.timing import NULL_TIMER, time_modules
 
 if TYPE_CHECKING:  # pragma: no cover
     from model.kv_cache import PagedKVCache
@@ -363,7 +364,7 @@ class GPT2(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, batch: AttentionBatch | None = None,
                 kv_cache: "PagedKVCache | None" = None, layer_ms: list[float] | None = None,
-                logit_index: torch.Tensor | None = None) -> torch.Tensor:
+                logit_index: torch.Tensor | None = None, read_timer=None) -> torch.Tensor:
         """Logits for ``input_ids``.
 
         input_ids: int64 (B, T). With ``batch`` None this is a plain causal pass from position 0 (training,
@@ -372,6 +373,8 @@ class GPT2(nn.Module):
         (model/ragged.py) input_ids is the flat int64 (N,) of every request's tokens, logit_index int64 (M,)
         flat rows, and the result (M, V) (or (N, V) without logit_index).
         layer_ms: if given, the wall time of each block in ms is appended (synchronising on CUDA).
+        read_timer: if given (``model/timing.py``), every weight-reading op of the pass (each Linear's GEMV/GEMM,
+        the LM head, the embedding gathers) is bracketed by its ``begin()`` / ``end()``.
         logit_index: int64 (B, K): compute the LM head only at these positions of each row (the LM head is
         the largest matmul of a small model; a decode step needs one position per sequence).
         Returns float logits (B, T, V), or (B, K, V) with logit_index.
@@ -379,7 +382,18 @@ class GPT2(nn.Module):
         """
         if (batch is not None and kv_cache is not None and layer_ms is None and self._fast_layers is not None
                 and not torch.is_grad_enabled() and not self.h[0].attn.readable and not self._hooked()):
-            return self._forward_cached(input_ids, batch, kv_cache, logit_index)
+            return self._forward_cached(input_ids, batch, kv_cache, logit_index, read_timer or NULL_TIMER, layer_ms)
+        if read_timer is None:
+            return self._forward_modules(input_ids, batch, kv_cache, layer_ms, logit_index, NULL_TIMER)
+        handles = time_modules(self, read_timer)  # the modules' Linear and Embedding calls, bracketed
+        try:
+            return self._forward_modules(input_ids, batch, kv_cache, layer_ms, logit_index, read_timer)
+        finally:
+            for h in handles:
+                h.remove()
+
+    def _forward_modules(self, input_ids, batch, kv_cache, layer_ms, logit_index, rt) -> torch.Tensor:
+        """``forward`` through the modules (training, readable attention, hooks, a model not prepared)."""
         ragged = isinstance(batch, RaggedBatch)
         if ragged and self.h[0].attn.readable:
             raise ValueError("readable attention keeps (B, nh, T, L) weights: it needs a padded batch")
@@ -408,9 +422,13 @@ class GPT2(nn.Module):
             x = x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1)))  # (B, K, C)
         x = self.ln_f(x)
         head_t = self._decode_head()
+        rt.begin()
         if head_t is not None:
-            return x @ head_t  # (B, T, V): the same product from a contiguous [C, V] copy
-        return x @ self.lm_head_weight().t()  # (B, T, V): the LM head
+            logits = x @ head_t  # (B, T, V): the same product from a contiguous [C, V] copy
+        else:
+            logits = x @ self.lm_head_weight().t()  # (B, T, V): the LM head
+        rt.end()
+        return logits
 
     def lm_head_weight(self) -> torch.Tensor:
         """The LM head's weight, (V, C): ``lm_head.weight`` when the model has a separate head, else the tied
@@ -503,7 +521,8 @@ class GPT2(nn.Module):
         return self._packed
 
     def _forward_cached(self, input_ids: torch.Tensor, batch: AttentionBatch, kv_cache: "PagedKVCache",
-                        logit_index: torch.Tensor | None) -> torch.Tensor:
+                        logit_index: torch.Tensor | None, rt=NULL_TIMER,
+                        layer_ms: list[float] | None = None) -> torch.Tensor:
         """``forward`` with a KV cache and autograd off, written as a flat sequence of tensor ops on (B·T, C)
         rows: the same arithmetic as the blocks' modules (within float rounding), without their per-call
         overhead, which at batch 1 costs as much as the weights' GEMVs on this CPU. With 2+ rows the GEMMs run
@@ -519,8 +538,13 @@ class GPT2(nn.Module):
         eps = cfg.layer_norm_epsilon
         packed = self._packed_weights() if N >= self.PACKED_MIN_ROWS else None
         linear = torch.ops.mkldnn._linear_pointwise if packed is not None else None
-        x = F.embedding(input_ids.reshape(N), self.wte.weight) + F.embedding(batch.positions.reshape(N),
-                                                                             self.wpe.weight)  # (N, C)
+        rt.begin()
+        tok = F.embedding(input_ids.reshape(N), self.wte.weight)  # (N, C): rows of the dictionary
+        pos = F.embedding(batch.positions.reshape(N), self.wpe.weight)
+        rt.end()
+        x = tok + pos  # (N, C)
+        clock = time.perf_counter_ns if layer_ms is not None else None
+        sync = torch.cuda.synchronize if input_ids.is_cuda else (lambda: None)
         if not ragged:
             mask = batch.attn_mask
             in_place = batch.context_start is not None
@@ -528,12 +552,22 @@ class GPT2(nn.Module):
             L = batch.context_slots.size(1)
             start = batch.context_start
         for i, (w1, b1, wqkv, bqkv, wo, bo, w2, b2, wfc, bfc, wp, bp, scale, act) in enumerate(self._fast_layers):
+            if clock is not None:
+                sync()
+                t_layer = clock()
             h = F.layer_norm(x, (C,), w1, b1, eps)
+            rt.begin()
             qkv = torch.addmm(bqkv, h, wqkv) if packed is None else linear(h, packed[4 * i], bqkv, "none", [None], "")
+            rt.end()
             if ragged:
                 y = attend(qkv, i, batch, kv_cache, scale, nh)  # (N, C): each request over its own keys
-                x = x + (torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], ""))
-                x = self._mlp_fast(x, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps)
+                rt.begin()
+                y = torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], "")
+                rt.end()
+                x = self._mlp_fast(x + y, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps, rt)
+                if clock is not None:
+                    sync()
+                    layer_ms.append((clock() - t_layer) / 1e6)
                 continue
             q = qkv[:, :C].view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
             kv_cache.write(i, batch.slot_mapping, qkv[:, C:2 * C].view(B, T, nh, hs), qkv[:, 2 * C:].view(B, T, nh, hs))
@@ -553,8 +587,13 @@ class GPT2(nn.Module):
             else:
                 y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)  # (B, nh, T, hs)
             y = y.transpose(1, 2).reshape(N, C)
-            x = x + (torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], ""))
-            x = self._mlp_fast(x, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps)
+            rt.begin()
+            y = torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], "")
+            rt.end()
+            x = self._mlp_fast(x + y, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps, rt)
+            if clock is not None:
+                sync()
+                layer_ms.append((clock() - t_layer) / 1e6)
         if ragged:
             x = x if logit_index is None else x.index_select(0, logit_index)  # (M, C): only the rows sampled
             K = None
@@ -565,23 +604,32 @@ class GPT2(nn.Module):
         else:
             K = T
         x = F.layer_norm(x, (C,), self.ln_f.weight, self.ln_f.bias, eps)
-        if packed is not None:
-            logits = linear(x, packed[-1], None, "none", [None], "")
-        else:
-            logits = x @ self._decode_head()
+        head = self._decode_head() if packed is None else None
+        rt.begin()
+        logits = x @ head if packed is None else linear(x, packed[-1], None, "none", [None], "")
+        rt.end()
         return logits if K is None else logits.view(B, K, -1)
 
-    def _mlp_fast(self, x, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps) -> torch.Tensor:
-        """x + MLP(LayerNorm(x)) for block i on (N, C) rows (the flat cached forward's second half)."""
+    def _mlp_fast(self, x, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps, rt=NULL_TIMER) -> torch.Tensor:
+        """x + MLP(LayerNorm(x)) for block i on (N, C) rows (the flat cached forward's second half). With packed
+        weights the GELU is fused into the fc GEMM, so its time is counted with that weight's reading."""
         h = F.layer_norm(x, (x.size(-1),), w2, b2, eps)
+        rt.begin()
         if packed is None:
-            h = act(torch.addmm(bfc, h, wfc))
-            return x + torch.addmm(bp, h, wp)
-        if self._fused_act is not None:
+            h = torch.addmm(bfc, h, wfc)
+            rt.end()
+            h = act(h)
+        elif self._fused_act is not None:
             h = linear(h, packed[4 * i + 2], bfc, "gelu", [None], self._fused_act)
+            rt.end()
         else:
-            h = act(linear(h, packed[4 * i + 2], bfc, "none", [None], ""))
-        return x + linear(h, packed[4 * i + 3], bp, "none", [None], "")
+            h = linear(h, packed[4 * i + 2], bfc, "none", [None], "")
+            rt.end()
+            h = act(h)
+        rt.begin()
+        y = torch.addmm(bp, h, wp) if packed is None else linear(h, packed[4 * i + 3], bp, "none", [None], "")
+        rt.end()
+        return x + y
 
     def _decode_head(self) -> torch.Tensor | None:
         """The contiguous [C, V] head copy, (re)built when stale; None unless prepared and autograd is off."""

@@ -30,6 +30,8 @@ clock on Linux, macOS and Windows, so timestamps of processes on one machine com
                  (pipeline fill), plus the time from its last micro-batch to the end of the whole pass
                  (drain); the sender's timestamp travels in the activation message itself
     weight_bytes bytes of the parameters the worker holds
+    weight_read_ms the part of compute_ms in the worker's weight GEMVs/GEMMs, LM head and embedding gathers
+                 (``model/timing.py``: clock reads around each)
 
 Control: one queue per worker carries the step's small tensors (numpy), one result queue brings back every
 worker's timings and, from rank 0 (TP) or the last stage (PP), the logits. Every wait has a timeout; a worker
@@ -60,6 +62,7 @@ from model.errors import ShardingError
 from model.gpt2 import AttentionBatch, Block, GPT2Config
 from model.kv_cache import PagedKVCache
 from model.procs import children_ignore_sigint
+from model.timing import NULL_TIMER, read_timer, time_modules
 
 log = logging.getLogger(__name__)
 DEATH_GRACE_S = 0.05  # after a rank reports a transport error, how long to look for the peer that died
@@ -191,7 +194,9 @@ class _TPAttention(nn.Module):
             k, v = cache.gather(layer, batch.context_slots)  # 2 × (B, L, nh/n, hs)
         y = F.scaled_dot_product_attention(q, k.transpose(1, 2), v.transpose(1, 2), attn_mask=batch.attn_mask)
         y = y.transpose(1, 2).reshape(B, T, self.heads * self.hs)  # (B, T, nh/n·hs)
+        _READ[0].begin()
         y = F.linear(y, self.c_proj.weight)  # (B, T, C): this rank's share of the sum
+        _READ[0].end()
         all_reduce(y)
         return y + self.c_proj.bias
 
@@ -203,7 +208,10 @@ class _TPMLP(nn.Module):
         self.c_proj = nn.Linear(inner, C)  # row-parallel
 
     def forward(self, x, all_reduce):
-        y = F.linear(F.gelu(self.c_fc(x), approximate="tanh"), self.c_proj.weight)  # (B, T, C) partial
+        h = F.gelu(self.c_fc(x), approximate="tanh")
+        _READ[0].begin()
+        y = F.linear(h, self.c_proj.weight)  # (B, T, C) partial
+        _READ[0].end()
         all_reduce(y)
         return y + self.c_proj.bias
 
@@ -254,11 +262,16 @@ class _Shard(nn.Module):
         return self.wte(input_ids) + self.wpe(positions)  # (B, T, C)
 
     def head(self, x, logit_index):
-        x = x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1)))  # (B, K, C)
-        return self.ln_f(x) @ self.wte.weight.t()  # (B, K, V)
+        x = self.ln_f(x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1))))  # (B, K, C)
+        _READ[0].begin()
+        logits = x @ self.wte.weight.t()  # (B, K, V)
+        _READ[0].end()
+        return logits
 
 
 # ---- the worker process ---------------------------------------------------------------------------------------
+
+_READ = [NULL_TIMER]  # the worker's weight-read timer of the pass running now (one pass at a time per process)
 
 def _now() -> int:
     return time.perf_counter_ns()
@@ -276,6 +289,16 @@ def _rows(batch: AttentionBatch, a: int, b: int) -> AttentionBatch:
     return AttentionBatch(positions=batch.positions[a:b], attn_mask=batch.attn_mask[a:b],
                           slot_mapping=None if batch.slot_mapping is None else batch.slot_mapping[a:b],
                           context_slots=None if batch.context_slots is None else batch.context_slots[a:b])
+
+
+class _Current:
+    """Forwards begin/end to the pass's timer in ``_READ`` (the module hooks are set once, the timer is per pass)."""
+
+    def begin(self) -> None:
+        _READ[0].begin()
+
+    def end(self) -> None:
+        _READ[0].end()
 
 
 class _Worker:
@@ -303,6 +326,7 @@ class _Worker:
                                       spec["block_size"], self.device, dtype)
         self.dtype = dtype
         self.sync = (lambda: torch.cuda.synchronize(self.device)) if self.device.type == "cuda" else (lambda: None)
+        self._read_hooks = time_modules(self.shard, _Current())  # the shard's Linear and Embedding calls
 
     def info(self) -> dict:
         d = {"rank": self.rank, "pid": os.getpid(), "weight_bytes": self.weight_bytes,
@@ -322,8 +346,14 @@ class _Worker:
         return t("input_ids"), batch, t("logit_index")
 
     def forward(self, p: dict) -> tuple[dict, np.ndarray | None]:
-        with torch.inference_mode():
-            return self._forward_tp(p) if self.mode == "tp" else self._forward_pp(p)
+        _READ[0] = read_timer(self.device)
+        try:
+            with torch.inference_mode():
+                timing, logits = self._forward_tp(p) if self.mode == "tp" else self._forward_pp(p)
+            timing["weight_read_ms"] = _READ[0].ms()
+            return timing, logits
+        finally:
+            _READ[0] = NULL_TIMER
 
     def _forward_tp(self, p):
         input_ids, batch, logit_index = self._inputs(p)
@@ -688,7 +718,7 @@ class ShardedRunner:
         (B, 1, T, L), slot_mapping (B, T) and context_slots (B, L) into a cache of ``num_blocks·block_size + 1``
         slots, or None without a cache); logit_index: int64 (B, K).
         Returns (logits float32 (B, K, V) on the engine's device, workers): one dict per rank, in rank order,
-        {"rank", "compute_ms", "comm_ms", "bubble_ms", "weight_bytes", "t_start_ns", "t_end_ns"} (+
+        {"rank", "compute_ms", "comm_ms", "bubble_ms", "weight_bytes", "weight_read_ms", "t_start_ns", "t_end_ns"} (+
         "micro_batches" for PP), times in ms measured inside the workers.
         Raises ShardingError within ``timeout_s`` if a worker died, failed or hangs; the runner is then closed.
         """
