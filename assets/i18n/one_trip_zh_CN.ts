@@ -2394,6 +2394,10 @@
         <translation>{figures} · {lesson}</translation>
     </message>
     <message>
+        <source>median of the last {n} trips: {figures}</source>
+        <translation>最近 {n} 趟的中位数：{figures}</translation>
+    </message>
+    <message>
         <source>at {speed}/s</source>
         <translation>每秒读 {speed}</translation>
     </message>

@@ -20,6 +20,9 @@ The sentence follows the measured shares (``trip_split``'s ``lesson`` key: "read
 
 from __future__ import annotations
 
+import statistics
+from collections import deque
+
 from PySide6.QtCore import QCoreApplication, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
@@ -47,27 +50,48 @@ def _num(value) -> float | None:
     return v if v == v and v not in (float("inf"), float("-inf")) else None
 
 
-def trip_figures(report: dict | None, info: dict | None) -> dict | None:
+SPLIT_WINDOW = 8  # the split row's figures: medians of the last this-many trips like the one on stage
+
+
+def _comm(report: dict) -> float:
+    workers = [w for w in report.get("workers") or [] if isinstance(w, dict)]
+    return sum(_num(w.get("comm_ms")) or 0.0 for w in workers) / len(workers) if workers else 0.0
+
+
+def _kind(report: dict) -> tuple:
+    """Trips alike enough to share a median: same phase, batch and number of desks."""
+    return (report.get("phase"), report.get("batch"), len(report.get("workers") or []))
+
+
+def trip_figures(report: dict | None, info: dict | None, recent: list[dict] | None = None) -> dict | None:
     """The split of the step ``report`` (a ``StepReport`` dict) with the model and read speed of ``info`` (the
-    engine's ``ready`` event): ``model.lessons.trip_split`` plus "step", "phase", "batch", "forward_ms",
-    "weight_read_ms" (as reported; None when the report has none), "desks" (1, or the torn book's workers).
-    None when the report has no positive ``wall_ms``."""
+    engine's ``ready`` event): ``model.lessons.trip_split`` of the medians over ``report`` and the trips of
+    ``recent`` (older reports, oldest first) of the same kind (``_kind``), at most ``SPLIT_WINDOW`` in all, so
+    that one trip the machine's scheduler interrupted does not flip the lesson. Adds "step", "phase", "batch",
+    "forward_ms", "weight_read_ms" (medians as reported; None when a trip lacks it), "desks", "trips" (how many
+    trips the medians are of) and "steps" (their step numbers). None when the report has no positive
+    ``wall_ms``."""
     if not report:
         return None
     whole = _num(report.get("wall_ms"))
     if whole is None or whole <= 0:
         return None
-    read = _num(report.get("weight_read_ms"))
-    read = read if read is not None and read > 0 else None
-    workers = [w for w in report.get("workers") or [] if isinstance(w, dict)]
-    comm = sum(_num(w.get("comm_ms")) or 0.0 for w in workers) / len(workers) if workers else 0.0
+    same = [r for r in (recent or []) if _kind(r) == _kind(report) and r is not report
+            and (_num(r.get("wall_ms")) or 0) > 0 and r.get("step") != report.get("step")]
+    trips = (same + [report])[-SPLIT_WINDOW:]
+    reads = [_num(r.get("weight_read_ms")) for r in trips]
+    read = statistics.median(reads) if all(v is not None and v > 0 for v in reads) else None
+    whole = statistics.median(float(r["wall_ms"]) for r in trips)
+    forwards = [v for v in (_num(r.get("forward_ms")) for r in trips) if v is not None]
     info = info or {}
     weight_bytes = _num((info.get("model") or {}).get("weight_bytes")) or 0.0
     bandwidth = _num(info.get("memory_bandwidth_bytes_per_s")) or 0.0
-    split = lessons.trip_split(whole, read, weight_bytes, bandwidth, comm_ms=max(0.0, comm))
+    split = lessons.trip_split(whole, read, weight_bytes, bandwidth,
+                               comm_ms=max(0.0, statistics.median(_comm(r) for r in trips)))
     return {**split, "step": report.get("step"), "phase": report.get("phase"), "batch": report.get("batch"),
-            "forward_ms": _num(report.get("forward_ms")), "weight_read_ms": read,
-            "weight_bytes": weight_bytes, "desks": max(1, len(workers))}
+            "forward_ms": statistics.median(forwards) if forwards else None, "weight_read_ms": read,
+            "weight_bytes": weight_bytes, "desks": max(1, len(report.get("workers") or [])), "trips": len(trips),
+            "steps": [r.get("step") for r in trips]}
 
 
 def _pace(f: dict) -> str:
@@ -117,9 +141,11 @@ def lesson_text(f: dict, device: str) -> str:
 
 
 def split_text(f: dict, device: str) -> str:
-    """One line: the figures, then the lesson they teach (``lesson_text``)."""
+    """One line: which trips the figures are of, the figures, then the lesson they teach (``lesson_text``)."""
     lesson = lesson_text(f, device)
     figures = figures_text(f)
+    if f.get("trips", 1) > 1:
+        figures = _tr("median of the last {n} trips: {figures}").format(n=f["trips"], figures=figures)
     return _tr("{figures} · {lesson}").format(figures=figures, lesson=lesson) if lesson else figures
 
 
@@ -188,12 +214,19 @@ class SplitRow(QWidget):
         row.addWidget(self.label, 4)
         self._args: tuple | None = None
         self.trip: dict | None = None
+        self.recent: deque[dict] = deque(maxlen=4 * SPLIT_WINDOW)  # reports shown, oldest first
 
     def show_trip(self, report: dict | None, info: dict | None) -> None:
         """Split the trip ``report`` (``trip_figures``) and say it; a trip that cannot be split leaves the bar
         empty and the line saying what the bar means."""
+        if report is None:
+            self.recent.clear()  # a new answer: its figures start afresh
+        elif not self.recent or self.recent[-1] is not report:
+            if self.recent and report.get("step") is not None and report.get("step") == self.recent[-1].get("step"):
+                self.recent.pop()  # the same trip again (a retranslation): not twice in the median
+            self.recent.append(report)
         self._args = (report, info)
-        f = trip_figures(report, info)
+        f = trip_figures(report, info, list(self.recent)[:-1] if report is not None else None)
         self.trip = f
         if f is None:
             self.bar.set_parts(None)
