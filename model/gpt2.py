@@ -380,7 +380,7 @@ class GPT2(nn.Module):
         Returns float logits (B, T, V), or (B, K, V) with logit_index.
         Raises ValueError if a position reaches n_positions.
         """
-        if (batch is not None and kv_cache is not None and layer_ms is None and self._fast_layers is not None
+        if (batch is not None and kv_cache is not None and self._fast_layers is not None
                 and not torch.is_grad_enabled() and not self.h[0].attn.readable and not self._hooked()):
             return self._forward_cached(input_ids, batch, kv_cache, logit_index, read_timer or NULL_TIMER, layer_ms)
         if read_timer is None:

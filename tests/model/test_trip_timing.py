@@ -124,3 +124,36 @@ def test_speculative_steps_time_both_models(tiny):
     assert verify
     assert all(0 < r.weight_read_ms <= r.verify_ms for r in verify)
     assert all(0 < r.draft_weight_read_ms <= r.draft_ms for r in verify)
+
+
+def test_layer_timing_takes_the_flat_path(make_engine, tiny, monkeypatch):
+    """Per-layer timing runs the same flat cached forward as an untimed pass (the modules' path cost +61 % per
+    trip), with one figure per layer inside forward_ms, and the same tokens."""
+    from model.gpt2 import GPT2
+    model, tok = tiny
+    calls = {"flat": 0, "modules": 0}
+    flat, modules = GPT2._forward_cached, GPT2._forward_modules
+
+    def spy_flat(self, *a, **k):
+        calls["flat"] += 1
+        return flat(self, *a, **k)
+
+    def spy_modules(self, *a, **k):
+        calls["modules"] += 1
+        return modules(self, *a, **k)
+    monkeypatch.setattr(GPT2, "_forward_cached", spy_flat)
+    monkeypatch.setattr(GPT2, "_forward_modules", spy_modules)
+    ids = {}
+    for timed in (True, False):
+        engine = make_engine(max_batch=2, layer_timing=timed)
+        rids = [engine.add_request(prompt_ids(6 + 4 * i, 10 + i, tok.vocab_size), max_new_tokens=5, sampling=GREEDY)
+                for i in range(2)]
+        reports = run_to_end(engine)
+        ids[timed] = [engine.finished[r].token_ids for r in rids]
+        if timed:
+            assert all(len(r.layer_ms) == model.config.n_layer and all(ms > 0 for ms in r.layer_ms)
+                       and sum(r.layer_ms) <= r.forward_ms for r in reports)
+        else:
+            assert all(r.layer_ms == [] for r in reports)
+    assert calls["modules"] == 0 and calls["flat"] > 0
+    assert ids[True] == ids[False]
