@@ -28,9 +28,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def live_once(steps: int, layer_every: int, size: tuple[int, int] = (1280, 720)) -> dict:
+def live_once(steps: int, layer_every: int, size: tuple[int, int] = (1280, 720), pin: bool = False) -> dict:
     """One run of the window (this process): ``steps`` trips at batch 1, real time. Returns the decode steps'
-    whole and forward ms, the request as submitted, the window's CPU use and the engine's threads/affinity."""
+    whole and forward ms, the request as submitted, the window's CPU use and the engine's threads/affinity.
+    ``pin``: the window on the first core, its engine process on the last (an experiment: does keeping the
+    painting off the engine's core help?)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import psutil
 
@@ -57,6 +59,11 @@ def live_once(steps: int, layer_every: int, size: tuple[int, int] = (1280, 720))
         window.set_real_time(True)
         me = psutil.Process()
         engine = psutil.Process(window.bridge.pid)
+        if pin and (os.cpu_count() or 1) > 1:
+            cores = sorted(me.cpu_affinity())
+            me.cpu_affinity(cores[:1])
+            for proc in [engine, *engine.children(recursive=True)]:
+                proc.cpu_affinity(cores[-1:])
         cpu0, t0 = sum(me.cpu_times()[:2]), time.perf_counter()
         if not window.run_trips(steps):
             raise RuntimeError("could not start the run")
@@ -73,9 +80,9 @@ def live_once(steps: int, layer_every: int, size: tuple[int, int] = (1280, 720))
         window.stop()
 
 
-def _live(steps: int, layer_every: int) -> dict:
+def _live(steps: int, layer_every: int, pin: bool = False) -> dict:
     out = subprocess.run([sys.executable, "-m", "bench.live_vs_headless", "--live-once", "--steps", str(steps),
-                          "--layer-every", str(layer_every)], cwd=REPO, capture_output=True, text=True, timeout=300)
+                          "--layer-every", str(layer_every)] + (["--pin"] if pin else []), cwd=REPO, capture_output=True, text=True, timeout=300)
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     if out.returncode != 0 or not lines:
         raise RuntimeError(f"live run failed: {out.stderr[-2000:]}")
@@ -102,24 +109,24 @@ def _med(values: list[float]) -> float:
     return float(statistics.median(values))
 
 
-def compare(runs: int, steps: int, layer_every: int) -> dict:
+def compare(runs: int, steps: int, layer_every: int, pin: bool = False) -> dict:
     """``runs`` interleaved rounds of live and headless (ABBA); per run the median decode step; returns both
     sides' per-run medians and the ratio of their medians."""
-    probe = _live(steps, layer_every)  # warm-up (discarded): caches, the read speed cache, the request's settings
+    probe = _live(steps, layer_every, pin)  # warm-up (discarded): caches, the read speed cache, the request's settings
     request = {**probe["request"], "max_new_tokens": steps}
     live, head, extra = [], [], []
     for i in range(runs):
         order = ("live", "head") if i % 2 == 0 else ("head", "live")
         for side in order:
             if side == "live":
-                r = _live(steps, layer_every)
+                r = _live(steps, layer_every, pin)
                 live.append({"whole": _med(r["whole_ms"]), "forward": _med(r["forward_ms"])})
                 extra.append(r)
             else:
                 r = _headless(request, int(probe["threads"] or 1))
                 head.append({"whole": _med(r["whole_ms"]), "forward": _med(r["forward_ms"])})
     lw, hw = _med([x["whole"] for x in live]), _med([x["whole"] for x in head])
-    return {"layer_every": layer_every, "runs": runs, "steps": steps, "threads": probe["threads"],
+    return {"layer_every": layer_every, "pin": pin, "runs": runs, "steps": steps, "threads": probe["threads"],
             "live_whole": [x["whole"] for x in live], "head_whole": [x["whole"] for x in head],
             "live_forward": [x["forward"] for x in live], "head_forward": [x["forward"] for x in head],
             "ratio": lw / hw, "gui_cpu": _med([e["gui_cpu"] for e in extra]),
@@ -131,12 +138,13 @@ def compare(runs: int, steps: int, layer_every: int) -> dict:
 def report(rows: list[dict]) -> str:
     def s(v: list[float]) -> str:
         return f"{_med(v):.2f} ({min(v):.2f}–{max(v):.2f})"
-    lines = ["| layer timing | live whole step ms | headless whole step ms | live ÷ headless | live forward ms | "
+    lines = ["| layer timing | window / engine cores | live whole step ms | headless whole step ms | live ÷ headless | live forward ms | "
              "headless forward ms | window CPU | trips layer-timed | load (1/5/15 min) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         every = {0: "never", 1: "every trip"}.get(r["layer_every"], f"1 trip in {r['layer_every']}")
-        lines.append(f"| {every} | {s(r['live_whole'])} | {s(r['head_whole'])} | **{r['ratio']:.2f}×** | "
+        cores = f"{r['gui_affinity']} / {r['engine_affinity']}" if r.get("pin") else "any / any"
+        lines.append(f"| {every} | {cores} | {s(r['live_whole'])} | {s(r['head_whole'])} | **{r['ratio']:.2f}×** | "
                      f"{s(r['live_forward'])} | {s(r['head_forward'])} | {100 * r['gui_cpu']:.0f} % | "
                      f"{r['layer_timed']} of {r['steps'] - 1} | {' / '.join(f'{x:.1f}' for x in r['load'])} |")
     return "\n".join(lines)
@@ -148,12 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--steps", type=int, default=40)
     p.add_argument("--layer-every", type=int, nargs="+", default=[16])
+    p.add_argument("--pin", action="store_true", help="also run each setting with the window and engine on separate cores")
     p.add_argument("--out", default=None, help="a JSON file for the rows (the table goes to stdout)")
     args = p.parse_args(argv)
     if args.live_once:
-        print(json.dumps(live_once(args.steps, args.layer_every[0])), flush=True)
+        print(json.dumps(live_once(args.steps, args.layer_every[0], pin=args.pin)), flush=True)
         os._exit(0)  # the window's engine is stopped; skip Qt's teardown
-    rows = [compare(args.runs, args.steps, every) for every in args.layer_every]
+    rows = [compare(args.runs, args.steps, every, pin) for every in args.layer_every
+            for pin in ((False, True) if args.pin else (False,))]
     print(report(rows))
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1))
