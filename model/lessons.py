@@ -192,24 +192,28 @@ def trip_lesson(reading_share: float | None, comm_share: float = 0.0) -> str:
 
 
 def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: float = 0, bandwidth: float = 0.0,
-               comm_ms: float = 0.0) -> dict:
+               comm_ms: float = 0.0, wait_ms: float = 0.0) -> dict:
     """One measured trip in three figures, and the lesson they teach (``trip_lesson``).
 
     whole_ms: the measured step (ms, > 0: forward pass, sampling, bookkeeping). weight_read_ms: the engine's
     measured time of the weight reads (every weight GEMV/GEMM, the LM head and the embedding gather; the step
     report's ``weight_read_ms``), or None where the engine did not measure it. comm_ms: measured time passing
-    pages between desks (a torn book; 0 otherwise). weight_bytes and bandwidth (bytes/s, the memory's measured
+    pages between desks (a torn book; 0 otherwise). wait_ms: measured time the step's thread was not running
+    (wall time − the thread's CPU time: the machine was busy with other processes), which is no part of the
+    trip's own work, so the shares are of the busy step (whole − wait). weight_bytes and bandwidth (bytes/s, the memory's measured
     read speed, ``model.hardware.decode_floors``): for the floor, a formula.
 
         reading_ms   = weight_read_ms                            (measured, capped at the step)
         comm_ms      = comm_ms                                   (measured, capped at what is left)
-        paperwork_ms = whole_ms − reading_ms − comm_ms           (measured: the rest of the step)
+        wait_ms      = wait_ms                                   (measured, capped at what is left)
+        paperwork_ms = whole_ms − reading_ms − comm_ms − wait_ms (measured: the rest of the step)
+        shares       = part ÷ (whole_ms − wait_ms)
         floor_ms     = weight_bytes ÷ bandwidth × 1000           (formula: the roofline's memory term, Williams,
                        Waterman & Patterson 2009, "Roofline"; None without bytes or bandwidth)
         read_speed   = weight_bytes ÷ reading_ms                 (bytes/s the engine actually read at)
         times_floor  = reading_ms ÷ floor_ms                     (how much slower than the memory could)
 
-    Returns {"whole_ms", "reading_ms", "paperwork_ms", "comm_ms", "floor_ms", "reading_share", "comm_share",
+    Returns {"whole_ms", "reading_ms", "paperwork_ms", "comm_ms", "wait_ms", "floor_ms", "reading_share", "comm_share",
     "read_speed_bytes_per_s", "times_floor", "lesson"} (a figure that cannot be had is None; without a reading
     figure reading_ms and the shares are None and the rest is all paperwork). Raises ValueError for a step that
     is not positive or a negative reading or communication time.
@@ -218,19 +222,39 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
         raise ValueError(f"trip_split needs a positive step, got {whole_ms!r} ms")
     if weight_read_ms is not None and not weight_read_ms >= 0:
         raise ValueError(f"trip_split needs a reading time of at least 0, got {weight_read_ms!r} ms")
-    if not comm_ms >= 0:
-        raise ValueError(f"trip_split needs a communication time of at least 0, got {comm_ms!r} ms")
+    if not comm_ms >= 0 or not wait_ms >= 0:
+        raise ValueError(f"trip_split needs communication and waiting times of at least 0, got {comm_ms!r} ms, "
+                         f"{wait_ms!r} ms")
     whole = float(whole_ms)
     reading = None if weight_read_ms is None else min(whole, float(weight_read_ms))
     comm = min(float(comm_ms), whole - (reading or 0.0))
-    paperwork = whole - (reading or 0.0) - comm
+    wait = min(float(wait_ms), whole - (reading or 0.0) - comm)
+    paperwork = whole - (reading or 0.0) - comm - wait
+    busy = whole - wait
     floor = float(weight_bytes) / float(bandwidth) * 1e3 if weight_bytes and bandwidth and bandwidth > 0 else None
     speed = float(weight_bytes) / (reading / 1e3) if reading and weight_bytes else None
-    reading_share = None if reading is None else reading / whole
-    return {"whole_ms": whole, "reading_ms": reading, "paperwork_ms": paperwork, "comm_ms": comm, "floor_ms": floor,
-            "reading_share": reading_share, "comm_share": comm / whole,
+    reading_share = None if reading is None else reading / busy
+    return {"whole_ms": whole, "reading_ms": reading, "paperwork_ms": paperwork, "comm_ms": comm, "wait_ms": wait,
+            "floor_ms": floor, "reading_share": reading_share, "comm_share": comm / busy,
             "read_speed_bytes_per_s": speed, "times_floor": reading / floor if reading and floor else None,
-            "lesson": trip_lesson(reading_share, comm / whole)}
+            "lesson": trip_lesson(reading_share, comm / busy)}
+
+
+def steps_with_cpu(engine, cpu: bool = True, max_steps: int = 10_000) -> tuple[list, list[float] | None]:
+    """Run ``engine`` (a ``model.engine.Engine``) to the end: its step reports, and with ``cpu`` the stepping
+    thread's CPU ms of each (``time.thread_time_ns``; pass ``cpu=False`` when torch runs more than one thread,
+    whose CPU is not this thread's). A step's wall ms minus its CPU ms is the time it waited for a CPU."""
+    import time
+    reports, cpu_ms = [], []
+    for _ in range(max_steps):
+        if not engine.has_work():
+            break
+        c0 = time.thread_time_ns()
+        report = engine.step()
+        if report is not None:
+            reports.append(report)
+            cpu_ms.append((time.thread_time_ns() - c0) / 1e6)
+    return reports, (cpu_ms if cpu else None)
 
 
 def _read_ms(report) -> float | None:
@@ -239,16 +263,19 @@ def _read_ms(report) -> float | None:
     return float(v) if isinstance(v, (int, float)) and v > 0 else None
 
 
-def measured_split(reports: list, weight_bytes: int, bandwidth: float | None) -> dict | None:
+def measured_split(reports: list, weight_bytes: int, bandwidth: float | None,
+                   cpu_ms: list[float] | None = None) -> dict | None:
     """``model.lessons.trip_split`` of the medians of ``reports`` (decode steps): whole step (``wall_ms``),
-    measured weight reading (``weight_read_ms``), the floor from ``bandwidth`` (bytes/s); None without steps.
+    measured weight reading (``weight_read_ms``), the floor from ``bandwidth`` (bytes/s), and with ``cpu_ms``
+    (the stepping thread's CPU ms of each report) the waiting, wall − CPU; None without steps.
     Adds "forward_ms" (median forward pass) and "trips" (how many steps the medians are of)."""
     if not reports:
         return None
     reads = [r for r in (_read_ms(x) for x in reports) if r is not None]
     whole = statistics.median(float(r.wall_ms) for r in reports)
     read = statistics.median(reads) if len(reads) == len(reports) else None  # every step measured, or no claim
-    split = trip_split(whole, read, weight_bytes, bandwidth or 0.0)
+    wait = statistics.median(max(0.0, float(r.wall_ms) - c) for r, c in zip(reports, cpu_ms)) if cpu_ms else 0.0
+    split = trip_split(whole, read, weight_bytes, bandwidth or 0.0, wait_ms=wait)
     return {**split, "forward_ms": statistics.median(float(r.forward_ms) for r in reports), "trips": len(reports)}
 
 

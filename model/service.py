@@ -27,7 +27,8 @@ Events (engine → GUI), each a dict with "type":
     sharding      mode, n, workers [{rank, pid, weight_bytes, kv_bytes, heads | layers}]: the sharding now in
                   force (after set_sharding, and after a fallback to one process)
     accepted      request_id, prompt_token_ids, prompt_labels, notice
-    step          report: StepReport.to_dict()
+    step          report: StepReport.to_dict(), plus cpu_ms (the stepping thread's CPU time of the step, with one
+                  torch thread on one process: wall_ms − cpu_ms is the time the step waited for a busy machine)
     finished      request_id, text, finish_reason, ttft_ms
     idle          no request left
     analysis      analysis_id, kind, prompt, data (plain measurements) or error, elapsed_ms
@@ -269,8 +270,10 @@ class EngineService:
         from model.errors import ShardingError
         every = self.layer_timing_every
         self.engine.layer_timing = every > 0 and self.trips % every == 0
+        cpu0 = time.thread_time_ns()
         try:
             report = self.engine.step()
+            cpu_ms = (time.thread_time_ns() - cpu0) / 1e6
         except ShardingError as e:  # a worker died or hung: stop the rest, go on with the whole book here
             log.error("sharded pass failed, falling back to one process: %s", e)
             self.emit({"type": "error", "message": "A worker stopped; the book is whole again on one desk."})
@@ -282,7 +285,10 @@ class EngineService:
         self.trips += 1
         if not self.free_run:
             self.grants -= 1
-        self.emit({"type": "step", "report": report.to_dict()})
+        step = report.to_dict()
+        if self.threads == 1 and self.runner is None:  # the stepping thread did all the work: wall − CPU = waiting
+            step["cpu_ms"] = min(cpu_ms, step["wall_ms"])  # two clocks: never more CPU than wall
+        self.emit({"type": "step", "report": step})
         # Popped once reported: a long session does not pile up results, and an id reused later (the GUI
         # restarts its numbering after a reset) is reported again.
         for rid in list(self.engine.finished):

@@ -23,8 +23,12 @@ def measured(split: dict | None) -> bool:
 def figures(split: dict) -> str:
     """"median trip 4.8 ms: reading the weights 3.6 ms · other work 1.2 ms (both measured) · floor 0.43 ms
     (formula)"."""
+    wait = split.get("wait_ms") or 0.0
+    named = wait >= 0.1 * split["whole_ms"]  # a wait is named when at least a tenth of the step, else in other work
     text = T("median trip {w}: reading the weights {r} · other work {p} (both measured)").format(
-        w=fmt_ms(split["whole_ms"]), r=fmt_ms(split["reading_ms"]), p=fmt_ms(split["paperwork_ms"]))
+        w=fmt_ms(split["whole_ms"]), r=fmt_ms(split["reading_ms"]), p=fmt_ms(split["paperwork_ms"] + (0 if named else wait)))
+    if named:
+        text += " · " + T("waiting for a busy processor {t} (measured)").format(t=fmt_ms(wait))
     if split.get("floor_ms"):
         text += " · " + T("floor {f} (formula)").format(f=fmt_ms(split["floor_ms"]))
     return text
@@ -49,13 +53,14 @@ def page7_lesson(split: dict) -> str:
     if key == "paperwork":
         return T("Here the trip is mostly other work per step (attention, sampling, Python), not reading the "
                  "weights: a book this small is read quickly.")
-    return T("Here reading the weights is {pct}% of the trip, {pace}; the rest is other work per step.").format(
+    return T("Here reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step.").format(
         pct=f"{100 * split['reading_share']:.0f}", pace=pace(split))
 
 
 def page13_lesson(split: dict) -> str:
     """Page 13's sentence on what a smaller apprentice saves, by what dominates the book's trip here."""
-    f = {"r": fmt_ms(split["reading_ms"]), "p": fmt_ms(split["paperwork_ms"]), "w": fmt_ms(split["whole_ms"]),
+    busy = split["whole_ms"] - (split.get("wait_ms") or 0.0)  # the trip's own work: the shares are of it
+    f = {"r": fmt_ms(split["reading_ms"]), "p": fmt_ms(split["paperwork_ms"]), "w": fmt_ms(busy),
          "pct": f"{100 * split['reading_share']:.0f}"}
     key = split["lesson"]
     if key == "reading":
@@ -64,8 +69,8 @@ def page13_lesson(split: dict) -> str:
     if key == "paperwork":
         return T("Here a trip of the book is mostly other work per step ({p} of {w}, measured, §7), which a smaller "
                  "apprentice pays just the same.").format(**f)
-    return T("Here reading the weights is {pct}% of a trip of the book ({r} of {w}, measured, §7); the other work "
-             "per step a smaller apprentice pays just the same.").format(**f)
+    return T("Here reading the weights is {pct}% of the work of a trip of the book ({r} of {w}, measured, §7); the "
+             "other work per step a smaller apprentice pays just the same.").format(**f)
 
 
 def dictionary_line(s: dict) -> str:
@@ -83,10 +88,10 @@ def page18_line(split: dict) -> str:
     """Page 18, under the answer on memory: what this computer measured (§7)."""
     key = split["lesson"]
     if key == "reading":
-        return T("Measured here (§7): reading the weights is {pct}% of a trip of this small book too.").format(
+        return T("Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book too.").format(
             pct=f"{100 * split['reading_share']:.0f}")
     if key == "paperwork":
         return T("Measured here (§7): this small book's trip is mostly other work per step; a big model's trip is "
                  "mostly reading.")
-    return T("Measured here (§7): reading the weights is {pct}% of a trip of this small book; the rest is other "
-             "work per step.").format(pct=f"{100 * split['reading_share']:.0f}")
+    return T("Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book; the rest "
+             "is other work per step.").format(pct=f"{100 * split['reading_share']:.0f}")

@@ -1687,6 +1687,26 @@
         <translation>小徒弟的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
     </message>
     <message>
+        <source>Here reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step.</source>
+        <translation>这里读权重占一趟干活时间的 {pct}%，{pace}；其余是每步的杂事。</translation>
+    </message>
+    <message>
+        <source>Here reading the weights is {pct}% of the work of a trip of the book ({r} of {w}, measured, §7); the other work per step a smaller apprentice pays just the same.</source>
+        <translation>在这台电脑上，读权重占书的一趟干活时间的 {pct}%（{w} 里占 {r}，实测，§7）；每步的其余杂事，小徒弟再小也一样要付。</translation>
+    </message>
+    <message>
+        <source>Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book too.</source>
+        <translation>这台电脑上实测（§7）：这本小书的一趟干活时间里，读权重也占 {pct}%。</translation>
+    </message>
+    <message>
+        <source>Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book; the rest is other work per step.</source>
+        <translation>这台电脑上实测（§7）：这本小书的一趟干活时间里读权重占 {pct}%；其余是每步的杂事。</translation>
+    </message>
+    <message>
+        <source>waiting for a busy processor {t} (measured)</source>
+        <translation>等处理器（被别的程序占着）{t}（实测）</translation>
+    </message>
+    <message>
         <source>median trip {w}: reading the weights {r} · other work {p} (both measured)</source>
         <translation>一趟的中位数 {w}：读权重 {r} · 其余杂事 {p}（都是实测）</translation>
     </message>
@@ -1715,10 +1735,6 @@
         <translation>这里一趟大多是每步的其余杂事（注意力、采样、Python），不是读权重：这么薄的书很快就读完了。</translation>
     </message>
     <message>
-        <source>Here reading the weights is {pct}% of the trip, {pace}; the rest is other work per step.</source>
-        <translation>这里读权重占一趟的 {pct}%，{pace}；其余是每步的杂事。</translation>
-    </message>
-    <message>
         <source>Here a trip of the book is mostly reading the weights ({r} of {w}, measured, §7): an apprentice saves the chapters it skips, but not the dictionary it must read whole.</source>
         <translation>在这台电脑上，书的一趟大多在读权重（{w} 里占 {r}，实测，§7）：小徒弟省下的是它没有的那些章，省不下它每次都要整本读的词典。</translation>
     </message>
@@ -1727,24 +1743,12 @@
         <translation>在这台电脑上，书的一趟大多是每步的杂事（{w} 里占 {p}，实测，§7）；小徒弟再小，这部分也一样要付。</translation>
     </message>
     <message>
-        <source>Here reading the weights is {pct}% of a trip of the book ({r} of {w}, measured, §7); the other work per step a smaller apprentice pays just the same.</source>
-        <translation>在这台电脑上，读权重占书的一趟的 {pct}%（{w} 里占 {r}，实测，§7）；每步的其余杂事，小徒弟再小也一样要付。</translation>
-    </message>
-    <message>
         <source>Its dictionary (embedding and LM head, {d}) is {dp}% of the book's ({t}), and every guess reads it whole: {share}% of the apprentice's own {a}.</source>
         <translation>它的词典（嵌入矩阵和 LM 头，{d}）是书的词典（{t}）的 {dp}%，每猜一个字都要整本读一遍：占小徒弟自己 {a} 的 {share}%。</translation>
     </message>
     <message>
-        <source>Measured here (§7): reading the weights is {pct}% of a trip of this small book too.</source>
-        <translation>这台电脑上实测（§7）：这本小书的一趟，读权重也占 {pct}%。</translation>
-    </message>
-    <message>
         <source>Measured here (§7): this small book's trip is mostly other work per step; a big model's trip is mostly reading.</source>
         <translation>这台电脑上实测（§7）：这本小书的一趟大多是每步的杂事；大模型的一趟大多在读权重。</translation>
-    </message>
-    <message>
-        <source>Measured here (§7): reading the weights is {pct}% of a trip of this small book; the rest is other work per step.</source>
-        <translation>这台电脑上实测（§7）：这本小书的一趟里读权重占 {pct}%；其余是每步的杂事。</translation>
     </message>
     <message>
         <source>each bar: one trip, one new token; orange: reading the weights; blue: the rest of the step</source>
@@ -2394,6 +2398,18 @@
         <translation>{figures} · {lesson}</translation>
     </message>
     <message>
+        <source>{where}: reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step</source>
+        <translation>{where}：读权重占这一趟干活时间的 {pct}%，{pace}；其余是每步的杂事</translation>
+    </message>
+    <message>
+        <source>waiting for a busy processor {w} ms, measured</source>
+        <translation>等处理器（被别的程序占着）{w} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>Red: reading the weights, measured in the trip · violet: passing pages between desks, measured · blue-grey: the rest of the step, measured · dark: waiting for a processor busy with other programs, measured · white tick: the floor, the weights' bytes at the memory's measured read speed (a formula)</source>
+        <translation>红色：读权重，在这一趟里实测 · 紫色：桌子之间传书页，实测 · 蓝灰色：这一步的其余部分，实测 · 深色：等被别的程序占着的处理器，实测 · 白线：下限，按内存实测读取速度读完权重字节（公式推算）</translation>
+    </message>
+    <message>
         <source>median of the last {n} trips: {figures}</source>
         <translation>最近 {n} 趟的中位数：{figures}</translation>
     </message>
@@ -2442,16 +2458,8 @@
         <translation>{where}：这一趟大多是每步的其余杂事（注意力、采样、Python），不是读权重</translation>
     </message>
     <message>
-        <source>{where}: reading the weights is {pct}% of the trip, {pace}; the rest is other work per step</source>
-        <translation>{where}：读权重占这一趟的 {pct}%，{pace}；其余是每步的杂事</translation>
-    </message>
-    <message>
         <source>Each trip in one bar: red, reading the weights; blue-grey, the rest of the step; white, the floor (the weights' bytes at the memory's measured read speed)</source>
         <translation>每一趟画成一根条：红色是读权重；蓝灰色是这一步的其余部分；白线是下限（按内存实测读取速度读完权重字节的时间）</translation>
-    </message>
-    <message>
-        <source>Red: reading the weights, measured in the trip · violet: passing pages between desks, measured · blue-grey: the rest of the step, measured · white tick: the floor, the weights' bytes at the memory's measured read speed (a formula)</source>
-        <translation>红色：读权重，在这一趟里实测 · 紫色：桌子之间传书页，实测 · 蓝灰色：这一步的其余部分，实测 · 白线：下限，按内存实测读取速度读完权重字节（公式推算）</translation>
     </message>
     <message>
         <source>{size} of weights on a {device}</source>

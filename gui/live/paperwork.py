@@ -6,7 +6,9 @@ The figures are ``model.lessons.trip_split`` (one formula, one place; ``model.le
     reading_ms   = the step report's ``weight_read_ms``      measured: the engine's weight GEMVs/GEMMs, LM head
                                                              and embedding gather, timed in the trip itself
     comm_ms      = the desks' mean ``comm_ms``                measured: a torn book's pages passed between desks
-    paperwork_ms = wall_ms − reading_ms − comm_ms            measured: the rest of the step (attention over the
+    wait_ms      = wall_ms − the step's CPU ms (``cpu_ms``)  measured: the engine waited for a processor that
+                                                             other programs kept busy (shares are of the rest)
+    paperwork_ms = wall_ms − reading − comm − wait           measured: the rest of the step (attention over the
                                                              KV cache, norms, sampling, scheduling, Python)
     floor_ms     = weight_bytes ÷ read speed × 1000           formula: how fast the book could be read at the
                                                              memory's measured read speed (``ready``'s
@@ -35,6 +37,7 @@ READING_COLOR = QColor("#ff6b6b")  # the floor line's red on the ms-per-trip plo
 PAPERWORK_COLOR = QColor("#5b7690")
 COMM_COLOR = QColor("#c792ea")  # the torn book's pages passed between desks
 FLOOR_COLOR = QColor("#ffffff")
+WAIT_COLOR = QColor("#2c3a48")  # the step waited for a processor busy with other programs
 MOSTLY = lessons.MOSTLY  # a part at least this share of the trip "mostly" makes the trip
 
 
@@ -50,6 +53,7 @@ def _num(value) -> float | None:
     return v if v == v and v not in (float("inf"), float("-inf")) else None
 
 
+WAIT_SHOWN = 0.1  # waiting for the processor is named when it is at least this share of the step
 SPLIT_WINDOW = 8  # the split row's figures: medians of the last this-many trips like the one on stage
 
 
@@ -86,8 +90,11 @@ def trip_figures(report: dict | None, info: dict | None, recent: list[dict] | No
     info = info or {}
     weight_bytes = _num((info.get("model") or {}).get("weight_bytes")) or 0.0
     bandwidth = _num(info.get("memory_bandwidth_bytes_per_s")) or 0.0
+    cpus = [_num(r.get("cpu_ms")) for r in trips]
+    wait = statistics.median(max(0.0, float(r["wall_ms"]) - c) for r, c in zip(trips, cpus)) \
+        if all(c is not None for c in cpus) else 0.0
     split = lessons.trip_split(whole, read, weight_bytes, bandwidth,
-                               comm_ms=max(0.0, statistics.median(_comm(r) for r in trips)))
+                               comm_ms=max(0.0, statistics.median(_comm(r) for r in trips)), wait_ms=wait)
     return {**split, "step": report.get("step"), "phase": report.get("phase"), "batch": report.get("batch"),
             "forward_ms": statistics.median(forwards) if forwards else None, "weight_read_ms": read,
             "weight_bytes": weight_bytes, "desks": max(1, len(report.get("workers") or [])), "trips": len(trips),
@@ -111,11 +118,15 @@ def figures_text(f: dict) -> str:
     if f["comm_ms"] > 0:
         parts.append(_tr("communication {c} ms, measured").format(c=fmt_ms(f["comm_ms"])))
     if f["reading_ms"] is not None:
+        # a wait too small to name stays in the other work, so the figures on screen add up to the step
+        hidden = 0.0 if f.get("wait_ms", 0.0) >= WAIT_SHOWN * f["whole_ms"] else f.get("wait_ms", 0.0)
         parts.append(_tr("reading the weights {r} ms, measured").format(r=fmt_ms(f["reading_ms"])))
-        parts.append(_tr("other work {p} ms, measured").format(p=fmt_ms(f["paperwork_ms"])))
+        parts.append(_tr("other work {p} ms, measured").format(p=fmt_ms(f["paperwork_ms"] + hidden)))
     else:
         parts.append(_tr("whole step {w} ms, measured; the reading is not timed separately here").format(
             w=fmt_ms(f["whole_ms"])))
+    if f.get("wait_ms", 0.0) >= WAIT_SHOWN * f["whole_ms"]:
+        parts.append(_tr("waiting for a busy processor {w} ms, measured").format(w=fmt_ms(f["wait_ms"])))
     if f["floor_ms"] is not None:
         parts.append(_tr("floor {f} ms, formula").format(f=fmt_ms(f["floor_ms"])))
     return " · ".join(parts)
@@ -135,7 +146,7 @@ def lesson_text(f: dict, device: str) -> str:
         return _tr("{where}: the trip is mostly other work per step (attention, sampling, Python), not reading the "
                    "weights").format(where=where)
     if key == "both":
-        return _tr("{where}: reading the weights is {pct}% of the trip, {pace}; the rest is other work per step").format(
+        return _tr("{where}: reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step").format(
             where=where, pct=f"{100 * f['reading_share']:.0f}", pace=_pace(f))
     return ""
 
@@ -150,18 +161,19 @@ def split_text(f: dict, device: str) -> str:
 
 
 class SplitBar(QWidget):
-    """The trip as one bar: reading (red), communication (violet, a torn book), other work (blue-grey), widths in
+    """The trip as one bar: reading (red), communication (violet, a torn book), other work (blue-grey), waiting
+    for a busy processor (dark), widths in
     proportion to the measured ms, and the floor as a white tick at its share of the step; paints no text (the
     line beside it says the figures)."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("splitBar")
-        self.parts: tuple[float, float, float] | None = None  # (reading, communication, other work) ms
+        self.parts: tuple[float, ...] | None = None  # (reading, communication, other work, waiting) ms
         self.floor: float | None = None  # ms, on the same scale
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
 
-    def set_parts(self, parts: tuple[float, float, float] | None, floor: float | None = None) -> None:
+    def set_parts(self, parts: tuple[float, ...] | None, floor: float | None = None) -> None:
         if parts != self.parts or floor != self.floor:
             self.parts, self.floor = parts, floor
             self.update()
@@ -180,7 +192,7 @@ class SplitBar(QWidget):
         total = sum(self.parts) if self.parts else 0.0
         if total > 0:
             x = r.left()
-            for ms, color in zip(self.parts, (READING_COLOR, COMM_COLOR, PAPERWORK_COLOR)):
+            for ms, color in zip(self.parts, (READING_COLOR, COMM_COLOR, PAPERWORK_COLOR, WAIT_COLOR)):
                 w = r.width() * ms / total
                 if ms > 0:
                     w = max(2.0, w)  # a sliver stays visible: it is never nothing
@@ -233,13 +245,14 @@ class SplitRow(QWidget):
             text = _tr("Each trip in one bar: red, reading the weights; blue-grey, the rest of the step; white, the "
                        "floor (the weights' bytes at the memory's measured read speed)")
         else:
-            self.bar.set_parts((f["reading_ms"] or 0.0, f["comm_ms"], f["paperwork_ms"]), f["floor_ms"])
+            self.bar.set_parts((f["reading_ms"] or 0.0, f["comm_ms"], f["paperwork_ms"], f["wait_ms"]), f["floor_ms"])
             text = split_text(f, str((info or {}).get("device", "cpu")))
         if self.label.text() != text:
             self.label.setText(text)
         self.bar.setToolTip(_tr("Red: reading the weights, measured in the trip · violet: passing pages between "
-                                "desks, measured · blue-grey: the rest of the step, measured · white tick: the "
-                                "floor, the weights' bytes at the memory's measured read speed (a formula)"))
+                                "desks, measured · blue-grey: the rest of the step, measured · dark: waiting for a "
+                                "processor busy with other programs, measured · white tick: the floor, the weights' "
+                                "bytes at the memory's measured read speed (a formula)"))
 
     def retranslate(self) -> None:
         if self._args is not None:

@@ -121,3 +121,30 @@ def test_one_interrupted_trip_does_not_flip_the_lesson(en):
     # a prefill trip is not mixed with decode trips
     prefill = {**_report(9.0, 2.0), "step": 9, "phase": "prefill"}
     assert trip_figures(prefill, INFO, recent)["trips"] == 1
+
+
+def test_waiting_for_the_processor_is_named_and_not_counted_as_work(en):
+    # the engine's thread ran 2.6 ms of a 19 ms step: 16.4 ms waiting for a processor other programs kept busy
+    r = {**_report(19.0, 1.2), "cpu_ms": 2.6}
+    f = trip_figures(r, INFO)
+    assert f["wait_ms"] == pytest.approx(16.4) and f["lesson"] == "both"  # 1.2 of 2.6 ms of work
+    text = split_text(f, "cpu")
+    assert "waiting for a busy processor 16.4 ms, measured" in text and "46% of the trip's work" in text
+    # a small wait is not named: it stays in the other work, so the figures add up to the step
+    small = trip_figures({**_report(4.8, 2.4), "cpu_ms": 4.6}, INFO)
+    line = split_text(small, "cpu")
+    assert "waiting" not in line and "other work 2.40 ms" in line
+
+
+def test_service_reports_the_steps_cpu_time(tiny_model_dir, tmp_path, monkeypatch):
+    from model.service import EngineService
+    monkeypatch.setenv("ONE_TRIP_CACHE_DIR", str(tmp_path / "cache"))
+    events: list[dict] = []
+    svc = EngineService({"model_dir": str(tiny_model_dir), "threads": 1, "max_batch": 1, "layer_timing": False,
+                         "draft_model_dir": str(tmp_path / "none")}, events.append)
+    svc.handle({"op": "submit", "request_id": "a", "prompt": "hi", "max_new_tokens": 3, "temperature": 0.0})
+    svc.handle({"op": "free_run", "on": True})
+    while svc.wants_step():
+        svc.step()
+    steps = [e["report"] for e in events if e["type"] == "step"]
+    assert steps and all(0 < s["cpu_ms"] <= s["wall_ms"] for s in steps)

@@ -14,10 +14,10 @@ SPLITS = {  # whole 4.8 ms; the reading measured; floor 0.43 ms (17.4 MB at 40 G
 }
 # what each page says for each key, and what it must then never say
 SAYS = {
-    "reading": ("mostly reading the weights", "mostly reading the weights", "is 75% of a trip of this small book too"),
+    "reading": ("mostly reading the weights", "mostly reading the weights", "is 75% of the work of a trip of this small book too"),
     "paperwork": ("mostly other work per step", "mostly other work per step", "mostly other work per step"),
-    "both": ("reading the weights is 50% of the trip", "reading the weights is 50% of a trip of the book",
-             "reading the weights is 50% of a trip of this small book"),
+    "both": ("reading the weights is 50% of the trip", "reading the weights is 50% of the work of a trip of the book",
+             "reading the weights is 50% of the work of a trip of this small book"),
 }
 
 

@@ -229,3 +229,14 @@ def test_service_chooses_the_least_slow_apprentice_when_none_pays(tiny_model_dir
     (ev,) = [e for e in events if e["type"] == "apprentice"]
     assert ev["pays_when"] is None and ev["chosen"] == chosen == svc.engine.draft_kind
     svc.close()
+
+
+def test_waiting_for_a_busy_machine_is_no_part_of_the_lesson():
+    # a 19 ms step of which 16.5 ms the engine's thread was not running (other programs had the processor):
+    # reading 1.1 ms of the 2.5 ms of work is 44 %, "both"; counted against the whole step it would say paperwork
+    s = lessons.trip_split(19.0, 1.1, 17_400_000, 80e9, wait_ms=16.5)
+    assert s["wait_ms"] == 16.5 and s["paperwork_ms"] == pytest.approx(1.4)
+    assert s["reading_share"] == pytest.approx(1.1 / 2.5) and s["lesson"] == "both"
+    assert lessons.trip_split(19.0, 1.1)["lesson"] == "paperwork"
+    with pytest.raises(ValueError):
+        lessons.trip_split(19.0, 1.1, wait_ms=-1.0)
