@@ -158,7 +158,7 @@ class GuessSlipItem(QGraphicsItem):
         self.update()
 
     def audit_texts(self) -> list[dict]:
-        """The painted words, for the layout audit (gui/layout_audit.py): text, item-local rect, font px, role."""
+        """The painted words, for the layout audit (gui/audit/layout_audit.py): text, item-local rect, font px, role."""
         if not self._text and not self._fix:
             return []
         text = self._text + (f" → {self._fix}" if self._state == "wrong" and self._fix else "")

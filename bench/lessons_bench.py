@@ -1,6 +1,6 @@
 """``python main.py bench --lessons``: every page's measured comparison, taken as the page takes it, N times.
 
-Each run is one whole page measurement (``model/lesson_runs.py``: a warm-up, interleaved repeats, medians), so
+Each run is one whole page measurement (``model/teaching/lesson_runs.py``: a warm-up, interleaved repeats, medians), so
 "agreed in 10 of 10" means ten visitors opening the page would each have seen the lesson hold. Per lesson the
 report gives how many runs agreed, the median and spread (over the runs) of each side's median, the reasons
 given when a run disagreed, and the load average before and after (runnable processes; this machine is shared).
@@ -12,7 +12,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from model.lessons import summary
+from model.teaching.lessons import summary
 
 CODE_PROMPT = "def fibonacci(n):"
 TOUR_PROMPT = "Explain the KV cache in one sentence."  # gui/tour/data.py DEFAULT_PROMPTS["en"]
@@ -29,7 +29,7 @@ def _load() -> list[float] | None:
 
 def _lessons(engine, kv_budget: int) -> list[tuple[str, str, str, str, object]]:
     """(page, lesson, better side, worse side, one page measurement -> (better ms, worse ms, data))."""
-    from model import lesson_runs as lr
+    from model.teaching import lesson_runs as lr
     from model.sampling import SamplingParams
 
     tok = engine.tokenizer
@@ -79,10 +79,10 @@ def lessons(model_dir: Path, draft_dir: Path | None, runs: int = 10, progress=pr
     (runs whose verdict held), ``better_ms``/``worse_ms`` (summary of the per-run medians, ms), ``why_not``
     (reason -> count), ``acceptance`` (apprentice rows: the median over runs), ``load_start``/``load_end``.
     """
-    from model.analysis import KV_BUDGET_BYTES
+    from model.teaching.analysis import KV_BUDGET_BYTES
     from model.checkpoint import load_pretrained
     from model.engine import Engine
-    from model.lessons import verdict
+    from model.teaching.lessons import verdict
 
     model, tok = load_pretrained(model_dir)
     engine = Engine(model, tok, kv_budget_bytes=KV_BUDGET_BYTES)

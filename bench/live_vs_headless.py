@@ -36,7 +36,7 @@ def live_once(steps: int, layer_every: int, size: tuple[int, int] = (1280, 720),
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import psutil
 
-    from gui.screenshot import _wait, open_live_window, prepare_live
+    from gui.capture.screenshot import _wait, open_live_window, prepare_live
     args = argparse.Namespace(lang="en", model=None, draft_model=None, device="cpu", threads=None, batch=1,
                               steps=steps, prompt=None, draft_k=0, tp=None, pp=None, presenter=False, kiosk=False,
                               details=False, layer_timing_every=layer_every, engine_target=None)

@@ -110,9 +110,9 @@ def probe_storm(model: str | None, seconds: float) -> dict:
     from PySide6.QtTest import QTest
 
     from gui.app import build_window, create_app
-    from gui.kiosk import KioskController
+    from gui.kiosk.kiosk import KioskController
     from gui.settings import Settings
-    from gui.touch import install_touch
+    from gui.kiosk.touch import install_touch
 
     app = create_app()
     args = argparse.Namespace(model=model, lang="en", device="cpu", threads=None, kiosk=True, presenter=False,

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 import assets
 from gui import i18n
-from gui.bridge import DEFAULT_TARGET, EngineBridge
+from gui.engine_link.bridge import DEFAULT_TARGET, EngineBridge
 from gui.fonts import register_fonts
 
 log = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ def choose_language(args) -> str:
 
 def build_window(args, app: QApplication):
     """Build (not show) the main window with its engine bridge."""
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
     lang = choose_language(args)
     family = setup_app(app, lang)
     bridge = EngineBridge(engine_options(args), target=_opt(args, "engine_target", None) or DEFAULT_TARGET)
@@ -120,7 +120,7 @@ def install_signal_handlers(app: QApplication, window) -> QTimer:
     """
     def on_signal(signum, _frame):
         log.info("signal %s: closing", signum)
-        from gui.kiosk import close_for_good
+        from gui.kiosk.kiosk import close_for_good
         QTimer.singleShot(0, lambda: close_for_good(window))  # a kiosk window refuses a plain close()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -179,13 +179,13 @@ def run_app(args) -> int:
     if hasattr(window, "speed_slider"):
         window.speed_slider.setValue(int(round(settings.trip_seconds * 100)))
     waker = install_signal_handlers(app, window)
-    from gui.kiosk import KioskController
-    from gui.presenter import Presenter
+    from gui.kiosk.kiosk import KioskController
+    from gui.presenter.presenter import Presenter
     controller = KioskController(window, settings).install() if kiosk else None
     Presenter(window, screens=controller.screens if controller else None, screen=settings.screen,
               deck=settings.deck).install(
         presenter_mode=bool(_opt(args, "presenter", False)))
-    from gui.touch import install_touch  # kiosk, --touch or a touch screen: swipe, tap, finger-sized targets
+    from gui.kiosk.touch import install_touch  # kiosk, --touch or a touch screen: swipe, tap, finger-sized targets
     install_touch(window, kiosk=kiosk, force=bool(_opt(args, "touch", False)))
     if controller is not None:
         controller.show()

@@ -14,7 +14,7 @@ Commands (GUI → engine), each a dict with "op":
     check_apprentice  temperature, top_k, top_p (optional): measure which apprentice pays under that sampling
                   (and greedy), between other commands; answered by an "apprentice" event
     reset         abort every request and drop unused grants
-    analyze       analysis_id, kind, prompt, ...params: a measurement for the tour (model/analysis.py); runs at
+    analyze       analysis_id, kind, prompt, ...params: a measurement for the tour (model/teaching/analysis.py); runs at
                   once on fresh engines over the same model, the session's requests are untouched
     shutdown
 Events (engine → GUI), each a dict with "type":
@@ -29,13 +29,14 @@ Events (engine → GUI), each a dict with "type":
     accepted      request_id, prompt_token_ids, prompt_labels, notice
     step          report: StepReport.to_dict(), plus cpu_ms (the stepping thread's CPU time of the step, with one
                   torch thread on one process: wall_ms − cpu_ms is the time the step waited for a busy machine)
-    finished      request_id, text, finish_reason, ttft_ms
+    finished      request_id, text, finish_reason ("loop": stopped, it wrote one phrase three times in a row,
+                  model/loops.py), ttft_ms
     idle          no request left
     analysis      analysis_id, kind, prompt, data (plain measurements) or error, elapsed_ms
-    apprentice    checks: [model.lesson_runs.combine_verdicts for the sampling in use, then greedy], chosen:
+    apprentice    checks: [model.teaching.lesson_runs.combine_verdicts for the sampling in use, then greedy], chosen:
                   the apprentice now set ("model" | "ngram"; the one that pays under the sampling in use, else
-                  under greedy, else the least slow that kept guesses; a visitor's own choice stands), pays_when: "sampling" |
-                  "greedy" | None. Each verdict carries "pays" (model.lesson_runs.pays). Measured at start-up
+                  the least slow there that kept guesses; a visitor's own choice stands), pays_when: where the
+                  chosen one pays, "sampling" | "greedy" | None. Each verdict carries "pays" (model.teaching.lesson_runs.pays). Measured at start-up
                   (when the option measure_apprentice is on, as the window's engine process has it) while idle
     error         message (the engine keeps running)
     fatal         message (the model could not be loaded; the process ends)
@@ -78,6 +79,9 @@ class EngineService:
         self.trips = 0
         self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
                              layer_timing=self.layer_timing_every == 1)
+        # an exhibit never runs on with a loop: a request that writes one phrase three times in a row finishes
+        # ("loop", model/loops.py) and the page says so
+        self.engine.stop_loops = bool(options.get("stop_loops", True))
         if str(self.device) == "cpu":
             # the cache floor or the DRAM one, whichever applies; its read speed measured once per machine and
             # kept in the user's cache folder (model.hardware.read_speeds), not re-measured at every start
@@ -108,16 +112,16 @@ class EngineService:
         self.grants = 0
         self.free_run = False
         self.stopping = False
-        self.apprentice_queue: list = []  # model.lesson_runs.ApprenticeCheck per sampling, a round per idle moment
+        self.apprentice_queue: list = []  # model.teaching.lesson_runs.ApprenticeCheck per sampling, a round per idle moment
         self.apprentice_done: list = []  # the last check's verdicts (combine_verdicts per sampling)
         self.apprentice_chosen_by_user = False  # the visitor picked an apprentice: the check does not override it
         if options.get("measure_apprentice"):
             self.check_apprentice(bundled.temperature if bundled else 0.8, 0, bundled.top_p if bundled else 0.95)
 
     def check_apprentice(self, temperature: float, top_k: int, top_p: float) -> None:
-        """Queue the apprentice check (``model.lesson_runs.ApprenticeCheck``) for this sampling and for greedy:
+        """Queue the apprentice check (``model.teaching.lesson_runs.ApprenticeCheck``) for this sampling and for greedy:
         one round (plain, n-gram, draft model once each) per idle moment, so commands wait at most one round."""
-        from model.lesson_runs import ApprenticeCheck
+        from model.teaching.lesson_runs import ApprenticeCheck
         from model.sampling import SamplingParams
         sampling = SamplingParams(temperature=float(temperature), top_k=int(top_k), top_p=float(top_p), seed=0)
         samplings = [sampling, None] if not sampling.greedy else [None]
@@ -130,23 +134,22 @@ class EngineService:
     def apprentice_step(self) -> None:
         """Run the next round of the check; after the last, choose the apprentice and emit "apprentice".
 
-        The choice: the apprentice that pays (``model.lesson_runs.combine_verdicts``' ``best``) under the
-        sampling in use, else under greedy (``pays_when`` says which); when none pays anywhere, the one that
-        loses least under the sampling in use among those that kept guesses (``model.lessons.
-        least_bad_apprentice``: the page shows it working and says why it is slower), else the one set now."""
+        The choice: the apprentice that pays (``model.teaching.lesson_runs.combine_verdicts``' ``best``) under the
+        sampling in use (the page keeps it when the apprentice joins); when none pays there, the one that loses
+        least under it among those that kept guesses (``model.teaching.lessons.least_bad_apprentice``: the page shows it
+        working and says why it is slower), else the one set now. ``pays_when``: the first checked sampling
+        where the chosen one pays ("sampling" | "greedy"), or None."""
         check = next(c for c in self.apprentice_queue if not c.done())
         check.step()
         if not all(c.done() for c in self.apprentice_queue):
             return
         checks = [c.result() for c in self.apprentice_queue]
         self.apprentice_queue = []
-        from model.lessons import least_bad_apprentice
-        pays_when, chosen = None, least_bad_apprentice(checks[0]["verdicts"]) or self.engine.draft_kind
-        for check in checks:
-            if check["best"]:
-                pays_when = "greedy" if check["sampling"]["temperature"] == 0 else "sampling"
-                chosen = check["best"]
-                break
+        from model.teaching.lessons import least_bad_apprentice, pays
+        # the page keeps its sampling when the apprentice joins: the one that pays under it, else the least slow
+        chosen = checks[0]["best"] or least_bad_apprentice(checks[0]["verdicts"]) or self.engine.draft_kind
+        pays_when = next(("greedy" if c["sampling"]["temperature"] == 0 else "sampling" for c in checks
+                          if pays(c["verdicts"].get(chosen))), None)
         if not self.apprentice_chosen_by_user:
             self.engine.set_draft_kind(chosen)
         chosen = self.engine.draft_kind
@@ -257,7 +260,7 @@ class EngineService:
                 self.engine.abort_all()
                 self.grants = 0
             elif op == "analyze":
-                from model.analysis import analyze
+                from model.teaching.analysis import analyze
                 self.emit(analyze(self.engine, cmd, bandwidth=self.bandwidth))
             elif op == "shutdown":
                 self.stopping = True
@@ -317,7 +320,7 @@ def coalesce(first: dict, commands) -> list[dict]:
 def engine_main(commands, events, options: dict) -> None:
     """Process entry point: load the model, then serve commands until "shutdown" or the parent dies."""
     # WARNING: without the app's log file (``main.py screenshot``, tests) only what matters reaches the terminal;
-    # with it (gui.logs, set up by gui.engine_entry first) this call changes nothing and the file keeps INFO
+    # with it (gui.logs, set up by gui.engine_link.engine_entry first) this call changes nothing and the file keeps INFO
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s engine %(levelname)s %(message)s")
     from model.errors import ModelLoadError
     try:

@@ -68,8 +68,8 @@ TINY_CORPUS = [
 # Tests that bound a wall-clock time (the app exits within 2 s of a signal, an engine's death is noticed at once,
 # Ctrl+C ends a command at once, a frame's cost): scripts/test.sh runs them alone, after the others have run on two
 # workers, so that the other worker's load cannot fail them. Matched against the test's node id.
-SERIAL = ("tests/gui/test_app.py::", "tests/gui/test_kiosk.py::", "tests/gui/test_recovery.py::",
-          "tests/gui/test_record_break.py::", "::test_ctrl_c_", "tests/animations/test_render.py::")
+SERIAL = ("tests/gui/test_app.py::", "tests/gui/kiosk/test_kiosk.py::", "tests/gui/window/test_recovery.py::",
+          "tests/gui/capture/test_record_break.py::", "::test_ctrl_c_", "tests/animations/test_render.py::")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -30,7 +30,7 @@ WAYS_SCALE = 1.5  # the three-ways chart's squares, relative to the board's
 
 
 class GameScene(TourScene):
-    """The game's board, drawn from ``ctx["game"]`` (``GpuGame.snapshot()``, ``gui/game.py``): the three modes,
+    """The game's board, drawn from ``ctx["game"]`` (``GpuGame.snapshot()``, ``gui/tour/game.py``): the three modes,
     each person's sentence word by word (a newcomer's first trip reads the question), the trips so far as
     columns of the tokens each wrote, the sentences finished, the counters, and how to press."""
 
@@ -361,7 +361,7 @@ TRIP_S = 0.18  # seconds per written token on the page: slow enough to read alon
 
 class QuestionsScene(TourScene):
     """Three questions the tour has answered, and the source's closing line written live by the model: one
-    real decode trip per token with its KV cache (``analysis["closing_line"]``, ``model/analysis.py``), the
+    real decode trip per token with its KV cache (``analysis["closing_line"]``, ``model/teaching/analysis.py``), the
     words forced to the source's (teacher forcing); without a measurement, the line cut into tokens. The
     line grows in one text item, so every character sits on one baseline; in English the translation leads and
     the source's own (Chinese) words are what the model writes."""

@@ -30,7 +30,7 @@ _ILLUSTRATIVE = {
 
 
 def _batching_why_not(b: dict) -> str | None:
-    """The page-12 verdict's text when the measured times disagree with the lesson (``model.lessons.why_not``
+    """The page-12 verdict's text when the measured times disagree with the lesson (``model.teaching.lessons.why_not``
     chose the reason), else None."""
     key = b.get("why_not")
     if not key:
@@ -384,7 +384,7 @@ ICON_H = 28.0  # the height of page 14's small pictures of a torn book
 
 class ParallelScene(TourScene):
     """§14: weights against one GPU's memory, every figure in decimal GB (10⁹ bytes); FP8 and 4-bit; pipeline,
-    tensor and expert parallel. The GPU lines stand at the memory ``model/costs.py`` gives each card in bytes,
+    tensor and expert parallel. The GPU lines stand at the memory ``model/teaching/costs.py`` gives each card in bytes,
     labelled with the card's product name ("H200 141GB") and that size in the bars' unit."""
 
     title = "Tearing the book (parallelism)"

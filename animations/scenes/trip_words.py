@@ -1,11 +1,11 @@
 """What the tour says about one measured trip: the figures and the sentence for its lesson key.
 
-The split comes from the engine process (``model/analysis.py``'s ``decode``: ``model.lessons.trip_split`` of the
+The split comes from the engine process (``model/teaching/analysis.py``'s ``decode``: ``model.teaching.lessons.trip_split`` of the
 median decode step): ``whole_ms`` (measured), ``reading_ms`` (measured weight reading, or None), ``paperwork_ms``
 (measured rest of the step), ``floor_ms`` (formula: weight bytes ÷ read speed), ``reading_share``,
 ``read_speed_bytes_per_s``, ``times_floor`` and ``lesson`` ("reading", "paperwork", "both", "unmeasured"). Pages
 7, 13 and 18 all read the same split (the tour's ``decode`` measurement), so they never disagree about which part
-of the trip dominates; the key is chosen by the figures (``model.lessons.trip_lesson``), the same rule the Live
+of the trip dominates; the key is chosen by the figures (``model.teaching.lessons.trip_lesson``), the same rule the Live
 page applies to its own trips.
 """
 

@@ -1,6 +1,6 @@
 """Sections 5–8: reading the question (prefill), drawing lots (sampling), writing (decode), the cheat sheet.
 
-Measured numbers come from ``ctx["analysis"]`` (the engine's ``analyze`` answer, ``model/analysis.py``); without
+Measured numbers come from ``ctx["analysis"]`` (the engine's ``analyze`` answer, ``model/teaching/analysis.py``); without
 it each scene draws illustrative numbers and says so.
 """
 

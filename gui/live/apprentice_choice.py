@@ -2,15 +2,16 @@
 
 The engine process measures at start-up (``model/service.py``, the "apprentice" event) both apprentices (the
 draft model, when one is loaded, and the n-gram one: prompt lookup) against plain decoding, under the window's
-sampling and under greedy (``model.lesson_runs.apprentice_verdicts``). From that event:
+sampling and under greedy (``model.teaching.lesson_runs.apprentice_verdicts``). From that event:
 
 * the apprentice switched on is the event's ``chosen`` one;
-* when it pays only under greedy (``pays_when == "greedy"``), switching the apprentice on also switches the
-  page to greedy and says so in one line; switching it off returns to the model's own sampling (unless the
-  visitor had chosen greedy themselves);
+* the visitor's sampling stays as it is when the apprentice joins (speculative sampling keeps the target's
+  distribution exactly); when the apprentice pays only under greedy (``pays_when == "greedy"``), one line says
+  so in words (which temperature it needs, and the measured shares of guesses kept at both), and the answer
+  keeps its temperature;
 * ``ApprenticeChoice`` (Details view) lets the visitor pick either apprentice and shows both measured verdicts
   (speed-up = plain ms ÷ apprentice ms, medians; share of guesses kept; number of runs), with the measured
-  reason (``model.lessons.why_not``'s key) where one does not pay.
+  reason (``model.teaching.lessons.why_not``'s key) where one does not pay.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QLabel, QRadioButton, QVBoxLayout, QWidget
 
 from animations.typescale import set_role
-from model import lessons
+from model.teaching import lessons
 
 KINDS = ("ngram", "model")
 
@@ -33,7 +34,7 @@ def kind_name(kind: str) -> str:
 
 
 def why_text(key: str | None) -> str:
-    """The measured reason (a ``model.lessons.why_not`` key, or "unclear" for runs that overlap) in words."""
+    """The measured reason (a ``model.teaching.lessons.why_not`` key, or "unclear" for runs that overlap) in words."""
     return {"no_guess": _tr("it found nothing in the text to copy a guess from"),
             "speculative_acceptance": _tr("its guesses are kept too rarely to pay for its own passes"),
             "speculative_overhead": _tr("its guesses are kept, but its own passes cost more than the trips saved"),
@@ -42,15 +43,15 @@ def why_text(key: str | None) -> str:
 
 
 def _pays(v: dict | None) -> bool:
-    """The engine's rule (``model.lessons.pays``): guesses kept, a median speed-up a page can show through its
+    """The engine's rule (``model.teaching.lessons.pays``): guesses kept, a median speed-up a page can show through its
     noise, faster than plain decoding in (nearly) every round of the check."""
     return lessons.pays(v)
 
 
 def _why_key(v: dict) -> str | None:
-    """``model.lessons.why_not``'s key, or "no_guess" when the apprentice made no guess at all (the n-gram one
+    """``model.teaching.lessons.why_not``'s key, or "no_guess" when the apprentice made no guess at all (the n-gram one
     found nothing to copy): then no share was kept or lost, and the engine's key would say overhead; or
-    "small_gain" when it was faster but by less than ``model.lessons.PAYS_MIN_SPEEDUP``."""
+    "small_gain" when it was faster but by less than ``model.teaching.lessons.PAYS_MIN_SPEEDUP``."""
     if v.get("acceptance") is None:
         return "no_guess"
     if v.get("why_not") is None and 1.0 < float(v.get("speedup") or 0) < lessons.PAYS_MIN_SPEEDUP:
@@ -70,7 +71,7 @@ def check_for(event: dict | None, kind: str, greedy: bool) -> dict | None:
 def slower_reason(event: dict | None, kind: str, greedy: bool, acceptance: float | None) -> str:
     """Why the apprentice in use measured slower than plain decoding on the page, in words: the start-up check's
     measured reason for this apprentice at this setting (``why_text``), or, where that check found it paying,
-    its figure against the few trips on the page; before any check, ``model.lessons.why_not`` on the page's own
+    its figure against the few trips on the page; before any check, ``model.teaching.lessons.why_not`` on the page's own
     share of guesses kept."""
     v = check_for(event, kind, greedy)
     if v and v.get("speedup"):
@@ -208,6 +209,7 @@ class ApprenticeVerdicts:
     def _on_apprentice_kind_chosen(self, kind: str) -> None:
         """The visitor picked an apprentice in the Details view: the engine switches (and keeps the slider)."""
         self._apprentice_kind = kind
+        self._apprentice_picked = True  # their choice stands when the sampling changes
         if hasattr(self, "spec_meter"):
             self.spec_meter.reset()
         self.bridge.send({"op": "set_draft_kind", "kind": kind})
@@ -224,21 +226,48 @@ class ApprenticeVerdicts:
         return None
 
     def _apply_apprentice_sampling(self, k: int) -> None:
-        """Apprentice on and paying only greedy: switch to greedy (remembered); off: back to the model's own."""
-        box = self.model_choice.greedy_box
-        if k > 0 and self.apprentice_pays_when() == "greedy" and not box.isChecked():
-            self._greedy_for_apprentice = True
-            box.setChecked(True)
-        elif (k == 0 or self.apprentice_pays_when() != "greedy") and self._greedy_for_apprentice:
+        """The apprentice never changes the visitor's sampling (speculative sampling is exact at any temperature,
+        ``model/speculative.py``): where it pays only greedy, ``greedy_line`` says so in words instead. A greedy
+        that an older page turned on for the apprentice is turned off again."""
+        if self._greedy_for_apprentice:
             self._greedy_for_apprentice = False
-            box.setChecked(False)
+            self.model_choice.greedy_box.setChecked(False)
 
     def _on_greedy_toggled(self, on: bool) -> None:
-        if not on:  # the visitor turned greedy off: their choice stands, the apprentice will not turn it back
+        if not on:  # the visitor turned greedy off: their choice stands
             self._greedy_for_apprentice = False
+        self._follow_setting(on)
+
+    _apprentice_picked = False  # the visitor picked an apprentice themselves (the Details view)
+
+    def _follow_setting(self, greedy: bool) -> None:
+        """The sampling changed: switch to the apprentice that the start-up check found paying under it (the
+        check measured each setting, ``check_for``), unless the visitor picked one."""
+        event = self.apprentice_choice.event
+        if self._apprentice_picked or not event:
+            return
+        check = next((c for c in event.get("checks") or []
+                      if (float((c.get("sampling") or {}).get("temperature", 0)) == 0) == bool(greedy)), None)
+        best = (check or {}).get("best")
+        if best in KINDS and best != self.apprentice_choice.kind() and best in self.apprentice_choice._kinds:
+            self.apprentice_choice.set_kind(best)
+            self._apprentice_kind = best
+            if hasattr(self, "spec_meter"):
+                self.spec_meter.reset()
+            self.bridge.send({"op": "set_draft_kind", "kind": best})
+        self._update_extra_readout()
 
     def greedy_line(self) -> str:
-        """The one line said while the apprentice runs greedy because that is where it pays ("" otherwise)."""
-        if self.apprentice.value() > 0 and self.model_choice.greedy and self.apprentice_pays_when() == "greedy":
-            return _tr("Greedy while the apprentice helps: its guesses are kept more often")
-        return ""
+        """While the apprentice runs under sampling where the start-up check found it paying only greedy: which
+        temperature it needs and why, in words, with both measured shares of guesses kept ("" otherwise)."""
+        if self.apprentice.value() <= 0 or self.model_choice.greedy or self.apprentice_pays_when() != "greedy":
+            return ""
+        event, kind = self.apprentice_choice.event, self.apprentice_choice.kind()
+        sampled, greedy = check_for(event, kind, False), check_for(event, kind, True)
+        t = next((float((c.get("sampling") or {}).get("temperature", 0)) for c in (event or {}).get("checks") or []
+                  if float((c.get("sampling") or {}).get("temperature", 0)) > 0), 0.0)
+        kept = [f"{v['acceptance'] * 100:.0f}%" if v and v.get("acceptance") is not None else "–"
+                for v in (sampled, greedy)]
+        return _tr("It pays only at temperature 0 (greedy): at temperature {t} it keeps {kept_t} of its guesses, "
+                   "greedy {kept_g}; a drawn token is harder to guess than the likeliest. The answer keeps "
+                   "temperature {t}.").format(t=f"{t:g}", kept_t=kept[0], kept_g=kept[1])

@@ -1,7 +1,7 @@
 """The Live page's answers to the engine: ready, accepted, step, finished, errors, a dead engine, and the two
 extras (the apprentice: speculative decoding; the torn book: sharding), and the words and figures they change.
 
-A mixin of ``gui.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
+A mixin of ``gui.window.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import time
 from PySide6.QtCore import QCoreApplication
 
 from gui.live.apprentice_choice import slower_reason
+from model.loops import find_loop
 from gui.live.readout import (fmt_ms, model_display_name, model_text, readout_rule, readout_text, sharding_why,
                               speedup_why)
 
-log = logging.getLogger("gui.main_window")
+log = logging.getLogger("gui.window.main_window")
 
 SHARDING_WATCHDOG_MS = 30_000  # workers that have not answered by then: the tearing slider goes back
 RESTART_DELAY_MS = 400
@@ -93,6 +94,10 @@ class EngineEvents:
             return
         self._active.discard(rid)
         self.live_page.seats.finish(rid)
+        if rid == self._main_id and event.get("finish_reason") == "loop":
+            # the engine stopped it (model/loops.py); the page finds the same phrase as it writes the words
+            loop = find_loop(str(event.get("text", "")))
+            self._engine_loop_phrase = loop.phrase if loop is not None else "…"
         if rid == self._main_id:
             self._main_done = True
             self._running = False
@@ -101,7 +106,7 @@ class EngineEvents:
             self.bridge.reset()  # the other seats stop with the visitor's answer
             self._active.clear()
             if self._on_stage is None and not self._pending:
-                self._set_status("Done. Press Run for a new answer.")
+                self._set_done_status()
                 self.session_finished.emit()
         else:
             self._fill_seats()
@@ -211,7 +216,7 @@ class EngineEvents:
 
     def _on_draft_k_changed(self, k: int) -> None:
         self.spec_meter.reset()
-        self._apply_apprentice_sampling(k)  # greedy while on, where the start-up verdict says it pays only greedy
+        self._apply_apprentice_sampling(k)  # the visitor's sampling stays (greedy_line says where it pays only greedy)
         if self.engine_info is not None:
             self.bridge.set_draft_k(k)
         if k:
@@ -300,11 +305,12 @@ class EngineEvents:
                 ms=fmt_ms(self.floor_ms))
         self.trip_plot_title.setText(title)
 
-    def _set_status(self, english: str) -> None:
-        """Show a calm one-line message (an English source string, translated now and on language change)."""
-        self._status_key = (english, {})
-        self.status_line.setText(_tr(english))
-        log.info("status: %s", english)
+    def _set_status(self, english: str, **fields) -> None:
+        """Show a calm one-line message (an English source string, translated now and on language change;
+        ``fields`` fill its {placeholders})."""
+        self._status_key = (english, fields)
+        self.status_line.setText(_tr(english).format(**fields))
+        log.info("status: %s", english.format(**fields))
 
     def _set_status_text(self, text: str) -> None:
         self._status_key = None

@@ -19,7 +19,7 @@ from typing import Callable
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
-log = logging.getLogger("gui.main_window")
+log = logging.getLogger("gui.window.main_window")
 
 
 class AfterPaint(QObject):

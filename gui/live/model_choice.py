@@ -21,7 +21,7 @@ from animations.textset import keep_together
 from animations.typescale import set_role
 from model import catalog
 
-log = logging.getLogger("gui.main_window")  # the model switch logs as the window did
+log = logging.getLogger("gui.window.main_window")  # the model switch logs as the window did
 
 CUSTOM = "custom"  # the key of a --model DIR that is not a bundled model
 

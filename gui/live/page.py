@@ -33,7 +33,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QGridLayout, QHBoxLayout, QLabel,
                                QPushButton, QScrollArea, QScrollBar, QSizePolicy, QSlider, QVBoxLayout, QWidget)
 
-from animations.stage_style import PRESENTER_SCENE_MIN_HEIGHT, SCENE_MIN_HEIGHT, SCENE_RECT
+from animations.stage.style import PRESENTER_SCENE_MIN_HEIGHT, SCENE_MIN_HEIGHT, SCENE_RECT
 from animations.typescale import TypeScale, set_role
 from gui import i18n
 from gui.live.exhibit import ExhibitRow
@@ -42,8 +42,8 @@ from gui.live.plots import RatePlot, TripPlot
 from gui.live.readout import ReadoutPanel
 from gui.live.seats import SeatPanel
 from gui.live.typeset import apply_type_scale, style_sheet
-from gui.live_controls import ApprenticeControl, TearControl
-from gui.touch_targets import GAP_PX
+from gui.live.controls import ApprenticeControl, TearControl
+from gui.kiosk.touch_targets import GAP_PX
 
 # of the page width (the window less its margins): fitted with fitInView's margin, the scene spans >= 90 % of
 # the window's width
@@ -73,7 +73,7 @@ class _Refit(QObject):
 
 class _FingerBar(QScrollBar):
     """A scroll bar whose size hint honours its minimum: touch mode makes the bar a finger wide
-    (``gui.touch_targets``), and the scroll area lays its bar out from the hint (it overhung the window)."""
+    (``gui.kiosk.touch_targets``), and the scroll area lays its bar out from the hint (it overhung the window)."""
 
     def sizeHint(self):  # noqa: N802 - Qt override
         return super().sizeHint().expandedTo(self.minimumSize())
@@ -83,7 +83,7 @@ class ControlsScroll(QScrollArea):
     """The details view's column of sliders, scrolled vertically when the strip is shorter than the column.
 
     Frameless, no horizontal scrolling: it asks for its column's width (and the bar's, while the bar shows) and
-    for no height of its own. A finger drags it through touch mode's router (``gui.touch``, property
+    for no height of its own. A finger drags it through touch mode's router (``gui.kiosk.touch``, property
     ``fingerScroll``), which owns every touch wherever there is a touch screen; the mouse keeps the wheel and the
     bar, as anywhere on a desktop."""
 
@@ -98,7 +98,7 @@ class ControlsScroll(QScrollArea):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.setWidget(inner)
         self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Ignored)
-        self.setProperty("fingerScroll", True)  # touch mode's router owns the touches: it scrolls this (gui.touch)
+        self.setProperty("fingerScroll", True)  # touch mode's router owns the touches: it scrolls this (gui.kiosk.touch)
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range)
 
@@ -115,7 +115,7 @@ class ControlsScroll(QScrollArea):
         self.updateGeometry()
 
     def _bar_width(self) -> int:
-        bar = self.verticalScrollBar()  # touch mode makes it a finger wide (gui.touch_targets)
+        bar = self.verticalScrollBar()  # touch mode makes it a finger wide (gui.kiosk.touch_targets)
         return bar.sizeHint().width() + GAP_PX if bar.maximum() > 0 else 0
 
     def minimumSizeHint(self):  # noqa: N802 - Qt override
@@ -250,7 +250,7 @@ class LivePage(QWidget):
 
         self.strip = QWidget()
         strip = QHBoxLayout(self.strip)
-        # a finger's gap (gui.touch_targets) between the column's scroll bar or last control and the big buttons
+        # a finger's gap (gui.kiosk.touch_targets) between the column's scroll bar or last control and the big buttons
         strip.setContentsMargins(0, 0, 0, max(0, GAP_PX - self.GAP))
         strip.setSpacing(10)
         strip.addLayout(words, 8)

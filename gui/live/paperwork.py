@@ -1,7 +1,7 @@
 """Reading versus paperwork: one measured trip in three figures, drawn as parts of one bar with the floor on it,
 and a line saying what they mean for this model on this machine.
 
-The figures are ``model.lessons.trip_split`` (one formula, one place; ``model.lessons`` imports no torch):
+The figures are ``model.teaching.lessons.trip_split`` (one formula, one place; ``model.teaching.lessons`` imports no torch):
 
     reading_ms   = the step report's ``weight_read_ms``      measured: the engine's weight GEMVs/GEMMs, LM head
                                                              and embedding gather, timed in the trip itself
@@ -30,7 +30,7 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from animations.typescale import set_role
-from model import lessons
+from model.teaching import lessons
 from gui.live.readout import device_name, fmt_bytes, fmt_ms
 
 READING_COLOR = QColor("#ff6b6b")  # the floor line's red on the ms-per-trip plot
@@ -69,7 +69,7 @@ def _kind(report: dict) -> tuple:
 
 def trip_figures(report: dict | None, info: dict | None, recent: list[dict] | None = None) -> dict | None:
     """The split of the step ``report`` (a ``StepReport`` dict) with the model and read speed of ``info`` (the
-    engine's ``ready`` event): ``model.lessons.trip_split`` of the medians over ``report`` and the trips of
+    engine's ``ready`` event): ``model.teaching.lessons.trip_split`` of the medians over ``report`` and the trips of
     ``recent`` (older reports, oldest first) of the same kind (``_kind``), at most ``SPLIT_WINDOW`` in all, so
     that one trip the machine's scheduler interrupted does not flip the lesson. Adds "step", "phase", "batch",
     "forward_ms", "weight_read_ms" (medians as reported; None when a trip lacks it), "desks", "trips" (how many
@@ -133,7 +133,7 @@ def figures_text(f: dict) -> str:
 
 
 def lesson_text(f: dict, device: str) -> str:
-    """The sentence for ``f["lesson"]`` (``model.lessons.trip_lesson``), of what is on screen only: the trip's
+    """The sentence for ``f["lesson"]`` (``model.teaching.lessons.trip_lesson``), of what is on screen only: the trip's
     parts on this machine; "" when the reading was not measured (no claim)."""
     where = _tr("{size} of weights on a {device}").format(size=fmt_bytes(f["weight_bytes"]), device=device_name(device))
     key = f["lesson"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from animations.stage_style import trip_tokens
+from animations.stage.style import trip_tokens
 from animations.typescale import set_role
 
 
@@ -69,7 +69,7 @@ def device_name(device: str) -> str:
 
 def readout_text(args: dict | None, loaded: bool, real_time: bool, trip_s: float) -> str:
     """The readout line, all of *this trip* (the one on stage): its measured step in ms (``wall_ms``: the forward
-    pass, sampling and bookkeeping), its tokens in and out (``animations.stage_style.trip_tokens``, the words the
+    pass, sampling and bookkeeping), its tokens in and out (``animations.stage.style.trip_tokens``, the words the
     stage's headline uses), tokens/s = tokens out ÷ step ms × 1000 (so tok/s and ms agree), and how much slower
     it is shown.
 

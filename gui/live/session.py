@@ -8,7 +8,7 @@ tokens are written when that trip ends. Step grants exactly one pass (pressed du
 granted ahead is already on its way or waiting: that one is the step). In real-time mode the engine runs
 freely ("free_run") and the stage shows the trips as they come.
 
-A mixin of ``gui.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
+A mixin of ``gui.window.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ import logging
 import time
 
 from gui.live.page import MAX_BATCH, MAX_PROMPT_CHARS
+from model.loops import LoopWatch
 
-log = logging.getLogger("gui.main_window")
+log = logging.getLogger("gui.window.main_window")
 
 GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine may have dropped it)
+
 
 
 
@@ -206,6 +208,9 @@ class LiveSession:
         self._prompt_text = prompt
         self.answer_text = ""
         self.answer_token_ids = []
+        self._answer_watch = LoopWatch()
+        self.loop_phrase = None
+        self._engine_loop_phrase = None
         self.bridge.set_max_batch(self.batch_slider.value())
         self.spec_meter.reset()
         if self.apprentice.value() == 0:
@@ -314,15 +319,45 @@ class LiveSession:
             return
         tokens = report.get("tokens", [])
         for tok in tokens:
-            if tok.get("request_id") == self._main_id:
-                self.answer_text += tok.get("text", "")
+            if tok.get("request_id") == self._main_id and self.loop_phrase is None:
+                loop = self._answer_watch.feed(tok.get("text", ""))
                 self.answer_token_ids.append(int(tok.get("token_id", -1)))
+                if loop is None:
+                    self.answer_text = self._answer_watch.text
+                else:  # two copies at most on screen, and the request stops here
+                    self.answer_text = self._answer_watch.text[:loop.cut].rstrip()
+                    self._stop_for_loop(loop.phrase)
         # the words, chips and seat cards (several ms at batch 16) wait until this frame is painted
         self.frame_jobs.defer(lambda: self._write_tokens(tokens))
         if self._main_done and not self._pending:
             self.frame_jobs.flush()  # the answer is complete: everything on screen says so when we say so
-            self._set_status("Done. Press Run for a new answer.")
+            self._set_done_status()
             self.session_finished.emit()
+
+    def _stop_for_loop(self, phrase: str) -> None:
+        """The visitor's answer wrote ``phrase`` three times in a row: stop it (and the other seats with it), say
+        so; its time is not measured on."""
+        self.loop_phrase = phrase
+        log.info("the answer loops on %r: stopped", phrase)
+        if self._main_done:
+            return
+        self._main_done = True
+        self._running = False
+        if self.real_time_box.isChecked():
+            self.bridge.free_run(False)
+        self.bridge.reset()
+        self._active.clear()
+
+    def _set_done_status(self) -> None:
+        if self.loop_phrase is None and getattr(self, "_engine_loop_phrase", None):
+            self.loop_phrase = self._engine_loop_phrase
+        if self.loop_phrase:
+            short = self.loop_phrase if len(self.loop_phrase) <= 40 else self.loop_phrase[:39] + "…"
+            # the engine stops such a request ("loop", model/loops.py); the page shows two copies at most
+            self._set_status("Stopped: the model began to repeat itself (“{phrase}” again and again), as small "
+                             "models do. Press Run for a new answer.", phrase=" ".join(short.split()))
+        else:
+            self._set_status("Done. Press Run for a new answer.")
 
     def _write_tokens(self, tokens: list[dict]) -> None:
         """A trip's tokens into the answer box, the chips and the seats (run after the frame that ended it)."""

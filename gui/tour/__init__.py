@@ -27,7 +27,7 @@ def __getattr__(name):
 
 def _measure_child(model_dir: str, prompt: str, draft_dir: str | None) -> dict:
     """Runs in the helper process: load the model, measure everything the tour shows."""
-    from model.analysis import analyze_model_dir  # torch: only ever imported in the child
+    from model.teaching.analysis import analyze_model_dir  # torch: only ever imported in the child
     return analyze_model_dir(model_dir, {"kind": "tour", "prompt": prompt, "analysis_id": "offline"},
                              draft_dir=draft_dir)
 
@@ -51,7 +51,7 @@ POLL_S = 0.05  # how often the wait for the helper looks at its pipe
 
 
 def measure_in_subprocess(prompt: str, model_dir: str | Path | None = None, timeout_s: float = 180.0) -> dict | None:
-    """``model.analysis`` kind "tour" for ``prompt``, run in a spawned helper process (torch stays out of this
+    """``model.teaching.analysis`` kind "tour" for ``prompt``, run in a spawned helper process (torch stays out of this
     one). Returns the data by kind, or None if the model cannot be loaded or it takes longer than ``timeout_s``.
 
     The wait sleeps in this file (``time.sleep``), where the record and screenshot commands' Ctrl+C handler may
@@ -139,8 +139,8 @@ def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), l
     widget.resize(*size)
     if presenter:
         widget.set_presenter(True)
-    if kiosk:  # the kiosk's touch mode: finger-sized targets, no question field (gui.touch)
-        from gui.touch import install_touch
+    if kiosk:  # the kiosk's touch mode: finger-sized targets, no question field (gui.kiosk.touch)
+        from gui.kiosk.touch import install_touch
         install_touch(widget, kiosk=True)
     widget.goto(int(section) - 1)
     if widget.pages_key() == "game":
@@ -176,7 +176,7 @@ def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] 
         except OSError as exc:
             print(f"screenshot: cannot create the folder of {path} ({exc.strerror or exc})", file=sys.stderr)
             return 2
-        from gui.layout_audit import exact_image, write_layout_json
+        from gui.audit.layout_audit import exact_image, write_layout_json
         if layout_json:
             write_layout_json(widget, layout_json, lang)
         if not exact_image(widget, size).save(str(path)):

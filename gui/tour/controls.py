@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QSlider
 
 from animations.scenes.base import T
-from gui.game import GpuGame
+from gui.tour.game import GpuGame
 from gui.tour import glossary
 
 log = logging.getLogger(__name__)

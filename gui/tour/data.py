@@ -2,8 +2,8 @@
 
 * tokens: the bundled model's tokenizer (``model/tokenizer.py``: Hugging Face ``tokenizers``, no torch);
 * embedding rows and per-layer bytes: the weight file read with ``safetensors.numpy`` (no torch);
-* big-model figures: ``model/costs.py`` (pure Python formulas with their sources);
-* everything that needs a forward pass: the engine process's ``analyze`` answer (``model/analysis.py``), stored
+* big-model figures: ``model/teaching/costs.py`` (pure Python formulas with their sources);
+* everything that needs a forward pass: the engine process's ``analyze`` answer (``model/teaching/analysis.py``), stored
   in ``TourData.analysis`` by kind; None until it arrives, and the scenes then show illustrative numbers.
 
 ``TourData.context()`` returns the plain dict every scene's ``build`` reads.
@@ -189,7 +189,7 @@ class TourData:
     # ---- the dict for the scenes -----------------------------------------------------------------------
     def context(self, prompt: str, lang: str, **extra) -> dict:
         """Everything a scene reads. ``extra`` adds section state (layer/head, sampling sliders, game)."""
-        from model.costs import PRESETS, preset_from_config, weight_bytes
+        from model.teaching.costs import PRESETS, preset_from_config, weight_bytes
 
         toks = self.tokens(prompt)
         cfg = {k: self.config.get(k) for k in ("n_layer", "n_head", "n_embd", "n_positions", "vocab_size")}
@@ -218,8 +218,8 @@ class TourData:
         return ctx
 
     def _costs(self, live) -> dict:
-        """Figures for §9 and §14 from ``model/costs.py`` (formulas with sources), and the live model's KV bytes."""
-        from model.costs import GPUS, PRESETS, kv_cache_bytes, preset_kv_bytes, weight_bytes
+        """Figures for §9 and §14 from ``model/teaching/costs.py`` (formulas with sources), and the live model's KV bytes."""
+        from model.teaching.costs import GPUS, PRESETS, kv_cache_bytes, preset_kv_bytes, weight_bytes
 
         def formula(p, n: int, dtype: str, bpv: float) -> str:
             if p.mla_dim is not None:

@@ -328,7 +328,7 @@ class TourLayout:
         self._set_title_font()
         self.caption.setFont(self._font(self._px("caption")))
         # one line: a short caption gives way; in touch mode never under a finger's target (its terms are tapped;
-        # gui.touch_targets keeps the target in the caption's "touchMinPx")
+        # gui.kiosk.touch_targets keeps the target in the caption's "touchMinPx")
         one_line = int(self._px("caption") * 1.5 + 12)
         self.caption.setMinimumHeight(max(one_line, self.caption.property("touchMinPx") or 0))
         for w in (self.prompt_label, self.prompt_edit):

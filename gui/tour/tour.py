@@ -5,7 +5,7 @@ Layout, top to bottom: a strip of clickable section chips (the progress strip), 
 section's own controls, the visitor's question and previous/next buttons.
 
 Live numbers: with an ``EngineBridge`` the widget asks the engine process for one ``analyze`` of kind
-``"tour"`` per question (``model/analysis.py``) and redraws when the answer arrives; until then, and without an
+``"tour"`` per question (``model/teaching/analysis.py``) and redraws when the answer arrives; until then, and without an
 engine, the scenes show illustrative numbers, badged as such. The GUI process never imports torch.
 
 The lead hosts the widget and wires presenter keys to ``next()``, ``prev()`` and ``goto(i)`` (0-based).
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QWidget
 from animations.clock import AnimationClock
 from animations.scenes import base as scene_base
 from animations.scenes.base import T
-from gui.game import GpuGame
+from gui.tour.game import GpuGame
 from gui.tour.controls import GAME_SENTENCES, TourControls
 from gui.tour.data import TourData, default_prompt, tour_prompt_for
 from gui.tour.layout import CHIP_PX, CONTROL_PX, STYLE, TourLayout
@@ -240,7 +240,7 @@ class TourWidget(TourLayout, TourTerms, TourControls, QWidget):
 
     def context(self) -> dict:
         """The dict the current scene is drawn from (see ``TourData.context``); "keyboard" is False in a kiosk
-        (``gui.touch_targets.presets_only``): pages then name only what a finger can press."""
+        (``gui.kiosk.touch_targets.presets_only``): pages then name only what a finger can press."""
         return {**self._context(), "live_workers": self.live_workers(),
                 "keyboard": bool(getattr(self, "keyboard_hints", True))}
 

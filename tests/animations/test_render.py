@@ -13,12 +13,12 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QRectF, QTranslator
 from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter
 
-from animations.stage import StageScene
+from animations.stage.scene import StageScene
 from tests.tools import compile_ts
 
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "assets" / "i18n" / "one_trip_zh_CN.ts"
-STAGE_SOURCES = sorted((ROOT / "animations").glob("stage*.py")) + [ROOT / "animations" / "items.py"]
+STAGE_SOURCES = sorted((ROOT / "animations" / "stage").glob("*.py")) + [ROOT / "animations" / "items.py"]
 
 
 def render(scene: StageScene, name: str, out: Path | None) -> QImage:
@@ -146,7 +146,7 @@ def test_a_scene_made_without_a_family_has_chinese_glyphs_in_a_fresh_process():
     import subprocess
     import sys
     code = ("import sys\nfrom PySide6.QtWidgets import QApplication\nfrom PySide6.QtGui import QFontMetrics, QFont\n"
-            "app = QApplication([])\nfrom animations.stage import StageScene\nscene = StageScene()\n"
+            "app = QApplication([])\nfrom animations.stage.scene import StageScene\nscene = StageScene()\n"
             "m = QFontMetrics(QFont(scene.font_family))\n"
             "text = sys.stdin.read()\n"
             "print(scene.font_family, ''.join(sorted({c for c in text if not c.isspace() and not m.inFontUcs4(ord(c))})))\n")

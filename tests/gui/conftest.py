@@ -1,4 +1,4 @@
-"""Fixtures for the window tests: the stage stand-in (until animations.stage lands) and windows on engines."""
+"""Fixtures for the window tests: the stage stand-in (until animations.stage.scene lands) and windows on engines."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ def make_window(qtbot):
     stopped) at teardown by pytest-qt.
     """
     from gui import i18n
-    from gui.bridge import EngineBridge
-    from gui.main_window import MainWindow
+    from gui.engine_link.bridge import EngineBridge
+    from gui.window.main_window import MainWindow
 
     windows = []
 

@@ -1,4 +1,4 @@
-"""Minimal stand-ins for ``animations.stage.StageScene`` and ``animations.clock.AnimationClock``.
+"""Minimal stand-ins for ``animations.stage.scene.StageScene`` and ``animations.clock.AnimationClock``.
 
 Used only while the real animations package is not there yet (see ``install_if_missing``); they follow the
 agreed API so the window can be tested end to end.
@@ -79,20 +79,20 @@ class StageScene(QGraphicsScene):
 
 
 def install_if_missing() -> bool:
-    """Register the stand-ins as ``animations.stage``/``animations.clock`` if the real ones are missing.
+    """Register the stand-ins as ``animations.stage.scene``/``animations.clock`` if the real ones are missing.
 
     Returns True if the stand-ins were installed.
     """
     try:
         import animations.clock  # noqa: F401
-        import animations.stage  # noqa: F401
+        import animations.stage.scene  # noqa: F401
         return False
     except ImportError:
         pass
-    stage = types.ModuleType("animations.stage")
+    stage = types.ModuleType("animations.stage.scene")
     stage.StageScene = StageScene
     clock = types.ModuleType("animations.clock")
     clock.AnimationClock = AnimationClock
-    sys.modules["animations.stage"] = stage
+    sys.modules["animations.stage.scene"] = stage
     sys.modules["animations.clock"] = clock
     return True

@@ -121,7 +121,7 @@ def test_exit_mid_decode_is_clean(tiny_model_dir, how):
 
 def test_screenshot_command(tiny_model_dir, tmp_path):
     out = tmp_path / "shot.png"
-    code = ("import argparse, sys; from gui.screenshot import screenshot_main; "
+    code = ("import argparse, sys; from gui.capture.screenshot import screenshot_main; "
             "sys.exit(screenshot_main(argparse.Namespace(model=sys.argv[1], out=sys.argv[2], prompt='def fibonacci(n):',"
             " steps=5, batch=3, lang='zh', size='1280x800', device='cpu', threads=1)))")
     env = dict(os.environ)
@@ -139,6 +139,6 @@ def test_screenshot_command(tiny_model_dir, tmp_path):
 def test_screenshot_refuses_bad_size(tmp_path, capsys):
     import argparse
 
-    from gui.screenshot import screenshot_main
+    from gui.capture.screenshot import screenshot_main
     assert screenshot_main(argparse.Namespace(out=str(tmp_path / "x.png"), size="huge")) == 2
     assert "--size" in capsys.readouterr().err

@@ -40,7 +40,7 @@ def test_window_asks_for_sampled_layer_timing():
 
 
 def test_stage_keeps_the_sampled_layer_shares(qapp):
-    from animations.stage import StageScene
+    from animations.stage.scene import StageScene
     scene = StageScene()
     scene.configure([1000, 1000, 1000, 1000], 4096, 16, "m", 500)
     n = len(scene._warehouse.bars)

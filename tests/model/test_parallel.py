@@ -18,7 +18,7 @@ import pytest
 import torch
 from tokenizers import Tokenizer as HFTokenizer
 
-from model import parallel
+from model.parallel import runner as parallel  # the runner looks up free_port in its own module
 from model.checkpoint import load_pretrained, save_pretrained
 from model.engine import Engine
 from model.errors import ShardingError
@@ -346,7 +346,7 @@ def _engine_process(tmp_path, model_dir):
     commands, events = ctx.Queue(), ctx.Queue()
     options = {"model_dir": str(model_dir), "threads": 1, "max_batch": 3, "layer_timing": False,
                "draft_model_dir": str(tmp_path / "no-draft")}
-    proc = ctx.Process(target=engine_main, args=(commands, events, options), daemon=False)  # as gui/bridge.py
+    proc = ctx.Process(target=engine_main, args=(commands, events, options), daemon=False)  # as gui/engine_link/bridge.py
     proc.start()
     return proc, commands, events
 

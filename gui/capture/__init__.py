@@ -1,0 +1,1 @@
+"""Pictures and clips of the app without a person at it: ``screenshot``, ``record`` and the video writer."""

@@ -1,0 +1,1 @@
+"""The lessons' calculations: cost formulas (KV size, roofline), lessons, measured lesson runs, the tour's analyses."""

@@ -1,0 +1,1 @@
+"""Training the bundled models: corpora, the training loop, the model cards (never imported by the app)."""

@@ -1,0 +1,486 @@
+"""Train the bundled GPT-2s on the corpus built by ``model.training.corpus``: seeded, resumable, CPU-friendly.
+
+    python -m model.training.train --config target --corpus corpus --out assets/models/target --threads 1
+    python -m model.training.train --config draft --corpus corpus --out assets/models/draft --threads 1 \
+        --teacher assets/models/target
+
+Recipe: AdamW (β = 0.9, 0.95; weight decay 0.1 on matrices only), linear warm-up then cosine decay to 10 % of
+the peak learning rate, gradient clipping at 1.0, fp32. Each step reads ``batch`` random windows of
+``block + 1`` tokens from ``train.bin``; the windows of step ``s`` come from a generator seeded with
+``(seed, s)``, so a resumed run reads exactly what an uninterrupted one would. The last ``long_frac`` of the
+steps use windows of ``n_positions`` tokens (half the batch, same tokens per step) so that every position
+embedding is trained. With ``--teacher`` the loss is ``(1 - α)·CE + α·KL(teacher ‖ student)`` (distillation; the
+teacher must share the tokenizer), which raises the draft's agreement with the target; a recipe with
+``selfgen_frac`` also trains on windows that end in the teacher's own greedy text (sequence-level distillation).
+
+A run directory (``--run-dir``, default ``runs/<config>``) holds ``ckpt.pt`` (model, optimizer, step, elapsed
+time), ``loss.csv`` and ``loss.png``; every ``--ckpt-every`` steps the checkpoint is written and the model is
+exported to ``--out`` in the Hugging Face layout with ``training.json`` (the run's summary) beside it.
+``--resume`` continues from ``ckpt.pt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import platform
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from model.gpt2 import GPT2, GPT2Config
+from model.hardware import cpu_name
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One named recipe. Sizes are chosen for what two CPU cores can train in well under an hour."""
+
+    n_embd: int
+    n_layer: int
+    n_head: int
+    n_positions: int = 512  # the app's context window; the engine needs ≥ 512
+    batch: int = 8  # sequences per step at the short block
+    block: int = 256  # tokens per sequence for most of the run (attention cost grows with T)
+    long_frac: float = 0.12  # final fraction of steps at block = n_positions, batch halved
+    steps: int = 3000
+    lr: float = 2e-3  # a high peak suits a small, under-trained model
+    min_lr_frac: float = 0.1
+    warmup: int = 100
+    weight_decay: float = 0.1
+    grad_clip: float = 1.0
+    distill_alpha: float = 0.7  # weight of the KL term when a teacher is given
+    eval_every: int = 200
+    ckpt_every: int = 200
+    eval_windows: int = 8  # held-out windows of `block` tokens per domain for the logged loss
+    selfgen_frac: float = 0.0  # with a teacher: share of each batch that is the teacher's own greedy text
+    selfgen_tokens: int = 32  # tokens the teacher writes at the end of each such window
+    selfgen_windows: int = 1536  # such windows made once, before the first step
+    bf16: bool = False  # forward and backward matmuls in bfloat16 (torch.autocast), weights and optimizer in fp32
+
+
+CONFIGS: dict[str, TrainConfig] = {
+    # ~4.3M parameters with a 4096 vocabulary; ~2.5k tokens/s for training on one core of a Xeon.
+    "target": TrainConfig(n_embd=256, n_layer=4, n_head=4),
+    # ~0.67M parameters (< 1/5 of the target), two layers so that it can learn to copy (induction heads).
+    "draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=16, steps=1400, lr=3e-3),
+    # A further stage for "target" (--init-from assets/models/target): larger batches, a lower peak, fresh cosine.
+    "target-more": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=16, steps=1000, lr=1e-3, warmup=50,
+                               long_frac=0.1, eval_every=100, ckpt_every=100),
+    # The third stage for "target" (--init-from assets/models/target): 4,000 steps of 4,096 tokens (16.4M, about
+    # two more passes over the corpus) with bfloat16 matmuls, which train ~1.6x faster on a CPU with AVX512-BF16.
+    "target-long": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=16, steps=4000, lr=8e-4, warmup=100,
+                               long_frac=0.1, eval_every=250, ckpt_every=250, bf16=True),
+    # A fourth, short stage at a low rate (--init-from the third): 900 steps, 3.7M tokens, 30.3M seen in all.
+    "target-final": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=16, steps=900, lr=1.5e-4, min_lr_frac=0.5,
+                                warmup=20, long_frac=0.1, eval_every=300, ckpt_every=300, bf16=True),
+    # The Chinese poetry model (corpus from ``python -m model.training.poems``): poems are short, so a short block;
+    # a 6,144-token vocabulary (one token per common character) makes the LM head about 40 % of the parameters.
+    "poems": TrainConfig(n_embd=256, n_layer=4, n_head=4, batch=32, block=128, long_frac=0.04, steps=1800,
+                         eval_every=100, ckpt_every=100),
+    # The code draft, distilled again on the target's own greedy text (sequence-level distillation) as well as on
+    # the corpus (--init-from assets/models/draft --teacher assets/models/target): what the draft must guess in
+    # speculative decoding is the target's next tokens, and after the first guess those follow the target's text.
+    "draft-seq": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=16, steps=1200, lr=2e-3, warmup=50,
+                             long_frac=0.05, distill_alpha=0.9, selfgen_frac=0.5, eval_every=100, ckpt_every=100,
+                             bf16=True),
+    # An early-exit code draft (--init-from assets/models/target: its embeddings, first block and final norm, see
+    # early_exit_state), distilled like draft-seq: the target's own first chapter learns to say what the other
+    # three would have. ~1.97M parameters (0.45 of the target), one block instead of the draft's two.
+    "draft-ee": TrainConfig(n_embd=256, n_layer=1, n_head=4, batch=16, steps=1200, lr=1e-3, warmup=50,
+                            long_frac=0.05, distill_alpha=0.9, selfgen_frac=0.5, eval_every=100, ckpt_every=100,
+                            bf16=True),
+    # Its second stage (--init-from the first, --seed 2: other windows, other teacher text): 2,000 more steps.
+    "draft-ee-more": TrainConfig(n_embd=256, n_layer=1, n_head=4, batch=16, steps=2000, lr=6e-4, warmup=30,
+                                 long_frac=0.05, distill_alpha=0.9, selfgen_frac=0.5, eval_every=200,
+                                 ckpt_every=200, bf16=True),
+    # The thin code draft (issue 35): width 128 with its own tied 4,096 x 128 dictionary, two blocks, ~0.98M
+    # parameters = 3.9 MB in fp32, 0.23 of the target's bytes. Distilled on the target's next-token distributions
+    # (KL at temperature 1 on the corpus, DistillSpec: Zhou et al. 2024), a little CE on the text; its embeddings
+    # start as the target's projected on their top 128 principal directions (--init-embed-from, thin_embeddings).
+    "draft-thin": TrainConfig(n_embd=128, n_layer=2, n_head=4, batch=16, steps=1500, lr=3e-3, warmup=60,
+                              long_frac=0.05, distill_alpha=0.95, eval_every=100, ckpt_every=100, bf16=True),
+    # Its apprentice: ~0.8M parameters (the embedding is most of it), distilled from "poems".
+    "poems-draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=32, block=128, long_frac=0.04, steps=400,
+                               lr=3e-3, eval_every=100, ckpt_every=100),
+    # For the tests: trains in seconds.
+    "tiny-test": TrainConfig(n_embd=32, n_layer=1, n_head=2, n_positions=64, batch=4, block=32, long_frac=0.2,
+                             steps=30, lr=1e-2, warmup=3, eval_every=10, ckpt_every=10, eval_windows=2),
+}
+
+
+def lr_at(step: int, cfg: TrainConfig) -> float:
+    """Learning rate for 0-based ``step``: linear warm-up, then cosine from ``lr`` down to ``lr·min_lr_frac``."""
+    if step < cfg.warmup:
+        return cfg.lr * (step + 1) / cfg.warmup
+    progress = min(1.0, (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup))
+    low = cfg.lr * cfg.min_lr_frac
+    return low + 0.5 * (cfg.lr - low) * (1 + math.cos(math.pi * progress))
+
+
+def block_at(step: int, cfg: TrainConfig) -> tuple[int, int]:
+    """(batch, block) for ``step``: the short block most of the run, then n_positions for the last ``long_frac``."""
+    if step >= cfg.steps - int(cfg.steps * cfg.long_frac):
+        return max(1, cfg.batch * cfg.block // cfg.n_positions), cfg.n_positions
+    return cfg.batch, cfg.block
+
+
+def get_batch(data: np.ndarray, step: int, seed: int, batch: int, block: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random windows for ``step``: inputs and next-token targets, both int64 (batch, block)."""
+    gen = torch.Generator().manual_seed(seed * 1_000_003 + step)
+    starts = torch.randint(0, len(data) - block - 1, (batch,), generator=gen).tolist()
+    win = torch.from_numpy(np.stack([data[s:s + block + 1].astype(np.int64) for s in starts]))
+    return win[:, :-1], win[:, 1:]
+
+
+@torch.no_grad()
+def teacher_windows(teacher: GPT2, tokenizer_json: Path, data: np.ndarray, cfg: TrainConfig, seed: int,
+                    device: str) -> np.ndarray:
+    """The teacher's own text for sequence-level distillation: uint16 (cfg.selfgen_windows, cfg.block + 1).
+
+    Each window is ``block + 1 - selfgen_tokens`` tokens of the corpus (random, seeded) followed by the teacher's
+    greedy continuation of ``selfgen_tokens`` tokens, written by the engine (KV cache, batches of 32). Windows
+    whose continuation stopped early (end of text) are replaced by others.
+    """
+    from model.engine import Engine
+    from model.tokenizer import Tokenizer
+
+    gen_len, ctx_len = cfg.selfgen_tokens, cfg.block + 1 - cfg.selfgen_tokens
+    engine = Engine(teacher, Tokenizer.from_dir(tokenizer_json.parent), max_batch=32, prefix_cache=False)
+    rng = np.random.default_rng(seed + 7)
+    out: list[np.ndarray] = []
+    while len(out) < cfg.selfgen_windows:
+        starts = rng.integers(0, len(data) - ctx_len - 1, size=64)
+        ids = {engine.add_request([int(t) for t in data[s:s + ctx_len]], max_new_tokens=gen_len): s for s in starts}
+        for _ in engine.run():
+            pass
+        for rid, s in ids.items():
+            res = engine.finished.pop(rid)
+            if len(res.token_ids) == gen_len:
+                out.append(np.concatenate([data[s:s + ctx_len], np.asarray(res.token_ids, dtype=np.uint16)]))
+    return np.stack(out[:cfg.selfgen_windows])
+
+
+def early_exit_state(start: GPT2, n_layer: int) -> dict[str, torch.Tensor]:
+    """``start``'s weights for a model of its width with its first ``n_layer`` blocks: the embeddings, those
+    blocks and the final layer norm (the whole model when ``n_layer`` is its depth). A draft made so reads the
+    target's first chapters and exits early (self-speculative decoding: Zhang et al. 2024, "Draft & Verify";
+    Elhoushi et al. 2024, "LayerSkip"); distillation then teaches it to say what the later layers would have.
+    """
+    return {k: v for k, v in start.state_dict().items()
+            if not k.startswith("h.") or int(k.split(".")[1]) < n_layer}
+
+
+@torch.no_grad()
+def thin_embeddings(start: GPT2, n_embd: int) -> dict[str, torch.Tensor]:
+    """``start``'s token and position embeddings for a narrower model: ``wte`` (V, C) and ``wpe`` (P, C) projected
+    on the top ``n_embd`` right singular vectors of ``wte`` (V, n_embd and P, n_embd). The tied LM head then
+    starts from the target's logits restricted to that subspace (a rank-``n_embd`` approximation of its head).
+    Raises ValueError when ``n_embd`` is not narrower than ``start``.
+    """
+    wte, wpe = start.wte.weight.float(), start.wpe.weight.float()
+    if n_embd >= wte.shape[1]:
+        raise ValueError(f"n_embd {n_embd} is not narrower than the start model's {wte.shape[1]}")
+    _, _, vh = torch.linalg.svd(wte - wte.mean(0), full_matrices=False)
+    basis = vh[:n_embd].T  # (C, n_embd)
+    return {"wte.weight": wte @ basis, "wpe.weight": wpe @ basis}
+
+
+def make_optimizer(model: GPT2, cfg: TrainConfig) -> torch.optim.AdamW:
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.95), eps=1e-8)
+
+
+@torch.no_grad()
+def heldout_loss(model: GPT2, data: np.ndarray, windows: int, block: int, device: str) -> float:
+    """Mean next-token cross-entropy in nats over the first ``windows`` windows of ``data`` (uint16)."""
+    n = min(windows, (len(data) - 1) // block)
+    if n <= 0:
+        return float("nan")
+    x = torch.from_numpy(data[:n * block + 1].astype(np.int64))
+    inp = x[:-1].view(n, block).to(device)
+    tgt = x[1:].view(n, block).to(device)
+    was_training = model.training
+    model.eval()
+    loss = F.cross_entropy(model(inp).flatten(0, 1).float(), tgt.flatten()).item()
+    model.train(was_training)
+    return loss
+
+
+def plot_losses(csv_path: Path, png_path: Path, title: str) -> bool:
+    """Draw loss.csv to a PNG with matplotlib (the optional ``train`` extra). Returns False if it is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    rows = list(csv.DictReader(csv_path.open()))
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    tok = [int(r["tokens"]) / 1e6 for r in rows]
+    ax.plot(tok, [float(r["loss"]) for r in rows], lw=0.8, alpha=0.7, label="train (one batch)")
+    for key in [k for k in rows[0] if k.startswith("heldout_")]:
+        pts = [(t, float(r[key])) for t, r in zip(tok, rows) if r.get(key) not in (None, "", "nan")]
+        if pts:
+            ax.plot(*zip(*pts), marker="o", ms=3, label=key.replace("_", " "))
+    ax.set_xlabel("training tokens (millions)")
+    ax.set_ylabel("cross-entropy (nats / token)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path)
+    plt.close(fig)
+    return True
+
+
+def export(model: GPT2, out: Path, tokenizer_json: Path, summary: dict, run_dir: Path) -> None:
+    """Write the HF-layout directory plus training.json, loss.csv and loss.png (small) beside it."""
+    from model.checkpoint import save_pretrained
+
+    tmp = out.with_name(out.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    save_pretrained(model, tmp, tokenizer_json)
+    (tmp / "training.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    for name in ("loss.csv", "loss.png"):
+        if (run_dir / name).exists():
+            shutil.copyfile(run_dir / name, tmp / name)
+    if out.exists():
+        shutil.rmtree(out)
+    tmp.rename(out)
+
+
+def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int | None = None,
+          device: str = "cpu", threads: int | None = 1, resume: bool = False, seed: int = 1337,
+          teacher_dir: Path | None = None, quiet: bool = False, argv: list[str] | None = None,
+          stop_after: int | None = None, init_from: Path | None = None,
+          init_embed_from: Path | None = None) -> dict:
+    """Train one model; returns the summary written to ``out/training.json``.
+
+    corpus: a folder from ``model.training.corpus`` (tokenizer.json, train.bin, heldout/*.bin).
+    The summary holds the config, steps, tokens seen, wall seconds, hardware and final losses (nats/token).
+    stop_after: stop (with a checkpoint) once this many steps are done, as an interrupted run would; the
+    schedule still spans the recipe's steps, so ``resume`` continues it exactly.
+    init_from: start from the weights of this HF-layout model (same shape and tokenizer, or as many layers or
+    more: its first ones are taken, ``early_exit_state``) with a fresh optimizer and schedule: a further stage
+    of training. Its ``training.json`` is kept under ``"earlier"`` and its tokens
+    and time are counted in ``tokens_seen`` and ``wall_seconds``. Ignored when resuming from a checkpoint.
+    Raises ValueError when the width, heads, context or vocabulary differ, or it has fewer layers.
+    init_embed_from: a wider HF-layout model (same tokenizer) whose embeddings start this one's
+    (``thin_embeddings``); ignored when resuming.
+    """
+    if threads:
+        torch.set_num_threads(threads)
+    cfg = CONFIGS[config_name]
+    if steps is not None:
+        cfg = replace(cfg, steps=steps)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    tokenizer_json = corpus / "tokenizer.json"
+    vocab = json.loads(tokenizer_json.read_text(encoding="utf-8"))
+    vocab_size = len(vocab["model"]["vocab"]) + sum(1 for t in vocab["added_tokens"]
+                                                   if t["content"] not in vocab["model"]["vocab"])
+    eot = next(t["id"] for t in vocab["added_tokens"] if t["content"] == "<|endoftext|>")
+    data = np.memmap(corpus / "train.bin", dtype=np.uint16, mode="r")
+    # Every held-out domain the corpus has (prose, code, zh; poems), the Chinese man pages aside (too few).
+    heldout = {p.stem: np.fromfile(p, dtype=np.uint16)
+               for p in sorted((corpus / "heldout").glob("*.bin")) if p.stem != "zh"}
+
+    gcfg = GPT2Config(vocab_size=vocab_size, n_positions=cfg.n_positions, n_embd=cfg.n_embd, n_layer=cfg.n_layer,
+                      n_head=cfg.n_head, bos_token_id=eot, eos_token_id=eot, name=f"one-trip-{config_name}")
+    torch.manual_seed(seed)
+    model = GPT2(gcfg).init_weights(seed).to(device)
+    model.train()
+    opt = make_optimizer(model, cfg)
+    teacher = None
+    if teacher_dir is not None:
+        from model.checkpoint import load_pretrained
+        teacher, _ = load_pretrained(teacher_dir, device=device)
+        if teacher.config.vocab_size != vocab_size:
+            raise ValueError("the teacher's vocabulary differs from the corpus tokenizer")
+
+    selfgen = None
+    if teacher is not None and cfg.selfgen_frac > 0:
+        selfgen = teacher_windows(teacher, tokenizer_json, data, cfg, seed, device)
+        if not quiet:
+            print(f"the teacher wrote {len(selfgen)} windows of its own text", file=sys.stderr, flush=True)
+
+    if init_embed_from is not None:
+        from model.checkpoint import load_pretrained
+        wide, _ = load_pretrained(init_embed_from, device=device)
+        if wide.config.vocab_size != vocab_size or wide.config.n_positions != cfg.n_positions:
+            raise ValueError(f"{init_embed_from} has another vocabulary or context than the {config_name!r} recipe")
+        model.load_state_dict(thin_embeddings(wide, cfg.n_embd), strict=False)
+        del wide
+
+    step, elapsed, tokens_seen = 0, 0.0, 0
+    earlier: dict | None = None
+    if init_from is not None:
+        from model.checkpoint import load_pretrained
+        start, _ = load_pretrained(init_from, device=device)
+        if start.config.vocab_size != vocab_size or start.config.n_embd != cfg.n_embd \
+                or start.config.n_head != cfg.n_head or start.config.n_positions != cfg.n_positions \
+                or start.config.n_layer < cfg.n_layer:
+            raise ValueError(f"{init_from} does not have the shape of the {config_name!r} recipe")
+        model.load_state_dict(early_exit_state(start, cfg.n_layer))
+        old = init_from / "training.json"
+        earlier = json.loads(old.read_text(encoding="utf-8")) if old.exists() else {}
+        earlier.pop("last", None)
+    this_run = {"command": "python -m model.training.train " + " ".join(argv) if argv is not None else None}
+    history: list[dict] = []  # earlier runs this checkpoint came from: command, from_step, to_step
+    ckpt_path = run_dir / "ckpt.pt"
+    csv_path = run_dir / "loss.csv"
+    if resume and ckpt_path.exists():
+        ck = torch.load(ckpt_path, map_location=device, weights_only=False)
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["optimizer"])
+        step, elapsed, tokens_seen = ck["step"], ck["elapsed"], ck["tokens_seen"]
+        history = ck.get("history")
+        if csv_path.exists():  # drop rows logged after the checkpoint by the interrupted run
+            with csv_path.open(newline="") as f:
+                rows = list(csv.reader(f))
+            # earlier stages' rows have steps written "-N" (or "--N" two stages back): they all stay
+            keep = [rows[0]] + [r for r in rows[1:] if r[0].startswith("-") or int(r[0]) <= step]
+            with csv_path.open("w", newline="") as f:
+                csv.writer(f).writerows(keep)
+        if history is None:  # a checkpoint from before the history was kept: take the command it exported
+            old = out / "training.json"
+            cmd = json.loads(old.read_text(encoding="utf-8")).get("command") if old.exists() else None
+            history = [{"command": cmd, "from_step": 0, "to_step": step}]
+        earlier = ck.get("earlier", earlier)
+        if not quiet:
+            print(f"resumed at step {step}", file=sys.stderr)
+    else:
+        header = ["step", "tokens", "lr", "loss", *(f"heldout_{d}" for d in heldout), "elapsed_s"]
+        with csv_path.open("w", newline="") as f:
+            csv.writer(f).writerow(header)
+            old_csv = init_from / "loss.csv" if init_from is not None else None
+            if old_csv is not None and old_csv.exists():  # the earlier stage's curve, so the plot shows it all
+                with old_csv.open(newline="") as g:
+                    for r in csv.DictReader(g):
+                        csv.writer(f).writerow([r.get(k, "") if k != "step" else f"-{r['step']}" for k in header])
+
+    this_run["from_step"] = step
+    if earlier and step == 0:  # a new stage on top of an earlier model: count what it had seen
+        tokens_seen, elapsed = int(earlier.get("tokens_seen", 0)), float(earlier.get("wall_seconds", 0.0))
+
+    def runs_so_far() -> list[dict]:
+        return history + [dict(this_run, to_step=step)]
+
+    def summary(last: dict) -> dict:
+        return {
+            "config": config_name, "recipe": asdict(cfg), "seed": seed, "steps": step, "tokens_seen": tokens_seen,
+            "wall_seconds": round(elapsed, 1), "threads": torch.get_num_threads(), "device": device,
+            "hardware": cpu_name() if device == "cpu" else torch.cuda.get_device_name(),
+            "torch": torch.__version__, "python": platform.python_version(),
+            "parameters": model.num_parameters(), "teacher": str(teacher_dir) if teacher_dir else None,
+            "command": this_run["command"],
+            "runs": runs_so_far(),  # every command that made these weights, with the steps it ran
+            "earlier": earlier,  # the training of the model this stage started from (--init-from), or None
+            "last": last,
+        }
+
+    def checkpoint(last: dict) -> None:
+        torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step,
+                    "elapsed": elapsed, "tokens_seen": tokens_seen, "config": asdict(cfg),
+                    "history": runs_so_far(), "earlier": earlier}, run_dir / "ckpt.tmp")
+        os.replace(run_dir / "ckpt.tmp", ckpt_path)
+        plot_losses(csv_path, run_dir / "loss.png", f"{config_name}: {model.num_parameters() / 1e6:.2f}M parameters")
+        export(model, out, tokenizer_json, summary(last), run_dir)
+
+    last: dict = {}
+    t_mark = time.time()
+    while step < cfg.steps:
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, cfg)
+        batch, block = block_at(step, cfg)
+        x, y = get_batch(data, step, seed, batch, block)
+        if selfgen is not None and block == cfg.block:  # part of the batch is the teacher's own text
+            n = int(round(batch * cfg.selfgen_frac))
+            pick = torch.randint(0, len(selfgen), (n,), generator=torch.Generator().manual_seed(seed + step))
+            win = torch.from_numpy(selfgen[pick.numpy()].astype(np.int64))
+            x, y = torch.cat([win[:, :-1], x[n:]]), torch.cat([win[:, 1:], y[n:]])
+        x, y = x.to(device), y.to(device)
+        with torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
+            logits = model(x)  # (B, T, V)
+        logits = logits.float()
+        loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
+        if teacher is not None:
+            with torch.no_grad(), torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
+                t_logp = F.log_softmax(teacher(x).float(), dim=-1)  # (B, T, V)
+            kl = F.kl_div(F.log_softmax(logits, dim=-1), t_logp, log_target=True, reduction="none").sum(-1).mean()
+            total = (1 - cfg.distill_alpha) * loss + cfg.distill_alpha * kl
+        else:
+            total = loss
+        opt.zero_grad(set_to_none=True)
+        total.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        opt.step()
+        step += 1
+        tokens_seen += batch * block
+        now = time.time()
+        elapsed += now - t_mark
+        t_mark = now
+        row = {"step": step, "tokens": tokens_seen, "lr": f"{lr_at(step - 1, cfg):.3g}", "loss": f"{loss.item():.4f}",
+               **{f"heldout_{d}": "" for d in heldout}, "elapsed_s": f"{elapsed:.1f}"}
+        if step % cfg.eval_every == 0 or step == cfg.steps:
+            for d, arr in heldout.items():
+                row[f"heldout_{d}"] = f"{heldout_loss(model, arr, cfg.eval_windows, cfg.block, device):.4f}"
+            last = {k: row[k] for k in row if k == "loss" or k.startswith("heldout_")}
+            if not quiet:
+                held = " ".join(f"{d} {row[f'heldout_{d}']}" for d in heldout)
+                print(f"step {step}/{cfg.steps} loss {row['loss']} held-out {held} lr {row['lr']} {elapsed:.0f} s",
+                      file=sys.stderr, flush=True)
+        with csv_path.open("a", newline="") as f:
+            csv.writer(f).writerow(list(row.values()))
+        if step % cfg.ckpt_every == 0 or step == cfg.steps:
+            checkpoint(last)
+            t_mark = time.time()  # checkpoint time is not training time
+        elif stop_after is not None and step >= stop_after:
+            checkpoint(last)
+        if stop_after is not None and step >= stop_after:
+            break
+    return summary(last)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(prog="python -m model.training.train", description=__doc__.splitlines()[0])
+    p.add_argument("--config", choices=sorted(CONFIGS), required=True)
+    p.add_argument("--corpus", type=Path, default=Path("corpus"), help="folder written by python -m model.training.corpus")
+    p.add_argument("--out", type=Path, required=True, help="HF-layout output folder, e.g. assets/models/target")
+    p.add_argument("--run-dir", type=Path, default=None, help="checkpoint and logs (default runs/<config>)")
+    p.add_argument("--steps", type=int, default=None, help="override the recipe's step count")
+    p.add_argument("--device", default="cpu", help="cpu or cuda")
+    p.add_argument("--threads", type=int, default=1, help="torch CPU threads (0: torch's default)")
+    p.add_argument("--resume", action="store_true", help="continue from <run-dir>/ckpt.pt")
+    p.add_argument("--seed", type=int, default=1337)
+    p.add_argument("--stop-after", type=int, default=None, help="stop after this many steps (resume later)")
+    p.add_argument("--teacher", type=Path, default=None, help="distil from this HF-layout model (same tokenizer)")
+    p.add_argument("--init-from", type=Path, default=None,
+                   help="start from this HF-layout model's weights (a further training stage, fresh schedule)")
+    p.add_argument("--init-embed-from", type=Path, default=None,
+                   help="start the embeddings from this wider model's, projected (a thinner draft of it)")
+    a = p.parse_args(argv)
+    s = train(a.config, a.corpus, a.out, a.run_dir or Path("runs") / a.config, a.steps, a.device, a.threads or None,
+              a.resume, a.seed, a.teacher, argv=argv,
+              stop_after=a.stop_after, init_from=a.init_from, init_embed_from=a.init_embed_from)
+    print(json.dumps(s["last"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
