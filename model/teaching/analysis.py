@@ -157,7 +157,7 @@ def decode(engine: Engine, prompt: str, steps: int = 16, bandwidth: float | None
 
     ``bandwidth`` in bytes/s (the engine process's, measured once per machine); the floor is None without it.
     ``split``: the medians of the decode steps as measured reading, other work and the floor, with the lesson
-    key every screen uses (``measured_split``; model.lessons.trip_split); per step ``whole_ms_all`` (wall_ms)
+    key every screen uses (``measured_split``; model.teaching.lessons.trip_split); per step ``whole_ms_all`` (wall_ms)
     and ``read_ms_all`` (weight_read_ms, 0 where the engine does not measure it).
     """
     e = _engine(engine)
