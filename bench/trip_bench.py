@@ -4,7 +4,7 @@
 
 - **Timer cost.** Interleaved runs of ``python main.py generate --json --threads 1`` (greedy, the bundled code
   model, 48 new tokens): the command as it is, against the same command with the weight-read timer replaced by
-  one that does nothing (``model.engine.read_timer`` patched in the child: the same code, no clock reads). Per
+  one that does nothing (``model.runner.read_timer`` patched in the child: the same code, no clock reads). Per
   run the median decode ``forward_ms`` and ``wall_ms``; over the runs their median and min–max.
 - **Per-layer timing's cost.** The same, ``--layer-timing`` against without.
 - **The split, two ways.** The engine's own ``weight_read_ms / forward_ms`` against ``torch.profiler`` on the same
@@ -29,8 +29,8 @@ PROMPT = "def read_lines(path):"
 _CHILD = """
 import sys
 if sys.argv[1] == "off":
-    import model.engine, model.timing
-    model.engine.read_timer = lambda device: model.timing.NULL_TIMER
+    import model.runner, model.timing
+    model.runner.read_timer = lambda device: model.timing.NULL_TIMER
 from model.cli import generate_main
 sys.exit(generate_main(sys.argv[2:]))
 """
@@ -83,15 +83,16 @@ def alternating(model_dir: Path, what: str, tokens: int = 200, repeats: int = 5)
     """In one process, one engine, one long greedy batch-1 run per repeat: the decode steps alternate between
     with and without ``what`` ("timers": the weight-read timers; "layer timing": ``Engine.layer_timing``), so a
     busy moment of the machine lands on both alike. Returns per variant the summary over repeats of each
-    repeat's median decode forward_ms, and "overhead" (median of the repeats' with ÷ without - 1)."""
-    import model.engine as engine_module
+    repeat's median decode forward_ms; "overhead": per repeat the median over neighbouring (with, without) step
+    pairs of with ÷ without - 1; "overhead_p10": per repeat the 10th percentiles' ratio - 1 (the quiet moments)."""
+    import model.runner as runner_module
     from model.checkpoint import load_pretrained
     from model.engine import Engine
     from model.sampling import SamplingParams
     from model.timing import NULL_TIMER, read_timer
 
     model, tokenizer = load_pretrained(model_dir)
-    on, off, ratios = [], [], []
+    on, off, ratios, low_ratio = [], [], [], []
     for _ in range(repeats):
         engine = Engine(model, tokenizer, max_batch=1)
         engine.add_request(PROMPT, max_new_tokens=tokens, sampling=SamplingParams(temperature=0.0))
@@ -102,17 +103,24 @@ def alternating(model_dir: Path, what: str, tokens: int = 200, repeats: int = 5)
             while engine.has_work():
                 flag = not flag
                 if what == "timers":
-                    engine_module.read_timer = read_timer if flag else (lambda device: NULL_TIMER)
+                    runner_module.read_timer = read_timer if flag else (lambda device: NULL_TIMER)
                 else:
                     engine.layer_timing = flag
                 times[flag].append(engine.step().forward_ms)
         finally:
-            engine_module.read_timer = read_timer
-        a, b = statistics.median(times[True]), statistics.median(times[False])
-        on.append(a)
-        off.append(b)
-        ratios.append(a / b - 1)
-    return {"with": summarise(on), "without": summarise(off), "overhead": summarise(ratios), "steps": tokens - 1}
+            runner_module.read_timer = read_timer
+        on.append(statistics.median(times[True]))
+        off.append(statistics.median(times[False]))
+        # each step against the step beside it: a slow spell of the machine spans both of a pair
+        ratios.append(statistics.median(a / b for a, b in zip(times[True], times[False])) - 1)
+        low_ratio.append(_quantile(times[True], 0.1) / _quantile(times[False], 0.1) - 1)
+    return {"with": summarise(on), "without": summarise(off), "overhead": summarise(ratios),
+            "overhead_p10": summarise(low_ratio), "steps": tokens - 1}
+
+
+def _quantile(values: list[float], q: float) -> float:
+    v = sorted(values)
+    return v[min(len(v) - 1, int(q * len(v)))]
 
 
 WEIGHT_OPS = ("aten::addmm", "aten::mm", "aten::embedding", "aten::index_select", "mkldnn::_linear_pointwise",
@@ -212,14 +220,18 @@ def render_trip(r: dict) -> list[str]:
     lines += ["### The same, step by step in one process", "",
               "One engine, a greedy batch-1 run of 200 tokens per repeat, its decode steps alternating with and "
               "without the thing measured (so a busy moment of this shared machine lands on both alike); per repeat "
-              "the median decode forward ms of each half; below the median and min–max over repeats.", "",
-              "| measured | repeats | forward ms with | forward ms without | overhead (per repeat) |",
-              "|---|---|---|---|---|"]
+              "the median decode forward ms of each half; below the median and min–max over repeats. The overhead "
+              "per repeat is the median over neighbouring step pairs of with ÷ without, and the ratio of the two "
+              "halves' 10th percentiles (the machine's quiet moments).", "",
+              "| measured | repeats | forward ms with | forward ms without | overhead: median of step pairs | "
+              "overhead: 10th percentiles |", "|---|---|---|---|---|---|"]
     for key, name in (("timer_alternating", "weight-read timers"), ("layer_timing_alternating", "per-layer timing")):
         if key in r:
             x = r[key]
             lines.append(f"| {name} | {x['with']['n']} | {_fmt(x['with'])} | {_fmt(x['without'])} | "
-                         f"{x['overhead']['median']:+.1%} ({x['overhead']['min']:+.1%} to {x['overhead']['max']:+.1%}) |")
+                         f"{x['overhead']['median']:+.1%} ({x['overhead']['min']:+.1%} to {x['overhead']['max']:+.1%}) | "
+                         + (f"{x['overhead_p10']['median']:+.1%} ({x['overhead_p10']['min']:+.1%} to "
+                            f"{x['overhead_p10']['max']:+.1%}) |" if "overhead_p10" in x else "— |"))
     lines += ["", "### The split: the engine's timers against torch.profiler", "",
               "| repeat | forward ms | weight_read ms | timers' share | profiler's share | profiler, by op |",
               "|---|---|---|---|---|---|"]

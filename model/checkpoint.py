@@ -30,7 +30,8 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from model.errors import ModelLoadError
-from model.gpt2 import GPT2, IRRELEVANT_FIELDS, REFUSED_UNLESS, GPT2Config
+from model.config_fields import IRRELEVANT_FIELDS, REFUSED_UNLESS
+from model.gpt2 import GPT2, GPT2Config
 from model.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)

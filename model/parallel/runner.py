@@ -253,7 +253,7 @@ class ShardedRunner:
         (B, 1, T, L), slot_mapping (B, T) and context_slots (B, L) into a cache of ``num_blocks·block_size + 1``
         slots, or None without a cache); logit_index: int64 (B, K).
         Returns (logits float32 (B, K, V) on the engine's device, workers): one dict per rank, in rank order,
-        {"rank", "compute_ms", "comm_ms", "bubble_ms", "weight_bytes", "t_start_ns", "t_end_ns"} (+
+        {"rank", "compute_ms", "comm_ms", "bubble_ms", "weight_bytes", "weight_read_ms", "t_start_ns", "t_end_ns"} (+
         "micro_batches" for PP), times in ms measured inside the workers.
         Raises ShardingError within ``timeout_s`` if a worker died, failed or hangs; the runner is then closed.
         """

@@ -1,5 +1,5 @@
 """The parts of a trip, measured: ``weight_read_ms`` brackets exactly the weight-reading ops, and per-layer timing
-takes the same fast path as an untimed pass (model/timing.py, GPT2._forward_cached, Engine.forward_parts)."""
+takes the same fast path as an untimed pass (model/timing.py, model/flat_forward.py, model/runner.py)."""
 
 from __future__ import annotations
 
@@ -36,13 +36,13 @@ class CountingTimer:
 
 
 def _spy_timers(monkeypatch):
-    import model.engine
+    import model.runner
     timers = []
 
     def make(device):
         timers.append(CountingTimer())
         return timers[-1]
-    monkeypatch.setattr(model.engine, "read_timer", make)
+    monkeypatch.setattr(model.runner, "read_timer", make)
     return timers
 
 
@@ -129,10 +129,11 @@ def test_speculative_steps_time_both_models(tiny):
 def test_layer_timing_takes_the_flat_path(make_engine, tiny, monkeypatch):
     """Per-layer timing runs the same flat cached forward as an untimed pass (the modules' path cost +61 % per
     trip), with one figure per layer inside forward_ms, and the same tokens."""
+    from model.flat_forward import FlatForward
     from model.gpt2 import GPT2
     model, tok = tiny
     calls = {"flat": 0, "modules": 0}
-    flat, modules = GPT2._forward_cached, GPT2._forward_modules
+    flat, modules = FlatForward.forward, GPT2._forward_modules
 
     def spy_flat(self, *a, **k):
         calls["flat"] += 1
@@ -141,7 +142,7 @@ def test_layer_timing_takes_the_flat_path(make_engine, tiny, monkeypatch):
     def spy_modules(self, *a, **k):
         calls["modules"] += 1
         return modules(self, *a, **k)
-    monkeypatch.setattr(GPT2, "_forward_cached", spy_flat)
+    monkeypatch.setattr(FlatForward, "forward", spy_flat)
     monkeypatch.setattr(GPT2, "_forward_modules", spy_modules)
     ids = {}
     for timed in (True, False):
