@@ -13,6 +13,7 @@ from animations.scenes.base import (
     fmt_bytes, fmt_ms, px,
 )
 from animations.scenes import trip_words
+from animations.scenes.thin_book import draw_thin_book
 from animations.scenes.trips import _analysis
 
 REQ_COLORS = {"A": SEAT_COLORS[0], "B": SEAT_COLORS[1], "C": SEAT_COLORS[2], "D": SEAT_COLORS[4],
@@ -468,6 +469,7 @@ class ParallelScene(TourScene):
         fp8 = T("FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet.")
         _, y = self.para(fp8, pr.right() + 16, pr.top(), 1560 - pr.right() - 16, "small", TEXT, role="caption")
         y = max(y, pr.bottom())
+        y = draw_thin_book(self, _analysis(ctx, "thin_book"), 40, y + 8, 1520)  # this machine, measured
         y += 8
         # three ways to tear it: three cards down to the footer, the footer measured first
         ways = [(T("By chapters: pipeline parallel"), T("no syncing inside a layer; needs many requests to keep "

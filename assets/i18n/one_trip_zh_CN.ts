@@ -1687,6 +1687,26 @@
         <translation>小徒弟的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
     </message>
     <message>
+        <source>This computer, this model: the same book in int8</source>
+        <translation>这台电脑，这个模型：同一本书换成 int8</translation>
+    </message>
+    <message>
+        <source>FP32</source>
+        <translation>FP32</translation>
+    </message>
+    <message>
+        <source>INT8</source>
+        <translation>INT8</translation>
+    </message>
+    <message>
+        <source>{bytes} · a trip {ms} · {tps} tokens/s</source>
+        <translation>{bytes} · 一趟 {ms} · 每秒 {tps} 个字</translation>
+    </message>
+    <message>
+        <source>{ratio:.2f}× the bytes, {speed:.2f}× the tokens per second · median of {n} runs, interleaved · its own scale, not the GB above</source>
+        <translation>字节是 {ratio:.2f} 倍，每秒写的字是 {speed:.2f} 倍 · {n} 轮交替测量的中位数 · 自成比例，不是上面的 GB</translation>
+    </message>
+    <message>
         <source>Here reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step.</source>
         <translation>这里读权重占一趟干活时间的 {pct}%，{pace}；其余是每步的杂事。</translation>
     </message>

@@ -20,6 +20,7 @@ Kinds (each also a function of the same name):
     batching     static vs continuous batching on the scheduler, step by step, with block tables       §12
     speculative  the draft model guesses, the target verifies (only when a draft model is loaded)       §13
     prefix       two requests sharing a system prompt: the second reuses cached blocks                  §15
+    thin_book    the model with fp32 and int8 weights: bytes and decode trip ms (thin_book.py)        §14
     speculative_trip  one verify trip of the draft model's k guesses over a running text (the game)     game
     closing_line the source's closing line written by the model, one real decode trip per token
                  (teacher forcing: each trip feeds the line's own previous token, not a sample)         end
@@ -40,6 +41,7 @@ from model.engine import PassItem as _PassItem
 from model.teaching import lesson_runs
 from model.teaching.lesson_runs import LESSON_REPEATS
 from model.teaching.lessons import measured_split, steps_with_cpu
+from model.teaching.thin_book import LIVE_SAMPLING, thin_book  # LIVE_SAMPLING: decode as the Live page samples
 from model.sampling import SamplingParams
 
 # A small pool: enough for one context window of the bundled model (the engine keeps at least one window).
@@ -48,8 +50,6 @@ KV_BUDGET_BYTES = 8 * 2**20
 SYSTEM_PROMPT = "You are a concise assistant. "
 # Stream and reasoning sample (seeded) rather than take the argmax: a tiny model's greedy text repeats itself.
 STREAM_SAMPLING = SamplingParams(temperature=0.8, top_k=40, seed=0)
-# decode is timed as the Live page samples (model.catalog's default): pages 7/13/18 speak of the Live page's trip
-LIVE_SAMPLING = SamplingParams(temperature=0.8, top_p=0.95, seed=0)
 REPEATS = 3  # median of this many runs for times that are compared with each other
 
 
@@ -435,7 +435,7 @@ def closing_line(engine: Engine, prompt: str = "", text: str = CLOSING_LINE) -> 
 KINDS: dict[str, Callable] = {
     "attention": attention, "next_token": next_token, "prefill": prefill, "decode": decode,
     "kv_cache": kv_cache, "stream": stream, "reasoning": reasoning, "batching": batching,
-    "speculative": speculative, "prefix": prefix, "closing_line": closing_line,
+    "speculative": speculative, "prefix": prefix, "closing_line": closing_line, "thin_book": thin_book,
 }
 WITH_BANDWIDTH = ("decode", "speculative")  # kinds that take the measured read speed (bytes/s)
 ON_DEMAND: dict[str, Callable] = {"speculative_trip": speculative_trip}  # served by analyze, not part of "tour"

@@ -70,3 +70,26 @@ def test_page_13_explains_the_apprentice_with_its_dictionary_bytes(qtbot, tiny_m
 def test_pages_speak_chinese(qtbot, tiny_model_dir, fonts):
     w = make_tour(qtbot, tiny_model_dir, "zh", fonts, _analysis("reading"))
     assert "大多在读权重" in _texts(w, 6) and "大多在读权重" in _texts(w, 12) and "读权重也占 75%" in _texts(w, 17)
+
+
+def _thin() -> dict:
+    def side(b, ms):
+        return {"weight_bytes": b, "trip_ms": {"median": ms, "min": ms - 0.1, "max": ms + 0.1, "n": 3, "values": []},
+                "tokens_per_s": 1000.0 / ms}
+    return {"available": True, "fp32": side(17_400_000, 2.9), "int8": side(4_450_000, 1.9), "bytes_ratio": 0.256,
+            "speedup": 2.9 / 1.9, "steps": 16, "runs": 3}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_14_draws_this_machines_int8_book_measured(qtbot, tiny_model_dir, fonts, lang):
+    w = make_tour(qtbot, tiny_model_dir, lang, fonts, {"thin_book": _thin()})
+    text = " ".join(_texts(w, 13).split())
+    assert "17.4 MB" in text and "4.5 MB" in text and "2.9 ms" in text and "1.9 ms" in text
+    assert "0.26" in text and "1.53" in text
+    if lang == "en":
+        assert "the same book in int8" in text and "measured here" in text and "345 tokens/s" in text
+    else:
+        assert "换成 int8" in text and "526" in text
+    # without the measurement the page keeps only its formula bars
+    bare = make_tour(qtbot, tiny_model_dir, lang, fonts, {})
+    assert "int8" not in " ".join(_texts(bare, 13).split())
