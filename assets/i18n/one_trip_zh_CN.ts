@@ -2438,8 +2438,8 @@
         <translation>红色：读权重，在这一趟里实测 · 紫色：桌子之间传书页，实测 · 蓝灰色：这一步的其余部分，实测 · 深色：等被别的程序占着的处理器，实测 · 白线：下限，按内存实测读取速度读完权重字节（公式推算）</translation>
     </message>
     <message>
-        <source>median of the last {n} trips: {figures}</source>
-        <translation>最近 {n} 趟的中位数：{figures}</translation>
+        <source>the median of the last {n} trips: {figures}</source>
+        <translation>最近 {n} 趟里居中的一趟：{figures}</translation>
     </message>
     <message>
         <source>at {speed}/s</source>
@@ -3063,6 +3063,14 @@
     <message>
         <source>One Trip poetry model (Chinese)</source>
         <translation>古诗模型（中文）</translation>
+    </message>
+    <message>
+        <source>int8</source>
+        <translation>int8</translation>
+    </message>
+    <message>
+        <source>A thinner book: the model's weights as int8, about a quarter of the bytes. The engine restarts with them; the readout then measures the trip again.</source>
+        <translation>更薄的书：模型的权重换成 int8，字节约为原来的四分之一。引擎会用它重新启动，读数随后重新实测这一趟。</translation>
     </message>
 </context>
 <context>

@@ -215,14 +215,15 @@ def apprentice_facts(window) -> dict:
 
 def trip_facts(window) -> dict | None:
     """The trip the Live page's split row shows (``gui.live.paperwork.trip_figures``): "step" (the engine's step
-    number of the trip on stage), "whole_ms", "forward_ms", "weight_read_ms" (medians of the engine's reports of
-    "steps", the last "trips" trips like it), "floor_ms" (formula), "reading_ms", "paperwork_ms", "comm_ms",
-    "reading_share", and "lesson" (the key of the sentence on screen); None before a trip."""
+    number of the median trip among "steps", the last "trips" trips like the one on stage, "on_stage"),
+    "whole_ms", "forward_ms", "weight_read_ms", "cpu_ms" (that report's, as the engine sent them), "wait_ms"
+    (whole − CPU), "floor_ms" (formula), "reading_ms", "paperwork_ms", "comm_ms", "reading_share" (of the
+    whole step less the wait), and "lesson" (the key of the sentence on screen); None before a trip."""
     f = getattr(window.live_page.split_row, "trip", None)
     if not f:
         return None
-    keys = ("step", "phase", "batch", "whole_ms", "forward_ms", "weight_read_ms", "floor_ms", "reading_ms",
-            "paperwork_ms", "comm_ms", "reading_share", "desks", "trips", "steps", "lesson")
+    keys = ("step", "on_stage", "phase", "batch", "whole_ms", "forward_ms", "weight_read_ms", "cpu_ms", "wait_ms",
+            "floor_ms", "reading_ms", "paperwork_ms", "comm_ms", "reading_share", "desks", "trips", "steps", "lesson")
     return {k: f.get(k) for k in keys}
 
 

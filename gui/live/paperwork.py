@@ -22,7 +22,6 @@ The sentence follows the measured shares (``trip_split``'s ``lesson`` key: "read
 
 from __future__ import annotations
 
-import statistics
 from collections import deque
 
 from PySide6.QtCore import QCoreApplication, QRectF, QSize, Qt
@@ -68,13 +67,14 @@ def _kind(report: dict) -> tuple:
 
 
 def trip_figures(report: dict | None, info: dict | None, recent: list[dict] | None = None) -> dict | None:
-    """The split of the step ``report`` (a ``StepReport`` dict) with the model and read speed of ``info`` (the
-    engine's ``ready`` event): ``model.teaching.lessons.trip_split`` of the medians over ``report`` and the trips of
-    ``recent`` (older reports, oldest first) of the same kind (``_kind``), at most ``SPLIT_WINDOW`` in all, so
-    that one trip the machine's scheduler interrupted does not flip the lesson. Adds "step", "phase", "batch",
-    "forward_ms", "weight_read_ms" (medians as reported; None when a trip lacks it), "desks", "trips" (how many
-    trips the medians are of) and "steps" (their step numbers). None when the report has no positive
-    ``wall_ms``."""
+    """The split of the median trip (``model.teaching.lessons.median_trip``: by reading share) among ``report``
+    and the trips of ``recent`` (older reports, oldest first) of the same kind (``_kind``), at most
+    ``SPLIT_WINDOW`` in all, with the model and read speed of ``info`` (the engine's ``ready`` event), so that one
+    trip the machine's scheduler interrupted does not flip the lesson and every figure is of one real trip.
+    ``model.teaching.lessons.trip_split``'s figures plus "step" (the median trip's step number), "forward_ms",
+    "weight_read_ms", "cpu_ms" (as that trip's report has them; weight_read_ms None when a trip lacks it),
+    "on_stage" (the step of ``report``), "phase", "batch", "desks", "trips" (how many trips it is the median
+    of) and "steps" (their step numbers). None when the report has no positive ``wall_ms``."""
     if not report:
         return None
     whole = _num(report.get("wall_ms"))
@@ -83,20 +83,20 @@ def trip_figures(report: dict | None, info: dict | None, recent: list[dict] | No
     same = [r for r in (recent or []) if _kind(r) == _kind(report) and r is not report
             and (_num(r.get("wall_ms")) or 0) > 0 and r.get("step") != report.get("step")]
     trips = (same + [report])[-SPLIT_WINDOW:]
-    reads = [_num(r.get("weight_read_ms")) for r in trips]
-    read = statistics.median(reads) if all(v is not None and v > 0 for v in reads) else None
-    whole = statistics.median(float(r["wall_ms"]) for r in trips)
-    forwards = [v for v in (_num(r.get("forward_ms")) for r in trips) if v is not None]
+    measured = all((_num(r.get("weight_read_ms")) or 0) > 0 for r in trips)
     info = info or {}
     weight_bytes = _num((info.get("model") or {}).get("weight_bytes")) or 0.0
     bandwidth = _num(info.get("memory_bandwidth_bytes_per_s")) or 0.0
-    cpus = [_num(r.get("cpu_ms")) for r in trips]
-    wait = statistics.median(max(0.0, float(r["wall_ms"]) - c) for r, c in zip(trips, cpus)) \
-        if all(c is not None for c in cpus) else 0.0
-    split = lessons.trip_split(whole, read, weight_bytes, bandwidth,
-                               comm_ms=max(0.0, statistics.median(_comm(r) for r in trips)), wait_ms=wait)
-    return {**split, "step": report.get("step"), "phase": report.get("phase"), "batch": report.get("batch"),
-            "forward_ms": statistics.median(forwards) if forwards else None, "weight_read_ms": read,
+    splits = []
+    for r in trips:
+        wall, cpu = float(r["wall_ms"]), _num(r.get("cpu_ms"))
+        sp = lessons.trip_split(wall, _num(r.get("weight_read_ms")) if measured else None, weight_bytes, bandwidth,
+                                comm_ms=max(0.0, _comm(r)), wait_ms=max(0.0, wall - cpu) if cpu is not None else 0.0)
+        splits.append({**sp, "step": r.get("step"), "forward_ms": _num(r.get("forward_ms")),
+                       "weight_read_ms": _num(r.get("weight_read_ms")) if measured else None,
+                       "cpu_ms": cpu})
+    median = lessons.median_trip(splits)
+    return {**median, "on_stage": report.get("step"), "phase": report.get("phase"), "batch": report.get("batch"),
             "weight_bytes": weight_bytes, "desks": max(1, len(report.get("workers") or [])), "trips": len(trips),
             "steps": [r.get("step") for r in trips]}
 
@@ -156,7 +156,7 @@ def split_text(f: dict, device: str) -> str:
     lesson = lesson_text(f, device)
     figures = figures_text(f)
     if f.get("trips", 1) > 1:
-        figures = _tr("median of the last {n} trips: {figures}").format(n=f["trips"], figures=figures)
+        figures = _tr("the median of the last {n} trips: {figures}").format(n=f["trips"], figures=figures)
     return _tr("{figures} · {lesson}").format(figures=figures, lesson=lesson) if lesson else figures
 
 

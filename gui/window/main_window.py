@@ -275,6 +275,7 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         b.apprentice.connect(self._on_apprentice_verdict)
         self.apprentice_choice.kind_chosen.connect(self._on_apprentice_kind_chosen)
         self.model_choice.greedy_box.toggled.connect(self._on_greedy_toggled)
+        self.model_choice.weights_chosen.connect(self.choose_weights)  # the thinner book (int8), in the details
         self.tear.requested.connect(self._on_tear_requested)
         self.clock.tick.connect(self._on_tick)
         self.scene.trip_finished.connect(self._on_trip_finished)

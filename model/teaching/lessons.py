@@ -263,20 +263,33 @@ def _read_ms(report) -> float | None:
     return float(v) if isinstance(v, (int, float)) and v > 0 else None
 
 
+def median_trip(splits: list[dict]) -> dict:
+    """The median trip of ``splits`` (``trip_split`` dicts, one per trip): the one whose reading share is the
+    median (the lower middle of an even count; by whole step when no reading was measured), so every figure
+    shown is of one real trip and they add up. Raises ValueError for an empty list."""
+    if not splits:
+        raise ValueError("median_trip of no trips")
+    key = (lambda sp: sp["reading_share"]) if all(sp["reading_share"] is not None for sp in splits) else \
+        (lambda sp: sp["whole_ms"])
+    return sorted(splits, key=key)[(len(splits) - 1) // 2]
+
+
 def measured_split(reports: list, weight_bytes: int, bandwidth: float | None,
                    cpu_ms: list[float] | None = None) -> dict | None:
-    """``model.lessons.trip_split`` of the medians of ``reports`` (decode steps): whole step (``wall_ms``),
-    measured weight reading (``weight_read_ms``), the floor from ``bandwidth`` (bytes/s), and with ``cpu_ms``
-    (the stepping thread's CPU ms of each report) the waiting, wall − CPU; None without steps.
-    Adds "forward_ms" (median forward pass) and "trips" (how many steps the medians are of)."""
+    """``trip_split`` of the median trip of ``reports`` (decode steps; ``median_trip``): its whole step
+    (``wall_ms``), measured weight reading (``weight_read_ms``; None when a step lacks it), with ``cpu_ms`` (the
+    stepping thread's CPU ms of each report) the waiting, wall − CPU; the floor from ``bandwidth`` (bytes/s).
+    None without steps. Adds "forward_ms" (that trip's), "trips" (how many it is the median of)."""
     if not reports:
         return None
-    reads = [r for r in (_read_ms(x) for x in reports) if r is not None]
-    whole = statistics.median(float(r.wall_ms) for r in reports)
-    read = statistics.median(reads) if len(reads) == len(reports) else None  # every step measured, or no claim
-    wait = statistics.median(max(0.0, float(r.wall_ms) - c) for r, c in zip(reports, cpu_ms)) if cpu_ms else 0.0
-    split = trip_split(whole, read, weight_bytes, bandwidth or 0.0, wait_ms=wait)
-    return {**split, "forward_ms": statistics.median(float(r.forward_ms) for r in reports), "trips": len(reports)}
+    measured = all(_read_ms(r) is not None for r in reports)
+    splits = []
+    for i, r in enumerate(reports):
+        wait = max(0.0, float(r.wall_ms) - cpu_ms[i]) if cpu_ms else 0.0
+        sp = trip_split(float(r.wall_ms), _read_ms(r) if measured else None, weight_bytes, bandwidth or 0.0,
+                        wait_ms=wait)
+        splits.append({**sp, "forward_ms": float(r.forward_ms)})
+    return {**median_trip(splits), "trips": len(reports)}
 
 
 def fmt_summary(s: dict, unit: str = "ms") -> str:

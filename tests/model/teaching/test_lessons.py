@@ -240,3 +240,12 @@ def test_waiting_for_a_busy_machine_is_no_part_of_the_lesson():
     assert lessons.trip_split(19.0, 1.1)["lesson"] == "paperwork"
     with pytest.raises(ValueError):
         lessons.trip_split(19.0, 1.1, wait_ms=-1.0)
+
+
+def test_median_trip_is_one_real_trip():
+    trips = [lessons.trip_split(w, r) for w, r in ((10.0, 2.0), (4.0, 2.0), (5.0, 4.0), (30.0, 3.0))]
+    m = lessons.median_trip(trips)  # shares 0.2, 0.5, 0.8, 0.1: the lower middle is 0.2
+    assert m is trips[0] and m["whole_ms"] == 10.0
+    assert lessons.median_trip(trips[:3]) is trips[1]
+    with pytest.raises(ValueError):
+        lessons.median_trip([])
