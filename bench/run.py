@@ -37,7 +37,7 @@ def _load() -> list[float] | None:
 
 
 SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative", "sharding", "prefix", "window",
-            "storm", "record", "mixed", "trip", "lessons")  # lessons runs only when asked for (--lessons or --only lessons)
+            "storm", "record", "mixed", "trip", "int8", "lessons")  # lessons runs only when asked for (--lessons or --only lessons)
 
 
 def say_error(message: str) -> None:
@@ -160,6 +160,9 @@ def bench_main(argv: list[str]) -> int:
         if want("trip"):
             from bench.trip_bench import trip_section
             results["trip"] = trip_section(target, quick=q)
+        if want("int8"):
+            from bench.int8_bench import int8_section
+            results["int8"] = int8_section(target, quick=q)
         if want("lessons"):
             from bench import lessons_bench
             results["lessons"] = lessons_bench.lessons(target, draft, runs=args.runs)
@@ -375,6 +378,9 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
     if "trip" in r:
         from bench.trip_bench import render_trip
         lines += render_trip(r["trip"])
+    if "int8" in r:
+        from bench.int8_bench import render_int8
+        lines += render_int8(r["int8"])
     if "lessons" in r:
         from bench import lessons_bench
         lines += lessons_bench.markdown(r["lessons"])

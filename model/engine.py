@@ -93,7 +93,7 @@ class Engine:
         tokenizer.token_bytes(0)  # build the byte table now, not inside the first request's time to first token
         self._labels: dict[int, str] = {}  # token id -> tokenizer.label(id): six labels per new token, each built once
         self.config = model.config
-        param = next(model.parameters())
+        param = model.ln_f.weight  # a float parameter (int8 weights compute in float32: model/quantize.py)
         self.device, self.dtype = param.device, param.dtype
         self.kv_cache_enabled = kv_cache
         self.weight_bytes = model.weight_bytes()
@@ -484,6 +484,7 @@ class Engine:
         return {"name": cfg.name, "n_layer": cfg.n_layer, "n_head": cfg.n_head, "n_embd": cfg.n_embd,
                 "n_positions": cfg.n_positions, "vocab_size": cfg.vocab_size,
                 "parameters": self.model.num_parameters(), "weight_bytes": self.weight_bytes,
+                "weights": self.model.weights,
                 "layer_weight_bytes": self.model.layer_weight_bytes()}
 
     # ---- convenience ---------------------------------------------------------------------------------------

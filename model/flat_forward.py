@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import torch
 import torch.nn.functional as F
 
+from model.quantize import int8_matmul
 from model.ragged import RaggedBatch, attend
 from model.timing import NULL_TIMER
 
@@ -46,20 +47,25 @@ class FlatForward:
         self.config = cfg = model.config
         self.fused_act = FUSED_ACT.get(cfg.activation_function)
         self.submodules = list(model.modules())
+        self.int8 = model.weights == "int8"  # int8 rows and scales (model/quantize.py)
+        linears = [(b.attn.c_attn, b.attn.c_proj, b.mlp.c_fc, b.mlp.c_proj) for b in model.h]
         with torch.no_grad():
-            self.layers = [
-                (b.ln_1.weight, b.ln_1.bias, b.attn.c_attn.weight.t(), b.attn.c_attn.bias, b.attn.c_proj.weight.t(),
-                 b.attn.c_proj.bias, b.ln_2.weight, b.ln_2.bias, b.mlp.c_fc.weight.t(), b.mlp.c_fc.bias,
-                 b.mlp.c_proj.weight.t(), b.mlp.c_proj.bias, cfg.attention_scale(i), b.mlp.act)
-                for i, b in enumerate(model.h)]
+            # per block: (ln_1 w, b, ln_2 w, b, attention scale, activation)
+            self.layers = [(b.ln_1.weight, b.ln_1.bias, b.ln_2.weight, b.ln_2.bias, cfg.attention_scale(i), b.mlp.act)
+                           for i, b in enumerate(model.h)]
+            # per block, per projection j (0 qkv, 1 attention proj, 2 fc, 3 proj): fp32 (W [in, out] view, bias),
+            # int8 (q int8 (out, in), row scales, bias, ones)
+            self.weights = [[(lin.weight, lin.scale, lin.bias, lin.ones) if self.int8 else (lin.weight.t(), lin.bias)
+                             for lin in block] for block in linears]
         self.key = model.weights_key()
-        self.packable = [w for b in model.h for w in (b.attn.c_attn.weight, b.attn.c_proj.weight, b.mlp.c_fc.weight,
-                                                      b.mlp.c_proj.weight)] + [model.lm_head_weight()]
+        self.packable = [] if self.int8 else [
+            lin.weight for block in linears for lin in block] + [model.lm_head_weight()]
         self._packed: list | None = None  # oneDNN-packed weights, and the (data_ptr, version) of each weight they copy
         self._packed_for: tuple | None = None
         self._head_t: torch.Tensor | None = None
         self._head_t_for: tuple | None = None
-        self.head_t()
+        if not self.int8:
+            self.head_t()
 
     def head_t(self) -> torch.Tensor:
         """The LM head as a contiguous [C, V] copy (V × C × 4 bytes more than the model), (re)built when stale."""
@@ -76,7 +82,8 @@ class FlatForward:
         the layout Inductor uses for CPU linears), packed for 16 rows; rebuilt when any weight changes in place
         (version counters). None where oneDNN is not available (MKL's GEMM is used instead)."""
         w0 = self.model.wte.weight
-        if not torch.backends.mkldnn.is_available() or w0.dtype != torch.float32 or w0.device.type != "cpu":
+        if self.int8 or not torch.backends.mkldnn.is_available() or w0.dtype != torch.float32 \
+                or w0.device.type != "cpu":
             return None
         weights = self.packable
         key = (self.key, [w._version for w in weights])
@@ -93,7 +100,8 @@ class FlatForward:
         """``forward`` with a KV cache and autograd off, written as a flat sequence of tensor ops on (B·T, C)
         rows: the same arithmetic as the blocks' modules (within float rounding), without their per-call
         overhead, which at batch 1 costs as much as the weights' GEMVs on this CPU. With 2+ rows the GEMMs run
-        on oneDNN-packed weights (``packed_weights``), with the MLP's GELU fused into the first.
+        on oneDNN-packed weights (``packed_weights``), with the MLP's GELU fused into the first; int8 weights
+        run ``model/quantize.py``'s int8 kernel at any row count.
         batch: an AttentionBatch or RaggedBatch. rt: the weight-read timer (``model/timing.py``); layer_ms: if
         given, each layer's wall ms is appended. Returns float logits (B, K, V) with ``logit_index``, else (B, T, V).
         """
@@ -102,13 +110,13 @@ class FlatForward:
         B, T = (1, input_ids.numel()) if ragged else input_ids.shape
         N = B * T
         cfg = self.config
-        C, nh, hs = cfg.n_embd, cfg.n_head, cfg.head_dim
+        C, nh = cfg.n_embd, cfg.n_head
         eps = cfg.layer_norm_epsilon
         packed = self.packed_weights() if N >= self.PACKED_MIN_ROWS else None
-        linear = torch.ops.mkldnn._linear_pointwise if packed is not None else None
+        mm = self._mm_int8 if self.int8 else self._mm_packed if packed is not None else self._mm
         rt.begin()
-        tok = F.embedding(input_ids.reshape(N), m.wte.weight)  # (N, C): rows of the dictionary
-        pos = F.embedding(batch.positions.reshape(N), m.wpe.weight)
+        tok = m.wte(input_ids.reshape(N)) if self.int8 else F.embedding(input_ids.reshape(N), m.wte.weight)  # (N, C)
+        pos = m.wpe(batch.positions.reshape(N)) if self.int8 else F.embedding(batch.positions.reshape(N), m.wpe.weight)
         rt.end()
         x = tok + pos  # (N, C)
         clock = time.perf_counter_ns if layer_ms is not None else None
@@ -119,46 +127,18 @@ class FlatForward:
             mirror = batch.mirror if T == 1 else None
             L = batch.context_slots.size(1)
             start = batch.context_start
-        for i, (w1, b1, wqkv, bqkv, wo, bo, w2, b2, wfc, bfc, wp, bp, scale, act) in enumerate(self.layers):
+        for i, (w1, b1, w2, b2, scale, act) in enumerate(self.layers):
             if clock is not None:
                 sync()
                 t_layer = clock()
-            h = F.layer_norm(x, (C,), w1, b1, eps)
-            rt.begin()
-            qkv = torch.addmm(bqkv, h, wqkv) if packed is None else linear(h, packed[4 * i], bqkv, "none", [None], "")
-            rt.end()
+            qkv = mm(F.layer_norm(x, (C,), w1, b1, eps), i, 0, rt, packed)  # (N, 3C)
             if ragged:
                 y = attend(qkv, i, batch, kv_cache, scale, nh)  # (N, C): each request over its own keys
-                rt.begin()
-                y = torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], "")
-                rt.end()
-                x = self._mlp(x + y, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps, rt)
-                if clock is not None:
-                    sync()
-                    layer_ms.append((clock() - t_layer) / 1e6)
-                continue
-            q = qkv[:, :C].view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
-            kv_cache.write(i, batch.slot_mapping, qkv[:, C:2 * C].view(B, T, nh, hs), qkv[:, 2 * C:].view(B, T, nh, hs))
-            if in_place:
-                k, v = kv_cache.view(i, start, L)  # 2 × (1, L, nh, hs)
-            elif mirror is not None:
-                mk, mv = mirror[0][i], mirror[1][i]  # (B, nh, capacity, hs): head-major, each head's keys one run
-                mk.view(-1, hs).index_copy_(0, mirror[2], qkv[:, C:2 * C].reshape(N * nh, hs))
-                mv.view(-1, hs).index_copy_(0, mirror[2], qkv[:, 2 * C:].reshape(N * nh, hs))
-                k, v = mk[:, :, :L], mv[:, :, :L]  # 2 × (B, nh, L, hs)
             else:
-                k, v = kv_cache.gather(i, batch.context_slots)  # 2 × (B, L, nh, hs)
-            if mirror is None or in_place:
-                k, v = k.transpose(1, 2), v.transpose(1, 2)  # (B, nh, L, hs)
-            if batch.sees_all:
-                y = F.scaled_dot_product_attention(q, k, v, scale=scale)
-            else:
-                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)  # (B, nh, T, hs)
-            y = y.transpose(1, 2).reshape(N, C)
-            rt.begin()
-            y = torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], "")
-            rt.end()
-            x = self._mlp(x + y, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps, rt)
+                y = self._attend(qkv, i, B, T, batch, kv_cache, scale, mask, in_place, mirror, L, start)
+            x = x + mm(y, i, 1, rt, packed)
+            h = mm(F.layer_norm(x, (C,), w2, b2, eps), i, 2, rt, packed, act)  # (N, inner): fc and its GELU
+            x = x + mm(h, i, 3, rt, packed)
             if clock is not None:
                 sync()
                 layer_ms.append((clock() - t_layer) / 1e6)
@@ -172,29 +152,66 @@ class FlatForward:
         else:
             K = T
         x = F.layer_norm(x, (C,), m.ln_f.weight, m.ln_f.bias, eps)
-        head = self.head_t() if packed is None else None
+        head = None if packed is not None or self.int8 else self.head_t()
         rt.begin()
-        logits = x @ head if packed is None else linear(x, packed[-1], None, "none", [None], "")
+        if self.int8:
+            logits = m.wte.logits(x) if m.lm_head is None else m.lm_head(x)
+        else:
+            logits = x @ head if packed is None else torch.ops.mkldnn._linear_pointwise(x, packed[-1], None, "none",
+                                                                                         [None], "")
         rt.end()
         return logits if K is None else logits.view(B, K, -1)
 
-    def _mlp(self, x, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps, rt=NULL_TIMER) -> torch.Tensor:
-        """x + MLP(LayerNorm(x)) for block i on (N, C) rows (the flat cached forward's second half). With packed
-        weights the GELU is fused into the fc GEMM, so its time is counted with that weight's reading."""
-        h = F.layer_norm(x, (x.size(-1),), w2, b2, eps)
-        rt.begin()
-        if packed is None:
-            h = torch.addmm(bfc, h, wfc)
-            rt.end()
-            h = act(h)
-        elif self.fused_act is not None:
-            h = linear(h, packed[4 * i + 2], bfc, "gelu", [None], self.fused_act)
-            rt.end()
+    def _attend(self, qkv, i, B, T, batch, kv_cache, scale, mask, in_place, mirror, L, start) -> torch.Tensor:
+        """Attention of block i over a padded (B, T) pass: writes the new K/V, reads the context (in place, from
+        the decode mirror, or gathered), (N, 3C) -> (N, C)."""
+        C, nh, hs = self.config.n_embd, self.config.n_head, self.config.head_dim
+        N = B * T
+        q = qkv[:, :C].view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
+        kv_cache.write(i, batch.slot_mapping, qkv[:, C:2 * C].view(B, T, nh, hs), qkv[:, 2 * C:].view(B, T, nh, hs))
+        if in_place:
+            k, v = kv_cache.view(i, start, L)  # 2 × (1, L, nh, hs)
+        elif mirror is not None:
+            mk, mv = mirror[0][i], mirror[1][i]  # (B, nh, capacity, hs): head-major, each head's keys one run
+            mk.view(-1, hs).index_copy_(0, mirror[2], qkv[:, C:2 * C].reshape(N * nh, hs))
+            mv.view(-1, hs).index_copy_(0, mirror[2], qkv[:, 2 * C:].reshape(N * nh, hs))
+            k, v = mk[:, :, :L], mv[:, :, :L]  # 2 × (B, nh, L, hs)
         else:
-            h = linear(h, packed[4 * i + 2], bfc, "none", [None], "")
-            rt.end()
-            h = act(h)
+            k, v = kv_cache.gather(i, batch.context_slots)  # 2 × (B, L, nh, hs)
+        if mirror is None or in_place:
+            k, v = k.transpose(1, 2), v.transpose(1, 2)  # (B, nh, L, hs)
+        if batch.sees_all:
+            y = F.scaled_dot_product_attention(q, k, v, scale=scale)
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)  # (B, nh, T, hs)
+        return y.transpose(1, 2).reshape(N, C)
+
+    # One projection j of block i on rows x (0 Q/K/V, 1 attention projection, 2 MLP fc, 3 MLP proj), bracketed by
+    # the weight-read timer rt; act: the activation after it (fc), applied outside the bracket unless fused.
+
+    def _mm(self, x, i, j, rt, packed, act=None) -> torch.Tensor:
+        """MKL's GEMV/GEMM on the [in, out] view (1 row)."""
+        w, b = self.weights[i][j]
         rt.begin()
-        y = torch.addmm(bp, h, wp) if packed is None else linear(h, packed[4 * i + 3], bp, "none", [None], "")
+        y = torch.addmm(b, x, w)
         rt.end()
-        return x + y
+        return y if act is None else act(y)
+
+    def _mm_packed(self, x, i, j, rt, packed, act=None) -> torch.Tensor:
+        """oneDNN's GEMM on the packed weight (2+ rows), the GELU fused into fc where oneDNN has it (then its time
+        is counted with the weight's reading)."""
+        b = self.weights[i][j][1]
+        fuse = act is not None and self.fused_act is not None
+        rt.begin()
+        y = torch.ops.mkldnn._linear_pointwise(x, packed[4 * i + j], b, "gelu" if fuse else "none", [None],
+                                               self.fused_act if fuse else "")
+        rt.end()
+        return y if act is None or fuse else act(y)
+
+    def _mm_int8(self, x, i, j, rt, packed, act=None) -> torch.Tensor:
+        """The int8 weight-only kernel (model/quantize.py), its bfloat16 cast and float32 scaling included."""
+        q, s, b, ones = self.weights[i][j]
+        rt.begin()
+        y = int8_matmul(x, q, s, ones, b)
+        rt.end()
+        return y if act is None else act(y)

@@ -384,6 +384,11 @@ class GPT2(nn.Module):
         elif logit_index is not None:
             x = x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1)))  # (B, K, C)
         x = self.ln_f(x)
+        if self.weights == "int8":  # int8 rows and scales (model/quantize.py): the tied head reads wte's rows
+            rt.begin()
+            logits = self.wte.logits(x) if self.lm_head is None else self.lm_head(x)
+            rt.end()
+            return logits
         head_t = None if self._flat is None or torch.is_grad_enabled() else self._flat.head_t()
         rt.begin()
         if head_t is not None:
@@ -409,11 +414,9 @@ class GPT2(nn.Module):
         the embedding lookup). The copy is used only with autograd off, and is rebuilt if the head weight
         changes in place (its version counter moves).
 
-        It also enables the flat cached forward (``model/flat_forward.py``) for engine passes with autograd off and no
-        module hooks: the same arithmetic without per-module calls. Passes of 2 or more rows (batched decode,
-        prefill, speculative verify) run their GEMMs on oneDNN-packed copies of the block weights and the LM
-        head, made at the first such pass: about the weights' size again in memory (17 MB for the bundled
-        model, 0.5 GB for GPT-2 small), up to 2–3× faster than MKL at 4–16 rows on this CPU. Returns self.
+        It also enables the flat cached forward (``model/flat_forward.py``) for engine passes with autograd off and
+        no module hooks: the same arithmetic without per-module calls; passes of 2+ rows run oneDNN-packed copies
+        of the weights (about their size again in memory, made at the first such pass). Returns self.
         """
         for module in self.modules():
             if isinstance(module, nn.Linear) and module is not self.lm_head:
@@ -424,6 +427,7 @@ class GPT2(nn.Module):
         return self
 
     _flat: FlatForward | None = None  # set by prepare_for_decode (model/flat_forward.py)
+    weights = "fp32"  # "int8" once model/quantize.py has made the book thinner
     _DERIVED = ("_flat",)
 
     def __getstate__(self) -> dict:
@@ -472,13 +476,24 @@ class GPT2(nn.Module):
         return [block.attn.last_weights for block in self.h]
 
     def num_parameters(self) -> int:
-        """Parameters counted once (a tied LM head shares ``wte``; an untied one is counted)."""
+        """Parameters counted once (a tied LM head shares ``wte``; an untied one is counted; int8 weights count
+        one each, their scales not)."""
         return sum(p.numel() for p in self.parameters())
 
     def weight_bytes(self) -> int:
-        """Bytes of all parameters as stored now (dtype-aware)."""
-        return sum(p.numel() * p.element_size() for p in self.parameters())
+        """Bytes of the weights as stored now: every parameter (dtype-aware: 4 bytes in fp32, 1 in int8) and the
+        int8 weights' float32 row scales (``model/quantize.py``)."""
+        return _stored_bytes(self)
 
     def layer_weight_bytes(self) -> list[int]:
-        """Bytes of each transformer block's parameters, in layer order: the size of each chapter."""
-        return [sum(p.numel() * p.element_size() for p in b.parameters()) for b in self.h]
+        """Bytes of each transformer block's weights (as ``weight_bytes``), in layer order: each chapter's size."""
+        return [_stored_bytes(b) for b in self.h]
+
+
+def _stored_bytes(module: nn.Module) -> int:
+    """Bytes of the parameters and persistent buffers (int8 scales) of ``module``, each tensor once."""
+    tensors = {id(p): p for p in module.parameters()}
+    for m in module.modules():
+        tensors.update({id(b): b for name, b in m._buffers.items()
+                        if b is not None and name not in m._non_persistent_buffers_set})
+    return sum(t.numel() * t.element_size() for t in tensors.values())

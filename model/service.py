@@ -1,6 +1,10 @@
 """The engine process: the GUI's engine runs here, in its own process, and speaks plain dicts over two queues.
 
 Started by the GUI with the *spawn* start method; nothing on this module's import path imports Qt.
+Start options (a dict, ``EngineService``): model_dir, device, threads, max_batch, layer_timing, stop_loops,
+draft_model_dir, max_workers, measure_apprentice, and weights: "fp32" (default) or "int8" (the target's weights
+as int8 rows + float32 scales, model/quantize.py; ready's model.weights says which, model.weight_bytes counts the
+bytes really held; sharding is refused with int8).
 
 Commands (GUI → engine), each a dict with "op":
     submit        request_id, prompt, max_new_tokens, temperature, top_k, top_p, seed
@@ -77,6 +81,12 @@ class EngineService:
         # path (issue 34: +61 % on the forward), so the window times a sample and the stage keeps its shares
         self.layer_timing_every = max(0, int(options.get("layer_timing_every", 1 if layer_timing else 0)))
         self.trips = 0
+        self.weights = str(options.get("weights") or "fp32")  # the target's weights: "fp32" or "int8"
+        if self.weights not in ("fp32", "int8"):
+            raise ValueError(f"weights must be 'fp32' or 'int8', got {self.weights!r}")
+        if self.weights == "int8":
+            from model.quantize import quantize_int8
+            quantize_int8(model)  # a thinner book: int8 rows + float32 scales (model/quantize.py)
         self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
                              layer_timing=self.layer_timing_every == 1)
         # an exhibit never runs on with a loop: a request that writes one phrase three times in a row finishes
@@ -187,6 +197,8 @@ class EngineService:
         if n != 1 and (n not in allowed["degrees_tp"] if mode == "tp" else not 1 <= n <= allowed["max_pp"]):
             raise RequestError(f"this model can be torn {allowed['degrees_tp']} ways by heads and "
                                f"1..{allowed['max_pp']} ways by layers, not {n} ({mode})")
+        if n != 1 and self.weights != "fp32":
+            raise RequestError("the torn book runs fp32 weights; with int8 weights the model stays on one process")
         self.close_runner()
         self.sharding_mode = mode
         if n > 1:

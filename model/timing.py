@@ -88,12 +88,13 @@ def read_timer(device: torch.device) -> ReadTimer | CudaReadTimer:
 
 
 def time_modules(module: torch.nn.Module, timer) -> list:
-    """Bracket every ``nn.Linear`` and ``nn.Embedding`` call inside ``module`` with ``timer`` (forward hooks), for
+    """Bracket every ``nn.Linear`` and ``nn.Embedding`` call (and int8 ones, ``reads_weights``) inside ``module``
+    with ``timer`` (forward hooks), for
     passes that run the modules rather than the flat cached forward. Returns the hook handles; call
     ``.remove()`` on each to stop."""
     handles = []
     for m in module.modules():
-        if isinstance(m, (torch.nn.Linear, torch.nn.Embedding)):
+        if isinstance(m, (torch.nn.Linear, torch.nn.Embedding)) or getattr(m, "reads_weights", False):
             handles.append(m.register_forward_pre_hook(lambda *_: timer.begin()))
             handles.append(m.register_forward_hook(lambda *_: timer.end()))
     return handles
