@@ -148,3 +148,16 @@ def test_service_reports_the_steps_cpu_time(tiny_model_dir, tmp_path, monkeypatc
         svc.step()
     steps = [e["report"] for e in events if e["type"] == "step"]
     assert steps and all(0 < s["cpu_ms"] <= s["wall_ms"] for s in steps)
+
+
+def test_details_offer_int8_weights_and_restart_the_engine(qtbot, make_window):
+    w = make_window()
+    w.set_details(True)
+    box = w.model_choice.int8_box
+    assert box.isVisible() and box.text() == "int8"
+    pid = w.bridge.pid
+    with qtbot.waitSignal(w.bridge.ready, timeout=60_000):
+        box.setChecked(True)
+    assert w.bridge.options["weights"] == "int8" and w.bridge.pid != pid  # a fresh engine with int8 weights
+    w.set_details(False)
+    assert not box.isVisible()
