@@ -4,7 +4,7 @@ beside the big models' formula bars, on a scale of its own and labelled measured
 
 from __future__ import annotations
 
-from animations.scenes.base import ACCENT, BLUE_LIGHT, GREEN, TEXT, T, fmt_bytes, fmt_ms
+from animations.scenes.base import BLUE_LIGHT, GREEN, TEXT, T, fmt_bytes, fmt_ms
 
 
 def draw_thin_book(scene, t: dict | None, x: float, y: float, w: float) -> float:
@@ -12,28 +12,26 @@ def draw_thin_book(scene, t: dict | None, x: float, y: float, w: float) -> float
     ``TourScene``) from (x, y), ``w`` wide. Returns the y below what was drawn (``y`` when nothing was)."""
     if not t or not t.get("available"):
         return y
-    head = scene.text(T("This computer, this model: the same book in int8"), x, y, "small", ACCENT, True,
-                      role="heading")
-    y = head.sceneBoundingRect().bottom() + 2
     names = {"fp32": T("FP32"), "int8": T("INT8")}
-    name_w = max(scene.measure(n, "small").width() for n in names.values()) + 10
-    full = w * 0.32  # the fp32 book's bar; int8's in proportion to its bytes
+    name_w = max(scene.measure(n, "small").width() for n in names.values()) + 8
+    full = 150.0  # the fp32 book's bar; int8's in proportion to its bytes
     most = float(t["fp32"]["weight_bytes"]) or 1.0
-    for i, key in enumerate(("fp32", "int8")):
-        row = t[key]
-        lab = scene.text(names[key], x, y, "small", TEXT, True, role="legend")
+    bottom = y
+    for i, key in enumerate(("fp32", "int8")):  # side by side: one row for both books
+        row, x0 = t[key], x + i * w / 2
+        lab = scene.text(names[key], x0, y, "small", TEXT, True, role="legend")
         r = lab.sceneBoundingRect()
-        bw = max(3.0, full * float(row["weight_bytes"]) / most)
-        bar = scene.box(x + name_w, r.center().y() - 8, bw, 16, BLUE_LIGHT if key == "fp32" else GREEN, None,
-                        radius=3)
+        bar = scene.box(x0 + name_w, r.center().y() - 8, max(3.0, full * float(row["weight_bytes"]) / most), 16,
+                        BLUE_LIGHT if key == "fp32" else GREEN, None, radius=3)
         scene.fade_in(bar, 0.4 + 0.2 * i)
-        scene.text(T("{bytes} · a trip {ms} · {tps} tokens/s").format(
+        fig = scene.text(T("{bytes} · a trip {ms} · {tps} tokens/s").format(
             bytes=fmt_bytes(row["weight_bytes"]), ms=fmt_ms(row["trip_ms"]["median"]),
-            tps=f"{row['tokens_per_s']:,.0f}"), x + name_w + full + 12, y, "small", TEXT, role="readout")
-        y = r.bottom() + 2
-    note = T("{ratio:.2f}× the bytes, {speed:.2f}× the tokens per second · median of {n} runs, interleaved · its own "
-             "scale, not the GB above").format(ratio=t["bytes_ratio"], speed=t["speedup"], n=t["runs"])
-    return scene.badge("measured", x, y + 2, note, max_w=w).sceneBoundingRect().bottom()
+            tps=f"{row['tokens_per_s']:,.0f}"), x0 + name_w + full + 10, y, "small", TEXT, role="readout")
+        bottom = max(bottom, r.bottom(), fig.sceneBoundingRect().bottom())
+    note = T("this computer, this model, int8 against fp32: {ratio:.2f}× the bytes, {speed:.2f}× the tokens per "
+             "second · median of {n} runs, interleaved · its own scale").format(
+        ratio=t["bytes_ratio"], speed=t["speedup"], n=t["runs"])
+    return scene.badge("measured", x, bottom + 2, note, max_w=w).sceneBoundingRect().bottom()
 
 
 __all__ = ["draw_thin_book"]

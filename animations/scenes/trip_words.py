@@ -58,19 +58,15 @@ def page7_lesson(split: dict) -> str:
 
 
 def page13_lesson(split: dict) -> str:
-    """Page 13's sentence on what a smaller apprentice saves, by what dominates the book's trip here."""
-    busy = split["whole_ms"] - (split.get("wait_ms") or 0.0)  # the trip's own work: the shares are of it
-    f = {"r": fmt_ms(split["reading_ms"]), "p": fmt_ms(split["paperwork_ms"]), "w": fmt_ms(busy),
-         "pct": f"{100 * split['reading_share']:.0f}"}
+    """Page 13's sentence on what a smaller apprentice saves, by what dominates the book's trip here (§7)."""
     key = split["lesson"]
     if key == "reading":
-        return T("Here a trip of the book is mostly reading the weights ({r} of {w}, measured, §7): an apprentice "
-                 "saves the chapters it skips, but not the dictionary it must read whole.").format(**f)
+        return T("A trip here is mostly reading the weights (§7): the apprentice saves the chapters it skips, not "
+                 "its dictionary.")
     if key == "paperwork":
-        return T("Here a trip of the book is mostly other work per step ({p} of {w}, measured, §7), which a smaller "
-                 "apprentice pays just the same.").format(**f)
-    return T("Here reading the weights is {pct}% of the work of a trip of the book ({r} of {w}, measured, §7); the "
-             "other work per step a smaller apprentice pays just the same.").format(**f)
+        return T("A trip here is mostly other work per step (§7), which the apprentice pays just the same.")
+    return T("Reading the weights is {pct}% of a trip's work here (§7); the other work per step the apprentice "
+             "pays just the same.").format(pct=f"{100 * split['reading_share']:.0f}")
 
 
 def dictionary_line(s: dict) -> str:
@@ -79,9 +75,9 @@ def dictionary_line(s: dict) -> str:
     d, t, a = s.get("draft_dictionary_bytes"), s.get("dictionary_bytes"), s.get("draft_weight_bytes")
     if not d or not t or not a:
         return ""
-    return T("Its dictionary (embedding and LM head, {d}) is {dp}% of the book's ({t}), and every guess reads it "
-             "whole: {share}% of the apprentice's own {a}.").format(
-        d=fmt_bytes(d), t=fmt_bytes(t), a=fmt_bytes(a), dp=f"{100 * d / t:.0f}", share=f"{100 * d / a:.0f}")
+    return T("Its dictionary (embedding + LM head, {d}) is {dp}% of the book's and {share}% of its own {a}: every "
+             "guess reads it whole.").format(d=fmt_bytes(d), a=fmt_bytes(a), dp=f"{100 * d / t:.0f}",
+                                              share=f"{100 * d / a:.0f}")
 
 
 def page18_line(split: dict) -> str:

@@ -1687,8 +1687,24 @@
         <translation>小徒弟的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
     </message>
     <message>
-        <source>This computer, this model: the same book in int8</source>
-        <translation>这台电脑，这个模型：同一本书换成 int8</translation>
+        <source>A trip here is mostly reading the weights (§7): the apprentice saves the chapters it skips, not its dictionary.</source>
+        <translation>在这台电脑上，一趟大多在读权重（§7）：小徒弟省下的是它没有的那些章，省不下它的词典。</translation>
+    </message>
+    <message>
+        <source>A trip here is mostly other work per step (§7), which the apprentice pays just the same.</source>
+        <translation>在这台电脑上，一趟大多是每步的杂事（§7），这部分小徒弟一样要付。</translation>
+    </message>
+    <message>
+        <source>Reading the weights is {pct}% of a trip's work here (§7); the other work per step the apprentice pays just the same.</source>
+        <translation>在这台电脑上，读权重占一趟干活时间的 {pct}%（§7）；每步的其余杂事，小徒弟一样要付。</translation>
+    </message>
+    <message>
+        <source>Its dictionary (embedding + LM head, {d}) is {dp}% of the book's and {share}% of its own {a}: every guess reads it whole.</source>
+        <translation>它的词典（嵌入矩阵 + LM 头，{d}）是书的词典的 {dp}%，占它自己 {a} 的 {share}%：每猜一个字都要整本读一遍。</translation>
+    </message>
+    <message>
+        <source>this computer, this model, int8 against fp32: {ratio:.2f}× the bytes, {speed:.2f}× the tokens per second · median of {n} runs, interleaved · its own scale</source>
+        <translation>这台电脑、这个模型，int8 对 fp32：字节是 {ratio:.2f} 倍，每秒写的字是 {speed:.2f} 倍 · {n} 轮交替测量的中位数 · 自成比例</translation>
     </message>
     <message>
         <source>FP32</source>
@@ -1703,16 +1719,8 @@
         <translation>{bytes} · 一趟 {ms} · 每秒 {tps} 个字</translation>
     </message>
     <message>
-        <source>{ratio:.2f}× the bytes, {speed:.2f}× the tokens per second · median of {n} runs, interleaved · its own scale, not the GB above</source>
-        <translation>字节是 {ratio:.2f} 倍，每秒写的字是 {speed:.2f} 倍 · {n} 轮交替测量的中位数 · 自成比例，不是上面的 GB</translation>
-    </message>
-    <message>
         <source>Here reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step.</source>
         <translation>这里读权重占一趟干活时间的 {pct}%，{pace}；其余是每步的杂事。</translation>
-    </message>
-    <message>
-        <source>Here reading the weights is {pct}% of the work of a trip of the book ({r} of {w}, measured, §7); the other work per step a smaller apprentice pays just the same.</source>
-        <translation>在这台电脑上，读权重占书的一趟干活时间的 {pct}%（{w} 里占 {r}，实测，§7）；每步的其余杂事，小徒弟再小也一样要付。</translation>
     </message>
     <message>
         <source>Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book too.</source>
@@ -1753,18 +1761,6 @@
     <message>
         <source>Here the trip is mostly other work per step (attention, sampling, Python), not reading the weights: a book this small is read quickly.</source>
         <translation>这里一趟大多是每步的其余杂事（注意力、采样、Python），不是读权重：这么薄的书很快就读完了。</translation>
-    </message>
-    <message>
-        <source>Here a trip of the book is mostly reading the weights ({r} of {w}, measured, §7): an apprentice saves the chapters it skips, but not the dictionary it must read whole.</source>
-        <translation>在这台电脑上，书的一趟大多在读权重（{w} 里占 {r}，实测，§7）：小徒弟省下的是它没有的那些章，省不下它每次都要整本读的词典。</translation>
-    </message>
-    <message>
-        <source>Here a trip of the book is mostly other work per step ({p} of {w}, measured, §7), which a smaller apprentice pays just the same.</source>
-        <translation>在这台电脑上，书的一趟大多是每步的杂事（{w} 里占 {p}，实测，§7）；小徒弟再小，这部分也一样要付。</translation>
-    </message>
-    <message>
-        <source>Its dictionary (embedding and LM head, {d}) is {dp}% of the book's ({t}), and every guess reads it whole: {share}% of the apprentice's own {a}.</source>
-        <translation>它的词典（嵌入矩阵和 LM 头，{d}）是书的词典（{t}）的 {dp}%，每猜一个字都要整本读一遍：占小徒弟自己 {a} 的 {share}%。</translation>
     </message>
     <message>
         <source>Measured here (§7): this small book's trip is mostly other work per step; a big model's trip is mostly reading.</source>
