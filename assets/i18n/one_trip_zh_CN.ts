@@ -1704,7 +1704,7 @@
     </message>
     <message>
         <source>this computer, this model, int8 against fp32: {ratio:.2f}× the bytes, {speed:.2f}× the tokens per second · median of {n} runs, interleaved · its own scale</source>
-        <translation>这台电脑、这个模型，int8 对 fp32：字节是 {ratio:.2f} 倍，每秒写的字是 {speed:.2f} 倍 · {n} 轮交替测量的中位数 · 自成比例</translation>
+        <translation>这台电脑、这个模型，INT8 对 FP32：字节是 {ratio:.2f} 倍，每秒写的字是 {speed:.2f} 倍 · {n} 轮交替测量的中位数 · 自成比例</translation>
     </message>
     <message>
         <source>FP32</source>
@@ -3062,11 +3062,11 @@
     </message>
     <message>
         <source>int8</source>
-        <translation>int8</translation>
+        <translation>INT8</translation>
     </message>
     <message>
         <source>A thinner book: the model's weights as int8, about a quarter of the bytes. The engine restarts with them; the readout then measures the trip again.</source>
-        <translation>更薄的书：模型的权重换成 int8，字节约为原来的四分之一。引擎会用它重新启动，读数随后重新实测这一趟。</translation>
+        <translation>更薄的书：模型的权重换成 INT8，字节约为原来的四分之一。引擎会用它重新启动，读数随后重新实测这一趟。</translation>
     </message>
 </context>
 <context>

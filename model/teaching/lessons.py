@@ -263,15 +263,22 @@ def _read_ms(report) -> float | None:
     return float(v) if isinstance(v, (int, float)) and v > 0 else None
 
 
+CLEAN_WAIT = 0.1  # a trip that waited for the processor less than this share of its step is a clean one
+
+
 def median_trip(splits: list[dict]) -> dict:
-    """The median trip of ``splits`` (``trip_split`` dicts, one per trip): the one whose reading share is the
-    median (the lower middle of an even count; by whole step when no reading was measured), so every figure
-    shown is of one real trip and they add up. Raises ValueError for an empty list."""
+    """The median trip of ``splits`` (``trip_split`` dicts, one per trip): among the clean ones (waited for the
+    processor under ``CLEAN_WAIT`` of the step: the machine's other programs did not interrupt them, so their
+    measured reading is the trip's own) if there are any, else among all, the one whose reading share is the
+    median (the lower middle of an even count; by whole step when no reading was measured). Every figure shown
+    is then of one real trip, and they add up. Raises ValueError for an empty list."""
     if not splits:
         raise ValueError("median_trip of no trips")
-    key = (lambda sp: sp["reading_share"]) if all(sp["reading_share"] is not None for sp in splits) else \
+    clean = [sp for sp in splits if sp.get("wait_ms", 0.0) < CLEAN_WAIT * sp["whole_ms"]]
+    pool = clean or splits
+    key = (lambda sp: sp["reading_share"]) if all(sp["reading_share"] is not None for sp in pool) else \
         (lambda sp: sp["whole_ms"])
-    return sorted(splits, key=key)[(len(splits) - 1) // 2]
+    return sorted(pool, key=key)[(len(pool) - 1) // 2]
 
 
 def measured_split(reports: list, weight_bytes: int, bandwidth: float | None,

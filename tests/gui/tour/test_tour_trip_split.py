@@ -88,7 +88,7 @@ def test_page_14_draws_this_machines_int8_book_measured(qtbot, tiny_model_dir, f
     if lang == "en":
         assert "int8 against fp32" in text and "measured here" in text and "345 tokens/s" in text
     else:
-        assert "int8 对 fp32" in text and "526" in text
+        assert "INT8 对 FP32" in text and "526" in text
     # without the measurement the page keeps only its formula bars
     bare = make_tour(qtbot, tiny_model_dir, lang, fonts, {})
     assert "int8" not in " ".join(_texts(bare, 13).split())

@@ -249,3 +249,13 @@ def test_median_trip_is_one_real_trip():
     assert lessons.median_trip(trips[:3]) is trips[1]
     with pytest.raises(ValueError):
         lessons.median_trip([])
+
+
+def test_median_trip_prefers_trips_the_machine_did_not_interrupt():
+    # two trips that waited 50 ms for the processor (one of them while reading: its reading clock ran on) and
+    # three clean ones: the median is a clean trip's
+    busy = [lessons.trip_split(63.0, 31.3, wait_ms=31.7), lessons.trip_split(60.0, 1.4, wait_ms=56.0)]
+    clean = [lessons.trip_split(2.9, 1.15), lessons.trip_split(2.8, 1.3), lessons.trip_split(2.7, 1.2)]
+    m = lessons.median_trip(busy + clean)
+    assert m is clean[2] and m["lesson"] == "both"  # shares 0.40, 0.46, 0.44: the middle one
+    assert lessons.median_trip(busy)["whole_ms"] in (63.0, 60.0)  # none clean: the median of all
