@@ -28,8 +28,8 @@ def draw_thin_book(scene, t: dict | None, x: float, y: float, w: float) -> float
             bytes=fmt_bytes(row["weight_bytes"]), ms=fmt_ms(row["trip_ms"]["median"]),
             tps=f"{row['tokens_per_s']:,.0f}"), x0 + name_w + full + 10, y, "small", TEXT, role="readout")
         bottom = max(bottom, r.bottom(), fig.sceneBoundingRect().bottom())
-    note = T("this computer, this model, int8 against fp32: {ratio:.2f}× the bytes, {speed:.2f}× the tokens per "
-             "second · median of {n} runs, interleaved · its own scale").format(
+    note = T("this model here, int8 against fp32: {ratio:.2f}× the bytes, {speed:.2f}× the tokens per second · "
+             "median of {n} interleaved runs").format(
         ratio=t["bytes_ratio"], speed=t["speedup"], n=t["runs"])
     return scene.badge("measured", x, bottom + 2, note, max_w=w).sceneBoundingRect().bottom()
 

@@ -1687,6 +1687,10 @@
         <translation>小徒弟的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
     </message>
     <message>
+        <source>this model here, int8 against fp32: {ratio:.2f}× the bytes, {speed:.2f}× the tokens per second · median of {n} interleaved runs</source>
+        <translation>这台电脑上的这个模型，INT8 对 FP32：字节是 {ratio:.2f} 倍，每秒写的字是 {speed:.2f} 倍 · {n} 轮交替测量的中位数</translation>
+    </message>
+    <message>
         <source>A trip here is mostly reading the weights (§7): the apprentice saves the chapters it skips, not its dictionary.</source>
         <translation>在这台电脑上，一趟大多在读权重（§7）：小徒弟省下的是它没有的那些章，省不下它的词典。</translation>
     </message>
@@ -1701,10 +1705,6 @@
     <message>
         <source>Its dictionary (embedding + LM head, {d}) is {dp}% of the book's and {share}% of its own {a}: every guess reads it whole.</source>
         <translation>它的词典（嵌入矩阵 + LM 头，{d}）是书的词典的 {dp}%，占它自己 {a} 的 {share}%：每猜一个字都要整本读一遍。</translation>
-    </message>
-    <message>
-        <source>this computer, this model, int8 against fp32: {ratio:.2f}× the bytes, {speed:.2f}× the tokens per second · median of {n} runs, interleaved · its own scale</source>
-        <translation>这台电脑、这个模型，INT8 对 FP32：字节是 {ratio:.2f} 倍，每秒写的字是 {speed:.2f} 倍 · {n} 轮交替测量的中位数 · 自成比例</translation>
     </message>
     <message>
         <source>FP32</source>
