@@ -28,6 +28,7 @@ from PySide6.QtCore import QCoreApplication, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
+from animations.textset import keep_units
 from animations.typescale import set_role
 from model.teaching import lessons
 from gui.live.readout import device_name, fmt_bytes, fmt_ms
@@ -157,7 +158,8 @@ def split_text(f: dict, device: str) -> str:
     figures = figures_text(f)
     if f.get("trips", 1) > 1:
         figures = _tr("the median of the last {n} trips: {figures}").format(n=f["trips"], figures=figures)
-    return _tr("{figures} · {lesson}").format(figures=figures, lesson=lesson) if lesson else figures
+    line = _tr("{figures} · {lesson}").format(figures=figures, lesson=lesson) if lesson else figures
+    return keep_units(line)  # a wrapped line never parts a figure from its unit ("19.5" | "MB")
 
 
 class SplitBar(QWidget):

@@ -8,7 +8,14 @@ from __future__ import annotations
 import pytest
 
 from gui import i18n
-from gui.live.paperwork import split_text, trip_figures
+from gui.live import paperwork
+from gui.live.paperwork import trip_figures
+
+
+def split_text(f: dict, device: str) -> str:
+    """The line as a reader sees it: the no-break joins between figures and units read as spaces."""
+    text = paperwork.split_text(f, device)
+    return text.replace("\u00a0", " ").replace("\u2060", "")
 
 INFO = {"model": {"weight_bytes": 17_400_000}, "memory_bandwidth_bytes_per_s": 40e9, "device": "cpu"}
 
@@ -103,7 +110,7 @@ def test_layout_json_trip_object_is_the_engine_report(qtbot, make_window):
     shares = sorted(sent[n]["weight_read_ms"] / sent[n]["wall_ms"] for n in trip["steps"])
     assert share == pytest.approx(shares[(len(shares) - 1) // 2])  # the median of the window's shares
     assert trip["lesson"] == ("reading" if share >= 2 / 3 else "paperwork" if share <= 1 / 3 else "both")
-    label = w.live_page.split_row.label.text()
+    label = w.live_page.split_row.label.text().replace("\u00a0", " ")
     assert {"reading": "mostly reading", "paperwork": "mostly other work", "both": "% of the trip"}[trip["lesson"]] \
         in label
 
@@ -161,3 +168,8 @@ def test_details_offer_int8_weights_and_restart_the_engine(qtbot, make_window):
     assert w.bridge.options["weights"] == "int8" and w.bridge.pid != pid  # a fresh engine with int8 weights
     w.set_details(False)
     assert not box.isVisible()
+
+
+def test_figures_keep_their_units_on_a_wrapped_line(en):
+    raw = paperwork.split_text(trip_figures(_report(4.8, 3.6), INFO), "cpu")
+    assert "17.4\u00a0MB" in raw and "3.60\u00a0ms" in raw and "17.4 MB" not in raw
