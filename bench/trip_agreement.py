@@ -23,7 +23,8 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-WORDS = {"reading": "mostly reading the weights", "paperwork": "mostly other work", "both": "% of the trip"}
+WORDS = {"reading": "mostly reading the weights", "paperwork": "mostly other work", "both": "% of the trip",
+         "unmeasured": "reading the weights"}  # unmeasured: the figures, and no lesson (checked below)
 
 
 def expected_key(read_ms: float | None, whole_ms: float, wait_ms: float = 0.0) -> str:
@@ -31,6 +32,8 @@ def expected_key(read_ms: float | None, whole_ms: float, wait_ms: float = 0.0) -
     if not read_ms:
         return "unmeasured"
     share = read_ms / (whole_ms - wait_ms)
+    if wait_ms > 0 and share > 1:  # the reading's clock ran on while other programs had the processor
+        return "unmeasured"
     return "reading" if share >= 2 / 3 else "paperwork" if share <= 1 / 3 else "both"
 
 
@@ -53,7 +56,8 @@ def one_run(folder: Path, i: int, steps: int) -> dict:
             "weight_read_ms": trip.get("weight_read_ms"), "floor_ms": trip.get("floor_ms"),
             "wait_ms": wait, "share": (trip.get("weight_read_ms") or 0) / (whole - wait),
             "lesson": trip.get("lesson"), "expected": want,
-            "agrees": trip.get("lesson") == want and said in " ".join(line.split())}
+            "agrees": trip.get("lesson") == want and said in " ".join(line.split())
+            and (want != "unmeasured" or ("mostly" not in line and "% of the trip" not in line))}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -215,7 +215,8 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
 
     Returns {"whole_ms", "reading_ms", "paperwork_ms", "comm_ms", "wait_ms", "floor_ms", "reading_share", "comm_share",
     "read_speed_bytes_per_s", "times_floor", "lesson"} (a figure that cannot be had is None; without a reading
-    figure reading_ms and the shares are None and the rest is all paperwork). Raises ValueError for a step that
+    figure reading_ms and the shares are None and the rest is all paperwork; a reading longer than the step's
+    CPU time, whole − wait, was interrupted by other programs: lesson "unmeasured", no claim). Raises ValueError for a step that
     is not positive or a negative reading or communication time.
     """
     if not (isinstance(whole_ms, (int, float)) and whole_ms > 0):
@@ -226,6 +227,9 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
         raise ValueError(f"trip_split needs communication and waiting times of at least 0, got {comm_ms!r} ms, "
                          f"{wait_ms!r} ms")
     whole = float(whole_ms)
+    # a reading clock that ran longer than the step's whole CPU time was stopped by the machine's other programs
+    # mid-read (the reading is timed in wall time): its share is not the trip's own, so no lesson is drawn
+    interrupted = weight_read_ms is not None and wait_ms > 0 and float(weight_read_ms) > whole - float(wait_ms)
     reading = None if weight_read_ms is None else min(whole, float(weight_read_ms))
     comm = min(float(comm_ms), whole - (reading or 0.0))
     wait = min(float(wait_ms), whole - (reading or 0.0) - comm)
@@ -237,7 +241,7 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
     return {"whole_ms": whole, "reading_ms": reading, "paperwork_ms": paperwork, "comm_ms": comm, "wait_ms": wait,
             "floor_ms": floor, "reading_share": reading_share, "comm_share": comm / busy,
             "read_speed_bytes_per_s": speed, "times_floor": reading / floor if reading and floor else None,
-            "lesson": trip_lesson(reading_share, comm / busy)}
+            "lesson": "unmeasured" if interrupted else trip_lesson(reading_share, comm / busy)}
 
 
 def steps_with_cpu(engine, cpu: bool = True, max_steps: int = 10_000) -> tuple[list, list[float] | None]:

@@ -259,3 +259,10 @@ def test_median_trip_prefers_trips_the_machine_did_not_interrupt():
     m = lessons.median_trip(busy + clean)
     assert m is clean[2] and m["lesson"] == "both"  # shares 0.40, 0.46, 0.44: the middle one
     assert lessons.median_trip(busy)["whole_ms"] in (63.0, 60.0)  # none clean: the median of all
+
+
+def test_a_reading_interrupted_by_other_programs_draws_no_lesson():
+    # the reading clock ran 9.9 ms in a step whose thread had only 5.3 ms of CPU: other programs stopped it mid-read
+    s = lessons.trip_split(13.56, 9.9, wait_ms=8.29)
+    assert s["lesson"] == "unmeasured" and s["reading_ms"] == 9.9
+    assert lessons.trip_split(13.56, 2.0, wait_ms=8.29)["lesson"] == "both"  # 2.0 of 5.27 ms of work
