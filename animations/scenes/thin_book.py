@@ -14,24 +14,32 @@ def draw_thin_book(scene, t: dict | None, x: float, y: float, w: float) -> float
         return y
     names = {"fp32": T("FP32"), "int8": T("INT8")}
     name_w = max(scene.measure(n, "small").width() for n in names.values()) + 8
-    full = 150.0  # the fp32 book's bar; int8's in proportion to its bytes
+    full = 120.0  # the fp32 book's bar; int8's in proportion to its bytes
     most = float(t["fp32"]["weight_bytes"]) or 1.0
-    bottom = y
-    for i, key in enumerate(("fp32", "int8")):  # side by side: one row for both books
-        row, x0 = t[key], x + i * w / 2
+    figures = {
+        "fp32": T("{bytes} · a trip {ms} · {tps} tokens/s"),
+        "int8": T("{bytes} ({ratio:.2f}×) · a trip {ms} · {tps} tokens/s ({speed:.2f}×)"),
+    }
+    x0, bottom = x, y
+    for i, key in enumerate(("fp32", "int8")):  # one row: both books, then the badge when it fits
+        row = t[key]
         lab = scene.text(names[key], x0, y, "small", TEXT, True, role="legend")
         r = lab.sceneBoundingRect()
         bar = scene.box(x0 + name_w, r.center().y() - 8, max(3.0, full * float(row["weight_bytes"]) / most), 16,
                         BLUE_LIGHT if key == "fp32" else GREEN, None, radius=3)
         scene.fade_in(bar, 0.4 + 0.2 * i)
-        fig = scene.text(T("{bytes} · a trip {ms} · {tps} tokens/s").format(
+        fig = scene.text(figures[key].format(
             bytes=fmt_bytes(row["weight_bytes"]), ms=fmt_ms(row["trip_ms"]["median"]),
-            tps=f"{row['tokens_per_s']:,.0f}"), x0 + name_w + full + 10, y, "small", TEXT, role="readout")
+            tps=f"{row['tokens_per_s']:,.0f}", ratio=t["bytes_ratio"], speed=t["speedup"]),
+            x0 + name_w + full + 8, y, "small", TEXT, role="readout")
+        x0 = fig.sceneBoundingRect().right() + 28
         bottom = max(bottom, r.bottom(), fig.sceneBoundingRect().bottom())
-    note = T("this model here, int8 against fp32: {ratio:.2f}× the bytes, {speed:.2f}× the tokens per second · "
-             "median of {n} interleaved runs").format(
-        ratio=t["bytes_ratio"], speed=t["speedup"], n=t["runs"])
-    return scene.badge("measured", x, bottom + 2, note, max_w=w).sceneBoundingRect().bottom()
+    note = T("int8 against fp32, median of {n} interleaved runs").format(n=t["runs"])
+    badge = scene.badge("measured", x0, y, note)
+    if badge.sceneBoundingRect().right() > x + w:  # no room on the row: under it
+        scene.removeItem(badge)
+        badge = scene.badge("measured", x, bottom + 2, note, max_w=w)
+    return max(bottom, badge.sceneBoundingRect().bottom())
 
 
 __all__ = ["draw_thin_book"]
