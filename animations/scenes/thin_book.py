@@ -14,32 +14,41 @@ def draw_thin_book(scene, t: dict | None, x: float, y: float, w: float) -> float
         return y
     names = {"fp32": T("FP32"), "int8": T("INT8")}
     name_w = max(scene.measure(n, "small").width() for n in names.values()) + 8
-    full = 120.0  # the fp32 book's bar; int8's in proportion to its bytes
+    full = 90.0  # the fp32 book's bar; int8's in proportion to its bytes
     most = float(t["fp32"]["weight_bytes"]) or 1.0
     figures = {
         "fp32": T("{bytes} · a trip {ms} · {tps} tokens/s"),
         "int8": T("{bytes} ({ratio:.2f}×) · a trip {ms} · {tps} tokens/s ({speed:.2f}×)"),
     }
-    x0, bottom = x, y
-    for i, key in enumerate(("fp32", "int8")):  # one row: both books, then the badge when it fits
-        row = t[key]
-        lab = scene.text(names[key], x0, y, "small", TEXT, True, role="legend")
-        r = lab.sceneBoundingRect()
-        bar = scene.box(x0 + name_w, r.center().y() - 8, max(3.0, full * float(row["weight_bytes"]) / most), 16,
-                        BLUE_LIGHT if key == "fp32" else GREEN, None, radius=3)
-        scene.fade_in(bar, 0.4 + 0.2 * i)
-        fig = scene.text(figures[key].format(
-            bytes=fmt_bytes(row["weight_bytes"]), ms=fmt_ms(row["trip_ms"]["median"]),
-            tps=f"{row['tokens_per_s']:,.0f}", ratio=t["bytes_ratio"], speed=t["speedup"]),
-            x0 + name_w + full + 8, y, "small", TEXT, role="readout")
-        x0 = fig.sceneBoundingRect().right() + 28
-        bottom = max(bottom, r.bottom(), fig.sceneBoundingRect().bottom())
-    note = T("int8 against fp32, median of {n} interleaved runs").format(n=t["runs"])
-    badge = scene.badge("measured", x0, y, note)
-    if badge.sceneBoundingRect().right() > x + w:  # no room on the row: under it
-        scene.removeItem(badge)
-        badge = scene.badge("measured", x, bottom + 2, note, max_w=w)
-    return max(bottom, badge.sceneBoundingRect().bottom())
+
+    note = T("median of {n} interleaved runs").format(n=t["runs"])
+
+    def row(y0: float, badge_first: bool = True) -> tuple[float, float]:
+        """The badge (when ``badge_first``), then both books, from (x, y0). Returns (right end, bottom)."""
+        x0, bottom = x, y0
+        if badge_first:
+            badge = scene.badge("measured", x, y0, note)
+            x0, bottom = badge.sceneBoundingRect().right() + 20, badge.sceneBoundingRect().bottom()
+        for i, key in enumerate(("fp32", "int8")):
+            r0 = t[key]
+            lab = scene.text(names[key], x0, y0, "small", TEXT, True, role="legend")
+            r = lab.sceneBoundingRect()
+            bar = scene.box(x0 + name_w, r.center().y() - 8, max(3.0, full * float(r0["weight_bytes"]) / most), 16,
+                            BLUE_LIGHT if key == "fp32" else GREEN, None, radius=3)
+            scene.fade_in(bar, 0.4 + 0.2 * i)
+            fig = scene.text(figures[key].format(
+                bytes=fmt_bytes(r0["weight_bytes"]), ms=fmt_ms(r0["trip_ms"]["median"]),
+                tps=f"{r0['tokens_per_s']:,.0f}", ratio=t["bytes_ratio"], speed=t["speedup"]),
+                x0 + name_w + full + 8, y0, "small", TEXT, role="readout")
+            x0 = fig.sceneBoundingRect().right() + 24
+            bottom = max(bottom, r.bottom(), fig.sceneBoundingRect().bottom())
+        return x0 - 24, bottom
+
+    done = scene.attempt(lambda: (lambda end_bottom: end_bottom[1] if end_bottom[0] <= x + w else False)(row(y)))
+    if done:
+        return done
+    bottom = row(y, badge_first=False)[1]  # too wide for one row: the books, then the badge under them
+    return scene.badge("measured", x, bottom + 2, note, max_w=w).sceneBoundingRect().bottom()
 
 
 __all__ = ["draw_thin_book"]
