@@ -18,7 +18,7 @@ def draw_thin_book(scene, t: dict | None, x: float, y: float, w: float) -> float
     most = float(t["fp32"]["weight_bytes"]) or 1.0
     figures = {
         "fp32": T("{bytes} · a trip {ms} · {tps} tokens/s"),
-        "int8": T("{bytes} ({ratio:.2f}×) · a trip {ms} · {tps} tokens/s ({speed:.2f}×)"),
+        "int8": T("{bytes} ({ratio:.2f}×) · a trip {ms} · {tps} tokens/s"),
     }
 
     note = T("median of {n} interleaved runs").format(n=t["runs"])
@@ -33,13 +33,14 @@ def draw_thin_book(scene, t: dict | None, x: float, y: float, w: float) -> float
             r0 = t[key]
             lab = scene.text(names[key], x0, y0, "small", TEXT, True, role="legend")
             r = lab.sceneBoundingRect()
-            bar = scene.box(x0 + name_w, r.center().y() - 8, max(3.0, full * float(r0["weight_bytes"]) / most), 16,
-                            BLUE_LIGHT if key == "fp32" else GREEN, None, radius=3)
+            bw = max(3.0, full * float(r0["weight_bytes"]) / most)
+            bar = scene.box(x0 + name_w, r.center().y() - 8, bw, 16, BLUE_LIGHT if key == "fp32" else GREEN, None,
+                            radius=3)
             scene.fade_in(bar, 0.4 + 0.2 * i)
             fig = scene.text(figures[key].format(
                 bytes=fmt_bytes(r0["weight_bytes"]), ms=fmt_ms(r0["trip_ms"]["median"]),
                 tps=f"{r0['tokens_per_s']:,.0f}", ratio=t["bytes_ratio"], speed=t["speedup"]),
-                x0 + name_w + full + 8, y0, "small", TEXT, role="readout")
+                x0 + name_w + bw + 8, y0, "small", TEXT, role="readout")
             x0 = fig.sceneBoundingRect().right() + 24
             bottom = max(bottom, r.bottom(), fig.sceneBoundingRect().bottom())
         return x0 - 24, bottom
