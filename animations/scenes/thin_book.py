@@ -17,11 +17,11 @@ def draw_thin_book(scene, t: dict | None, x: float, y: float, w: float) -> float
     full = 90.0  # the fp32 book's bar; int8's in proportion to its bytes
     most = float(t["fp32"]["weight_bytes"]) or 1.0
     figures = {
-        "fp32": T("{bytes} · a trip {ms} · {tps} tokens/s"),
-        "int8": T("{bytes} ({ratio:.2f}×) · a trip {ms} · {tps} tokens/s"),
+        "fp32": T("{bytes} · a trip {ms} · {tps} tok/s"),
+        "int8": T("{bytes} ({ratio:.2f}×) · a trip {ms} · {tps} tok/s"),
     }
 
-    note = T("median of {n} interleaved runs").format(n=t["runs"])
+    note = T("median of {n} runs").format(n=t["runs"])  # interleaved ABBA: model/teaching/thin_book.py
 
     def row(y0: float, badge_first: bool = True) -> tuple[float, float]:
         """The badge (when ``badge_first``), then both books, from (x, y0). Returns (right end, bottom)."""

@@ -1687,12 +1687,16 @@
         <translation>小徒弟的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
     </message>
     <message>
-        <source>{bytes} ({ratio:.2f}×) · a trip {ms} · {tps} tokens/s</source>
+        <source>median of {n} runs</source>
+        <translation>{n} 轮的中位数</translation>
+    </message>
+    <message>
+        <source>{bytes} ({ratio:.2f}×) · a trip {ms} · {tps} tok/s</source>
         <translation>{bytes}（{ratio:.2f} 倍）· 一趟 {ms} · 每秒 {tps} 个字</translation>
     </message>
     <message>
-        <source>median of {n} interleaved runs</source>
-        <translation>{n} 轮交替测量的中位数</translation>
+        <source>{bytes} · a trip {ms} · {tps} tok/s</source>
+        <translation>{bytes} · 一趟 {ms} · 每秒 {tps} 个字</translation>
     </message>
     <message>
         <source>A trip here is mostly reading the weights (§7): the apprentice saves the chapters it skips, not its dictionary.</source>
@@ -1717,10 +1721,6 @@
     <message>
         <source>INT8</source>
         <translation>INT8</translation>
-    </message>
-    <message>
-        <source>{bytes} · a trip {ms} · {tps} tokens/s</source>
-        <translation>{bytes} · 一趟 {ms} · 每秒 {tps} 个字</translation>
     </message>
     <message>
         <source>Here reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step.</source>
