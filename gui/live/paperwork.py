@@ -247,7 +247,9 @@ class SplitRow(QWidget):
             text = _tr("Each trip in one bar: red, reading the weights; blue-grey, the rest of the step; white, the "
                        "floor (the weights' bytes at the memory's measured read speed)")
         else:
-            self.bar.set_parts((f["reading_ms"] or 0.0, f["comm_ms"], f["paperwork_ms"], f["wait_ms"]), f["floor_ms"])
+            wait = f["wait_ms"] if f["wait_ms"] >= WAIT_SHOWN * f["whole_ms"] else 0.0  # drawn as the line says it
+            self.bar.set_parts((f["reading_ms"] or 0.0, f["comm_ms"], f["paperwork_ms"] + f["wait_ms"] - wait, wait),
+                               f["floor_ms"])
             text = split_text(f, str((info or {}).get("device", "cpu")))
         if self.label.text() != text:
             self.label.setText(text)
