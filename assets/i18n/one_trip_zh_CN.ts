@@ -1764,7 +1764,7 @@
     </message>
     <message>
         <source>Here the trip is mostly other work per step (attention, sampling, Python), not reading the weights: a book this small is read quickly.</source>
-        <translation>这里一趟大多是每步的其余杂事（注意力、采样、Python），不是读权重：这么薄的书很快就读完了。</translation>
+        <translation>这里一趟大多是每步的其余杂事（注意力、采样、调度），不是读权重：这么薄的书很快就读完了。</translation>
     </message>
     <message>
         <source>Measured here (§7): this small book's trip is mostly other work per step; a big model's trip is mostly reading.</source>
@@ -2439,7 +2439,7 @@
     </message>
     <message>
         <source>the median of the last {n} trips: {figures}</source>
-        <translation>最近 {n} 趟里居中的一趟：{figures}</translation>
+        <translation>最近 {n} 趟的中位：{figures}</translation>
     </message>
     <message>
         <source>at {speed}/s</source>
@@ -2483,7 +2483,7 @@
     </message>
     <message>
         <source>{where}: the trip is mostly other work per step (attention, sampling, Python), not reading the weights</source>
-        <translation>{where}：这一趟大多是每步的其余杂事（注意力、采样、Python），不是读权重</translation>
+        <translation>{where}：这一趟大多是每步的其余杂事，不是读权重</translation>
     </message>
     <message>
         <source>Each trip in one bar: red, reading the weights; blue-grey, the rest of the step; white, the floor (the weights' bytes at the memory's measured read speed)</source>

@@ -70,7 +70,8 @@ class ModelChoice(QWidget):
         self.greedy_box.setObjectName("greedyBox")
         self.greedy_box.setFocusPolicy(Qt.TabFocus)
         set_role(self.greedy_box, "caption")
-        self.int8_box = QCheckBox()  # the thinner book (issue 34): the engine restarts with int8 weights
+        self.int8_box = QCheckBox()  # the thinner book (issue 34): the engine restarts with int8 weights; placed by
+        # the window among the details' controls
         self.int8_box.setObjectName("int8Box")
         self.int8_box.setFocusPolicy(Qt.TabFocus)
         set_role(self.int8_box, "caption")
@@ -80,8 +81,8 @@ class ModelChoice(QWidget):
         # two lines rather than a top bar wider than a 4:3 screen (1024x768: the Details view in English); each
         # setting stays whole on its line ("top-p 0.95" never breaks at its hyphen)
         self.sampling_label.setWordWrap(True)
-        for w in (self.caption, self.combo, self.greedy_box, self.int8_box, self.sampling_label):
-            lay.addWidget(w)
+        for w in (self.caption, self.combo, self.greedy_box, self.sampling_label):
+            lay.addWidget(w)  # int8_box is not in the top bar (a 4:3 screen has no room): the window places it
         self.set_current(current)
         self.combo.installEventFilter(self)  # a new font (the type scale) refits its width
         self.combo.activated.connect(self._on_activated)
