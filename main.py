@@ -114,6 +114,9 @@ def build_gui_parser() -> argparse.ArgumentParser:
     p.add_argument("--touch", action="store_true",
                    help="touch mode without --kiosk: finger-sized controls, swipe and tap (on by itself on a touch screen)")
     p.add_argument("--screen", type=_screen_index, default=None, metavar="N", help="screen index for fullscreen / kiosk")
+    p.add_argument("--remeasure-floor", action="store_true",
+                   help="measure the memory's read speed for the floor again (it is measured once per machine and kept "
+                        "in the user's cache folder; `bench --only floor` re-measures it too)")
     p.add_argument("--idle-seconds", type=_idle_seconds, default=None, metavar="S",
                    help="kiosk: idle time before the attract loop, {:g} to {:g} s".format(*IDLE_SECONDS_RANGE))
     return p

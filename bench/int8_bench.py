@@ -61,7 +61,7 @@ def kernels(model, rounds: int = 7, calls: int = 50) -> dict:
             torch.ops.quantized.linear_dynamic(xs[w.size(1)], p, True)
 
     def chain_int8_f32():
-        for ((q, s), b), (w, _) in zip(packed, mats):
+        for ((q, s), _b), (w, _) in zip(packed, mats):
             torch._weight_int8pack_mm(xs[w.size(1)], q, s)
 
     xb = {k: v.to(ACT_DTYPE) for k, v in xs.items()}

@@ -37,7 +37,8 @@ def _load() -> list[float] | None:
 
 
 SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative", "sharding", "prefix", "window",
-            "storm", "record", "mixed", "trip", "int8", "lessons")  # lessons runs only when asked for (--lessons or --only lessons)
+            # lessons runs only when asked for (--lessons or --only lessons)
+            "storm", "record", "mixed", "trip", "int8", "lessons")
 
 
 def say_error(message: str) -> None:
@@ -326,7 +327,7 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
         lines += ["## Decode path (weight layout, flat forward, GEMM library)", "",
                   "Decode forward ms of the engine's prepared model (`GPT2.prepare_for_decode`, what the engine "
                   "uses: every Linear stored [in, out], a contiguous [C, V] LM-head copy, the flat cached forward "
-                  "`FlatForward` (model/flat_forward.py) without module calls, MKL's GEMV at 1 row and oneDNN-packed weights from "
+                  "`FlatForward` (model/flat_forward.py) without module calls, MKL's GEMV at 1 row and oneDNN-packed weights from "  # noqa: E501
                   "2 rows) against the plain modules with [out, in] weights; same weights, alternating.", "",
                   "| batch | plain ms | decode path ms | speed-up |", "|---|---|---|---|"]
         lines += [f"| {x['batch']} | {_fmt(x['plain_ms'], 3)} | {_fmt(x['decode_layout_ms'], 3)} | {x['speedup']:.2f}× |"

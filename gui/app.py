@@ -77,12 +77,19 @@ def setup_app(app: QApplication, lang: str) -> str:
     return family
 
 
+# The engine times each layer on one trip in this many (model.service's layer_timing_every): timing every layer
+# took the trip off its fast path (+61 % on the forward, issue 34) and the Live page's trips were slower than the
+# engine's; the stage lights the chapters by the last sampled trip's layer times (bench/live_vs_headless.py).
+LAYER_TIMING_EVERY = 16
+
+
 def engine_options(args) -> dict:
     """The engine's options from the command line (see ``model.service.engine_main``)."""
     return {"model_dir": _opt(args, "model"), "draft_model_dir": _opt(args, "draft_model"),
             "device": _opt(args, "device", "cpu") or "cpu",
             "threads": _opt(args, "threads"), "max_batch": int(_opt(args, "batch", 1) or 1),
-            "layer_timing": True}
+            "layer_timing": True, "layer_timing_every": int(_opt(args, "layer_timing_every", LAYER_TIMING_EVERY)),
+            "remeasure_floor": bool(_opt(args, "remeasure_floor", False))}
 
 
 def choose_language(args) -> str:

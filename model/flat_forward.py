@@ -42,7 +42,7 @@ class FlatForward:
     # GEMV is faster, from 2 rows oneDNN's blocked GEMM is up to 2x faster than MKL on this CPU)
     PACKED_MIN_ROWS = 2
 
-    def __init__(self, model: "GPT2"):
+    def __init__(self, model: GPT2):
         self.model = model
         self.config = cfg = model.config
         self.fused_act = FUSED_ACT.get(cfg.activation_function)
@@ -95,7 +95,7 @@ class FlatForward:
             self._packed_for = key
         return self._packed
 
-    def forward(self, input_ids: torch.Tensor, batch, kv_cache: "PagedKVCache", logit_index: torch.Tensor | None,
+    def forward(self, input_ids: torch.Tensor, batch, kv_cache: PagedKVCache, logit_index: torch.Tensor | None,
                 rt=NULL_TIMER, layer_ms: list[float] | None = None) -> torch.Tensor:
         """``forward`` with a KV cache and autograd off, written as a flat sequence of tensor ops on (B·T, C)
         rows: the same arithmetic as the blocks' modules (within float rounding), without their per-call

@@ -31,7 +31,8 @@ Events (engine → GUI), each a dict with "type":
     sharding      mode, n, workers [{rank, pid, weight_bytes, kv_bytes, heads | layers}]: the sharding now in
                   force (after set_sharding, and after a fallback to one process)
     accepted      request_id, prompt_token_ids, prompt_labels, notice
-    step          report: StepReport.to_dict()
+    step          report: StepReport.to_dict(), plus cpu_ms (the stepping thread's CPU time of the step, with one
+                  torch thread on one process: wall_ms − cpu_ms is the time the step waited for a busy machine)
     finished      request_id, text, finish_reason ("loop": stopped, it wrote one phrase three times in a row,
                   model/loops.py), ttft_ms
     idle          no request left
@@ -76,6 +77,11 @@ class EngineService:
         self.threads, self.device = setup_torch(options.get("threads"), options.get("device", "cpu"))
         model_dir = options.get("model_dir") or BUNDLED_MODEL
         model, tokenizer = load_pretrained(model_dir, device=self.device)
+        layer_timing = bool(options.get("layer_timing", True))
+        # per-layer timing on one trip in N (0: never, 1: every trip): timing every layer costs the trip its fast
+        # path (issue 34: +61 % on the forward), so the window times a sample and the stage keeps its shares
+        self.layer_timing_every = max(0, int(options.get("layer_timing_every", 1 if layer_timing else 0)))
+        self.trips = 0
         self.weights = str(options.get("weights") or "fp32")  # the target's weights: "fp32" or "int8"
         if self.weights not in ("fp32", "int8"):
             raise ValueError(f"weights must be 'fp32' or 'int8', got {self.weights!r}")
@@ -83,12 +89,14 @@ class EngineService:
             from model.quantize import quantize_int8
             quantize_int8(model)  # a thinner book: int8 rows + float32 scales (model/quantize.py)
         self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
-                             layer_timing=bool(options.get("layer_timing", True)))
+                             layer_timing=self.layer_timing_every == 1)
         # an exhibit never runs on with a loop: a request that writes one phrase three times in a row finishes
         # ("loop", model/loops.py) and the page says so
         self.engine.stop_loops = bool(options.get("stop_loops", True))
         if str(self.device) == "cpu":
-            self.floor = decode_floors(self.engine.weight_bytes)  # the cache floor or the DRAM one, whichever applies
+            # the cache floor or the DRAM one, whichever applies; its read speed measured once per machine and
+            # kept in the user's cache folder (model.hardware.read_speeds), not re-measured at every start
+            self.floor = decode_floors(self.engine.weight_bytes, remeasure=bool(options.get("remeasure_floor")))
         else:
             from model.hardware import decode_floor_ms, measure_memory_bandwidth
             bw = measure_memory_bandwidth(device=self.device)
@@ -276,8 +284,12 @@ class EngineService:
 
     def step(self) -> None:
         from model.errors import ShardingError
+        every = self.layer_timing_every
+        self.engine.layer_timing = every > 0 and self.trips % every == 0
+        cpu0 = time.thread_time_ns()
         try:
             report = self.engine.step()
+            cpu_ms = (time.thread_time_ns() - cpu0) / 1e6
         except ShardingError as e:  # a worker died or hung: stop the rest, go on with the whole book here
             log.error("sharded pass failed, falling back to one process: %s", e)
             self.emit({"type": "error", "message": "A worker stopped; the book is whole again on one desk."})
@@ -286,9 +298,13 @@ class EngineService:
             return
         if report is None:
             return
+        self.trips += 1
         if not self.free_run:
             self.grants -= 1
-        self.emit({"type": "step", "report": report.to_dict()})
+        step = report.to_dict()
+        if self.threads == 1 and self.runner is None:  # the stepping thread did all the work: wall − CPU = waiting
+            step["cpu_ms"] = min(cpu_ms, step["wall_ms"])  # two clocks: never more CPU than wall
+        self.emit({"type": "step", "report": step})
         # Popped once reported: a long session does not pile up results, and an id reused later (the GUI
         # restarts its numbering after a reset) is reported again.
         for rid in list(self.engine.finished):

@@ -32,6 +32,7 @@ _SCRATCH = Path(__import__("tempfile").mkdtemp(prefix="one-trip-tests-"))
 os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={_SCRATCH / 'offscreen.json'}")
 os.environ.setdefault("ONE_TRIP_CONFIG_DIR", str(_SCRATCH / "config"))
 os.environ.setdefault("ONE_TRIP_LOG_DIR", str(_SCRATCH / "log"))
+os.environ.setdefault("ONE_TRIP_CACHE_DIR", str(_SCRATCH / "cache"))  # the measured read speed (model.hardware)
 
 ROOT = Path(__file__).resolve().parent.parent
 

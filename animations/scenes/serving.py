@@ -13,6 +13,8 @@ from animations.scenes.look import ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE,
 from animations.scenes.look import analysis_of as _analysis
 from animations.units import fmt_bytes, fmt_ms
 from animations.scenes.counts import claim, count
+from animations.scenes import trip_words
+from animations.scenes.thin_book import draw_thin_book
 
 
 class SpeculativeScene(TourScene):
@@ -120,7 +122,7 @@ class SpeculativeScene(TourScene):
                 y = r.bottom()
             y = self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom() + 12
         if live and s.get("plain_pass_ms") and s.get("draft_pass_ms") and s.get("weight_bytes"):
-            y = self._apprentice_cost(s, rx + 20, y, rw - 40) + 10
+            y = self._apprentice_cost(s, _analysis(ctx, "decode"), rx + 20, y, rw - 40) + 10
         production = T("In production: EAGLE-3, a light guessing head trained on the big model's hidden states; "
                        "DeepSeek-V3 and GLM-style MoE models build in multi-token prediction (MTP). Open-ended "
                        "writing gains less than code.")
@@ -172,18 +174,20 @@ class SpeculativeScene(TourScene):
                                   40, y + 6, lw, "label", DIM, role="caption")[0])
         return made
 
-    def _apprentice_cost(self, s: dict, x: float, y: float, w: float) -> float:
-        """Why a half-size apprentice does not halve the cost: its measured pass against the book's, and the
-        book's pass split into reading and fixed work (``model.teaching.lessons.trip_split``). Returns the y below."""
+    def _apprentice_cost(self, s: dict, decode: dict | None, x: float, y: float, w: float) -> float:
+        """Why a smaller apprentice is not proportionally cheaper: its measured pass against the book's, its
+        dictionary (embedding + LM head, read whole on every guess) against the book's in bytes, and what
+        dominates the book's trip here (the tour's one measured split, ``decode["split"]``, as §7 and §18 say
+        it: ``animations.scenes.trip_words``). Returns the y below."""
         f = {"w": 100 * s["draft_weight_bytes"] / s["weight_bytes"], "t": 100 * s["draft_pass_ms"] / s["plain_pass_ms"],
              "d": fmt_ms(s["draft_pass_ms"]), "p": fmt_ms(s["plain_pass_ms"])}
-        split = s.get("split")
         text = T("The apprentice has {w:.0f}% of the book's weights, yet one of its trips takes {t:.0f}% of the "
                  "book's ({d} against {p}).").format(**f)
-        if split:
-            text += " " + T("Here a trip of the book is {r} of reading and {o} of fixed work (Python, kernel launches), "
-                            "which a smaller apprentice pays just the same.").format(
-                                r=fmt_ms(split["reading_ms"]), o=fmt_ms(split["rest_ms"]))
+        if line := trip_words.dictionary_line(s):
+            text += " " + line
+        split = (decode or {}).get("split")
+        if trip_words.measured(split):
+            text += " " + trip_words.page13_lesson(split)
         _, y = self.para(text, x, y, w, "label", DIM, role="caption")
         return y
 
@@ -277,6 +281,7 @@ class ParallelScene(TourScene):
         fp8 = T("FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet.")
         _, y = self.para(fp8, pr.right() + 16, pr.top(), 1560 - pr.right() - 16, "small", TEXT, role="caption")
         y = max(y, pr.bottom())
+        y = draw_thin_book(self, _analysis(ctx, "thin_book"), 40, y + 8, 1520)  # this machine, measured
         y += 8
         # three ways to tear it: three cards down to the footer, the footer measured first
         ways = [(T("By chapters: pipeline parallel"), T("no syncing inside a layer; needs many requests to keep "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor, QImage
 
+from animations.scenes import trip_words
 from animations.scenes.base import TourScene
 from animations.scenes.look import (ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, RED, SCENE_H, TEXT, T,
                                     seq_color)
@@ -247,7 +248,10 @@ class DecodeScene(TourScene):
         h2 = self.text(T("This computer, this model"), rx + 20, y, "heading", TEXT, True, role="heading")
         y = h2.sceneBoundingRect().bottom() + 6
         if d:
-            ms_all = d["decode_ms_all"][:24]
+            split = d.get("split") if trip_words.measured(d.get("split")) else None
+            # with a measured split each bar is the whole step, its reading part in orange; else the forward pass
+            ms_all = (d.get("whole_ms_all") if split else d["decode_ms_all"])[:24]
+            read_all = (d.get("read_ms_all") or [])[:24] if split else []
             floor = d.get("floor_ms")
             if floor:
                 fl, y = self.para(T("red line, the floor: {bytes} ÷ {bw}/s = {ms}").format(
@@ -261,18 +265,24 @@ class DecodeScene(TourScene):
                 h = bh * ms / top_ms
                 bar = self.box(bx + i * bw, by + bh - h, bw - 4, h, BLUE_LIGHT, None, radius=2)
                 self.fade_in(bar, 0.3 + 0.08 * i, 0.45 + 0.08 * i)
+                if i < len(read_all) and read_all[i] > 0:
+                    rh = bh * min(read_all[i], ms) / top_ms
+                    self.fade_in(self.box(bx + i * bw, by + bh - rh, bw - 4, rh, ORANGE, None, radius=2),
+                                 0.3 + 0.08 * i, 0.45 + 0.08 * i)
             if floor:
                 fy = by + bh - bh * floor / top_ms
                 self.line(bx, fy, bx + rw - 80, fy, RED, 3, dash=True)
             y = by + bh + 8
-            _, y = self.para(T("each bar: one trip, one new token · median {ms}").format(ms=fmt_ms(d["decode_ms"])),
-                             rx + 20, y, rw - 40, "label", TEXT, role="legend")
-            y = self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom()
-            if floor and d["decode_ms"] > 2 * floor:
-                _, y = self.para(T("Here a trip takes {x:.0f}× the floor: a book this small is read in no time, and "
-                                   "the trip's time goes to running each layer's small steps on a CPU; a big model "
-                                   "on a GPU comes much closer to its floor.").format(x=d["decode_ms"] / floor),
-                                 rx + 20, y + 8, rw - 40, style, DIM, role="caption")
+            if split:
+                _, y = self.para(T("each bar: one trip, one new token; orange: reading the weights; blue: the rest of "
+                                   "the step"), rx + 20, y, rw - 40, "label", TEXT, role="legend")
+                y = self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom()
+                _, y = self.para(trip_words.figures(split), rx + 20, y + 8, rw - 40, "label", TEXT, role="readout")
+                _, y = self.para(trip_words.page7_lesson(split), rx + 20, y + 6, rw - 40, style, DIM, role="caption")
+            else:
+                _, y = self.para(T("each bar: one trip, one new token · median {ms}").format(
+                    ms=fmt_ms(d["decode_ms"])), rx + 20, y, rw - 40, "label", TEXT, role="legend")
+                y = self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom()
             if floor and d["decode_ms"] < floor:
                 _, y = self.para(T("Faster than the memory floor: this small book fits in the processor's cache, "
                                    "so a trip does not go all the way to main memory."), rx + 20, y + 8, rw - 40,

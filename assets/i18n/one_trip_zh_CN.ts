@@ -1691,8 +1691,92 @@
         <translation>小徒弟的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
     </message>
     <message>
-        <source>Here a trip of the book is {r} of reading and {o} of fixed work (Python, kernel launches), which a smaller apprentice pays just the same.</source>
-        <translation>在这台电脑上，书的一趟里读权重占 {r}，固定的杂事（Python、启动计算核）占 {o}；小徒弟再小，这部分也一样要付。</translation>
+        <source>median of {n} runs</source>
+        <translation>{n} 轮的中位数</translation>
+    </message>
+    <message>
+        <source>{bytes} ({ratio:.2f}×) · a trip {ms} · {tps} tok/s</source>
+        <translation>{bytes}（{ratio:.2f} 倍）· 一趟 {ms} · 每秒 {tps} 个字</translation>
+    </message>
+    <message>
+        <source>{bytes} · a trip {ms} · {tps} tok/s</source>
+        <translation>{bytes} · 一趟 {ms} · 每秒 {tps} 个字</translation>
+    </message>
+    <message>
+        <source>A trip here is mostly reading the weights (§7): the apprentice saves the chapters it skips, not its dictionary.</source>
+        <translation>在这台电脑上，一趟大多在读权重（§7）：小徒弟省下的是它没有的那些章，省不下它的词典。</translation>
+    </message>
+    <message>
+        <source>A trip here is mostly other work per step (§7), which the apprentice pays just the same.</source>
+        <translation>在这台电脑上，一趟大多是每步的杂事（§7），这部分小徒弟一样要付。</translation>
+    </message>
+    <message>
+        <source>Reading the weights is {pct}% of a trip's work here (§7); the other work per step the apprentice pays just the same.</source>
+        <translation>在这台电脑上，读权重占一趟干活时间的 {pct}%（§7）；每步的其余杂事，小徒弟一样要付。</translation>
+    </message>
+    <message>
+        <source>Its dictionary (embedding + LM head, {d}) is {dp}% of the book's and {share}% of its own {a}: every guess reads it whole.</source>
+        <translation>它的词典（嵌入矩阵 + LM 头，{d}）是书的词典的 {dp}%，占它自己 {a} 的 {share}%：每猜一个字都要整本读一遍。</translation>
+    </message>
+    <message>
+        <source>FP32</source>
+        <translation>FP32</translation>
+    </message>
+    <message>
+        <source>INT8</source>
+        <translation>INT8</translation>
+    </message>
+    <message>
+        <source>Here reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step.</source>
+        <translation>这里读权重占一趟干活时间的 {pct}%，{pace}；其余是每步的杂事。</translation>
+    </message>
+    <message>
+        <source>Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book too.</source>
+        <translation>这台电脑上实测（§7）：这本小书的一趟干活时间里，读权重也占 {pct}%。</translation>
+    </message>
+    <message>
+        <source>Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book; the rest is other work per step.</source>
+        <translation>这台电脑上实测（§7）：这本小书的一趟干活时间里读权重占 {pct}%；其余是每步的杂事。</translation>
+    </message>
+    <message>
+        <source>waiting for a busy processor {t} (measured)</source>
+        <translation>等处理器（被别的程序占着）{t}（实测）</translation>
+    </message>
+    <message>
+        <source>median trip {w}: reading the weights {r} · other work {p} (both measured)</source>
+        <translation>一趟的中位数 {w}：读权重 {r} · 其余杂事 {p}（都是实测）</translation>
+    </message>
+    <message>
+        <source>floor {f} (formula)</source>
+        <translation>下限 {f}（公式推算）</translation>
+    </message>
+    <message>
+        <source>at {speed}/s</source>
+        <translation>每秒读 {speed}</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, about as fast as the memory could</source>
+        <translation>每秒读 {speed}，差不多是内存能给的速度</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, {k}× slower than the memory could</source>
+        <translation>每秒读 {speed}，比内存能给的慢 {k} 倍</translation>
+    </message>
+    <message>
+        <source>Here too the trip is mostly reading the weights, {pace}.</source>
+        <translation>这里一趟也大多在读权重，{pace}。</translation>
+    </message>
+    <message>
+        <source>Here the trip is mostly other work per step (attention, sampling, Python), not reading the weights: a book this small is read quickly.</source>
+        <translation>这里一趟大多是每步的其余杂事（注意力、采样、调度），不是读权重：这么薄的书很快就读完了。</translation>
+    </message>
+    <message>
+        <source>Measured here (§7): this small book's trip is mostly other work per step; a big model's trip is mostly reading.</source>
+        <translation>这台电脑上实测（§7）：这本小书的一趟大多是每步的杂事；大模型的一趟大多在读权重。</translation>
+    </message>
+    <message>
+        <source>each bar: one trip, one new token; orange: reading the weights; blue: the rest of the step</source>
+        <translation>每根柱子：一趟，写一个新字；橙色：读权重；蓝色：这一步的其余部分</translation>
     </message>
     <message>
         <source>Trips for the same {n} tokens</source>
@@ -1769,10 +1853,6 @@
     <message>
         <source>Chinese, cut by the same tokenizer:</source>
         <translation>中文，用同一个分词器来切：</translation>
-    </message>
-    <message>
-        <source>Here a trip takes {x:.0f}× the floor: a book this small is read in no time, and the trip's time goes to running each layer's small steps on a CPU; a big model on a GPU comes much closer to its floor.</source>
-        <translation>这里一趟要花下限的 {x:.0f} 倍：这么小的书一眨眼就读完了，一趟的时间花在 CPU 上一层层跑那些小步骤；大模型在 GPU 上会离自己的下限近得多。</translation>
     </message>
     <message>
         <source>1 sentence finished: “{s}”</source>
@@ -2342,16 +2422,8 @@
         <translation>详情</translation>
     </message>
     <message>
-        <source>Each trip in one bar: red, reading the weights at the measured speed; blue-grey, the rest, fixed work per step</source>
-        <translation>每一趟画成一根条：红色是按实测速度读完权重的时间；蓝灰色是其余的时间，每一步固定的杂事</translation>
-    </message>
-    <message>
         <source>Everything measured: per-layer timings, plots, token chips, every slider</source>
         <translation>全部实测数据：每一层的用时、曲线图、字卡片和所有滑块</translation>
-    </message>
-    <message>
-        <source>Red: the weights' bytes at the measured read speed (the floor) · blue-grey: the rest of the measured trip, fixed work per step (Python, kernel launches, sampling)</source>
-        <translation>红色：按实测读取速度读完权重字节的时间（下限）· 蓝灰色：这一趟实测时间的其余部分，每一步固定的杂事（Python、启动计算核、采样）</translation>
     </message>
     <message>
         <source>Run the model on {n} worker processes, each with part of every trip's work</source>
@@ -2370,28 +2442,76 @@
         <translation>这一趟：整步实测 {ms} 毫秒 · {per_trip} · 每秒 {tps} 个字 · {shown}</translation>
     </message>
     <message>
-        <source>reading the weights {r} ms, paperwork {p} ms</source>
-        <translation>读权重 {r} 毫秒，杂事 {p} 毫秒</translation>
-    </message>
-    <message>
         <source>{figures} · {lesson}</source>
         <translation>{figures} · {lesson}</translation>
     </message>
     <message>
+        <source>{where}: reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step</source>
+        <translation>{where}：读权重占这一趟干活时间的 {pct}%，{pace}；其余是每步的杂事</translation>
+    </message>
+    <message>
+        <source>waiting for a busy processor {w} ms, measured</source>
+        <translation>等处理器（被别的程序占着）{w} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>Red: reading the weights, measured in the trip · violet: passing pages between desks, measured · blue-grey: the rest of the step, measured · dark: waiting for a processor busy with other programs, measured · white tick: the floor, the weights' bytes at the memory's measured read speed (a formula)</source>
+        <translation>红色：读权重，在这一趟里实测 · 紫色：桌子之间传书页，实测 · 蓝灰色：这一步的其余部分，实测 · 深色：等被别的程序占着的处理器，实测 · 白线：下限，按内存实测读取速度读完权重字节（公式推算）</translation>
+    </message>
+    <message>
+        <source>the median of the last {n} trips: {figures}</source>
+        <translation>最近 {n} 趟的中位：{figures}</translation>
+    </message>
+    <message>
+        <source>at {speed}/s</source>
+        <translation>每秒读 {speed}</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, about as fast as the memory could</source>
+        <translation>每秒读 {speed}，差不多是内存能给的速度</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, {k}× slower than the memory could</source>
+        <translation>每秒读 {speed}，比内存能给的慢 {k} 倍</translation>
+    </message>
+    <message>
+        <source>communication {c} ms, measured</source>
+        <translation>传纸条（通信）{c} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>reading the weights {r} ms, measured</source>
+        <translation>读权重 {r} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>other work {p} ms, measured</source>
+        <translation>其余杂事 {p} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>whole step {w} ms, measured; the reading is not timed separately here</source>
+        <translation>整步 {w} 毫秒，实测；这里没有单独给读权重计时</translation>
+    </message>
+    <message>
+        <source>floor {f} ms, formula</source>
+        <translation>下限 {f} 毫秒，公式推算</translation>
+    </message>
+    <message>
+        <source>Book torn {n} ways: passing the pages between desks is the largest part of the trip</source>
+        <translation>书拆成 {n} 份：桌子之间传纸条（通信）是这一趟里最大的一块</translation>
+    </message>
+    <message>
+        <source>{where}: the trip is mostly reading the weights, {pace}</source>
+        <translation>{where}：这一趟大多在读权重，{pace}</translation>
+    </message>
+    <message>
+        <source>{where}: the trip is mostly other work per step (attention, sampling, Python), not reading the weights</source>
+        <translation>{where}：这一趟大多是每步的其余杂事，不是读权重</translation>
+    </message>
+    <message>
+        <source>Each trip in one bar: red, reading the weights; blue-grey, the rest of the step; white, the floor (the weights' bytes at the memory's measured read speed)</source>
+        <translation>每一趟画成一根条：红色是读权重；蓝灰色是这一步的其余部分；白线是下限（按内存实测读取速度读完权重字节的时间）</translation>
+    </message>
+    <message>
         <source>{size} of weights on a {device}</source>
         <translation>{device} 上 {size} 的权重</translation>
-    </message>
-    <message>
-        <source>{where}: reading and fixed work per step take a similar share of the trip</source>
-        <translation>{where}：读权重和每步固定的杂事各占这一趟的一大块</translation>
-    </message>
-    <message>
-        <source>{where}: the trip is mostly fixed work per step, not reading the weights, so a smaller apprentice is not much cheaper</source>
-        <translation>{where}：这一趟大多是每步固定的杂事，不是读权重，所以小徒弟也省不了多少</translation>
-    </message>
-    <message>
-        <source>{where}: the trip is mostly reading, so every seat at the table shares that cost</source>
-        <translation>{where}：这一趟大多在读权重，拼桌时每个座位分摊这份开销</translation>
     </message>
     <message>
         <source>n-gram apprentice</source>
@@ -2963,6 +3083,14 @@
     <message>
         <source>One Trip poetry model (Chinese)</source>
         <translation>古诗模型（中文）</translation>
+    </message>
+    <message>
+        <source>int8</source>
+        <translation>INT8</translation>
+    </message>
+    <message>
+        <source>A thinner book: the model's weights as int8, about a quarter of the bytes. The engine restarts with them; the readout then measures the trip again.</source>
+        <translation>更薄的书：模型的权重换成 INT8，字节约为原来的四分之一。引擎会用它重新启动，读数随后重新实测这一趟。</translation>
     </message>
 </context>
 <context>

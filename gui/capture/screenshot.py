@@ -218,6 +218,20 @@ def apprentice_facts(window) -> dict:
             "answer": window.answer_text, "loop": window.loop_phrase}
 
 
+def trip_facts(window) -> dict | None:
+    """The trip the Live page's split row shows (``gui.live.paperwork.trip_figures``): "step" (the engine's step
+    number of the median trip among "steps", the last "trips" trips like the one on stage, "on_stage"),
+    "whole_ms", "forward_ms", "weight_read_ms", "cpu_ms" (that report's, as the engine sent them), "wait_ms"
+    (whole − CPU), "floor_ms" (formula), "reading_ms", "paperwork_ms", "comm_ms", "reading_share" (of the
+    whole step less the wait), and "lesson" (the key of the sentence on screen); None before a trip."""
+    f = getattr(window.live_page.split_row, "trip", None)
+    if not f:
+        return None
+    keys = ("step", "on_stage", "phase", "batch", "whole_ms", "forward_ms", "weight_read_ms", "cpu_ms", "wait_ms",
+            "floor_ms", "reading_ms", "paperwork_ms", "comm_ms", "reading_share", "desks", "trips", "steps", "lesson")
+    return {k: f.get(k) for k in keys}
+
+
 def screenshot_main(args) -> int:
     """Save a screenshot of the window after ``args.steps`` real trips. Returns 0, or 1 with a message."""
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") and sys.platform.startswith("linux"):
@@ -275,6 +289,7 @@ def screenshot_main(args) -> int:
         if layout_json:
             layout = write_layout_json(window, layout_json, window.lang)
             layout["apprentice"] = apprentice_facts(window)  # an added field: the figures the readout shows
+            layout["trip"] = trip_facts(window)  # added: the trip the split row shows, and the lesson it chose
             Path(layout_json).write_text(json.dumps(layout, ensure_ascii=False, indent=1), encoding="utf-8")
         image = exact_image(window)  # device-independent pixels, whatever QT_SCALE_FACTOR says
         if not image.save(str(path)):

@@ -277,10 +277,7 @@ class EngineEvents:
         self._readout_args = {"wall": wall, "tokens": tokens, "batch": int(report.get("batch", 1)),
                               "tokens_in": int(report.get("tokens_in", 0) or 0)}
         self._update_readout()
-        info = self.engine_info or {}
-        self.live_page.split_row.show_split(wall, float((info.get("model") or {}).get("weight_bytes") or 0),
-                                            float(info.get("memory_bandwidth_bytes_per_s") or 0),
-                                            str(info.get("device", "cpu")))
+        self.live_page.split_row.show_trip(report, self.engine_info)  # reading, other work, floor: measured split
 
     def _update_readout(self) -> None:
         text = readout_text(self._readout_args, self.engine_info is not None, self.real_time_box.isChecked(),
@@ -288,7 +285,7 @@ class EngineEvents:
         if self.readout.text() != text:  # a changed text relayouts the page: only when it changes
             self.readout.setText(text)
         if self._readout_args is None:
-            self.live_page.split_row.show_split(None, 0, 0, "")
+            self.live_page.split_row.show_trip(None, None)
 
     def _retranslate_engine_texts(self) -> None:
         self.model_label.setText(model_text(self.engine_info, self._fatal))

@@ -116,7 +116,7 @@ class ExhibitActions:
 
     def _show_details(self, on: bool) -> None:
         mc = self.model_choice
-        for w in (mc.caption, mc.greedy_box, mc.sampling_label):  # sampling settings: the engineer's
+        for w in (mc.caption, mc.greedy_box, mc.int8_box, mc.sampling_label):  # the engineer's settings
             w.setVisible(on)
         if hasattr(self.scene, "set_details"):
             self.scene.set_details(on)

@@ -47,6 +47,7 @@ class ModelChoice(QWidget):
 
     model_chosen = Signal(str)
     sampling_changed = Signal()
+    weights_chosen = Signal(str)  # "int8" or "fp32": the visitor switched the thinner book on or off
 
     def __init__(self, current: str, custom_dir: str | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -69,6 +70,11 @@ class ModelChoice(QWidget):
         self.greedy_box.setObjectName("greedyBox")
         self.greedy_box.setFocusPolicy(Qt.TabFocus)
         set_role(self.greedy_box, "caption")
+        self.int8_box = QCheckBox()  # the thinner book (issue 34): the engine restarts with int8 weights; placed by
+        # the window among the details' controls
+        self.int8_box.setObjectName("int8Box")
+        self.int8_box.setFocusPolicy(Qt.TabFocus)
+        set_role(self.int8_box, "caption")
         self.sampling_label = QLabel()
         self.sampling_label.setObjectName("samplingLabel")
         set_role(self.sampling_label, "caption")
@@ -76,11 +82,12 @@ class ModelChoice(QWidget):
         # setting stays whole on its line ("top-p 0.95" never breaks at its hyphen)
         self.sampling_label.setWordWrap(True)
         for w in (self.caption, self.combo, self.greedy_box, self.sampling_label):
-            lay.addWidget(w)
+            lay.addWidget(w)  # int8_box is not in the top bar (a 4:3 screen has no room): the window places it
         self.set_current(current)
         self.combo.installEventFilter(self)  # a new font (the type scale) refits its width
         self.combo.activated.connect(self._on_activated)
         self.greedy_box.toggled.connect(self._on_greedy)
+        self.int8_box.toggled.connect(lambda on: self.weights_chosen.emit("int8" if on else "fp32"))
         self.retranslate()
 
     # ---- state ---------------------------------------------------------------------------------------------
@@ -123,6 +130,9 @@ class ModelChoice(QWidget):
                                   "model learned Python's documentation and source."))
         self._fit_combo()
         self.greedy_box.setText(_tr("Greedy"))
+        self.int8_box.setText(_tr("int8"))
+        self.int8_box.setToolTip(_tr("A thinner book: the model's weights as int8, about a quarter of the bytes. The "
+                                     "engine restarts with them; the readout then measures the trip again."))
         self.greedy_box.setToolTip(_tr("Greedy: always the most likely token (the same answer every time). Off: a "
                                        "token is drawn from the probabilities, with the seed shown."))
         self._update_label()
@@ -176,6 +186,21 @@ class ModelSwitching:
     def _on_model_picked(self, key: str) -> None:
         self._model_pinned = True  # the visitor chose: a language switch no longer changes it
         self.choose_model(key)
+
+    def choose_weights(self, kind: str) -> None:
+        """Run the model with ``kind`` weights ("fp32" or "int8", ``model/quantize.py``): a fresh engine with the
+        engine service's ``weights`` option, as ``choose_model`` restarts it for another model."""
+        if kind not in ("fp32", "int8") or self.bridge.options.get("weights", "fp32") == kind:
+            return
+        self.bridge.options["weights"] = kind
+        log.info("weights: %s", kind)
+        if self.bridge.is_running():
+            self.reset()
+            self.engine_info = None
+            self._readout_args = None
+            self._update_readout()
+            self.bridge.restart()
+            self._set_status("Loading the model…")
 
     def choose_model(self, key: str) -> None:
         """Let model ``key`` ("code", "poems", or "custom" for --model DIR) write: its presets in the prompt box,

@@ -272,6 +272,11 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         b.apprentice.connect(self._on_apprentice_verdict)
         self.apprentice_choice.kind_chosen.connect(self._on_apprentice_kind_chosen)
         self.model_choice.greedy_box.toggled.connect(self._on_greedy_toggled)
+        self.model_choice.weights_chosen.connect(self.choose_weights)  # the thinner book (int8), in the details
+        grid = self.live_page.controls_inner.layout()  # beside "Real time", among the engineer's controls
+        grid.removeWidget(self.real_time_box)
+        grid.addWidget(self.real_time_box, 2, 0)
+        grid.addWidget(self.model_choice.int8_box, 2, 1, 1, 2)
         self.tear.requested.connect(self._on_tear_requested)
         self.clock.tick.connect(self._on_tick)
         self.scene.trip_finished.connect(self._on_trip_finished)

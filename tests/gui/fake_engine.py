@@ -9,6 +9,7 @@ Tokens are deterministic: request text is echoed word by word, so tests can comp
 whose compute / communication / bubble ms change from step to step (and lie inside the step's ``wall_ms``, as
 the real workers' do); with it or ``options["fake_timing"]`` the steps' ``wall_ms`` and ``forward_ms`` (a part
 of it) change from step to step too, so the screen's figures of one trip and of a window can be compared.
+Each step's ``weight_read_ms`` is ``options["fake_read_share"]`` (default 0.7) of its ``forward_ms``.
 ``options["fake_loop"]`` makes every answer a loop (" of the number" again and again, never stopped by the fake:
 the page must stop it). ``options["fake_extras"]`` offers the Live page's extras with nothing behind them: both apprentices
 (``draft_kinds``; a guess count is taken and ignored) and a book on one desk that may be torn two ways, by pages or
@@ -150,6 +151,7 @@ def engine_main(commands, events, options: dict) -> None:
             "tokens_in": sum(1 for _ in batch), "tokens_out": len(batch), "wall_ms": wall, "forward_ms": forward,
             "weight_bytes": 100_000, "kv_bytes": 0, "kv_bytes_in_use": 4096, "blocks_in_use": len(batch),
             "num_blocks": 64, "prefix_hit_tokens": 0, "layer_ms": [wall / 2, wall / 2], "tokens": tokens,
+            "weight_read_ms": forward * float(options.get("fake_read_share", 0.7)),  # a measured part of the forward
             "proposed": 0, "accepted": 0, "bonus": 0, "draft_ms": 0.0, "verify_ms": 0.0, "workers": workers}})
         for r in list(batch):
             if r["n"] >= r["max"]:

@@ -73,11 +73,11 @@ def test_int8_logits_close_to_fp32_on_the_bundled_model():
 
 def _expected_bytes(cfg, int8: bool) -> int:
     """Bytes written out from the config alone: matrices, their row scales, biases and norms."""
-    C, V, P, L, I = cfg.n_embd, cfg.vocab_size, cfg.n_positions, cfg.n_layer, cfg.inner_dim
-    mats = [(3 * C, C), (C, C), (I, C), (C, I)]  # (rows, cols) per block
+    C, V, P, L, F = cfg.n_embd, cfg.vocab_size, cfg.n_positions, cfg.n_layer, cfg.inner_dim
+    mats = [(3 * C, C), (C, C), (F, C), (C, F)]  # (rows, cols) per block
     matrix_values = L * sum(r * c for r, c in mats) + V * C + P * C
     rows = L * sum(r for r, _ in mats) + V + P
-    floats = L * (3 * C + C + I + C + 4 * C) + 2 * C  # biases, ln_1, ln_2, then ln_f
+    floats = L * (3 * C + C + F + C + 4 * C) + 2 * C  # biases, ln_1, ln_2, then ln_f
     return (matrix_values + 4 * rows if int8 else 4 * matrix_values) + 4 * floats
 
 

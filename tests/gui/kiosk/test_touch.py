@@ -210,7 +210,7 @@ def test_tap_every_control_of_the_live_page_and_see_it_react(qtbot, kiosk):
         tap_and_see(window.details_button, lambda: page.strip.isVisible() and window.details_button.isChecked())
         choice, tear = window.apprentice_choice, window.tear
         expected = {"liveTab", "tourTab", "modelBox", "greedyBox", "detailsButton", "langButton", "promptBox",
-                    "batchSlider", "speedSlider", "realTimeBox", "draftSlider", "apprentice_ngram",
+                    "batchSlider", "speedSlider", "realTimeBox", "int8Box", "draftSlider", "apprentice_ngram",
                     "apprentice_model", "tpButton", "ppButton", "tearSlider", "shareButton", "apprenticeButton",
                     "tearButton", "runButton", "pauseButton", "stepButton", "resetButton"}
         shown = {w.objectName() for w in _live_controls(window)}
@@ -234,6 +234,11 @@ def test_tap_every_control_of_the_live_page_and_see_it_react(qtbot, kiosk):
         tap_and_see(tear.slider, lambda: window.sharding() == ("tp", 1) and tear.slider.isEnabled(),
                     at=_slider_end(tear.slider))
         assert not ex.tear_button.isChecked()  # the toggle follows the torn book
+        # the thinner book: a fresh engine with int8 weights, then back to fp32
+        tap_and_see(mc.int8_box, lambda: mc.int8_box.isChecked() and window.bridge.options.get("weights") == "int8")
+        qtbot.waitUntil(lambda: window.engine_info is not None, timeout=10_000)
+        tap_and_see(mc.int8_box, lambda: not mc.int8_box.isChecked() and window.bridge.options.get("weights") == "fp32")
+        qtbot.waitUntil(lambda: window.engine_info is not None and window.tear.isEnabled(), timeout=10_000)
         # the controls the visitor's view shares with this one were tapped there; once more here, where they sit
         # in one row: Run and Reset (the other five toggle state the taps above set)
         tap_and_see(window.run_button, lambda: window.is_running())

@@ -17,7 +17,8 @@ import pytest
 from animations.scenes.counts import claims, drawn
 from gui.tour.glossary import VOCABULARY
 
-PAGES_WITH_COUNTS = {"tokenize", "reasoning", "speculative", "prefix"}  # at least these state counts (the test cannot pass vacuously)
+# at least these pages state counts (the test cannot pass vacuously)
+PAGES_WITH_COUNTS = {"tokenize", "reasoning", "speculative", "prefix"}
 
 
 def _shown(item) -> str:
