@@ -4,7 +4,8 @@ beside the big models' formula bars, on a scale of its own and labelled measured
 
 from __future__ import annotations
 
-from animations.scenes.base import BLUE_LIGHT, GREEN, TEXT, T, fmt_bytes, fmt_ms
+from animations.scenes.look import BLUE_LIGHT, GREEN, TEXT, T
+from animations.units import fmt_bytes, fmt_ms
 
 
 def draw_thin_book(scene, t: dict | None, x: float, y: float, w: float) -> float:

@@ -11,7 +11,8 @@ page applies to its own trips.
 
 from __future__ import annotations
 
-from animations.scenes.base import T, fmt_bytes, fmt_ms
+from animations.scenes.look import T
+from animations.units import fmt_bytes, fmt_ms
 
 
 def measured(split: dict | None) -> bool:
