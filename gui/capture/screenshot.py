@@ -139,12 +139,12 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
     steps = max(1, int(getattr(args, "steps", None) or 8))
     batch = max(1, min(16, int(getattr(args, "batch", None) or 1)))
     prompt = getattr(args, "prompt", None) or DEFAULT_PROMPT
-    if not _wait(app, lambda: window.engine_info is not None or window._fatal is not None
+    if not _wait(app, lambda: window.engine_info is not None or window.model_failed() is not None
                  or not window.bridge.is_running(), READY_TIMEOUT_S):
         print(f"{name}: the engine did not start in time", file=sys.stderr)
         return 1
     if window.engine_info is None:
-        print(f"{name}: the engine could not start: {window._fatal or 'it stopped'}", file=sys.stderr)
+        print(f"{name}: the engine could not start: {window.model_failed() or 'it stopped'}", file=sys.stderr)
         return 1
     window.set_prompt(prompt or window.presets()[0])
     window.set_batch(batch)
@@ -174,7 +174,7 @@ def apprentice_facts(window) -> dict:
     acceptance, and the engine's start-up verdict (``chosen``, ``pays_when``)."""
     meter, info = window.spec_meter, window.bridge.apprentice_info or {}
     return {"k": window.apprentice.value(), "kind": window.apprentice_choice.kind(),
-            "greedy": window.model_choice.greedy, "speedup": meter.speedup(window._spec_key()),
+            "greedy": window.session.sampling.greedy, "speedup": meter.speedup(window.engine._spec_key()),
             "acceptance": meter.acceptance if meter.trips else None, "trips": meter.trips,
             "chosen": info.get("chosen"), "pays_when": info.get("pays_when")}
 

@@ -34,6 +34,7 @@ from PySide6.QtGui import QInputDevice, QMouseEvent
 from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSlider, QApplication, QComboBox,
                                QGraphicsView, QLabel, QStyle, QStyleOptionSlider, QWidget)
 
+from gui.live.host import LiveHost
 from gui.kiosk.touch_card import TipCard, tooltip_at, within as _inside
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,8 @@ class TouchRouter(QObject):
     def __init__(self, host: QWidget):
         super().__init__(host)
         self.host = host
+        # the window hosting the Live page and the tour (a ``LiveHost``), or None for a tour shown alone
+        self.live: LiveHost | None = host if isinstance(host, LiveHost) else None
         self.card = TipCard(host)
         self.taps = self.page_turns = self.runs_started = self.cancelled = 0
         self._window = None
@@ -132,9 +135,9 @@ class TouchRouter(QObject):
 
     def _tour(self):
         """The tour when it is the page on screen (the host itself when it is a tour shown alone)."""
-        host = self.host
-        if hasattr(host, "is_tour_visible"):
-            return host.tour if host.is_tour_visible() else None
+        if self.live is not None:
+            return self.live.tour if self.live.is_tour_visible() else None
+        host = self.host  # a tour shown alone
         return host if hasattr(host, "section_changed") and hasattr(host, "next") else None
 
     # ---- events ---------------------------------------------------------------------------------------------
@@ -326,12 +329,11 @@ class TouchRouter(QObject):
 
     def _stage_tap(self, view: QGraphicsView, local: QPoint, tip: str) -> bool:
         """The Live stage: a trip starts when nothing runs; True when that happened."""
-        host = self.host
-        running = getattr(host, "is_running", None)
+        live = self.live
         item_tip = tip and tip != view.toolTip()
-        if item_tip or not callable(running) or running() or getattr(host, "engine_info", None) is None:
+        if item_tip or live is None or live.session.is_running() or not live.engine_ready():
             return False
-        host.run()
+        live.run()
         self.runs_started += 1
         return True
 

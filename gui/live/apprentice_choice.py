@@ -191,27 +191,44 @@ class ApprenticeChoice(QWidget):
 
 
 class ApprenticeVerdicts:
-    """Mixed into ``MainWindow``: applies the "apprentice" event (``bridge.apprentice``) and greedy-while-on.
-    Expects ``bridge``, ``apprentice`` (``ApprenticeControl``), ``apprentice_choice``, ``model_choice`` and
-    ``_update_extra_readout``."""
+    """The apprentice's measured verdicts (the bridge's ``apprentice`` event) and greedy-while-on: a collaborator
+    of ``MainWindow``.
 
-    _greedy_for_apprentice = False  # this page turned greedy on for the apprentice (and turns it off again)
+    Args:
+        session: the Live session's state: its ``draft_kind`` and ``draft_k``, and its sampling's ``greedy``
+            (switched on while the apprentice pays only greedy, and back off).
+        bridge: the ``EngineBridge`` (its ``apprentice`` signal; ``set_draft_kind`` is sent through it).
+        apprentice_choice: the Details view's ``ApprenticeChoice`` (n-gram apprentice or draft model).
+        greedy_box: the top bar's "Greedy" switch (a visitor turning it off has the last word).
+        spec_meter: the ``SpecMeter`` (reset when the apprentice changes).
+        update_extra_readout: called when a verdict or the apprentice changes what the readout says.
+    """
+
+    def __init__(self, session, bridge, apprentice_choice, greedy_box, spec_meter, update_extra_readout):
+        self.session = session
+        self.bridge = bridge
+        self.apprentice_choice = apprentice_choice
+        self.spec_meter = spec_meter
+        self._update_extra_readout = update_extra_readout
+        self._greedy_for_apprentice = False  # this page turned greedy on for the apprentice (and turns it off)
+        bridge.apprentice.connect(self._on_apprentice_verdict)
+        apprentice_choice.kind_chosen.connect(self._on_apprentice_kind_chosen)
+        greedy_box.toggled.connect(self._on_greedy_toggled)
 
     def _on_apprentice_verdict(self, event: dict) -> None:
         self.apprentice_choice.set_event(event)
         kind = event.get("chosen")
-        if kind in KINDS and kind != getattr(self, "_apprentice_kind", None):
-            self._apprentice_kind = kind
-        self._apply_apprentice_sampling(self.apprentice.value())
+        if kind in KINDS:
+            self.session.set_draft_kind(kind)
+        self._apply_apprentice_sampling(self.session.draft_k)
         self._update_extra_readout()
 
     def _on_apprentice_kind_chosen(self, kind: str) -> None:
         """The visitor picked an apprentice in the Details view: the engine switches (and keeps the slider)."""
-        self._apprentice_kind = kind
-        if hasattr(self, "spec_meter"):
-            self.spec_meter.reset()
+        self.session.set_draft_kind(kind)
+        self.spec_meter.reset()
         self.bridge.send({"op": "set_draft_kind", "kind": kind})
-        self._apply_apprentice_sampling(self.apprentice.value())
+        self._apply_apprentice_sampling(self.session.draft_k)
         self._update_extra_readout()
 
     def apprentice_pays_when(self) -> str | None:
@@ -225,13 +242,13 @@ class ApprenticeVerdicts:
 
     def _apply_apprentice_sampling(self, k: int) -> None:
         """Apprentice on and paying only greedy: switch to greedy (remembered); off: back to the model's own."""
-        box = self.model_choice.greedy_box
-        if k > 0 and self.apprentice_pays_when() == "greedy" and not box.isChecked():
+        greedy = self.session.sampling.greedy
+        if k > 0 and self.apprentice_pays_when() == "greedy" and not greedy:
             self._greedy_for_apprentice = True
-            box.setChecked(True)
+            self.session.set_greedy(True)
         elif (k == 0 or self.apprentice_pays_when() != "greedy") and self._greedy_for_apprentice:
             self._greedy_for_apprentice = False
-            box.setChecked(False)
+            self.session.set_greedy(False)
 
     def _on_greedy_toggled(self, on: bool) -> None:
         if not on:  # the visitor turned greedy off: their choice stands, the apprentice will not turn it back
@@ -239,6 +256,7 @@ class ApprenticeVerdicts:
 
     def greedy_line(self) -> str:
         """The one line said while the apprentice runs greedy because that is where it pays ("" otherwise)."""
-        if self.apprentice.value() > 0 and self.model_choice.greedy and self.apprentice_pays_when() == "greedy":
+        s = self.session
+        if s.draft_k > 0 and s.sampling.greedy and self.apprentice_pays_when() == "greedy":
             return _tr("Greedy while the apprentice helps: its guesses are kept more often")
         return ""

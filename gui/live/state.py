@@ -13,6 +13,7 @@ and never hold the truth).
 * ``model_key``: which weights write ("code", "poems", or "custom" for a ``--model DIR``);
 * ``run_state``: the visitor's answer: "idle" (none), "running" (trips granted), "paused" (in progress, no trips
   granted), "complete" (its last token came);
+* ``trip_seconds``: how long one trip takes on screen (s, 0.25-3; the animation's clock, not the engine's);
 * ``prompt``: the prompt to run (at most ``MAX_PROMPT_CHARS`` characters);
 * ``answer_number``: 1 for the first answer started, +1 for each next one (request ids and seeds use it);
 * ``trips``: the last ``history`` step reports (plain dicts from the engine, oldest first).
@@ -37,8 +38,10 @@ RUN_STATES = ("idle", "running", "paused", "complete")
 MAX_PROMPT_CHARS = 2000
 HISTORY = 64  # step reports kept: enough for the plots' last screens, bounded for a kiosk that runs for days
 
-FIELDS = ("batch", "draft_k", "draft_kind", "sharding", "sampling", "model_key", "run_state", "prompt",
-          "answer_number", "trips")
+TRIP_SECONDS_RANGE = (0.25, 3.0)  # s on screen per trip
+
+FIELDS = ("batch", "draft_k", "draft_kind", "sharding", "sampling", "model_key", "run_state", "trip_seconds",
+          "prompt", "answer_number", "trips")
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,7 @@ class SessionState:
         self._sampling = sampling or Sampling()
         self._model_key = self._check_key(model_key)
         self._run_state = "idle"
+        self._trip_seconds = 1.0
         self._prompt = ""
         self._answer_number = 0
         self._trips: deque[dict] = deque(maxlen=_int_in("history", history, 1, 1_000_000))
@@ -140,6 +144,7 @@ class SessionState:
     sampling = property(lambda self: self._sampling, doc="The ``Sampling`` of the next answer.")
     model_key = property(lambda self: self._model_key, doc='"code", "poems" or "custom".')
     run_state = property(lambda self: self._run_state, doc="idle | running | paused | complete")
+    trip_seconds = property(lambda self: self._trip_seconds, doc="Seconds one trip takes on screen.")
     prompt = property(lambda self: self._prompt, doc="The prompt to run.")
     answer_number = property(lambda self: self._answer_number, doc="Answers started so far.")
 
@@ -204,6 +209,13 @@ class SessionState:
             raise ValueError(f"run state must be one of {', '.join(RUN_STATES)}, not {state!r}")
         return self._set("run_state", state)
 
+    def set_trip_seconds(self, seconds: float) -> bool:
+        """Seconds one trip takes on screen, 0.25-3 (kept to hundredths, the slider's step)."""
+        lo, hi = TRIP_SECONDS_RANGE
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not lo <= seconds <= hi:
+            raise ValueError(f"trip seconds must be a number {lo}-{hi}, not {seconds!r}")
+        return self._set("trip_seconds", round(float(seconds), 2))
+
     def set_prompt(self, text: str) -> bool:
         """The prompt to run; cut to ``MAX_PROMPT_CHARS`` characters."""
         if not isinstance(text, str):
@@ -246,9 +258,9 @@ class SessionState:
         """Every field as plain data (for logs and tests)."""
         return {"batch": self._batch, "draft_k": self._draft_k, "draft_kind": self._draft_kind,
                 "sharding": self._sharding, "sampling": self._sampling, "model_key": self._model_key,
-                "run_state": self._run_state, "prompt": self._prompt, "answer_number": self._answer_number,
+                "run_state": self._run_state, "trip_seconds": self._trip_seconds, "prompt": self._prompt, "answer_number": self._answer_number,
                 "trips": len(self._trips)}
 
 
 __all__ = ["SessionState", "Sampling", "Change", "FIELDS", "RUN_STATES", "MAX_BATCH", "MAX_DRAFT_K",
-           "MAX_PROMPT_CHARS", "DRAFT_KINDS", "SHARDING_MODES", "HISTORY"]
+           "MAX_PROMPT_CHARS", "DRAFT_KINDS", "SHARDING_MODES", "HISTORY", "TRIP_SECONDS_RANGE"]

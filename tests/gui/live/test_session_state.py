@@ -41,6 +41,8 @@ def test_defaults():
     (lambda s: s.set_sampling(greedy="yes"), "greedy"),
     (lambda s: s.set_sampling(temprature=1.0), "no sampling field"),
     (lambda s: s.set_run_state("stopped"), "run state"),
+    (lambda s: s.set_trip_seconds(0.1), "trip seconds"),
+    (lambda s: s.set_trip_seconds(3.5), "trip seconds"),
     (lambda s: s.set_prompt(None), "the prompt must be text"),
     (lambda s: s.set_model_key(""), "model key"),
     (lambda s: s.add_trip([1, 2]), "step report"),
