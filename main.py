@@ -75,14 +75,16 @@ def _screen_index(text: str) -> int:
 def _run_command(func, argv: list[str]) -> int:
     """Run a subcommand; a reader that goes away (``| head``) or Ctrl+C ends it with one line, not a traceback.
 
-    Exit status: the command's own; 130 after Ctrl+C (128 + SIGINT); 141 (128 + SIGPIPE, what a shell reports
+    Exit status: the command's own; 130 after Ctrl+C (128 + SIGINT), 143 after SIGTERM where the command
+    catches it (screenshot, record: ``gui.cli.Terminated``); 141 (128 + SIGPIPE, what a shell reports
     for ``yes | head``) when stdout was closed by its reader.
     """
     try:
         return int(func(argv) or 0)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:  # gui.cli.Terminated (SIGTERM) is one too
+        signum = getattr(stop, "signum", 2)
+        print("terminated" if signum == 15 else "interrupted", file=sys.stderr)
+        return 128 + int(signum)
     except BrokenPipeError:
         try:  # Python flushes stdout again at exit: point it at /dev/null so that flush is silent too
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -126,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{program_name()}: unknown command {argv[0]!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
     args = build_gui_parser().parse_args(argv)
+    from gui.platform_check import display_problem
+    if (problem := display_problem(prog=program_name())) is not None:  # before Qt's own abort (status 134)
+        print(problem, file=sys.stderr)
+        return 2
     if not platform_ok():
         return 2
     from gui.app import run_app

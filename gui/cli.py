@@ -69,13 +69,16 @@ def add_scene_options(p: argparse.ArgumentParser) -> None:
 def screenshot_main(argv: list[str]) -> int:
     """Parse ``argv`` and run the screenshot command. Returns the exit status."""
     args = build_screenshot_parser().parse_args(argv)
-    from gui.capture.screenshot import check_out_path, parse_size
+    from gui.capture.screenshot import check_layout_json_path, check_out_path, parse_size
     try:
         size = parse_size(args.size)
     except ValueError as exc:
         print(f"screenshot: {exc}", file=sys.stderr)
         return 2
     if (reason := check_out_path(args.out)) is not None:  # before the engine starts, not after the run
+        print(f"screenshot: {reason}", file=sys.stderr)
+        return 2
+    if (reason := check_layout_json_path(args.layout_json)) is not None:  # as --out: before the run
         print(f"screenshot: {reason}", file=sys.stderr)
         return 2
     if (reason := model_dir_problem(args)) is not None:  # before the engine starts, and in one line
@@ -92,15 +95,29 @@ def run_interruptible(job) -> int:
     KeyboardInterrupt reaches the caller from the job's own waiting code, never from inside Qt."""
     from gui.app import install_qt_message_handler
     install_qt_message_handler()  # the offscreen platform's notices go to the log (at DEBUG), not the terminal
-    previous = signal.signal(signal.SIGINT, _interrupted)
-    _RUN.update(active=True, backstop=None, raised=False, retrying=False, cleanup=[])
+    previous = {sig: signal.signal(sig, _interrupted) for sig in STOP_SIGNALS}
+    _RUN.update(active=True, backstop=None, raised=False, retrying=False, cleanup=[], signum=None)
     try:
         return job()
     finally:
         _RUN["active"] = False  # no more retries; the clean way out has been taken
         if _RUN.get("backstop") is not None:
             _RUN["backstop"].cancel()
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a window closing its ``record`` child) during screenshot or record: the same clean way
+    out as Ctrl+C (the clip's temporary file deleted, the engine stopped), then "terminated" and status 143
+    (128 + SIGTERM) from ``main.py``. A KeyboardInterrupt, so every ``except KeyboardInterrupt`` on the way
+    out treats it as Ctrl+C."""
+
+    signum = signal.SIGTERM
+
+
+# the signals that end a run cleanly: Ctrl+C, and SIGTERM where there is one to catch (not on Windows)
+STOP_SIGNALS = (signal.SIGINT,) + ((signal.SIGTERM,) if sys.platform != "win32" else ())
 
 
 FORCE_EXIT_S = 10.0  # after Ctrl+C, the longest the clean way out may take before the hard one
@@ -110,7 +127,8 @@ _SAFE_FILES = ("gui/capture/screenshot.py", "gui/cli.py", "gui/capture/record.py
 
 
 def _interrupted(signum, frame):
-    """Ctrl+C during a screenshot: "interrupted" on one line and exit status 130 (128 + SIGINT).
+    """Ctrl+C (or SIGTERM) during a screenshot or a clip: "interrupted" on one line and exit status 130 (128 +
+    SIGINT); after SIGTERM "terminated" and 143 (``Terminated``).
 
     KeyboardInterrupt is raised only where Python called the code: most of the time the signal lands in a
     Python override that Qt called (an event filter, a paint event), where PySide would print a traceback and
@@ -122,6 +140,8 @@ def _interrupted(signum, frame):
     """
     if _RUN.get("raised"):
         return  # the clean way out is under way: a repeated signal must not cut it short
+    if _RUN.get("signum") is None:
+        _RUN["signum"] = signum  # the first signal names the way out (the retries below send SIGINT)
     logging.getLogger("gui.engine_link.bridge").setLevel(logging.ERROR)  # stopping the engine hard is what was asked for
     if _RUN.get("backstop") is None:
         _RUN["backstop"] = threading.Timer(FORCE_EXIT_S, _exit_now)
@@ -131,7 +151,7 @@ def _interrupted(signum, frame):
     qt = sys.modules.get("PySide6.QtCore")
     if name.endswith(_SAFE_FILES) or qt is None or qt.QCoreApplication.instance() is None:
         _RUN["raised"] = True
-        raise KeyboardInterrupt  # Python called this code (without an application, Qt calls nothing back)
+        raise _stop_exception()  # Python called this code (without an application, Qt calls nothing back)
     if not _RUN.get("retrying"):
         _RUN["retrying"] = True
         threading.Thread(target=_again, name="ctrl-c-retry", daemon=True).start()
@@ -149,6 +169,10 @@ def _again() -> None:
         os.kill(os.getpid(), signal.SIGINT)
 
 
+def _stop_exception() -> KeyboardInterrupt:
+    return Terminated() if _RUN.get("signum") == signal.SIGTERM else KeyboardInterrupt()
+
+
 def _exit_now() -> None:
     for path in _RUN.get("cleanup", ()):  # a clip's temporary file (gui.capture.record): never left behind
         try:
@@ -156,10 +180,10 @@ def _exit_now() -> None:
         except OSError:
             pass
     try:
-        sys.stderr.write("interrupted\n")
+        sys.stderr.write("terminated\n" if _RUN.get("signum") == signal.SIGTERM else "interrupted\n")
         sys.stderr.flush()
     finally:
-        os._exit(130)
+        os._exit(143 if _RUN.get("signum") == signal.SIGTERM else 130)
 
 
 _RUN: dict = {}

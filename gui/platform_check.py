@@ -5,6 +5,11 @@ lacks; without it Qt prints a hint and aborts the process (exit 134). ``check()`
 cannot load (``ldd`` on the plugin, else ``ctypes.util.find_library`` on the known list) and returns one line
 naming the system packages to install, so ``main.py`` can print it and exit with status 2 instead.
 
+``display_problem()`` tells the other failure apart: no display at all (no ``DISPLAY``, no ``WAYLAND_DISPLAY``,
+no platform asked for: an SSH session, a headless box), where Qt would print the same xcb hint and abort
+although every library is installed. Its one line says to run the window on the desktop, or to use
+``screenshot``/``record``, which need no display.
+
 Only the xcb platform is checked, and only on Linux: the one Qt picks on an X11 session (``QT_QPA_PLATFORM``,
 ``-platform`` and ``XDG_SESSION_TYPE`` decide, as in ``QGuiApplication``); offscreen, Wayland, eglfs ... are not.
 """
@@ -118,3 +123,17 @@ def check(env: dict | None = None, argv: list[str] | None = None) -> str | None:
         return None  # not a PySide6 wheel layout; Qt will say what it lacks
     missing = missing_libraries(plugin)
     return message(missing) if missing else None
+
+
+def display_problem(env: dict | None = None, argv: list[str] | None = None, prog: str = "one-trip") -> str | None:
+    """None if the window has somewhere to open (or this is not Linux, or a platform was asked for), else the
+    one line to print: no display here, and what to do instead. ``prog``: the command's name as typed."""
+    env = os.environ if env is None else env
+    argv = sys.argv if argv is None else argv
+    if not sys.platform.startswith("linux") or platform_to_use(env, argv) is not None:
+        return None
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return None  # a display Qt may reach another way (Wayland without XDG_SESSION_TYPE, ...): let it try
+    return (f"{prog}: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set: an SSH session or "
+            f"a machine without a desktop). Run it on the desktop (or ssh -X), or make pictures and clips without "
+            f"a display: {prog} screenshot --out shot.png, {prog} record --out clip.mp4")

@@ -20,7 +20,7 @@ operator can edit by hand::
 Command-line values win for that run only (``--idle-seconds 5`` for a test does not stick); ``save()`` writes a
 whole ``Settings`` back. ``run_app`` writes every key only when there is no file yet (so a new file documents
 itself); an existing file is never rewritten at start (QSettings would drop the operator's ``;`` comments), and
-a file QSettings cannot parse is left alone with a WARNING.
+a file QSettings cannot parse, a binary file or a folder in the file's place is left alone with one WARNING.
 
 Every value, from the file or the command line, is checked: a bad one (not a number, nan, inf, out of
 ``RANGES``, an unknown language, an operator chord that matches no key) is logged at WARNING with its key, the
@@ -193,6 +193,9 @@ def load(args=None, qsettings=None) -> Settings:
     raises."""
     from PySide6.QtCore import QSettings
     qs = qsettings if qsettings is not None else QSettings()
+    if (problem := file_problem(qs.fileName())) is not None:
+        log.warning("settings: %s; using the defaults and leaving it as it is", problem)
+        return _with_args(Settings(), args)
     if qs.status() == QSettings.FormatError:
         log.warning("settings: %s is not a readable INI file; using the defaults and leaving it as it is",
                     qs.fileName())
@@ -214,6 +217,36 @@ def load(args=None, qsettings=None) -> Settings:
         log.warning("settings: %s; using the defaults", exc)
         settings = Settings()
     return _with_args(settings, args)
+
+
+MAX_INI_BYTES = 1 << 20  # an operator's INI is a few hundred bytes; more is not one
+
+
+def file_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why the settings file at ``path`` cannot be an INI file an operator wrote (a sentence naming it), or None
+    (also when there is no file). QSettings reads most binary files without an error, as no keys, and a folder
+    as no file: both would be ignored in silence. Checks: a folder or other non-file there; more than
+    ``MAX_INI_BYTES``; bytes that are not UTF-8 text (QSettings' encoding for INI files) or hold a NUL."""
+    target = Path(path)
+    try:
+        if not target.exists():
+            return None
+        if target.is_dir():
+            return f"{target} is a folder where the settings file should be"
+        if not target.is_file():
+            return f"{target} is not a regular file"
+        if target.stat().st_size > MAX_INI_BYTES:
+            return f"{target} is not a settings file ({target.stat().st_size} bytes)"
+        data = target.read_bytes()
+    except OSError as exc:
+        return f"{target} cannot be read ({exc.strerror or exc})"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"{target} is not a text INI file (binary data)"
+    if "\x00" in text:
+        return f"{target} is not a text INI file (binary data)"
+    return None
 
 
 _OVERRIDES = {"language": "lang", "idle_seconds": "idle_seconds", "screen": "screen",
@@ -282,6 +315,9 @@ def remember_language(language: str, path: str | os.PathLike[str] | None = None)
     written; the window goes on in ``language`` either way.
     """
     target = Path(path) if path is not None else settings_path()
+    if target.exists() and (problem := file_problem(target)) is not None:
+        log.warning("settings: the language is not remembered: %s", problem)
+        return False
     if not target.exists():
         from PySide6.QtCore import QSettings
         qs = QSettings(str(target), QSettings.IniFormat)

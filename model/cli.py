@@ -10,7 +10,7 @@ Several prompts form one batch. A PROMPT of ``-`` is read from stdin (UTF-8), fo
 command line allows (Linux caps one argument at 128 KiB). With ``--json`` stdout is one JSON object (the shape is a contract other tools
 rely on; see ``result_json``). Bad input prints one line to stderr and exits with status 2.
 ``--tp N`` / ``--pp N`` run the model torn over N worker processes (tensor or pipeline parallel,
-``model/parallel.py``); each JSON step then carries ``workers``: per worker ``compute_ms``, ``comm_ms``,
+``model/parallel/``); each JSON step then carries ``workers``: per worker ``compute_ms``, ``comm_ms``,
 ``bubble_ms`` (pipeline idle time; 0 for tensor parallel) and ``weight_bytes``. If a worker dies, generation
 goes on with the model on one process (a notice on stderr).
 Each JSON step carries ``rows_computed``: rows the linear layers computed in that pass, equal to ``tokens_in``

@@ -25,6 +25,7 @@ from model.errors import RequestError
 from model.gpt2 import GPT2, AttentionBatch
 from model import ragged as ragged_pass
 from model.kv_cache import BlockManager, BlockTable, DecodeMirror, PagedKVCache
+from model.loops import LoopWatch
 from model.ngram import NgramIndex, point_mass
 from model.report import StepReport, TokenEvent
 from model.sampling import SamplingParams, distribution, make_generator, sample, top_k_probs
@@ -128,6 +129,9 @@ class Engine:
         self.set_max_batch(max_batch)
         self._decoders: dict[str, StreamDecoder] = {}
         self._texts: dict[str, list[str]] = {}
+        # stop a request whose answer writes one phrase three times in a row (model/loops.py): finish "loop"
+        self.stop_loops = False
+        self._loop_watch: dict[str, LoopWatch] = {}
         self.finished: dict[str, RequestResult] = {}
         self._ids = itertools.count()
         self._step = 0
@@ -137,7 +141,7 @@ class Engine:
         self.draft_kind = "model"  # who guesses: "model" (the draft model) or "ngram" (prompt lookup, model/ngram.py)
         self.spec_proposed = 0  # over the engine's life: draft guesses checked, and kept
         self.spec_accepted = 0
-        self.runner = None  # a sharded runner (model/parallel.py) runs the target's passes when set
+        self.runner = None  # a sharded runner (model/parallel/) runs the target's passes when set
         self.last_workers: list[dict] = []  # per-worker timings of the last sharded pass
         self._mirror: DecodeMirror | None = None  # contiguous K/V of the rows decoding together (batch > 1)
         self.record_logits = False  # tests: keep every sampled row of logits, per request
@@ -295,6 +299,7 @@ class Engine:
         for seq in self.scheduler.abort_all():
             self._decoders.pop(seq.request_id, None)
             self._texts.pop(seq.request_id, None)
+            self._loop_watch.pop(seq.request_id, None)
 
     def has_work(self) -> bool:
         return self.scheduler.has_work()
@@ -467,6 +472,10 @@ class Engine:
             finish = "length"
         if finish is None and len(seq.token_ids) >= self.config.n_positions:
             finish = "context_full"
+        if finish is None and self.stop_loops and text:
+            watch = self._loop_watch.setdefault(seq.request_id, LoopWatch())
+            if watch.feed(text) is not None:
+                finish = "loop"
         if finish is not None:
             text += self._decoders[seq.request_id].flush()
         self._texts[seq.request_id].append(text)
@@ -492,6 +501,7 @@ class Engine:
             inter_token_ms=[(b - a) / 1e6 for a, b in zip(times, times[1:])],
             prefix_hit_tokens=seq.prefix_hit_tokens, notice=seq.notice)
         self._decoders.pop(seq.request_id, None)
+        self._loop_watch.pop(seq.request_id, None)
 
     def step(self) -> StepReport | None:
         """Run one forward pass over the scheduled work. Returns its report, or None if there is nothing to do."""
@@ -630,7 +640,7 @@ class Engine:
                 top = torch.topk(torch.softmax(rows[:len(emitted)], dim=-1), min(5, rows.size(-1)))
                 tops = [list(zip(i, p)) for i, p in zip(top.indices.tolist(), top.values.tolist())]
             else:
-                tops = [top_k_probs(distribution(rows[i], seq.sampling), 5) for i in range(len(emitted))]
+                tops = [top_k_probs(p[i], 5) for i in range(len(emitted))]  # p: the rows' distributions above
             for i, token in enumerate(emitted):
                 event = self._emit(seq, token, tops[i], now)
                 event.accepted_from_draft = i < a

@@ -316,7 +316,7 @@ class AttentionBatch:
     attn_mask:     bool (B, 1, T, L) True where query t of sequence b may attend to key j (causal and
                                     within the sequence's length; pad rows see key 0 so softmax stays finite)
     Without a KV cache, slot_mapping and context_slots are None and the keys are the new tokens themselves.
-    Two hints let the model skip work; both describe the fields above and may be ignored (model/parallel.py does):
+    Two hints let the model skip work; both describe the fields above and may be ignored (model/parallel/ does):
     sees_all:      True when attn_mask is all True (T = 1 and every row has all L keys), so attention needs no mask
     context_start: with B = 1, the first slot when context_slots is the run start, start + 1, ..., start + L - 1,
                    so the context can be read from the cache in place instead of gathered

@@ -20,7 +20,7 @@ class TokenEvent:
     text: str  # newly printable text (may be "" while a multi-byte character is incomplete)
     label: str  # readable label of the token itself (␣ for a leading space, hex for partial bytes)
     top5: list[tuple[int, str, float]] = field(default_factory=list)  # (id, label, probability) drawn from
-    finish_reason: str | None = None  # "stop", "length", "context_full" when this token ends the request
+    finish_reason: str | None = None  # "stop", "length", "context_full", "loop" (Engine.stop_loops) when it ends it
     accepted_from_draft: bool = False  # speculative decoding: the draft proposed this token and it was kept
 
 

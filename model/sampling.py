@@ -62,7 +62,7 @@ def distribution(logits: torch.Tensor, params: SamplingParams) -> torch.Tensor:
         logits = logits.masked_fill(~keep, float("-inf"))
     probs = torch.softmax(logits, dim=-1)
     if params.top_p < 1.0:
-        order = sorted_ids(probs)
+        order = _nucleus_candidates(probs, params.top_p)
         sorted_probs = probs[order]
         before = torch.cumsum(sorted_probs, dim=-1) - sorted_probs  # mass strictly above each token
         drop = before >= params.top_p
@@ -70,6 +70,29 @@ def distribution(logits: torch.Tensor, params: SamplingParams) -> torch.Tensor:
         probs = torch.zeros_like(probs).scatter_(0, order, sorted_probs)
         probs = probs / probs.sum()
     return probs
+
+
+# tokens looked at first, then next, when cutting the top-p nucleus: torch's stable sort of 4,096 floats costs
+# ~0.8 ms on one core here, of 512 under 0.05 ms, and a top-k of 512 about as little
+NUCLEUS_PROBES = (64, 512)
+
+
+def _nucleus_candidates(probs: torch.Tensor, top_p: float) -> torch.Tensor:
+    """Token ids, most likely first (ties by id), of every token that may be in the top-p nucleus: int64 (M,).
+
+    The same cut as sorting all V tokens (``sorted_ids``), for less: take the ``NUCLEUS_PROBES[i]`` largest
+    probabilities; when their mass reaches ``top_p``, only tokens at least as likely as the smallest of them
+    (ties included) can be in the nucleus (every other token has more than ``top_p`` above it), so only those are
+    sorted. Otherwise the next probe, and past the last, all V are sorted.
+    """
+    for m in NUCLEUS_PROBES:
+        if m >= probs.numel():
+            break
+        top = torch.topk(probs, m, sorted=False).values
+        if float(top.sum()) >= top_p:
+            ids = torch.nonzero(probs >= top.min()).squeeze(1)  # ascending ids: the stable sort keeps ties in id order
+            return ids[sorted_ids(probs[ids])]
+    return sorted_ids(probs)
 
 
 def sorted_ids(values: torch.Tensor) -> torch.Tensor:
@@ -83,7 +106,17 @@ def sample(logits: torch.Tensor, params: SamplingParams, generator: torch.Genera
     probs = distribution(logits, params)
     if params.greedy:
         return int(torch.argmax(logits)), probs
-    return int(torch.multinomial(probs, 1, generator=generator)), probs
+    return draw(probs, generator), probs
+
+
+def draw(probs: torch.Tensor, generator: torch.Generator | None) -> int:
+    """One token id drawn from ``probs`` (float (V,), summing to 1), among its non-zero entries only: a nucleus
+    of a few dozen tokens costs a draw over those, not over all V (``torch.multinomial`` draws one random
+    number per entry it is given). Same distribution as ``torch.multinomial(probs, 1)``."""
+    support = torch.nonzero(probs).squeeze(1)
+    if support.numel() == probs.numel():
+        return int(torch.multinomial(probs, 1, generator=generator))
+    return int(support[torch.multinomial(probs[support], 1, generator=generator)])
 
 
 def top_k_probs(probs: torch.Tensor, k: int = 5) -> list[tuple[int, float]]:

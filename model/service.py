@@ -28,13 +28,14 @@ Events (engine → GUI), each a dict with "type":
                   force (after set_sharding, and after a fallback to one process)
     accepted      request_id, prompt_token_ids, prompt_labels, notice
     step          report: StepReport.to_dict()
-    finished      request_id, text, finish_reason, ttft_ms
+    finished      request_id, text, finish_reason ("loop": stopped, it wrote one phrase three times in a row,
+                  model/loops.py), ttft_ms
     idle          no request left
     analysis      analysis_id, kind, prompt, data (plain measurements) or error, elapsed_ms
     apprentice    checks: [model.teaching.lesson_runs.combine_verdicts for the sampling in use, then greedy], chosen:
                   the apprentice now set ("model" | "ngram"; the one that pays under the sampling in use, else
-                  under greedy, else the least slow that kept guesses; a visitor's own choice stands), pays_when: "sampling" |
-                  "greedy" | None. Each verdict carries "pays" (model.teaching.lesson_runs.pays). Measured at start-up
+                  the least slow there that kept guesses; a visitor's own choice stands), pays_when: where the
+                  chosen one pays, "sampling" | "greedy" | None. Each verdict carries "pays" (model.teaching.lesson_runs.pays). Measured at start-up
                   (when the option measure_apprentice is on, as the window's engine process has it) while idle
     error         message (the engine keeps running)
     fatal         message (the model could not be loaded; the process ends)
@@ -72,6 +73,9 @@ class EngineService:
         model, tokenizer = load_pretrained(model_dir, device=self.device)
         self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
                              layer_timing=bool(options.get("layer_timing", True)))
+        # an exhibit never runs on with a loop: a request that writes one phrase three times in a row finishes
+        # ("loop", model/loops.py) and the page says so
+        self.engine.stop_loops = bool(options.get("stop_loops", True))
         if str(self.device) == "cpu":
             self.floor = decode_floors(self.engine.weight_bytes)  # the cache floor or the DRAM one, whichever applies
         else:
@@ -123,22 +127,21 @@ class EngineService:
         """Run the next round of the check; after the last, choose the apprentice and emit "apprentice".
 
         The choice: the apprentice that pays (``model.teaching.lesson_runs.combine_verdicts``' ``best``) under the
-        sampling in use, else under greedy (``pays_when`` says which); when none pays anywhere, the one that
-        loses least under the sampling in use among those that kept guesses (``model.teaching.lessons.
-        least_bad_apprentice``: the page shows it working and says why it is slower), else the one set now."""
+        sampling in use (the page keeps it when the apprentice joins); when none pays there, the one that loses
+        least under it among those that kept guesses (``model.teaching.lessons.least_bad_apprentice``: the page shows it
+        working and says why it is slower), else the one set now. ``pays_when``: the first checked sampling
+        where the chosen one pays ("sampling" | "greedy"), or None."""
         check = next(c for c in self.apprentice_queue if not c.done())
         check.step()
         if not all(c.done() for c in self.apprentice_queue):
             return
         checks = [c.result() for c in self.apprentice_queue]
         self.apprentice_queue = []
-        from model.teaching.lessons import least_bad_apprentice
-        pays_when, chosen = None, least_bad_apprentice(checks[0]["verdicts"]) or self.engine.draft_kind
-        for check in checks:
-            if check["best"]:
-                pays_when = "greedy" if check["sampling"]["temperature"] == 0 else "sampling"
-                chosen = check["best"]
-                break
+        from model.teaching.lessons import least_bad_apprentice, pays
+        # the page keeps its sampling when the apprentice joins: the one that pays under it, else the least slow
+        chosen = checks[0]["best"] or least_bad_apprentice(checks[0]["verdicts"]) or self.engine.draft_kind
+        pays_when = next(("greedy" if c["sampling"]["temperature"] == 0 else "sampling" for c in checks
+                          if pays(c["verdicts"].get(chosen))), None)
         if not self.apprentice_chosen_by_user:
             self.engine.set_draft_kind(chosen)
         chosen = self.engine.draft_kind

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import torch
 
+from model.sampling import draw
+
 
 def accept_greedy(target_logits: torch.Tensor, draft_tokens: list[int]) -> tuple[int, list[int]]:
     """Greedy verification.
@@ -49,6 +51,6 @@ def accept_sampled(p: torch.Tensor, q: torch.Tensor, draft_tokens: list[int],
         total = float(residual.sum())
         # p == q up to rounding leaves no residual mass; then p itself is the right distribution.
         dist = residual / total if total > 1e-12 else p[j]
-        return j, out + [int(torch.multinomial(dist, 1, generator=generator))]
+        return j, out + [draw(dist, generator)]
     k = len(draft_tokens)
-    return k, out + [int(torch.multinomial(p[k], 1, generator=generator))]
+    return k, out + [draw(p[k], generator)]

@@ -2158,6 +2158,14 @@
         <translation>写完了。按“开始”再写一个。</translation>
     </message>
     <message>
+        <source>Stopped: the model began to repeat itself (“{phrase}” again and again), as small models do. Press Run for a new answer.</source>
+        <translation>停下了：模型开始原地打转（“{phrase}”一遍又一遍），小模型常会这样。按“开始”再写一个。</translation>
+    </message>
+    <message>
+        <source>It pays only at temperature 0 (greedy): at temperature {t} it keeps {kept_t} of its guesses, greedy {kept_g}; a drawn token is harder to guess than the likeliest. The answer keeps temperature {t}.</source>
+        <translation>只有温度为 0（贪心）时它才划算：温度 {t} 时它猜的字留下 {kept_t}，贪心时留下 {kept_g}；抽出来的字比最可能的字难猜。回答仍用温度 {t}。</translation>
+    </message>
+    <message>
         <source>Ready. Choose a prompt and press Run.</source>
         <translation>准备好了。选一个题目，按“开始”。</translation>
     </message>

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_PROMPT = None  # the first preset of the model writing (poems in Chinese, code in English)
 READY_TIMEOUT_S = 90.0
+STILL_STARTING_S = 8.0  # a word on stderr if the engine is not ready this long after the window opened
 RUN_TIMEOUT_S = 120.0
 APPRENTICE_TIMEOUT_S = 120.0  # the engine measures both apprentices, sampled and greedy, at start-up
 MAX_SIDE = 8192  # a bigger window needs gigabytes and Qt's painter gives up past 32767
@@ -52,18 +53,40 @@ def check_out_path(out: str) -> str | None:
     formats = {bytes(f).decode().lower() for f in QImageWriter.supportedImageFormats()}
     if suffix not in formats:
         return f"--out {out}: cannot write a {suffix or 'suffix-less'} image; use .png (or .jpg, .bmp)"
+    return _folder_problem("--out", out)
+
+
+def check_layout_json_path(out: str | None) -> str | None:
+    """None if ``--layout-json`` is absent or a file can be written at ``out`` (its folder is created), else a
+    one-line reason (a folder, /proc, a read-only place). Checked up front as ``--out`` is, so the run is not
+    made for a file that cannot be written."""
+    if not out:
+        return None
+    path = Path(out)
+    if path.is_dir() or str(out).endswith(("/", os.sep)):
+        return f"--layout-json {out} is a folder; give a file name such as layout.json"
+    if path.exists() and not path.is_file():
+        return f"--layout-json {out} is not a regular file"
+    return _folder_problem("--layout-json", out)
+
+
+def _folder_problem(flag: str, out: str) -> str | None:
+    """None if a file can be made beside ``out`` (its folder created if need be), else a one-line reason."""
+    path = Path(out)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        return f"--out {out}: cannot create its folder ({exc.strerror or exc})"
+        return f"{flag} {out}: cannot create its folder ({exc.strerror or exc})"
     if not os.access(path.parent, os.W_OK):
-        return f"--out {out}: its folder is not writable"
+        return f"{flag} {out}: its folder is not writable"
     try:  # os.access says yes to root everywhere, and knows nothing of /proc or a full disk: try it
         probe = tempfile.NamedTemporaryFile(dir=path.parent, prefix=".one-trip-", suffix=".probe", delete=False)
         probe.close()
         os.unlink(probe.name)
     except OSError as exc:
-        return f"--out {out}: its folder is not writable ({exc.strerror or exc})"
+        return f"{flag} {out}: its folder is not writable ({exc.strerror or exc})"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"{flag} {out}: the file is not writable"
     return None
 
 
@@ -75,6 +98,16 @@ def _wait(app, predicate, timeout_s: float) -> bool:
         app.processEvents()
         time.sleep(0.005)
     return True
+
+
+def _wait_with_notice(app, predicate, timeout_s: float, notice_after_s: float, notice: str) -> bool:
+    """``_wait``, printing ``notice`` on stderr once if ``predicate`` is still false after ``notice_after_s``."""
+    if _wait(app, predicate, min(notice_after_s, timeout_s)):
+        return True
+    if notice_after_s >= timeout_s:
+        return False
+    print(notice, file=sys.stderr, flush=True)
+    return _wait(app, predicate, timeout_s - notice_after_s)
 
 
 def _apply_extras(app, window, args, name: str = "screenshot") -> bool:
@@ -139,9 +172,12 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
     steps = max(1, int(getattr(args, "steps", None) or 8))
     batch = max(1, min(16, int(getattr(args, "batch", None) or 1)))
     prompt = getattr(args, "prompt", None) or DEFAULT_PROMPT
-    if not _wait(app, lambda: window.engine_info is not None or window.model_failed() is not None
-                 or not window.bridge.is_running(), READY_TIMEOUT_S):
-        print(f"{name}: the engine did not start in time", file=sys.stderr)
+    if not _wait_with_notice(app, lambda: window.engine_info is not None or window.model_failed() is not None
+                             or not window.bridge.is_running(), READY_TIMEOUT_S, STILL_STARTING_S,
+                             f"{name}: the engine is still starting (loading the model; waiting up to "
+                             f"{READY_TIMEOUT_S:.0f} s)…"):
+        print(f"{name}: the engine did not start in time ({READY_TIMEOUT_S:.0f} s): it is frozen, or this "
+              f"machine is too busy; see the log", file=sys.stderr)
         return 1
     if window.engine_info is None:
         print(f"{name}: the engine could not start: {window.model_failed() or 'it stopped'}", file=sys.stderr)
@@ -153,16 +189,11 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
         # same prompt under the sampling the apprentice will use, so the readout can show the measured speed-up
         if not _wait(app, lambda: window.bridge.apprentice_info is not None, APPRENTICE_TIMEOUT_S):
             print(f"{name}: no apprentice verdict in time; the apprentice runs as the engine set it", file=sys.stderr)
-        greedy_for_apprentice = window.apprentice_pays_when() == "greedy" and not window.model_choice.greedy
-        if greedy_for_apprentice:
-            window.model_choice.greedy_box.setChecked(True)
-        if window.run_trips(steps):
+        if window.run_trips(steps):  # the plain run, under the visitor's own sampling (the apprentice keeps it)
             start = window.reports_received
             _wait(app, lambda: window.reports_received - start >= steps or window.is_session_done(), RUN_TIMEOUT_S)
             _wait(app, lambda: False, 0.2)
             window.reset()
-        if greedy_for_apprentice:  # back to the model's sampling: switching the apprentice on turns greedy on
-            window.model_choice.greedy_box.setChecked(False)
     if not _apply_extras(app, window, args, name):
         return 1
     return 0
@@ -171,12 +202,15 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
 def apprentice_facts(window) -> dict:
     """The apprentice's figures as the readout shows them: guesses per trip, kind, greedy or not, the measured
     speed-up (plain ms per token ÷ apprentice ms per token, ``SpecMeter``; None without a plain run) and
-    acceptance, and the engine's start-up verdict (``chosen``, ``pays_when``)."""
+    acceptance, and the engine's start-up verdict (``chosen``, ``pays_when``); the sampling temperature, the
+    visitor's answer as shown and the phrase it was stopped for repeating (``loop``, None when it did not loop)."""
     meter, info = window.spec_meter, window.bridge.apprentice_info or {}
     return {"k": window.apprentice.value(), "kind": window.apprentice_choice.kind(),
             "greedy": window.session.sampling.greedy, "speedup": meter.speedup(window.engine._spec_key()),
             "acceptance": meter.acceptance if meter.trips else None, "trips": meter.trips,
-            "chosen": info.get("chosen"), "pays_when": info.get("pays_when")}
+            "chosen": info.get("chosen"), "pays_when": info.get("pays_when"),
+            "temperature": 0.0 if window.session.sampling.greedy else window.session.sampling.temperature,
+            "answer": window.answer_text, "loop": window.loop_phrase}
 
 
 def screenshot_main(args) -> int:
@@ -242,7 +276,10 @@ def screenshot_main(args) -> int:
             print(f"screenshot: could not write {path}", file=sys.stderr)
             return 1
         extra = f", layout in {layout_json}" if layout_json else ""
-        print(f"screenshot: {path} ({image.width()}x{image.height()}, {window.reports_received - start} trips{extra})")
+        trips = window.reports_received - start
+        if trips < steps and window.is_session_done():  # said, not left for the reader to notice
+            extra += f"; the answer finished after {trips} of the {steps} trips of --steps"
+        print(f"screenshot: {path} ({image.width()}x{image.height()}, {trips} trips{extra})")
         return 0
     finally:
         window.close()

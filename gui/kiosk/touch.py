@@ -116,7 +116,8 @@ class TouchRouter(QObject):
         self._labels: set[int] = set()  # caption labels whose term links open cards
         host.installEventFilter(self)
         self._attach()
-        idle = getattr(getattr(host, "kiosk_controller", None), "idle", None)
+        controller = self.live.kiosk_controller if self.live is not None else None
+        idle = controller.idle if controller is not None else None
         if idle is not None:  # woken by a touch (the idle watcher sees it first and drops it): where to begin
             idle.woken.connect(lambda: QTimer.singleShot(0, self._show_where_to_begin))
 
@@ -191,9 +192,8 @@ class TouchRouter(QObject):
 
     def _wakes(self) -> bool:
         """Every touch is input for the kiosk's idle timer; True when this one only woke the exhibit."""
-        controller = getattr(self.host, "kiosk_controller", None)
-        idle = getattr(controller, "idle", None)
-        return bool(idle is not None and hasattr(idle, "touched") and idle.touched())
+        controller = self.live.kiosk_controller if self.live is not None else None
+        return bool(controller is not None and controller.idle.touched())
 
     def _show_where_to_begin(self) -> None:
         """After the wake-up touch: a card by the tour's Next button says how to go on."""
@@ -315,7 +315,7 @@ class TouchRouter(QObject):
         elif combo is not None:
             if combo.isEnabled():
                 combo.showPopup()
-        elif view is not None and tour is None and view is getattr(self.host, "view", None):
+        elif view is not None and tour is None and self.live is not None and view is self.live.view:
             if self._stage_tap(view, local, tip):
                 return
         elif view is None:

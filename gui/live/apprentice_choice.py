@@ -5,9 +5,10 @@ draft model, when one is loaded, and the n-gram one: prompt lookup) against plai
 sampling and under greedy (``model.teaching.lesson_runs.apprentice_verdicts``). From that event:
 
 * the apprentice switched on is the event's ``chosen`` one;
-* when it pays only under greedy (``pays_when == "greedy"``), switching the apprentice on also switches the
-  page to greedy and says so in one line; switching it off returns to the model's own sampling (unless the
-  visitor had chosen greedy themselves);
+* the visitor's sampling stays as it is when the apprentice joins (speculative sampling keeps the target's
+  distribution exactly); when the apprentice pays only under greedy (``pays_when == "greedy"``), one line says
+  so in words (which temperature it needs, and the measured shares of guesses kept at both), and the answer
+  keeps its temperature;
 * ``ApprenticeChoice`` (Details view) lets the visitor pick either apprentice and shows both measured verdicts
   (speed-up = plain ms ÷ apprentice ms, medians; share of guesses kept; number of runs), with the measured
   reason (``model.teaching.lessons.why_not``'s key) where one does not pay.
@@ -191,15 +192,15 @@ class ApprenticeChoice(QWidget):
 
 
 class ApprenticeVerdicts:
-    """The apprentice's measured verdicts (the bridge's ``apprentice`` event) and greedy-while-on: a collaborator
-    of ``MainWindow``.
+    """The apprentice's measured verdicts (the bridge's ``apprentice`` event) and the apprentice that pays under
+    the sampling in use: a collaborator of ``MainWindow``.
 
     Args:
         session: the Live session's state: its ``draft_kind`` and ``draft_k``, and its sampling's ``greedy``
-            (switched on while the apprentice pays only greedy, and back off).
+            (never changed for the apprentice; a greedy an older page turned on is turned off).
         bridge: the ``EngineBridge`` (its ``apprentice`` signal; ``set_draft_kind`` is sent through it).
         apprentice_choice: the Details view's ``ApprenticeChoice`` (n-gram apprentice or draft model).
-        greedy_box: the top bar's "Greedy" switch (a visitor turning it off has the last word).
+        greedy_box: the top bar's "Greedy" switch (the apprentice that pays under the new setting follows it).
         spec_meter: the ``SpecMeter`` (reset when the apprentice changes).
         update_extra_readout: called when a verdict or the apprentice changes what the readout says.
     """
@@ -210,7 +211,8 @@ class ApprenticeVerdicts:
         self.apprentice_choice = apprentice_choice
         self.spec_meter = spec_meter
         self._update_extra_readout = update_extra_readout
-        self._greedy_for_apprentice = False  # this page turned greedy on for the apprentice (and turns it off)
+        self._greedy_for_apprentice = False  # an older page turned greedy on for the apprentice (turned off here)
+        self._apprentice_picked = False  # the visitor picked an apprentice themselves (the Details view)
         bridge.apprentice.connect(self._on_apprentice_verdict)
         apprentice_choice.kind_chosen.connect(self._on_apprentice_kind_chosen)
         greedy_box.toggled.connect(self._on_greedy_toggled)
@@ -226,6 +228,7 @@ class ApprenticeVerdicts:
     def _on_apprentice_kind_chosen(self, kind: str) -> None:
         """The visitor picked an apprentice in the Details view: the engine switches (and keeps the slider)."""
         self.session.set_draft_kind(kind)
+        self._apprentice_picked = True  # their choice stands when the sampling changes
         self.spec_meter.reset()
         self.bridge.send({"op": "set_draft_kind", "kind": kind})
         self._apply_apprentice_sampling(self.session.draft_k)
@@ -241,22 +244,46 @@ class ApprenticeVerdicts:
         return None
 
     def _apply_apprentice_sampling(self, k: int) -> None:
-        """Apprentice on and paying only greedy: switch to greedy (remembered); off: back to the model's own."""
-        greedy = self.session.sampling.greedy
-        if k > 0 and self.apprentice_pays_when() == "greedy" and not greedy:
-            self._greedy_for_apprentice = True
-            self.session.set_greedy(True)
-        elif (k == 0 or self.apprentice_pays_when() != "greedy") and self._greedy_for_apprentice:
+        """The apprentice never changes the visitor's sampling (speculative sampling is exact at any temperature,
+        ``model/speculative.py``): where it pays only greedy, ``greedy_line`` says so in words instead. A greedy
+        that an older page turned on for the apprentice is turned off again."""
+        if self._greedy_for_apprentice:
             self._greedy_for_apprentice = False
             self.session.set_greedy(False)
 
     def _on_greedy_toggled(self, on: bool) -> None:
-        if not on:  # the visitor turned greedy off: their choice stands, the apprentice will not turn it back
+        if not on:  # the visitor turned greedy off: their choice stands
             self._greedy_for_apprentice = False
+        self._follow_setting(on)
+
+    def _follow_setting(self, greedy: bool) -> None:
+        """The sampling changed: switch to the apprentice that the start-up check found paying under it (the
+        check measured each setting, ``check_for``), unless the visitor picked one."""
+        event = self.apprentice_choice.event
+        if self._apprentice_picked or not event:
+            return
+        check = next((c for c in event.get("checks") or []
+                      if (float((c.get("sampling") or {}).get("temperature", 0)) == 0) == bool(greedy)), None)
+        best = (check or {}).get("best")
+        if best in KINDS and best != self.apprentice_choice.kind() and best in self.apprentice_choice._kinds:
+            self.apprentice_choice.set_kind(best)
+            self.session.set_draft_kind(best)
+            self.spec_meter.reset()
+            self.bridge.send({"op": "set_draft_kind", "kind": best})
+        self._update_extra_readout()
 
     def greedy_line(self) -> str:
-        """The one line said while the apprentice runs greedy because that is where it pays ("" otherwise)."""
+        """While the apprentice runs under sampling where the start-up check found it paying only greedy: which
+        temperature it needs and why, in words, with both measured shares of guesses kept ("" otherwise)."""
         s = self.session
-        if s.draft_k > 0 and s.sampling.greedy and self.apprentice_pays_when() == "greedy":
-            return _tr("Greedy while the apprentice helps: its guesses are kept more often")
-        return ""
+        if s.draft_k <= 0 or s.sampling.greedy or self.apprentice_pays_when() != "greedy":
+            return ""
+        event, kind = self.apprentice_choice.event, self.apprentice_choice.kind()
+        sampled, greedy = check_for(event, kind, False), check_for(event, kind, True)
+        t = next((float((c.get("sampling") or {}).get("temperature", 0)) for c in (event or {}).get("checks") or []
+                  if float((c.get("sampling") or {}).get("temperature", 0)) > 0), 0.0)
+        kept = [f"{v['acceptance'] * 100:.0f}%" if v and v.get("acceptance") is not None else "–"
+                for v in (sampled, greedy)]
+        return _tr("It pays only at temperature 0 (greedy): at temperature {t} it keeps {kept_t} of its guesses, "
+                   "greedy {kept_g}; a drawn token is harder to guess than the likeliest. The answer keeps "
+                   "temperature {t}.").format(t=f"{t:g}", kept_t=kept[0], kept_g=kept[1])

@@ -85,8 +85,8 @@ class EngineEventHandler:
         if hasattr(scene, "trip_started"):  # the readout follows the trip on stage (issue 24)
             scene.trip_started.connect(self._on_stage_trip)
 
-    def _set_status(self, english: str) -> None:
-        self.status.set_status(english)
+    def _set_status(self, english: str, **fields) -> None:
+        self.status.set_status(english, **fields)
 
     def _set_status_text(self, text: str) -> None:
         self.status.set_status_text(text)
@@ -233,7 +233,7 @@ class EngineEventHandler:
 
     def _on_draft_k_changed(self, k: int) -> None:
         self.spec_meter.reset()
-        self._apply_apprentice_sampling(k)  # greedy while on, where the start-up verdict says it pays only greedy
+        self._apply_apprentice_sampling(k)  # the visitor's sampling stays (greedy_line says where it pays only greedy)
         if self.engine_info is not None:
             self.bridge.set_draft_k(k)
         if k:
@@ -333,11 +333,12 @@ class StatusLine:
         self.label = label
         self._status_key: tuple[str, dict] | None = None
 
-    def set_status(self, english: str) -> None:
-        """Show a calm one-line message (an English source string, translated now and on language change)."""
-        self._status_key = (english, {})
-        self.label.setText(_tr(english))
-        log.info("status: %s", english)
+    def set_status(self, english: str, **fields) -> None:
+        """Show a calm one-line message (an English source string, translated now and on language change;
+        ``fields`` fill its {placeholders})."""
+        self._status_key = (english, fields)
+        self.label.setText(_tr(english).format(**fields))
+        log.info("status: %s", english.format(**fields))
 
     def set_status_text(self, text: str) -> None:
         """Show ``text`` as it is (already translated, with its numbers)."""
@@ -347,4 +348,4 @@ class StatusLine:
 
     def retranslate(self) -> None:
         if self._status_key is not None:
-            self.label.setText(_tr(self._status_key[0]))
+            self.label.setText(_tr(self._status_key[0]).format(**self._status_key[1]))

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QButtonGroup, QHBoxLayout, QLabel, QPushButton, Q
 
 from animations.typescale import set_role
 from gui.widgets import TokenChips
+from model.loops import LoopWatch
 
 PROMPT_SUMMARY_CHARS = 48
 MAX_SEAT_CHIPS = 240
@@ -40,6 +41,8 @@ class SeatText:
     answer: str = ""
     chips: list[tuple[str, int, str]] = field(default_factory=list)
     done: bool = False
+    loop: str | None = None  # the phrase it wrote three times in a row: its answer stops before the third
+    watch: LoopWatch = field(default_factory=LoopWatch, repr=False)
 
 
 def summary(prompt: str, n: int = PROMPT_SUMMARY_CHARS) -> str:
@@ -229,9 +232,13 @@ class SeatPanel(QWidget):
         for tok in tokens:
             rid = tok.get("request_id")
             seat = self.seats.get(rid)
-            if seat is None:
-                continue
-            seat.answer += tok.get("text", "")
+            if seat is None or seat.loop is not None:
+                continue  # a seat that looped shows no more of it (model/loops.py)
+            loop = seat.watch.feed(tok.get("text", ""))
+            if loop is None:
+                seat.answer = seat.watch.text
+            else:  # two copies at most, never the third
+                seat.answer, seat.loop, seat.done = seat.watch.text[:loop.cut].rstrip(), loop.phrase, True
             chip = (tok.get("label", ""), int(tok.get("token_id", -1)), "answer")
             seat.chips.append(chip)
             del seat.chips[:-MAX_SEAT_CHIPS]

@@ -19,6 +19,8 @@ import logging
 import time
 from collections import deque
 
+from model.loops import LoopWatch, find_loop
+
 
 log = logging.getLogger("gui.window.main_window")
 
@@ -76,11 +78,14 @@ class LiveRunner:
         self.last_report: dict | None = None
         self.answer_text = ""
         self.answer_token_ids: list[int] = []
+        self.loop_phrase: str | None = None  # the phrase the visitor's answer was stopped for repeating
+        self._engine_loop_phrase: str | None = None
+        self._answer_watch = LoopWatch()
         self.main_new_tokens = main_new_tokens
         self._prompt_text = ""
 
-    def _set_status(self, english: str) -> None:
-        self.status.set_status(english)
+    def _set_status(self, english: str, **fields) -> None:
+        self.status.set_status(english, **fields)
 
     def _set_status_text(self, text: str) -> None:
         self.status.set_status_text(text)
@@ -97,21 +102,6 @@ class LiveRunner:
     @property
     def _restart_timer(self):
         return self.engine._restart_timer
-
-    def _spec_key(self, prompt: str | None = None) -> tuple:
-        return self.engine._spec_key(prompt)
-
-    def _show_on_stage(self, report: dict) -> None:
-        self.engine._show_on_stage(report)
-
-    def _update_readout(self) -> None:
-        self.engine._update_readout()
-
-    def _measure_extras(self, report: dict) -> None:
-        self.engine._measure_extras(report)
-
-    def session_finished(self) -> None:
-        self._finished()
 
     # ---- public controls -------------------------------------------------------------------------------------
     # the run's state lives in the session: running, or else paused / complete / idle from the answer's progress
@@ -221,7 +211,7 @@ class LiveRunner:
         self.trip_plot.clear_trips()
         self.rate_plot.clear_trips()
         self.engine._readout_args = None
-        self._update_readout()
+        self.engine._update_readout()
         self._set_status("Reset. Choose a prompt and press Run.")
 
     def set_real_time(self, on: bool) -> None:
@@ -234,7 +224,7 @@ class LiveRunner:
             self._flush_pending()
         if self._running:
             self.bridge.free_run(on)
-        self._update_readout()
+        self.engine._update_readout()
 
     def is_running(self) -> bool:
         """True while trips are being granted (Run pressed and not paused, answer not complete)."""
@@ -258,10 +248,11 @@ class LiveRunner:
         self._prompt_text = prompt
         self.answer_text = ""
         self.answer_token_ids = []
+        self._answer_watch, self.loop_phrase, self._engine_loop_phrase = LoopWatch(), None, None
         self.bridge.set_max_batch(self.session.batch)
         self.spec_meter.reset()
         if self.session.draft_k == 0:
-            self.spec_meter.start_plain(self._spec_key(prompt))
+            self.spec_meter.start_plain(self.engine._spec_key(prompt))
         self._submit(self._main_id, prompt, self.main_new_tokens, main=True)
         self._running = False  # an answer in progress, no trip granted yet: paused
         self._fill_seats()
@@ -351,11 +342,11 @@ class LiveRunner:
         if wall > 0:
             tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
             self.rate_plot.add_trip(self._trip_count, tokens / wall * 1000.0)
-        self._measure_extras(report)
+        self.engine._measure_extras(report)
         if self.real_time_box.isChecked():
             # Real time: the stage queues (and, when far behind, drops) trips itself; words appear at once.
             self._flush_pending()
-            self._show_on_stage(report)
+            self.engine._show_on_stage(report)
             self._on_stage = report
             self._write_trip()
             return
@@ -368,6 +359,10 @@ class LiveRunner:
             return
         self._active.discard(rid)
         self.live_page.seats.finish(rid)
+        if rid == self._main_id and event.get("finish_reason") == "loop":
+            # the engine stopped it (model/loops.py); the page finds the same phrase as it writes the words
+            loop = find_loop(str(event.get("text", "")))
+            self._engine_loop_phrase = loop.phrase if loop is not None else "…"
         if rid == self._main_id:
             self._main_done = True
             self._running = False
@@ -376,8 +371,8 @@ class LiveRunner:
             self.bridge.reset()  # the other seats stop with the visitor's answer
             self._active.clear()
             if self._on_stage is None and not self._pending:
-                self._set_status("Done. Press Run for a new answer.")
-                self.session_finished()
+                self._set_done_status()
+                self._finished()
         else:
             self._fill_seats()
 
@@ -417,7 +412,7 @@ class LiveRunner:
             return
         report = self._pending.popleft()
         self._on_stage = report
-        self._show_on_stage(report)
+        self.engine._show_on_stage(report)
         if self.scene.real_time or not self.scene.busy():  # nothing to wait for: write now
             self._write_trip()
 
@@ -428,15 +423,45 @@ class LiveRunner:
             return
         tokens = report.get("tokens", [])
         for tok in tokens:
-            if tok.get("request_id") == self._main_id:
-                self.answer_text += tok.get("text", "")
+            if tok.get("request_id") == self._main_id and self.loop_phrase is None:
+                loop = self._answer_watch.feed(tok.get("text", ""))
                 self.answer_token_ids.append(int(tok.get("token_id", -1)))
+                if loop is None:
+                    self.answer_text = self._answer_watch.text
+                else:  # two copies at most on screen, and the request stops here
+                    self.answer_text = self._answer_watch.text[:loop.cut].rstrip()
+                    self._stop_for_loop(loop.phrase)
         # the words, chips and seat cards (several ms at batch 16) wait until this frame is painted
         self.frame_jobs.defer(lambda: self._write_tokens(tokens))
         if self._main_done and not self._pending:
             self.frame_jobs.flush()  # the answer is complete: everything on screen says so when we say so
             self._set_status("Done. Press Run for a new answer.")
-            self.session_finished()
+            self._finished()
+
+    def _stop_for_loop(self, phrase: str) -> None:
+        """The visitor's answer wrote ``phrase`` three times in a row: stop it (and the other seats with it), say
+        so; its time is not measured on."""
+        self.loop_phrase = phrase
+        log.info("the answer loops on %r: stopped", phrase)
+        if self._main_done:
+            return
+        self._main_done = True
+        self._running = False
+        if self.real_time_box.isChecked():
+            self.bridge.free_run(False)
+        self.bridge.reset()
+        self._active.clear()
+
+    def _set_done_status(self) -> None:
+        if self.loop_phrase is None and self._engine_loop_phrase:
+            self.loop_phrase = self._engine_loop_phrase
+        if self.loop_phrase:
+            short = self.loop_phrase if len(self.loop_phrase) <= 40 else self.loop_phrase[:39] + "…"
+            # the engine stops such a request ("loop", model/loops.py); the page shows two copies at most
+            self._set_status("Stopped: the model began to repeat itself (“{phrase}” again and again), as small "
+                             "models do. Press Run for a new answer.", phrase=" ".join(short.split()))
+        else:
+            self._set_status("Done. Press Run for a new answer.")
 
     def _write_tokens(self, tokens: list[dict]) -> None:
         """A trip's tokens into the answer box, the chips and the seats (run after the frame that ended it)."""

@@ -4,7 +4,9 @@ The clip is made by ``python main.py record`` in a child process (``QProcess``):
 seconds of CPU, and the window must keep animating meanwhile. The child gets the page as the speaker sees it: a
 tour page (its number, the question, the language) or the Live page (prompt, seats, apprentice, torn book,
 model), at the window's size (rounded down to even sides, as yuv420p needs), for ``seconds``. A line on screen
-says where the file goes, and again when it is there (or why not).
+says where the file goes, and again when it is there (or why not). When the window closes (or the application
+quits) during a recording, the child is stopped cleanly (SIGTERM: it deletes its temporary file and stops its
+engine, as after Ctrl+C; ``gui.cli.Terminated``), and killed only if it has not ended within ``STOP_WAIT_MS``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QProcess
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QProcess
 
 if TYPE_CHECKING:
     from gui.live.host import LiveHost
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 
 RECORD_SECONDS = 10.0  # the record command's default length
 NOTE_MS = 6000
+STOP_WAIT_MS = 12_000  # the record child's own backstop after a signal is 10 s (gui.cli.FORCE_EXIT_S)
 
 
 def videos_dir() -> Path:
@@ -69,19 +72,50 @@ def page_name(args: list[str]) -> str:
     return f"page-{args[args.index('--section') + 1]}" if "--section" in args else "live"
 
 
-class PageRecorder:
-    """Starts one ``record`` child at a time for the presenter's window and says on screen how it went."""
+class PageRecorder(QObject):
+    """Starts one ``record`` child at a time for the presenter's window and says on screen how it went; stops it
+    cleanly when the window closes or the application quits (``stop``)."""
 
     def __init__(self, presenter):
+        super().__init__(presenter)
         self.presenter = presenter
         self.process: QProcess | None = None
         self.out: Path | None = None
+        presenter.window.installEventFilter(self)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.stop)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Close and watched is self.presenter.window:
+            self.stop()
+        return False
+
+    def recording(self) -> bool:
+        return self.process is not None and self.process.state() != QProcess.ProcessState.NotRunning
+
+    def stop(self, wait_ms: int = STOP_WAIT_MS) -> None:
+        """Stop a recording in progress: SIGTERM (the child deletes its temporary file and stops its engine),
+        up to ``wait_ms`` for it to end, then SIGKILL. Nothing is said on screen (the window is going)."""
+        if not self.recording():
+            return
+        process = self.process
+        try:
+            process.finished.disconnect(self._finished)
+        except (RuntimeError, TypeError):
+            pass
+        log.info("window closing: stopping the recording of %s", self.out)
+        process.terminate()
+        if not process.waitForFinished(wait_ms):
+            log.warning("the recording did not stop in %.0f s; killed", wait_ms / 1000)
+            process.kill()
+            process.waitForFinished(2000)
 
     def record(self, seconds: float = RECORD_SECONDS) -> Path | None:
         """Start recording the page shown; returns the file it will write, or None if one is being made."""
         tr = QCoreApplication.translate
         note = self.presenter.pace_note
-        if self.process is not None and self.process.state() != QProcess.ProcessState.NotRunning:
+        if self.recording():
             note.say(tr("Presenter", "Still recording {path}").format(path=self.out), ms=NOTE_MS)
             return None
         folder = videos_dir()

@@ -344,6 +344,7 @@ class MainWindow(QMainWindow):
     last_report = property(lambda self: self.runner.last_report, doc="The last step report of this answer.")
     answer_text = property(lambda self: self.runner.answer_text, doc="The visitor's answer so far.")
     answer_token_ids = property(lambda self: self.runner.answer_token_ids, doc="Its token ids.")
+    loop_phrase = property(lambda self: self.runner.loop_phrase, doc="The phrase the answer was stopped for repeating.")
 
     @property
     def main_new_tokens(self) -> int:

@@ -182,8 +182,13 @@ def cjk_single_tokens(tok, text: str, top: int = 500) -> tuple[int, int]:
 
 
 def build(out: Path, docs_dir: Path, stdlib_dir: Path, zh_dir: Path | None, zh_max_bytes: int,
-          vocab_size: int, heldout_every: int, seed: int) -> dict:
-    """Collect, split, train the tokenizer, encode; returns the manifest (also written to out/manifest.json)."""
+          vocab_size: int, heldout_every: int, seed: int, tokenizer: Path | None = None) -> dict:
+    """Collect, split, train the tokenizer, encode; returns the manifest (also written to out/manifest.json).
+
+    tokenizer: encode with this existing ``tokenizer.json`` (copied to ``out``) instead of training one: the
+    tokenizer trainer breaks ties between equally frequent merges differently when the inputs differ by a file,
+    so a corpus rebuilt on another machine must reuse the bundled models' tokenizer to match their ids.
+    """
     t0 = time.time()
     out.mkdir(parents=True, exist_ok=True)
     (out / "heldout").mkdir(exist_ok=True)
@@ -210,7 +215,11 @@ def build(out: Path, docs_dir: Path, stdlib_dir: Path, zh_dir: Path | None, zh_m
 
     random.Random(seed).shuffle(train_docs)
     texts = [d.text for d in train_docs]
-    tok = train_tokenizer(texts, vocab_size)
+    if tokenizer is not None:
+        from tokenizers import Tokenizer
+        tok = Tokenizer.from_file(str(tokenizer))
+    else:
+        tok = train_tokenizer(texts, vocab_size)
     tok.save(str(out / "tokenizer.json"))
     eot_id = tok.token_to_id(EOT)
     print(f"tokenizer: {tok.get_vocab_size()} tokens, {EOT} = {eot_id} ({time.time() - t0:.0f} s)", file=sys.stderr)
@@ -253,9 +262,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--vocab-size", type=int, default=4096)
     p.add_argument("--heldout-every", type=int, default=40)
     p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--tokenizer", type=Path, default=None,
+                   help="reuse this tokenizer.json (e.g. assets/models/target/tokenizer.json) instead of training one")
     a = p.parse_args(argv)
     build(a.out, a.docs, a.stdlib or default_stdlib_dir(), None if a.no_zh else a.zh, a.zh_max_bytes,
-          a.vocab_size, a.heldout_every, a.seed)
+          a.vocab_size, a.heldout_every, a.seed, a.tokenizer)
     return 0
 
 

@@ -103,6 +103,12 @@ CONFIGS: dict[str, TrainConfig] = {
     "draft-ee-more": TrainConfig(n_embd=256, n_layer=1, n_head=4, batch=16, steps=2000, lr=6e-4, warmup=30,
                                  long_frac=0.05, distill_alpha=0.9, selfgen_frac=0.5, eval_every=200,
                                  ckpt_every=200, bf16=True),
+    # The thin code draft (issue 35): width 128 with its own tied 4,096 x 128 dictionary, two blocks, ~0.98M
+    # parameters = 3.9 MB in fp32, 0.23 of the target's bytes. Distilled on the target's next-token distributions
+    # (KL at temperature 1 on the corpus, DistillSpec: Zhou et al. 2024), a little CE on the text; its embeddings
+    # start as the target's projected on their top 128 principal directions (--init-embed-from, thin_embeddings).
+    "draft-thin": TrainConfig(n_embd=128, n_layer=2, n_head=4, batch=16, steps=1500, lr=3e-3, warmup=60,
+                              long_frac=0.05, distill_alpha=0.95, eval_every=100, ckpt_every=100, bf16=True),
     # Its apprentice: ~0.8M parameters (the embedding is most of it), distilled from "poems".
     "poems-draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=32, block=128, long_frac=0.04, steps=400,
                                lr=3e-3, eval_every=100, ckpt_every=100),
@@ -172,6 +178,21 @@ def early_exit_state(start: GPT2, n_layer: int) -> dict[str, torch.Tensor]:
     """
     return {k: v for k, v in start.state_dict().items()
             if not k.startswith("h.") or int(k.split(".")[1]) < n_layer}
+
+
+@torch.no_grad()
+def thin_embeddings(start: GPT2, n_embd: int) -> dict[str, torch.Tensor]:
+    """``start``'s token and position embeddings for a narrower model: ``wte`` (V, C) and ``wpe`` (P, C) projected
+    on the top ``n_embd`` right singular vectors of ``wte`` (V, n_embd and P, n_embd). The tied LM head then
+    starts from the target's logits restricted to that subspace (a rank-``n_embd`` approximation of its head).
+    Raises ValueError when ``n_embd`` is not narrower than ``start``.
+    """
+    wte, wpe = start.wte.weight.float(), start.wpe.weight.float()
+    if n_embd >= wte.shape[1]:
+        raise ValueError(f"n_embd {n_embd} is not narrower than the start model's {wte.shape[1]}")
+    _, _, vh = torch.linalg.svd(wte - wte.mean(0), full_matrices=False)
+    basis = vh[:n_embd].T  # (C, n_embd)
+    return {"wte.weight": wte @ basis, "wpe.weight": wpe @ basis}
 
 
 def make_optimizer(model: GPT2, cfg: TrainConfig) -> torch.optim.AdamW:
@@ -246,7 +267,8 @@ def export(model: GPT2, out: Path, tokenizer_json: Path, summary: dict, run_dir:
 def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int | None = None,
           device: str = "cpu", threads: int | None = 1, resume: bool = False, seed: int = 1337,
           teacher_dir: Path | None = None, quiet: bool = False, argv: list[str] | None = None,
-          stop_after: int | None = None, init_from: Path | None = None) -> dict:
+          stop_after: int | None = None, init_from: Path | None = None,
+          init_embed_from: Path | None = None) -> dict:
     """Train one model; returns the summary written to ``out/training.json``.
 
     corpus: a folder from ``model.training.corpus`` (tokenizer.json, train.bin, heldout/*.bin).
@@ -258,6 +280,8 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
     of training. Its ``training.json`` is kept under ``"earlier"`` and its tokens
     and time are counted in ``tokens_seen`` and ``wall_seconds``. Ignored when resuming from a checkpoint.
     Raises ValueError when the width, heads, context or vocabulary differ, or it has fewer layers.
+    init_embed_from: a wider HF-layout model (same tokenizer) whose embeddings start this one's
+    (``thin_embeddings``); ignored when resuming.
     """
     if threads:
         torch.set_num_threads(threads)
@@ -293,6 +317,14 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
         selfgen = teacher_windows(teacher, tokenizer_json, data, cfg, seed, device)
         if not quiet:
             print(f"the teacher wrote {len(selfgen)} windows of its own text", file=sys.stderr, flush=True)
+
+    if init_embed_from is not None:
+        from model.checkpoint import load_pretrained
+        wide, _ = load_pretrained(init_embed_from, device=device)
+        if wide.config.vocab_size != vocab_size or wide.config.n_positions != cfg.n_positions:
+            raise ValueError(f"{init_embed_from} has another vocabulary or context than the {config_name!r} recipe")
+        model.load_state_dict(thin_embeddings(wide, cfg.n_embd), strict=False)
+        del wide
 
     step, elapsed, tokens_seen = 0, 0.0, 0
     earlier: dict | None = None
@@ -440,10 +472,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--teacher", type=Path, default=None, help="distil from this HF-layout model (same tokenizer)")
     p.add_argument("--init-from", type=Path, default=None,
                    help="start from this HF-layout model's weights (a further training stage, fresh schedule)")
+    p.add_argument("--init-embed-from", type=Path, default=None,
+                   help="start the embeddings from this wider model's, projected (a thinner draft of it)")
     a = p.parse_args(argv)
     s = train(a.config, a.corpus, a.out, a.run_dir or Path("runs") / a.config, a.steps, a.device, a.threads or None,
               a.resume, a.seed, a.teacher, argv=argv,
-              stop_after=a.stop_after, init_from=a.init_from)
+              stop_after=a.stop_after, init_from=a.init_from, init_embed_from=a.init_embed_from)
     print(json.dumps(s["last"]))
     return 0
 

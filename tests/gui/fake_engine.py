@@ -9,7 +9,8 @@ Tokens are deterministic: request text is echoed word by word, so tests can comp
 whose compute / communication / bubble ms change from step to step (and lie inside the step's ``wall_ms``, as
 the real workers' do); with it or ``options["fake_timing"]`` the steps' ``wall_ms`` and ``forward_ms`` (a part
 of it) change from step to step too, so the screen's figures of one trip and of a window can be compared.
-``options["fake_extras"]`` offers the Live page's extras with nothing behind them: both apprentices
+``options["fake_loop"]`` makes every answer a loop (" of the number" again and again, never stopped by the fake:
+the page must stop it). ``options["fake_extras"]`` offers the Live page's extras with nothing behind them: both apprentices
 (``draft_kinds``; a guess count is taken and ignored) and a book on one desk that may be torn two ways, by pages or
 by chapters (each ``set_sharding`` is answered at once with a ``sharding`` event), so that every control of the
 page has something to do (tests/gui/kiosk/test_touch.py taps them all).
@@ -24,10 +25,20 @@ import time
 WORDS = ["one", "trip", "one", "token", "the", "book", "goes", "to", "the", "desk"]
 
 
+LOOP_WORDS = ["of", "the", "number"]  # ``options["fake_loop"]``: every answer is " of the number" again and again
+
+
 def fake_tokens(prompt: str, n: int) -> list[str]:
-    """The texts the fake engine writes for ``prompt`` (a pure function, shared with the tests)."""
+    """The texts the fake engine writes for ``prompt`` (a pure function, shared with the tests). Each round of
+    the ten words starts one word later than the one before, so an answer never writes the same phrase three
+    times in a row (a loop, model/loops.py, which the page stops)."""
     start = len(prompt) % len(WORDS)
-    return [" " + WORDS[(start + i) % len(WORDS)] for i in range(n)]
+    return [" " + WORDS[(start + i + i // len(WORDS)) % len(WORDS)] for i in range(n)]
+
+
+def loop_tokens(n: int) -> list[str]:
+    """The texts of a looping model (``options["fake_loop"]``): " of the number of the number ..."."""
+    return [" " + LOOP_WORDS[i % len(LOOP_WORDS)] for i in range(n)]
 
 
 def engine_main(commands, events, options: dict) -> None:
@@ -70,7 +81,8 @@ def engine_main(commands, events, options: dict) -> None:
                     continue
                 waiting.append({"id": cmd["request_id"], "prompt": prompt, "n": 0,
                                 "max": int(cmd["max_new_tokens"]), "len": len(ids), "prefilled": False,
-                                "texts": fake_tokens(prompt, int(cmd["max_new_tokens"]))})
+                                "texts": (loop_tokens if options.get("fake_loop") else
+                                          lambda n: fake_tokens(prompt, n))(int(cmd["max_new_tokens"]))})
                 events.put({"type": "accepted", "request_id": cmd["request_id"], "prompt_token_ids": ids,
                             "prompt_labels": list(prompt[:64]), "notice": None})
                 announced_idle = False
@@ -105,7 +117,9 @@ def engine_main(commands, events, options: dict) -> None:
             text = r["texts"][r["n"]]
             r["n"] += 1
             finish = "length" if r["n"] >= r["max"] else None
-            tokens.append({"request_id": r["id"], "token_id": 100 + WORDS.index(text.strip()),
+            word = text.strip()
+            tokens.append({"request_id": r["id"],
+                           "token_id": 100 + (WORDS.index(word) if word in WORDS else 20 + LOOP_WORDS.index(word)),
                            "position": r["len"] + r["n"] - 1, "text": text, "label": "␣" + text.strip(),
                            "top5": [[100, "␣one", 0.5]], "finish_reason": finish})
         wall = (time.perf_counter() - t0) * 1000

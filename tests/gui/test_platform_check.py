@@ -81,3 +81,34 @@ def test_main_says_which_package_and_exits_2_before_any_qt(command, tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "sudo apt install libxcb-cursor0" in lines[0], proc.stderr
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the check is for Linux")
+def test_no_display_is_told_apart_from_a_missing_library(tmp_path):
+    """Issue 38 item 5: `one-trip` with DISPLAY and WAYLAND_DISPLAY unset (an SSH session) printed Qt's
+    xcb-cursor hint and aborted with status 134 although every library was there. Now one line that says
+    there is no display and names what to do, status 2, and Qt never loaded."""
+    code = ("import sys, main\n"
+            "rc = main.main(sys.argv[1:])\n"
+            "assert not [m for m in sys.modules if m.startswith(('PySide6.', 'gui.app'))], 'Qt was loaded'\n"
+            "sys.exit(rc)\n")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("QT_QPA", "WAYLAND", "XDG_SESSION")) and k != "DISPLAY"}
+    env.update(PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "no display" in lines[0] and "screenshot" in lines[0] and "record" in lines[0]
+    assert "xcb" not in lines[0] and "install" not in lines[0]  # not the missing-library line
+
+
+@pytest.mark.parametrize("env, told", [
+    ({}, True), ({"DISPLAY": ":0"}, False), ({"WAYLAND_DISPLAY": "wayland-0"}, False),
+    ({"QT_QPA_PLATFORM": "offscreen"}, False), ({"QT_QPA_PLATFORM": "vnc"}, False),
+])
+def test_display_problem_only_without_any_display(env, told):
+    if not sys.platform.startswith("linux"):
+        pytest.skip("Linux only")
+    assert (pc.display_problem(env, []) is not None) == told

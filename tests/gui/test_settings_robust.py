@@ -156,3 +156,29 @@ def test_remembering_the_language_adds_it_to_a_file_without_one(tmp_path):
     qs = QSettings(str(path), QSettings.IniFormat)
     assert qs.value("language") == "zh" and qs.value("kiosk/screen") in ("0", 0)
     assert "; only kiosk keys here" in path.read_text(encoding="utf-8")
+
+
+def _blob() -> bytes:
+    """4 kB of random bytes that QSettings reads without a FormatError (as no keys): silent once."""
+    import random
+    return bytes(random.Random(7).randrange(256) for _ in range(4096))
+
+
+@pytest.mark.parametrize("make, needle", [
+    (lambda p: p.write_bytes(_blob()), "binary"),
+    (lambda p: p.write_bytes(b"[kiosk]\nidle_seconds=5\n\x00\x00\x00"), "binary"),
+    (lambda p: p.mkdir(), "folder"),
+])
+def test_a_binary_file_or_a_folder_as_the_ini_is_said_once(tmp_path, caplog, make, needle):
+    """Issue 38 item 4: garbage text got a warning, a random binary file or a folder in the INI's place none."""
+    path = tmp_path / "One Trip.ini"
+    make(path)
+    before = path.read_bytes() if path.is_file() else None
+    with caplog.at_level(logging.WARNING, logger="gui.settings"):
+        got = app_settings.load(qsettings=QSettings(str(path), QSettings.IniFormat))
+        assert app_settings.remember_language("zh", path) is False  # never written over
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len([w for w in warnings if "using the defaults" in w]) == 1, warnings
+    assert str(path) in warnings[0] and needle in warnings[0]
+    assert got.idle_seconds == 60.0  # the defaults, not the 5 of a file with a NUL in it
+    assert (path.read_bytes() if path.is_file() else None) == before

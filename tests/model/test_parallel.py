@@ -18,7 +18,7 @@ import pytest
 import torch
 from tokenizers import Tokenizer as HFTokenizer
 
-from model import parallel
+from model.parallel import runner as parallel  # the runner looks up free_port in its own module
 from model.checkpoint import load_pretrained, save_pretrained
 from model.engine import Engine
 from model.errors import ShardingError

@@ -172,3 +172,38 @@ def test_top_k_one_and_tiny_top_p_equal_greedy(make_engine, prompts):
 def test_unseeded_requests_still_run(make_engine, prompts):
     ids = _engine_ids(make_engine, prompts, lambda i: SamplingParams(temperature=1.0), max_new=5)
     assert all(len(x) <= 5 for x in ids)
+
+
+def _nucleus_by_full_sort(logits: torch.Tensor, temperature: float, top_p: float) -> torch.Tensor:
+    """The reference cut: every token sorted (ties by id), the mass strictly above each one, cut at top_p."""
+    probs = torch.softmax((logits - logits.max()) / temperature, -1)
+    order = torch.sort(probs, descending=True, stable=True).indices
+    sp = probs[order]
+    sp = sp.masked_fill(torch.cumsum(sp, -1) - sp >= top_p, 0.0)
+    out = torch.zeros_like(probs).scatter_(0, order, sp)
+    return out / out.sum()
+
+
+@pytest.mark.parametrize("scale", [0.3, 1.0, 3.0, 8.0])  # flat to peaked: nuclei of thousands to a handful
+def test_top_p_from_a_probe_cuts_what_a_full_sort_cuts(scale):
+    gen = torch.Generator().manual_seed(int(scale * 10))
+    for trial in range(20):
+        logits = torch.randn(4096, generator=gen) * scale
+        if trial % 2:  # ties across the cut: many tokens with the same logit
+            logits[torch.randint(0, 4096, (600,), generator=gen)] = float(logits.max() - 1.0)
+        for top_p in (0.5, 0.9, 0.95):
+            got = distribution(logits, SamplingParams(temperature=0.8, top_p=top_p))
+            want = _nucleus_by_full_sort(logits, 0.8, top_p)
+            assert torch.equal(got > 0, want > 0), (scale, trial, top_p)
+            assert torch.allclose(got, want, atol=1e-6)
+
+
+def test_a_draw_never_leaves_the_nucleus_and_follows_it():
+    from model.sampling import draw
+    probs = torch.zeros(4096)
+    probs[[5, 900, 4000]] = torch.tensor([0.5, 0.3, 0.2])
+    gen = make_generator(3)
+    counts = {5: 0, 900: 0, 4000: 0}
+    for _ in range(3000):
+        counts[draw(probs, gen)] += 1  # a KeyError here: a token outside the nucleus
+    assert abs(counts[5] / 3000 - 0.5) < 0.04 and abs(counts[4000] / 3000 - 0.2) < 0.04

@@ -200,3 +200,35 @@ def test_an_encoder_error_is_one_line_and_leaves_no_file(qapp, tmp_path, capsys,
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 1 and len(err) == 1 and "No space left on device" in err[0], err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not (BUNDLED / "model.safetensors").is_file(), reason="the bundled model is not here")
+def test_sigterm_during_a_recording_is_handled_as_ctrl_c(tmp_path):
+    """SIGTERM to the record process alone (``kill PID``, a window closing its V-key child) while frames are made
+    (issue 38 item 2): 'terminated', status 143, nothing under --out and no hidden temporary file, the engine
+    ended and no leaked-semaphore warning (once: killed at once, leaving .x.part-XXXX.mp4 and a warning)."""
+    env = {k: v for k, v in os.environ.items() if k != "ONE_TRIP_LOG_DIR"}
+    env.update(PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen", ONE_TRIP_CONFIG_DIR=str(tmp_path / "config"))
+    clips = tmp_path / "clips"
+    out = clips / "x.mp4"
+    proc = subprocess.Popen([sys.executable, "main.py", "record", "--out", str(out), "--seconds", "300", "--fps",
+                             "10", "--size", "1280x720", "--lang", "en", "--threads", "1"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    me = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 120
+
+    def encoding() -> bool:
+        return any(p.stat().st_size > 2000 for p in clips.glob(".x.part-*")) if clips.is_dir() else False
+
+    while not encoding():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    engines = me.children(recursive=True)
+    proc.terminate()
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr
+    assert stderr.decode().strip().splitlines()[-1] == "terminated"
+    assert "leaked" not in stderr.decode()
+    assert stdout == b"" and list(clips.iterdir()) == []
+    gone, alive = psutil.wait_procs(engines, timeout=10)
+    assert not alive, alive

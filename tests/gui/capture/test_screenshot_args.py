@@ -76,6 +76,19 @@ def test_an_unwritable_out_is_refused_before_the_run(tmp_path, capsys):
     assert "not writable" in line and target in line
 
 
+@pytest.mark.parametrize("where,needle", [("/proc/one-trip-layout.json", "not writable"),
+                                          ("{tmp}", "is a folder"), ("{tmp}/sub/", "is a folder")])
+def test_an_unwritable_layout_json_is_refused_before_the_run(tmp_path, capsys, monkeypatch, where, needle):
+    """Issue 38 item 3: once the whole run was made, then a traceback and no PNG. Now one line and status 2,
+    before the window or the engine exists (opening one here fails the test)."""
+    from gui.capture import screenshot
+    monkeypatch.setattr(screenshot, "open_live_window", lambda *a, **k: pytest.fail("the run was started"))
+    target = where.format(tmp=tmp_path)
+    line = _one_line_exit_2(["--out", str(tmp_path / "x.png"), "--steps", "3", "--layout-json", target], capsys)
+    assert "--layout-json" in line and needle in line and target in line
+    assert not (tmp_path / "x.png").exists()
+
+
 @pytest.mark.parametrize("raw", ["abc", "-5", "1e3", "99999999999", " "])
 def test_env_delay_hooks_are_range_checked(monkeypatch, caplog, raw):
     monkeypatch.setenv("ONE_TRIP_AUTOCLOSE_MS", raw)

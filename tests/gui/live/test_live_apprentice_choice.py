@@ -48,15 +48,18 @@ def test_the_choice_follows_the_event(window, chosen):
     assert window.apprentice_pays_when() == "greedy"
 
 
-def test_greedy_line_appears_with_the_apprentice_and_goes_with_it(window):
+def test_the_apprentice_keeps_the_visitors_sampling_and_says_where_it_pays(window):
     window.bridge.apprentice.emit(_event("ngram", "greedy"))
     assert not window.model_choice.greedy
     window.set_draft_k(4)
-    assert window.model_choice.greedy  # it pays only greedy: the demo runs greedy
-    assert "Greedy while the apprentice helps" in window.extra_readout.text()
+    assert not window.model_choice.greedy  # it pays only greedy, yet the answer keeps temperature 0.8
+    line = window.extra_readout.text()
+    assert "Greedy while the apprentice helps" not in line
+    # which temperature it needs and why, in words, with both measured shares kept (10% sampled, 80% greedy)
+    assert "It pays only at temperature 0 (greedy): at temperature 0.8 it keeps 10% of its guesses, greedy 80%" in line
+    assert "The answer keeps temperature 0.8." in line
     window.set_draft_k(0)
-    assert not window.model_choice.greedy  # back to the model's own sampling
-    assert "Greedy while the apprentice helps" not in window.extra_readout.text()
+    assert "It pays only" not in window.extra_readout.text()
 
 
 def test_a_visitor_greedy_stays_when_the_apprentice_goes(window):
@@ -65,6 +68,25 @@ def test_a_visitor_greedy_stays_when_the_apprentice_goes(window):
     window.set_draft_k(4)
     window.set_draft_k(0)
     assert window.model_choice.greedy
+
+
+def test_the_apprentice_follows_the_setting_it_pays_under(window):
+    # sampled: the draft pays; greedy: the n-gram one does. The page shows the one that pays at its setting.
+    event = _event("ngram", "greedy")
+    event["checks"][0]["verdicts"]["model"] = _v(1.3, 0.7, True, True)
+    event["checks"][0]["best"] = "model"
+    event["chosen"] = "model"
+    window.bridge.apprentice.emit(event)
+    assert window.apprentice_choice.kind() == "model"
+    window.model_choice.greedy_box.setChecked(True)
+    assert window.apprentice_choice.kind() == "ngram"
+    assert window.sent[-1] == {"op": "set_draft_kind", "kind": "ngram"}
+    window.model_choice.greedy_box.setChecked(False)
+    assert window.apprentice_choice.kind() == "model"
+    window.apprentice_choice.buttons["ngram"].click()  # the visitor's own pick stands from now on
+    window.model_choice.greedy_box.setChecked(True)
+    window.model_choice.greedy_box.setChecked(False)
+    assert window.apprentice_choice.kind() == "ngram"
 
 
 def test_an_apprentice_that_pays_sampled_keeps_the_sampling(window):
@@ -173,8 +195,8 @@ def test_the_details_view_says_the_reason_once_under_the_verdicts(window):
 
 def test_a_slower_page_where_the_check_found_it_paying_quotes_the_check(window):
     window.bridge.apprentice.emit(_event("ngram", "greedy"))
-    window.set_draft_k(4)  # the n-gram apprentice, greedy: it paid 1.60x at start-up
-    assert window.model_choice.greedy
+    window.model_choice.greedy_box.setChecked(True)  # the visitor's greedy: where the n-gram one paid 1.60x
+    window.set_draft_k(4)
     _slower_trips(window)
     why = window.live_page.readout_panel.why_label.text()
     assert why.startswith("Slower here: the start-up check measured 1.60× over 3 runs")

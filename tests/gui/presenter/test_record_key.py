@@ -105,3 +105,29 @@ def test_a_prompt_that_starts_with_a_dash_reaches_the_recorder(qtbot, stage, pro
     window.show_tour()
     tour.prompt = prompt
     assert build_record_parser().parse_args(record_key.record_args(window, Path("x.mp4"))[1:]).prompt == prompt
+
+
+def test_closing_the_window_stops_a_recording_cleanly(qtbot, make_window, tmp_path, monkeypatch):
+    """The real `record` child (issue 38 item 2): closing the window while it makes frames stops it with SIGTERM,
+    which it handles as Ctrl+C: it ends within the wait, status 143, and leaves no clip and no hidden
+    ``.NAME.part-XXXX.mp4`` in the videos folder. Once the child ran on (or was killed by QProcess's
+    destructor, leaving the partial file)."""
+    from PySide6.QtCore import QProcess
+    videos = tmp_path / "Videos"
+    monkeypatch.setattr(record_key, "videos_dir", lambda: videos)
+    window = make_window(trip_s=0.02)
+    tour = ensure_tour(qtbot, window)
+    presenter = Presenter(window).install()
+    window.show_tour()
+    tour.goto(0)
+    recorder = record_key.PageRecorder(presenter)
+    presenter.recorder = recorder
+    out = recorder.record(seconds=300)
+    process = recorder.process
+    qtbot.waitUntil(lambda: any(p.stat().st_size > 2000 for p in videos.glob(f".{out.stem}.part-*")),
+                    timeout=120_000)
+    window.close()
+    assert process.state() == QProcess.ProcessState.NotRunning
+    assert process.exitStatus() == QProcess.ExitStatus.NormalExit and process.exitCode() == 143, \
+        bytes(process.readAll()).decode(errors="replace")
+    assert list(videos.iterdir()) == []
