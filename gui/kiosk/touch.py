@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSl
                                QGraphicsView, QLabel, QStyle, QStyleOptionSlider, QWidget)
 
 from gui.live.host import LiveHost
+from gui.live.state import SessionState
 from gui.kiosk.touch_card import TipCard, tooltip_at, within as _inside
 
 log = logging.getLogger(__name__)
@@ -94,8 +95,9 @@ class TouchRouter(QObject):
     def __init__(self, host: QWidget):
         super().__init__(host)
         self.host = host
-        # the window hosting the Live page and the tour (a ``LiveHost``), or None for a tour shown alone
-        self.live: LiveHost | None = host if isinstance(host, LiveHost) else None
+        # the window hosting the Live page and the tour (a ``LiveHost``: it carries the Live session), or None
+        # for a tour shown alone (``isinstance(host, LiveHost)`` would build the tour to look for it)
+        self.live: LiveHost | None = host if isinstance(getattr(host, "session", None), SessionState) else None
         self.card = TipCard(host)
         self.taps = self.page_turns = self.runs_started = self.cancelled = 0
         self._window = None

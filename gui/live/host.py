@@ -38,6 +38,11 @@ class LiveHost(Protocol):
     @property
     def tour(self): ...
 
+    pages: object  # the QStackedWidget of the Live page and the tour (its ``widgetAdded``: the tour was built)
+
+    def built_tour(self):
+        """The tour page if it has been built, else None (``tour`` builds it)."""
+
     # ---- pages ---------------------------------------------------------------------------------------------
     def show_tour(self) -> None: ...
 

@@ -174,6 +174,7 @@ class LiveRunner:
             return
         if self._main_done and not self._start_session():
             return
+        self._running = False  # an answer in progress, one trip at a time: paused
         if self._active:
             # stepping out of a run: the pass already granted ahead (on its way or waiting) is the step
             if not (was_running and (self._pending or self._grants_outstanding > 0)):
@@ -192,6 +193,7 @@ class LiveRunner:
         self._running = False
         if self._main_done and not self._start_session():
             return False
+        self._running = False  # the answer started: paused between the trips granted
         self.bridge.grant(n)
         self._grants_outstanding += n
         self._grant_time = time.monotonic()
@@ -254,7 +256,6 @@ class LiveRunner:
         if self.session.draft_k == 0:
             self.spec_meter.start_plain(self.engine._spec_key(prompt))
         self._submit(self._main_id, prompt, self.main_new_tokens, main=True)
-        self._running = False  # an answer in progress, no trip granted yet: paused
         self._fill_seats()
         return True
 
@@ -435,7 +436,7 @@ class LiveRunner:
         self.frame_jobs.defer(lambda: self._write_tokens(tokens))
         if self._main_done and not self._pending:
             self.frame_jobs.flush()  # the answer is complete: everything on screen says so when we say so
-            self._set_status("Done. Press Run for a new answer.")
+            self._set_done_status()
             self._finished()
 
     def _stop_for_loop(self, phrase: str) -> None:

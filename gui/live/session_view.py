@@ -2,7 +2,7 @@
 (``gui.live.state.SessionState``) and shows the session's value when the session says it changed, so a change
 from anywhere (the slider, the idea toggles, the presenter's +/−, the kiosk, a test) looks and acts the same.
 
-    slider moved ──> session.set_batch(n) ──> Change("batch") ──> slider, its value label, the engine, the seats
+    slider moved -> session.set_batch(n) -> Change("batch") -> the slider, its value, the engine, the seats
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ MAX_BATCH = 16  # seats at the table
 MAX_DRAFT_K = 8  # the apprentice's guesses per trip
 DRAFT_KINDS = ("ngram", "model")
 SHARDING_MODES = ("tp", "pp")
-MAX_SHARDS = 4  # worker processes the book may be torn into
+MAX_SHARDS = 4  # worker processes the book may be torn into (= model.parallel.plan.MAX_WORKERS, not imported: torch)
 RUN_STATES = ("idle", "running", "paused", "complete")
 MAX_PROMPT_CHARS = 2000
 HISTORY = 64  # step reports kept: enough for the plots' last screens, bounded for a kiosk that runs for days
@@ -258,7 +258,8 @@ class SessionState:
         """Every field as plain data (for logs and tests)."""
         return {"batch": self._batch, "draft_k": self._draft_k, "draft_kind": self._draft_kind,
                 "sharding": self._sharding, "sampling": self._sampling, "model_key": self._model_key,
-                "run_state": self._run_state, "trip_seconds": self._trip_seconds, "prompt": self._prompt, "answer_number": self._answer_number,
+                "run_state": self._run_state, "trip_seconds": self._trip_seconds, "prompt": self._prompt,
+                "answer_number": self._answer_number,
                 "trips": len(self._trips)}
 
 

@@ -250,13 +250,9 @@ class MainWindow(QMainWindow):
 
     def stop(self) -> None:
         """Stop the clock, every timer and the engine process (waits at most about 1.5 s)."""
-        self.clock.stop()
-        self.frame_jobs.clear()
-        self.frame_overlay.stop()
-        self.trip_plot.stop_redraws()
-        self.rate_plot.stop_redraws()
-        self.engine._restart_timer.stop()
-        self.engine._sharding_timer.stop()
+        for stop in (self.clock.stop, self.frame_jobs.clear, self.frame_overlay.stop, self.trip_plot.stop_redraws,
+                     self.rate_plot.stop_redraws, self.engine._restart_timer.stop, self.engine._sharding_timer.stop):
+            stop()
         if self._tour is not None:
             self._tour.clock.stop()
         self.bridge.shutdown(timeout=1.5)
@@ -365,6 +361,10 @@ class MainWindow(QMainWindow):
             data = TourData(self.bridge.options.get("model_dir"))  # the model writing now, not always the code one
             self._tour = TourWidget(bridge=self.bridge, data=data, lang=self.lang, font_family=self.font_family)
             self.pages.addWidget(self._tour)
+        return self._tour
+
+    def built_tour(self):
+        """The tour page if it has been built, else None."""
         return self._tour
 
     def show_tour(self) -> None:

@@ -30,14 +30,14 @@ class FakeTour:
 class FakeHost:
     """Only what ``LiveHost`` lists (``__slots__``: no ``_session``, ``_fatal``, ``engine_info`` to fall back on)."""
 
-    __slots__ = ("session", "bridge", "tour", "lang", "font_family", "actions", "kiosk_controller", "presenter",
+    __slots__ = ("session", "bridge", "tour", "pages", "lang", "font_family", "actions", "kiosk_controller", "presenter",
                  "main_new_tokens", "prompt_box", "view", "_tour_shown", "done", "failed", "calls")
 
     def __init__(self):
         self.session = SessionState()
         self.tour = FakeTour()
         self.lang, self.font_family, self.actions = "en", None, {}
-        self.kiosk_controller = self.presenter = self.prompt_box = self.view = self.bridge = None
+        self.kiosk_controller = self.presenter = self.prompt_box = self.view = self.bridge = self.pages = None
         self.main_new_tokens = 64
         self._tour_shown = True
         self.done = True
@@ -51,6 +51,9 @@ class FakeHost:
     def show_live(self):
         self._tour_shown = False
         self.calls.append("show_live")
+
+    def built_tour(self):
+        return self.tour
 
     def is_tour_visible(self):
         return self._tour_shown
