@@ -208,6 +208,17 @@ class ModelSwitcher:
         self._model_pinned = True  # the visitor chose: a language switch no longer changes it
         self.choose_model(key)
 
+    def choose_weights(self, kind: str) -> None:
+        """Run the model with ``kind`` weights ("fp32" or "int8"): the session's ``weights``, the engine service's
+        ``weights`` option, and a fresh engine when one runs (as ``choose_model`` restarts it for another model)."""
+        if kind == self.session.weights:
+            return
+        self.session.set_weights(kind)  # ValueError for another kind
+        self.bridge.options["weights"] = kind
+        log.info("weights: %s", kind)
+        if self.bridge.is_running():
+            self._restart()
+
     def choose_model(self, key: str) -> None:
         """Let model ``key`` ("code", "poems", or "custom" for --model DIR) write: its presets in the prompt box,
         and, when an engine is running, a fresh engine on it (the answer so far is reset; the readout says that

@@ -11,6 +11,7 @@ and never hold the truth).
   parallel, by pages, or "pp" = pipeline parallel, by chapters; n worker processes, 1 = one desk);
 * ``sampling``: a ``Sampling`` (temperature, top-p, the seed of the answer being written, greedy or not);
 * ``model_key``: which weights write ("code", "poems", or "custom" for a ``--model DIR``);
+* ``weights``: their kind, "fp32" or "int8" (the thinner book: the engine restarts with int8 weights);
 * ``run_state``: the visitor's answer: "idle" (none), "running" (trips granted), "paused" (in progress, no trips
   granted), "complete" (its last token came);
 * ``trip_seconds``: how long one trip takes on screen (s, 0.25-3; the animation's clock, not the engine's);
@@ -35,13 +36,14 @@ DRAFT_KINDS = ("ngram", "model")
 SHARDING_MODES = ("tp", "pp")
 MAX_SHARDS = 4  # worker processes the book may be torn into (= model.parallel.plan.MAX_WORKERS, not imported: torch)
 RUN_STATES = ("idle", "running", "paused", "complete")
+WEIGHTS = ("fp32", "int8")
 MAX_PROMPT_CHARS = 2000
 HISTORY = 64  # step reports kept: enough for the plots' last screens, bounded for a kiosk that runs for days
 
 TRIP_SECONDS_RANGE = (0.25, 3.0)  # s on screen per trip
 
-FIELDS = ("batch", "draft_k", "draft_kind", "sharding", "sampling", "model_key", "run_state", "trip_seconds",
-          "prompt", "answer_number", "trips")
+FIELDS = ("batch", "draft_k", "draft_kind", "sharding", "sampling", "model_key", "weights", "run_state",
+          "trip_seconds", "prompt", "answer_number", "trips")
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ class SessionState:
         self._sharding: tuple[str, int] = ("tp", 1)
         self._sampling = sampling or Sampling()
         self._model_key = self._check_key(model_key)
+        self._weights = "fp32"
         self._run_state = "idle"
         self._trip_seconds = 1.0
         self._prompt = ""
@@ -143,6 +146,7 @@ class SessionState:
     sharding = property(lambda self: self._sharding, doc="(mode, n) in force, as the engine last said.")
     sampling = property(lambda self: self._sampling, doc="The ``Sampling`` of the next answer.")
     model_key = property(lambda self: self._model_key, doc='"code", "poems" or "custom".')
+    weights = property(lambda self: self._weights, doc='"fp32" or "int8".')
     run_state = property(lambda self: self._run_state, doc="idle | running | paused | complete")
     trip_seconds = property(lambda self: self._trip_seconds, doc="Seconds one trip takes on screen.")
     prompt = property(lambda self: self._prompt, doc="The prompt to run.")
@@ -204,6 +208,12 @@ class SessionState:
     def set_model_key(self, key: str) -> bool:
         return self._set("model_key", self._check_key(key))
 
+    def set_weights(self, kind: str) -> bool:
+        """The weights' kind: "fp32" or "int8"."""
+        if kind not in WEIGHTS:
+            raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, not {kind!r}")
+        return self._set("weights", kind)
+
     def set_run_state(self, state: str) -> bool:
         if state not in RUN_STATES:
             raise ValueError(f"run state must be one of {', '.join(RUN_STATES)}, not {state!r}")
@@ -258,10 +268,10 @@ class SessionState:
         """Every field as plain data (for logs and tests)."""
         return {"batch": self._batch, "draft_k": self._draft_k, "draft_kind": self._draft_kind,
                 "sharding": self._sharding, "sampling": self._sampling, "model_key": self._model_key,
-                "run_state": self._run_state, "trip_seconds": self._trip_seconds, "prompt": self._prompt,
+                "weights": self._weights, "run_state": self._run_state, "trip_seconds": self._trip_seconds, "prompt": self._prompt,
                 "answer_number": self._answer_number,
                 "trips": len(self._trips)}
 
 
 __all__ = ["SessionState", "Sampling", "Change", "FIELDS", "RUN_STATES", "MAX_BATCH", "MAX_DRAFT_K",
-           "MAX_PROMPT_CHARS", "DRAFT_KINDS", "SHARDING_MODES", "HISTORY", "TRIP_SECONDS_RANGE"]
+           "MAX_PROMPT_CHARS", "DRAFT_KINDS", "SHARDING_MODES", "HISTORY", "TRIP_SECONDS_RANGE", "WEIGHTS"]

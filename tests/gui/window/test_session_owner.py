@@ -62,3 +62,15 @@ def test_the_run_state_follows_the_answer(qtbot, make_window):
     w.reset()
     assert w.session.run_state == "idle"
     assert states[0] == "running" and "complete" in states and states[-1] == "idle"
+
+
+def test_the_weights_kind_is_the_sessions_and_restarts_the_engine(qtbot, make_window):
+    w = make_window()
+    assert w.session.weights == "fp32"
+    with qtbot.waitSignal(w.bridge.ready, timeout=30_000):
+        w.models.choose_weights("int8")
+        assert w.session.weights == "int8" and w.bridge.options["weights"] == "int8"
+        assert not w.engine_ready()  # a fresh engine on the new weights is loading
+    with pytest.raises(ValueError, match="weights"):
+        w.models.choose_weights("int4")
+    assert w.session.weights == "int8"
