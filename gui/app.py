@@ -21,6 +21,7 @@ import assets
 from animations.fonts import register_fonts
 from gui import i18n
 from gui.engine_link.bridge import DEFAULT_TARGET, EngineBridge
+from gui.live.state import TRIP_SECONDS_RANGE
 
 log = logging.getLogger(__name__)
 
@@ -176,8 +177,8 @@ def run_app(args) -> int:
     window = build_window(args, app)
     kiosk = bool(_opt(args, "kiosk", False))
     window.persist_settings = not kiosk  # a visitor's language switch must not become the kiosk's language
-    if hasattr(window, "speed_slider"):
-        window.speed_slider.setValue(int(round(settings.trip_seconds * 100)))
+    lo, hi = TRIP_SECONDS_RANGE
+    window.session.set_trip_seconds(min(hi, max(lo, round(float(settings.trip_seconds), 2))))
     waker = install_signal_handlers(app, window)
     from gui.kiosk.kiosk import KioskController
     from gui.presenter.presenter import Presenter

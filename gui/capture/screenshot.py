@@ -177,7 +177,7 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
     steps = max(1, int(getattr(args, "steps", None) or 8))
     batch = max(1, min(16, int(getattr(args, "batch", None) or 1)))
     prompt = getattr(args, "prompt", None) or DEFAULT_PROMPT
-    if not _wait_with_notice(app, lambda: window.engine_info is not None or window._fatal is not None
+    if not _wait_with_notice(app, lambda: window.engine_info is not None or window.model_failed() is not None
                              or not window.bridge.is_running(), READY_TIMEOUT_S, STILL_STARTING_S,
                              f"{name}: the engine is still starting (loading the model; waiting up to "
                              f"{READY_TIMEOUT_S:.0f} s)…"):
@@ -185,7 +185,7 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
               f"machine is too busy; see the log", file=sys.stderr)
         return 1
     if window.engine_info is None:
-        print(f"{name}: the engine could not start: {window._fatal or 'it stopped'}", file=sys.stderr)
+        print(f"{name}: the engine could not start: {window.model_failed() or 'it stopped'}", file=sys.stderr)
         return 1
     window.set_prompt(prompt or window.presets()[0])
     window.set_batch(batch)
@@ -211,10 +211,10 @@ def apprentice_facts(window) -> dict:
     visitor's answer as shown and the phrase it was stopped for repeating (``loop``, None when it did not loop)."""
     meter, info = window.spec_meter, window.bridge.apprentice_info or {}
     return {"k": window.apprentice.value(), "kind": window.apprentice_choice.kind(),
-            "greedy": window.model_choice.greedy, "speedup": meter.speedup(window._spec_key()),
+            "greedy": window.session.sampling.greedy, "speedup": meter.speedup(window.engine._spec_key()),
             "acceptance": meter.acceptance if meter.trips else None, "trips": meter.trips,
             "chosen": info.get("chosen"), "pays_when": info.get("pays_when"),
-            "temperature": 0.0 if window.model_choice.greedy else window.model_choice.bundled().temperature,
+            "temperature": 0.0 if window.session.sampling.greedy else window.session.sampling.temperature,
             "answer": window.answer_text, "loop": window.loop_phrase}
 
 

@@ -265,11 +265,11 @@ def test_a_tap_on_the_stage_starts_one_trip_when_nothing_runs(qtbot, kiosk):
     assert not window.is_running()
     tap(window, spot)
     assert window.is_running() and router.runs_started == 1
-    session = window._session
+    session = window.session.answer_number
     for _ in range(5):
         qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
         tap(window, spot)
-    assert router.runs_started == 1 and window._session == session  # running: a tap starts nothing more
+    assert router.runs_started == 1 and window.session.answer_number == session  # running: a tap starts nothing more
     qtbot.waitUntil(lambda: window.reports_received > 0, timeout=5000)
 
 
@@ -369,7 +369,7 @@ def test_a_storm_of_fingers_and_taps_skips_no_pages_and_starts_no_second_run(qtb
     qtbot.waitUntil(lambda: len(ticks) >= 20 and window.frame_counter.stats_ms()[2] >= 20
                     and window.reports_received >= reports + 2, timeout=10_000)
     assert window.clock.is_running() and sum(ticks) > 0
-    assert window._grants_outstanding <= 1  # the engine is one trip ahead, never more
+    assert window.runner._grants_outstanding <= 1  # the engine is one trip ahead, never more
     qtbot.waitUntil(lambda: window.frame_jobs.pending() == 0, timeout=2000)  # after-paint work drains
     assert router.runs_started == 1 and router._mode == "idle"
 

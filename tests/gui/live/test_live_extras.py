@@ -105,10 +105,10 @@ def test_a_fallback_to_one_desk_moves_the_slider_back_calmly(qtbot, make_window)
 def test_tearing_request_without_an_answer_goes_back(qtbot, make_window):
     w = make_window()  # the fake engine never answers set_sharding
     w.tear.configure([1, 2, 4], 4)
-    w._sharding_timer.setInterval(50)
+    w.engine._sharding_timer.setInterval(50)
     w.set_sharding("pp", 4)
     assert w.tear.is_pending()
-    w._sharding_timer.start(50)
+    w.engine._sharding_timer.start(50)
     qtbot.waitUntil(lambda: not w.tear.is_pending(), timeout=3_000)
     assert w.tear.value() == 1
 

@@ -49,7 +49,7 @@ def test_live_keys(qtbot, stage):
     qtbot.waitUntil(lambda: window.reports_received > 0, timeout=5000)
     qtbot.keyClick(window, Qt.Key_Space)  # and pause
     assert not window.is_running()
-    qtbot.waitUntil(lambda: window._grants_outstanding == 0, timeout=5000)  # the trip in flight lands
+    qtbot.waitUntil(lambda: window.runner._grants_outstanding == 0, timeout=5000)  # the trip in flight lands
     received = window.reports_received
     qtbot.keyClick(window, Qt.Key_Right)  # → on the Live page: exactly one trip
     qtbot.waitUntil(lambda: window.reports_received == received + 1, timeout=5000)
