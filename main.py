@@ -25,8 +25,8 @@ from model.argtypes import OneLineParser, program_name, threads_arg
 # command -> "module:function"; each function takes the remaining argv and returns an exit status
 COMMANDS = {
     "generate": "model.cli:generate_main",
-    "kv-size": "model.teaching.costs:kv_size_main",
-    "roofline": "model.teaching.costs:roofline_main",
+    "kv-size": "model.teaching.costs_cli:kv_size_main",
+    "roofline": "model.teaching.costs_cli:roofline_main",
     "screenshot": "gui.cli:screenshot_main",
     "record": "gui.capture.record:record_main",
     "bench": "bench.run:bench_main",
@@ -103,7 +103,9 @@ def build_gui_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default=None, metavar="DIR",
                    help="a GPT-2 directory in Hugging Face layout (default: the bundled model)")
     p.add_argument("--draft-model", default=None, metavar="DIR", help="draft model for speculative decoding")
-    p.add_argument("--lang", choices=("zh", "en"), default=None, help="interface language (default: the one saved last time, else the system locale: zh for Chinese, else en)")
+    p.add_argument("--lang", choices=("zh", "en"), default=None,
+                   help="interface language (default: the one saved last time, else the system locale: zh for "
+                        "Chinese, else en)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--threads", type=threads_arg(), default=None, metavar="N",
                    help="torch threads in the engine process, 1-256 (default: cores - 1, at least 1)")
@@ -112,8 +114,11 @@ def build_gui_parser() -> argparse.ArgumentParser:
     p.add_argument("--touch", action="store_true",
                    help="touch mode without --kiosk: finger-sized controls, swipe and tap (on by itself on a touch screen)")
     p.add_argument("--screen", type=_screen_index, default=None, metavar="N", help="screen index for fullscreen / kiosk")
+    p.add_argument("--remeasure-floor", action="store_true",
+                   help="measure the memory's read speed for the floor again (it is measured once per machine and kept "
+                        "in the user's cache folder; `bench --only floor` re-measures it too)")
     p.add_argument("--idle-seconds", type=_idle_seconds, default=None, metavar="S",
-                   help="kiosk: idle time before the attract loop, %g to %g s" % IDLE_SECONDS_RANGE)
+                   help="kiosk: idle time before the attract loop, {:g} to {:g} s".format(*IDLE_SECONDS_RANGE))
     return p
 
 

@@ -17,7 +17,7 @@ however long it took to render. ``start``/``stop`` still say whether the owner w
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 

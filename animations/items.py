@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from animations.easing import clamp01
@@ -51,8 +51,8 @@ WHEEL_R = 12.0
 
 
 def pick_family() -> str:
-    """The app's one family, with the bundled Chinese glyphs (gui.fonts registers them; the window may override it)."""
-    from gui.fonts import register_fonts  # Qt only; the same bundled font the app uses, on any machine
+    """The app's one family, with the bundled Chinese glyphs (animations.fonts registers them; the window may override it)."""
+    from animations.fonts import register_fonts  # the bundled fonts, registered once; the same family as the app
     return register_fonts()
 
 
@@ -305,8 +305,4 @@ class ApprenticeItem(QGraphicsItem):
             painter.drawText(QRectF(-30, 128, self.W + 60, 26), Qt.AlignmentFlag.AlignCenter, self._note)
 
 
-__all__ = [
-    "GuessSlipItem", "ApprenticeItem", "DesksItem", "DESK_COLORS",
-    "ChapterItem", "CartItem", "CheatSheetItem", "SlipItem", "QuestionSheetItem", "REQUEST_COLORS", "font_for",
-    "pick_family",
-]
+__all__ = ["GuessSlipItem", "ApprenticeItem", "DESK_COLORS", "CartItem", "REQUEST_COLORS", "pick_family"]

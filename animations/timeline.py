@@ -15,7 +15,7 @@ cleanly as long as B starts where A ends.
 from __future__ import annotations
 
 from bisect import insort
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QPointF
 

@@ -70,14 +70,18 @@ def one_run(target, tokenizer, draft, ids: list[int], n: int, k: int, sampling) 
         e.set_draft_kind("model")
         e.set_draft_k(k)
     e.add_request(ids, max_new_tokens=n, sampling=sampling)
-    ms, tokens, trips = 0.0, 0, 0
+    ms, tokens, trips, draft_ms, verify_ms, forward_ms = 0.0, 0, 0, 0.0, 0.0, 0.0
     for r in e.run(max_steps=10_000):
         if r.phase == "prefill":
             continue  # prefill is the same with or without the draft; the draft catches up inside its first pass
         ms += r.wall_ms
         tokens += r.tokens_out
         trips += 1
-    return {"ms": ms, "tokens": tokens, "proposed": e.spec_proposed, "accepted": e.spec_accepted, "trips": trips}
+        draft_ms += r.draft_ms or 0.0
+        verify_ms += r.verify_ms or 0.0
+        forward_ms += r.forward_ms or 0.0
+    return {"ms": ms, "tokens": tokens, "proposed": e.spec_proposed, "accepted": e.spec_accepted, "trips": trips,
+            "draft_ms": draft_ms, "forward_ms": forward_ms}
 
 
 def acceptance(target, tokenizer, draft, prompts, n: int, ks, sampling) -> list[dict]:
@@ -98,6 +102,8 @@ def acceptance(target, tokenizer, draft, prompts, n: int, ks, sampling) -> list[
 def speed(target, tokenizer, draft, prompts, n: int, k: int, sampling, rounds: int) -> dict:
     """Interleaved rounds (ABBA) of plain and draft decoding over every prompt: tokens/s per round."""
     plain, spec, ratio = [], [], []
+    split = {"plain": {"ms": 0.0, "forward_ms": 0.0, "trips": 0, "tokens": 0},
+             "draft": {"ms": 0.0, "forward_ms": 0.0, "draft_ms": 0.0, "trips": 0, "tokens": 0}}
     one_run(target, tokenizer, draft, prompts[0], 8, k, sampling)  # warm-up of both sides
     one_run(target, tokenizer, draft, prompts[0], 8, 0, sampling)
     for rnd in range(rounds):
@@ -108,6 +114,9 @@ def speed(target, tokenizer, draft, prompts, n: int, k: int, sampling, rounds: i
                 s = None if sampling is None else replace(sampling, seed=2000 + i)
                 r = one_run(target, tokenizer, draft, ids, n, side, s)
                 ms, tok = ms + r["ms"], tok + r["tokens"]
+                acc = split["draft" if side else "plain"]
+                for key in acc:
+                    acc[key] += r[key]
             got[side] = tok / (ms / 1e3)
         plain.append(got[0])
         spec.append(got[k])
@@ -117,7 +126,14 @@ def speed(target, tokenizer, draft, prompts, n: int, k: int, sampling, rounds: i
 
     def summ(v):
         return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v), "values": v}
-    return {"k": k, "plain_tokens_per_s": summ(plain), "draft_tokens_per_s": summ(spec), "round_speedups": ratio,
+    # where a trip's time goes, ms per trip summed over every round: the target's pass (plain: its decode pass;
+    # with the draft: the verify pass), the draft's k passes with their sampling, and the rest (packing, the
+    # target's sampling, the verify rule)
+    per_trip = {side: {"ms": v["ms"] / max(1, v["trips"]), "target_pass_ms": v["forward_ms"] / max(1, v["trips"]),
+                       "draft_ms": v.get("draft_ms", 0.0) / max(1, v["trips"]),
+                       "tokens_per_trip": v["tokens"] / max(1, v["trips"])} for side, v in split.items()}
+    return {"k": k, "per_trip": per_trip, "plain_tokens_per_s": summ(plain), "draft_tokens_per_s": summ(spec),
+            "round_speedups": ratio,
             "speedup": statistics.median(spec) / statistics.median(plain)}
 
 
@@ -139,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--target", type=Path, default=REPO / "assets/models/target")
     p.add_argument("--draft", type=Path, default=REPO / "assets/models/draft")
     p.add_argument("--prompts", type=int, default=10)
+    p.add_argument("--presets", default=None, metavar="KEY",
+                   help="use the bundled model KEY's presets as prompts (e.g. poems) instead of held-out code")
     p.add_argument("--prompt-tokens", type=int, default=96)
     p.add_argument("--new-tokens", type=int, default=64)
     p.add_argument("--ks", default="1,2,3,4,5,6,7,8")
@@ -156,10 +174,15 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(a.threads)
     target, tokenizer = load_pretrained(a.target)
     draft, _ = load_pretrained(a.draft)
-    prompts = heldout_code_prompts(tokenizer, a.prompts, a.prompt_tokens)
+    if a.presets:
+        from model.catalog import by_key
+        prompts = [tokenizer.encode(t) for t in by_key(a.presets).presets][:a.prompts]
+    else:
+        prompts = heldout_code_prompts(tokenizer, a.prompts, a.prompt_tokens)
     sizes = {name: (d / "model.safetensors").stat().st_size for name, d in (("target", a.target), ("draft", a.draft))}
     result = {"draft": str(a.draft), "bytes": sizes, "bytes_ratio": sizes["draft"] / sizes["target"],
-              "prompts": len(prompts), "prompt_tokens": a.prompt_tokens, "new_tokens": a.new_tokens,
+              "prompts": len(prompts), "prompt_source": f"presets:{a.presets}" if a.presets else "heldout code",
+              "prompt_tokens": a.prompt_tokens, "new_tokens": a.new_tokens,
               "threads": a.threads, "load_average_start": list(os.getloadavg()), "started": time.strftime("%H:%M:%S")}
     sampled = SamplingParams(temperature=0.8, top_p=0.95, seed=0)
     result["pass_ms"] = pass_costs(target, tokenizer, draft, prompts)

@@ -16,7 +16,6 @@ import torch
 from model.checkpoint import load_pretrained, save_pretrained
 from model.engine import Engine
 from model.gpt2 import GPT2, GPT2Config
-from model.hardware import decode_floor_ms, measure_memory_bandwidth
 
 CODE_PROMPTS = ["def fibonacci(n):", "import os\n\ndef read_lines(path):", "class Stack:\n    def __init__(self):"]
 PROSE_PROMPTS = ["The history of the city", "In this tutorial we will learn", "The function returns a new list"]
@@ -84,7 +83,9 @@ def engine_vs_transformers(model_dir: Path, batches=(1, 8), new_tokens: int = 12
 def floor_gap(model_dirs: list[Path], steps: int = 32, repeats: int = 3) -> list[dict]:
     """Batch-1 decode step (forward ms) against both floors: weights ÷ cache read bandwidth (measured on a buffer
     the size of the weights) and weights ÷ DRAM read bandwidth (a buffer 4 × the last-level cache), each the
-    better of 1 thread and all cores (``model.hardware.decode_floors``); ``applies`` says which one bounds this
+    better of 1 thread and all cores (``model.hardware.decode_floors``, measured again here: ``bench --only floor``
+    is the way to re-measure the read speed the window's floor uses, kept in the user's cache folder);
+    ``applies`` says which one bounds this
     model (the cache floor when the weights fit in the last-level cache), and ``ratio`` is against that one."""
     from model.hardware import decode_floors
     rows = []
@@ -95,7 +96,7 @@ def floor_gap(model_dirs: list[Path], steps: int = 32, repeats: int = 3) -> list
         for _ in range(repeats):
             _, reports, _ = _engine_run(model, tokenizer, [[1, 2, 3, 4]], steps, 1)
             times += [r.forward_ms for r in reports if r.phase == "decode"]
-        floors = decode_floors(model.weight_bytes())
+        floors = decode_floors(model.weight_bytes(), remeasure=True)  # bench re-measures, and keeps it (the cache)
         step = summarise(times)
         rows.append({"model": model.config.name, "parameters": model.num_parameters(),
                      "weight_bytes": model.weight_bytes(), "bandwidth_gb_s": floors["bandwidth_bytes_per_s"] / 1e9,

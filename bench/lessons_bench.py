@@ -29,8 +29,8 @@ def _load() -> list[float] | None:
 
 def _lessons(engine, kv_budget: int) -> list[tuple[str, str, str, str, object]]:
     """(page, lesson, better side, worse side, one page measurement -> (better ms, worse ms, data))."""
-    from model.teaching import lesson_runs as lr
     from model.sampling import SamplingParams
+    from model.teaching import lesson_runs as lr
 
     tok = engine.tokenizer
     tour_ids = tok.encode(TOUR_PROMPT) or [0]
@@ -79,9 +79,9 @@ def lessons(model_dir: Path, draft_dir: Path | None, runs: int = 10, progress=pr
     (runs whose verdict held), ``better_ms``/``worse_ms`` (summary of the per-run medians, ms), ``why_not``
     (reason -> count), ``acceptance`` (apprentice rows: the median over runs), ``load_start``/``load_end``.
     """
-    from model.teaching.analysis import KV_BUDGET_BYTES
     from model.checkpoint import load_pretrained
     from model.engine import Engine
+    from model.teaching.analysis import KV_BUDGET_BYTES
     from model.teaching.lessons import verdict
 
     model, tok = load_pretrained(model_dir)

@@ -238,7 +238,7 @@ def render_mixed(m: dict, fmt, load: list[float] | None = None) -> list[str]:
     if missed:
         where = f" with load average {', '.join(map(str, load))} on 2 cores" if load else ""
         worst = max((x for x in m["trips"] if x["decodes"] in missed), key=lambda x: x["decodes"])
-        d, chunk, both = worst["decodes"], worst["chunk_ms"]["median"], worst["ragged_ms"]["median"]
+        d, both = worst["decodes"], worst["ragged_ms"]["median"]
         alone = worst["decodes_ms"]["median"]
         lines += ["", f"Goal not met at d = {', '.join(map(str, missed))}. Measured{where}. Why, from the table: "
                   f"at d = {d} the trip computes {CHUNK} + {d} rows, and the rows are not free on this machine. "

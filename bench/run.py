@@ -37,7 +37,8 @@ def _load() -> list[float] | None:
 
 
 SECTIONS = ("transformers", "floor", "layout", "threads", "batch", "speculative", "sharding", "prefix", "window",
-            "storm", "record", "mixed", "lessons")  # lessons runs only when asked for (--lessons or --only lessons)
+            # lessons runs only when asked for (--lessons or --only lessons)
+            "storm", "record", "mixed", "trip", "int8", "lessons")
 
 
 def say_error(message: str) -> None:
@@ -115,7 +116,10 @@ def bench_main(argv: list[str]) -> int:
     target = Path(args.model) if args.model else BUNDLED_MODEL
     draft = Path(args.draft_model) if args.draft_model else BUNDLED_DRAFT
     only = set(args.only.split(",")) if args.only else None
-    want = (lambda name: (only is None and name != "lessons") or (only is not None and name in only))
+
+    def want(name: str) -> bool:
+        return (only is None and name != "lessons") or (only is not None and name in only)
+
     q = args.quick
     results: dict = {"machine": machine_info(), "quick": q, "started": time.strftime("%Y-%m-%d %H:%M:%S")}
     t_start = time.perf_counter()
@@ -157,6 +161,12 @@ def bench_main(argv: list[str]) -> int:
         if want("mixed"):
             from bench.mixed_bench import mixed_section
             results["mixed"] = mixed_section(target, quick=q)
+        if want("trip"):
+            from bench.trip_bench import trip_section
+            results["trip"] = trip_section(target, quick=q)
+        if want("int8"):
+            from bench.int8_bench import int8_section
+            results["int8"] = int8_section(target, quick=q)
         if want("lessons"):
             from bench import lessons_bench
             results["lessons"] = lessons_bench.lessons(target, draft, runs=args.runs)
@@ -317,7 +327,7 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
         lines += ["## Decode path (weight layout, flat forward, GEMM library)", "",
                   "Decode forward ms of the engine's prepared model (`GPT2.prepare_for_decode`, what the engine "
                   "uses: every Linear stored [in, out], a contiguous [C, V] LM-head copy, the flat cached forward "
-                  "`GPT2._forward_cached` without module calls, MKL's GEMV at 1 row and oneDNN-packed weights from "
+                  "`FlatForward` (model/flat_forward.py) without module calls, MKL's GEMV at 1 row and oneDNN-packed weights from "  # noqa: E501
                   "2 rows) against the plain modules with [out, in] weights; same weights, alternating.", "",
                   "| batch | plain ms | decode path ms | speed-up |", "|---|---|---|---|"]
         lines += [f"| {x['batch']} | {_fmt(x['plain_ms'], 3)} | {_fmt(x['decode_layout_ms'], 3)} | {x['speedup']:.2f}× |"
@@ -369,6 +379,12 @@ def render_markdown(r: dict, plots: dict[str, str]) -> str:
         from bench.mixed_bench import render_mixed
         load = (r.get("updated_load", {}).get("mixed") or {}).get("start") or r.get("machine", {}).get("load_average")
         lines += render_mixed(r["mixed"], _fmt, load)
+    if "trip" in r:
+        from bench.trip_bench import render_trip
+        lines += render_trip(r["trip"])
+    if "int8" in r:
+        from bench.int8_bench import render_int8
+        lines += render_int8(r["int8"])
     if "lessons" in r:
         from bench import lessons_bench
         lines += lessons_bench.markdown(r["lessons"])

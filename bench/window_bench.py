@@ -111,8 +111,8 @@ def probe_storm(model: str | None, seconds: float) -> dict:
 
     from gui.app import build_window, create_app
     from gui.kiosk.kiosk import KioskController
-    from gui.settings import Settings
     from gui.kiosk.touch import install_touch
+    from gui.settings import Settings
 
     app = create_app()
     args = argparse.Namespace(model=model, lang="en", device="cpu", threads=None, kiosk=True, presenter=False,

@@ -13,14 +13,15 @@ import os
 import signal
 import sys
 
-from PySide6.QtCore import QCoreApplication, Qt, QtMsgType, QTimer, qInstallMessageHandler
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import QFont, QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
 import assets
+from animations.fonts import register_fonts
 from gui import i18n
 from gui.engine_link.bridge import DEFAULT_TARGET, EngineBridge
-from gui.fonts import register_fonts
+from gui.live.state import TRIP_SECONDS_RANGE
 
 log = logging.getLogger(__name__)
 
@@ -77,12 +78,19 @@ def setup_app(app: QApplication, lang: str) -> str:
     return family
 
 
+# The engine times each layer on one trip in this many (model.service's layer_timing_every): timing every layer
+# took the trip off its fast path (+61 % on the forward, issue 34) and the Live page's trips were slower than the
+# engine's; the stage lights the chapters by the last sampled trip's layer times (bench/live_vs_headless.py).
+LAYER_TIMING_EVERY = 16
+
+
 def engine_options(args) -> dict:
     """The engine's options from the command line (see ``model.service.engine_main``)."""
     return {"model_dir": _opt(args, "model"), "draft_model_dir": _opt(args, "draft_model"),
             "device": _opt(args, "device", "cpu") or "cpu",
             "threads": _opt(args, "threads"), "max_batch": int(_opt(args, "batch", 1) or 1),
-            "layer_timing": True}
+            "layer_timing": True, "layer_timing_every": int(_opt(args, "layer_timing_every", LAYER_TIMING_EVERY)),
+            "remeasure_floor": bool(_opt(args, "remeasure_floor", False))}
 
 
 def choose_language(args) -> str:
@@ -169,8 +177,8 @@ def run_app(args) -> int:
     window = build_window(args, app)
     kiosk = bool(_opt(args, "kiosk", False))
     window.persist_settings = not kiosk  # a visitor's language switch must not become the kiosk's language
-    if hasattr(window, "speed_slider"):
-        window.speed_slider.setValue(int(round(settings.trip_seconds * 100)))
+    lo, hi = TRIP_SECONDS_RANGE
+    window.session.set_trip_seconds(min(hi, max(lo, round(float(settings.trip_seconds), 2))))
     waker = install_signal_handlers(app, window)
     from gui.kiosk.kiosk import KioskController
     from gui.presenter.presenter import Presenter

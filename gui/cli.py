@@ -52,15 +52,16 @@ def add_scene_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--threads", type=threads_arg(), default=None, metavar="N", help="engine threads, 1-256")
     p.add_argument("--section", type=int_in(1, SECTIONS, "a tour page"), default=None, metavar="N",
-                   help="render tour page N instead (1-15 the sections, 16 the game, 17 the metaphor table, "
-                        "18 the three questions)")
+                   help="render tour page N instead (1-15 the sections, 16 the game, 17 Terms, "
+                        "18 Three questions: the tabs' names)")
     p.add_argument("--illustrative", action="store_true",
                    help="with --section: skip the live measurement on the bundled model")
     p.add_argument("--draft-k", type=int_in(0, 8), default=0, metavar="K", help="apprentice guesses per trip, 0-8")
     p.add_argument("--draft-model", default=None, metavar="DIR", help="the draft model (default: the bundled one)")
     tear = p.add_mutually_exclusive_group()
     tear.add_argument("--tp", type=int_in(1, MAX_WORKERS), default=None, metavar="N", help="tear the book by pages over N desks")
-    tear.add_argument("--pp", type=int_in(1, MAX_WORKERS), default=None, metavar="N", help="tear the book by chapters over N desks")
+    tear.add_argument("--pp", type=int_in(1, MAX_WORKERS), default=None, metavar="N",
+                      help="tear the book by chapters over N desks")
     p.add_argument("--presenter", action="store_true", help="presenter mode: one type step larger, fewer buttons")
     p.add_argument("--details", action="store_true",
                    help="the Live page's details view (plots, chips, every slider) instead of the visitor's")
@@ -125,8 +126,8 @@ STOP_SIGNALS = (signal.SIGINT,) + ((signal.SIGTERM,) if sys.platform != "win32" 
 
 FORCE_EXIT_S = 10.0  # after Ctrl+C, the longest the clean way out may take before the hard one
 RETRY_S = 0.02  # how soon a Ctrl+C that landed inside Qt is delivered again
-_SAFE_FILES = ("gui/capture/screenshot.py", "gui/cli.py", "gui/capture/record.py", "gui/capture/video.py", "gui/tour/__init__.py",
-               "main.py")  # code Python calls, never Qt (no slots, no overrides)
+_SAFE_FILES = ("gui/capture/screenshot.py", "gui/cli.py", "gui/capture/record.py", "gui/capture/video.py",
+               "gui/capture/tour_shot.py", "gui/tour/measure.py", "main.py")  # code Python calls, never Qt
 
 
 def _interrupted(signum, frame):
@@ -233,7 +234,7 @@ def tear_problem(args) -> str | None:
 
 def _render(args, size) -> int:
     if args.section is not None:
-        from gui.tour import render_section_png
+        from gui.capture.tour_shot import render_section_png
         code = render_section_png(args.section, args.lang, args.out, size=size, live=not args.illustrative,
                                   prompt=args.prompt, layout_json=args.layout_json, kiosk=args.kiosk,
                                   presenter=args.presenter, code=args.code)

@@ -16,13 +16,19 @@ from pathlib import Path
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QTranslator
 
-log = logging.getLogger(__name__)
-
 import assets
+
+log = logging.getLogger(__name__)
 
 I18N_DIR = assets.I18N  # the bundled translations, wherever the package is installed
 LANGUAGES = ("en", "zh")
 _QT_LOCALE = {"zh": "zh_CN"}
+
+
+def tr_window(text: str) -> str:
+    """``text`` (the English source) in the current language, in the translation context "MainWindow": the one
+    helper of the window and its Live page (imported as ``_tr``; each module's own copy before issue 36)."""
+    return QCoreApplication.translate("MainWindow", text)
 
 
 class TsTranslator(QTranslator):

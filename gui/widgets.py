@@ -8,11 +8,7 @@ import time
 from collections import deque
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QWidget
-
-from gui.live.plots import RatePlot, TripPlot  # noqa: F401 - the plots live in gui.live.plots now
-
 
 SPECIAL_TOKENS = {"<|endoftext|>": "end of text"}  # a special token's raw text -> what it means (translated)
 

@@ -30,7 +30,8 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from model.errors import ModelLoadError
-from model.gpt2 import GPT2, IRRELEVANT_FIELDS, REFUSED_UNLESS, GPT2Config
+from model.config_fields import IRRELEVANT_FIELDS, REFUSED_UNLESS
+from model.gpt2 import GPT2, GPT2Config
 from model.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
@@ -130,9 +131,11 @@ def load_state(model_dir: str | Path, config: GPT2Config) -> dict[str, torch.Ten
     missing = sorted(set(expected) - set(tensors))
     unexpected = sorted(set(tensors) - set(expected))
     if missing:
-        raise ModelLoadError(f"{path.name}: missing key {missing[0]!r}" + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        raise ModelLoadError(f"{path.name}: missing key {missing[0]!r}{more}")
     if unexpected:
-        raise ModelLoadError(f"{path.name}: unexpected key {unexpected[0]!r}" + (f" and {len(unexpected) - 1} more" if len(unexpected) > 1 else ""))
+        more = f" and {len(unexpected) - 1} more" if len(unexpected) > 1 else ""
+        raise ModelLoadError(f"{path.name}: unexpected key {unexpected[0]!r}{more}")
     state = {}
     for name, shape in expected.items():
         t = tensors[name]

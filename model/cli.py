@@ -4,11 +4,11 @@
         [--top-p P] [--seed S] [--batching continuous|static] [--max-batch N] [--max-step-tokens N]
         [--no-kv-cache] [--no-prefix-cache]
         [--model DIR] [--device cpu|cuda] [--threads N] [--tp N | --pp N] [--json]
-        [--draft model|ngram] [--draft-model DIR] [--draft-k K]
+        [--draft model|ngram] [--draft-model DIR] [--draft-k K] [--weights fp32|int8]
 
 Several prompts form one batch. A PROMPT of ``-`` is read from stdin (UTF-8), for text longer than the
-command line allows (Linux caps one argument at 128 KiB). With ``--json`` stdout is one JSON object (the shape is a contract other tools
-rely on; see ``result_json``). Bad input prints one line to stderr and exits with status 2.
+command line allows (Linux caps one argument at 128 KiB). With ``--json`` stdout is one JSON object (the shape is
+a contract other tools rely on; see ``result_json``). Bad input prints one line to stderr and exits with status 2.
 ``--tp N`` / ``--pp N`` run the model torn over N worker processes (tensor or pipeline parallel,
 ``model/parallel/``); each JSON step then carries ``workers``: per worker ``compute_ms``, ``comm_ms``,
 ``bubble_ms`` (pipeline idle time; 0 for tensor parallel) and ``weight_bytes``. If a worker dies, generation
@@ -16,6 +16,8 @@ goes on with the model on one process (a notice on stderr).
 Each JSON step carries ``rows_computed``: rows the linear layers computed in that pass, equal to ``tokens_in``
 (passes are ragged, ``model/ragged.py``) except on sharded runs, whose passes are padded (B × the longest row).
 ``--max-step-tokens N`` is the chunk size of chunked prefill, so a mixed workload can be driven from here.
+``--weights int8`` runs the target with int8 weights, one float32 scale per row (``model/quantize.py``): the
+JSON's ``model.weights`` says which, and ``weight_bytes`` counts the bytes really held (int8 values + scales).
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ import time
 from pathlib import Path
 
 import assets
-from model.catalog import BundledModel
 from model.argtypes import OneLineParser, command_name, float_in, int_in, say, threads_arg
+from model.catalog import BundledModel
 
 ASSETS = assets.root()  # importlib.resources: a checkout, an editable install or site-packages
 BUNDLED_MODEL = ASSETS / "models" / "target"
@@ -96,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--draft-model", default=None, metavar="DIR",
                    help="draft model directory (default: the bundled draft); implies --draft model")
     p.add_argument("--layer-timing", action="store_true", help="also time every layer")
+    p.add_argument("--weights", choices=("fp32", "int8"), default="fp32",
+                   help="the target's weights: fp32 (default) or int8 with a float32 scale per row (a thinner "
+                        "book: about a quarter of the bytes; CPU only, one process)")
     shard = p.add_mutually_exclusive_group()
     shard.add_argument("--tp", type=int_in(1, 64), default=1, metavar="N",
                        help="tensor parallel over N worker processes (N divides n_head)")
@@ -146,9 +151,11 @@ def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, de
         requests.append(res)
     steps = [{"phase": r.phase, "batch": r.batch, "tokens_in": r.tokens_in, "rows_computed": r.rows_computed,
               "tokens_out": r.tokens_out,
-              "wall_ms": r.wall_ms, "forward_ms": r.forward_ms, "weight_bytes": r.weight_bytes,
+              "wall_ms": r.wall_ms, "forward_ms": r.forward_ms, "weight_read_ms": r.weight_read_ms,
+              "weight_bytes": r.weight_bytes,
               "kv_bytes": r.kv_bytes, "blocks_in_use": r.blocks_in_use, "prefix_hit_tokens": r.prefix_hit_tokens,
               "proposed": r.proposed, "accepted": r.accepted, "draft_ms": r.draft_ms, "verify_ms": r.verify_ms,
+              **({"draft_weight_read_ms": r.draft_weight_read_ms} if r.draft_weight_read_ms else {}),
               **({"layer_ms": r.layer_ms} if r.layer_ms else {}), **({"workers": r.workers} if r.workers else {}),
               "stages": r.stages}
              for r in reports]
@@ -214,6 +221,11 @@ def _generate(args) -> int:
 
     model_dir = Path(args.model) if args.model else BUNDLED_MODEL
     model, tokenizer = load_pretrained(model_dir, device=device)
+    if args.weights == "int8":
+        if args.tp > 1 or args.pp > 1:
+            raise ValueError("--weights int8 runs on one process; leave out --tp/--pp (the workers hold fp32 shards)")
+        from model.quantize import quantize_int8
+        quantize_int8(model)
     engine = Engine(model, tokenizer, max_batch=min(args.max_batch or len(args.prompts), MAX_BATCH),
                     batching=args.batching, kv_cache=not args.no_kv_cache, max_step_tokens=args.max_step_tokens,
                     prefix_cache=not args.no_prefix_cache, layer_timing=args.layer_timing)

@@ -4,7 +4,9 @@ Shape of one step (``Engine.step``):
     schedule   pick the sequences and token counts of this pass (``model/scheduler.py``)
     pack       build the flat (N,) tokens of every request, positions, KV slots and attention groups (ragged:
                model/ragged.py), or, for the sharded runner and readable attention, padded (B, T) inputs
-    forward    one real pass of the model over those tokens, timed with ``perf_counter_ns``
+               (``model/runner.py``, the ModelRunner)
+    forward    one real pass of the model over those tokens, timed in parts by the ModelRunner
+               (a verify step of speculative decoding first runs the draft passes: ``model/speculative.py``)
     sample     draw the next token of every sequence that reached its last known token
     report     a plain-data ``StepReport``: phase, batch, tokens, measured ms, bytes read, blocks in use
 
@@ -22,16 +24,15 @@ from dataclasses import dataclass
 import torch
 
 from model.errors import RequestError
-from model.gpt2 import GPT2, AttentionBatch
-from model import ragged as ragged_pass
-from model.kv_cache import BlockManager, BlockTable, DecodeMirror, PagedKVCache
+from model.gpt2 import GPT2
+from model.kv_cache import BlockManager, PagedKVCache
 from model.loops import LoopWatch
-from model.ngram import NgramIndex, point_mass
 from model.report import StepReport, TokenEvent
-from model.stages import forward_stages
-from model.sampling import SamplingParams, distribution, make_generator, sample, top_k_probs
+from model.runner import ModelRunner, PassItem
+from model.sampling import SamplingParams, make_generator, sample, top_k_probs
 from model.scheduler import Schedule, Scheduler, Sequence, Status
-from model.speculative import accept_greedy, accept_sampled
+from model.speculative import speculative_step
+from model.stages import forward_stages
 from model.tokenizer import StreamDecoder, Tokenizer
 
 MAX_PROMPT_CHARS = 20_000  # longer typed text is cut before tokenizing, so a pasted book cannot stall a step
@@ -42,17 +43,6 @@ MAX_SEQS_IN_POOL = 64  # the batch slider and the benchmark go up to 64 sequence
 def default_threads() -> int:
     """Intra-op threads for torch: all cores but one (the GUI keeps a core), at least 1."""
     return max(1, (os.cpu_count() or 2) - 1)
-
-
-@dataclass
-class PassItem:
-    """One row of a forward pass: feed ``token_ids`` at positions ``start``.. of the sequence whose KV blocks are
-    ``table``, and return logits for the last ``n_logits`` of them."""
-
-    token_ids: list[int]
-    start: int
-    table: BlockTable
-    n_logits: int = 1
 
 
 @dataclass
@@ -85,7 +75,8 @@ class Engine:
     kv_budget_bytes: memory for the block pool; the pool holds at least one full context window.
     max_batch: most sequences per pass (``set_max_batch`` changes it while running).
     max_step_tokens: chunked-prefill budget of one pass, in tokens.
-    layer_timing: also time every layer (adds a small overhead, and a device sync per layer on CUDA).
+    layer_timing: also time every layer: two clock reads per layer inside the same flat pass as an untimed one
+    (at most a few % of a trip, bench --only trip), and a device sync per layer on CUDA.
     decode_layout: prepare the model for fast decoding (``GPT2.prepare_for_decode``: weight layout, the flat
     cached forward, oneDNN-packed weights for passes of 2+ rows); the bench turns it off on a separate copy to
     measure what it gains.
@@ -103,11 +94,9 @@ class Engine:
         tokenizer.token_bytes(0)  # build the byte table now, not inside the first request's time to first token
         self._labels: dict[int, str] = {}  # token id -> tokenizer.label(id): six labels per new token, each built once
         self.config = model.config
-        param = next(model.parameters())
+        param = model.ln_f.weight  # a float parameter (int8 weights compute in float32: model/quantize.py)
         self.device, self.dtype = param.device, param.dtype
         self.kv_cache_enabled = kv_cache
-        self.layer_timing = layer_timing
-        self.ragged = ragged
         self.weight_bytes = model.weight_bytes()
         cfg = self.config
         self.kv_bytes_per_token = PagedKVCache.bytes_per_token(cfg.n_layer, cfg.n_head, cfg.head_dim,
@@ -142,9 +131,9 @@ class Engine:
         self.draft_kind = "model"  # who guesses: "model" (the draft model) or "ngram" (prompt lookup, model/ngram.py)
         self.spec_proposed = 0  # over the engine's life: draft guesses checked, and kept
         self.spec_accepted = 0
-        self.runner = None  # a sharded runner (model/parallel/) runs the target's passes when set
-        self.last_workers: list[dict] = []  # per-worker timings of the last sharded pass
-        self._mirror: DecodeMirror | None = None  # contiguous K/V of the rows decoding together (batch > 1)
+        # packs and runs the passes, times them; a sharded runner (model/parallel/) set on it runs the target's
+        self.model_runner = ModelRunner(self.model, self.cache, block_size=block_size, n_positions=cfg.n_positions,
+                                        ragged=ragged, layer_timing=layer_timing)
         self.record_logits = False  # tests: keep every sampled row of logits, per request
         self.logits: dict[str, list[torch.Tensor]] = {}
 
@@ -277,18 +266,40 @@ class Engine:
         The K/V already computed live where the old runner kept them, so every running sequence is recomputed
         from its first token and the prefix cache is emptied; the block tables stay as they are.
         """
-        self.runner = runner
-        self.last_workers = []
+        self.model_runner.sharded = runner
+        self.model_runner.last_workers = []
         self.invalidate_kv()
 
     def invalidate_kv(self) -> None:
         """Forget every computed K/V: running sequences re-prefill at their next step, prefix hashes are dropped."""
         if self.blocks is not None:
             self.blocks.forget_hashes()
-        self._mirror = None
+        self.model_runner.drop_mirror()
         for seq in self.sequences():
             seq.num_computed = 0
             seq.draft_computed = 0
+
+    @property
+    def runner(self):
+        """The sharded runner that runs the target's passes (``set_runner``), or None."""
+        return self.model_runner.sharded
+
+    @property
+    def last_workers(self) -> list[dict]:
+        """Per-worker timings of the last sharded pass."""
+        return self.model_runner.last_workers
+
+    @property
+    def layer_timing(self) -> bool:
+        return self.model_runner.layer_timing
+
+    @layer_timing.setter
+    def layer_timing(self, on: bool) -> None:
+        self.model_runner.layer_timing = on
+
+    @property
+    def ragged(self) -> bool:
+        return self.model_runner.ragged
 
     @property
     def acceptance_rate(self) -> float | None:
@@ -310,144 +321,28 @@ class Engine:
 
     # ---- one forward pass ----------------------------------------------------------------------------------
 
-    def _pack_pass(self, items: list["PassItem"], cache: PagedKVCache | None, target: bool, mirror: bool = False
-                   ) -> tuple[torch.Tensor, object, torch.Tensor, int, torch.Tensor | None, int]:
-        """Inputs for one pass over ``items``: ragged when the items feed different numbers of tokens, unless ragged
-        passes are off, or the pass goes to the sharded runner, or the model keeps readable attention weights.
-        Items that all feed T tokens (a decode step, a lone prefill, a verify pass with equal guesses) are packed
-        (B, T): no padding there, the same rows, and ~0.02-0.05 ms less packing per step than the flat packing
-        (measured, docs/benchmarks.md "Reading beside writing"). Returns (input_ids, batch, logit_index, context tokens read,
-        pick, rows computed): pick int64 (B, K) maps the ragged pass's (M, V) logits to (B, K, V) (None when
-        padded: the logits are (B, K, V) already); rows computed: N real tokens, or B × T padded."""
-        model = self.model if target else self.draft
-        uniform = cache is not None and len({len(it.token_ids) for it in items}) == 1
-        if uniform or not self.ragged or (target and self.runner is not None) or model.h[0].attn.readable:
-            input_ids, batch, logit_index, context = self._pack(items, cache, mirror=mirror)
-            return input_ids, batch, logit_index, context, None, input_ids.numel()
-        used = []
+    def _pack_pass(self, items: list[PassItem], cache: PagedKVCache | None, target: bool, mirror: bool = False):
+        """``ModelRunner.pack`` for the target (``target``) or the draft model."""
+        return self.model_runner.pack(items, cache, self.model if target else self.draft, mirror)
 
-        def mirror_of(tables, starts, context_slots):
-            if self._mirror is None:
-                self._mirror = DecodeMirror(cache, self.config.n_positions)
-            out = self._mirror.prepare(tables, starts, context_slots)
-            if out is None:
-                self._mirror = None  # over its memory budget: gather as before
-            used.append(out is not None)
-            return out
-
-        n = max(max(it.start + len(it.token_ids) for it in items), self.block_size)
-        input_ids, batch, logit_index, pick, context = ragged_pass.pack(
-            items, self.block_size, self._arange(n), None if cache is None else cache.scratch_slot, self.device,
-            mirror_of if mirror and cache is self.cache else None)
-        if cache is self.cache and not any(used):
-            self._mirror = None  # this pass wrote the pool without the mirror: it is stale
-        return input_ids, batch, logit_index, context, pick, batch.rows
-
-    def _pack(self, items: list["PassItem"], cache: PagedKVCache | None, mirror: bool = False
-              ) -> tuple[torch.Tensor, AttentionBatch, torch.Tensor, int]:
-        """Padded inputs for one forward pass over ``items``.
-
-        Returns (input_ids int64 (B, T), the AttentionBatch, logit_index int64 (B, K), context tokens read).
-        Row b feeds items[b].token_ids at positions start.. and asks for logits at its last n_logits positions
-        (K = the largest n_logits; shorter rows repeat their last position).
-        mirror: a plain decode step of the target (``_plain_step``) may read the context from the decode mirror
-        (``DecodeMirror``) instead of gathering it from the pool every layer; any other pass of the target's cache
-        drops the mirror.
-        """
-        B = len(items)
-        lens = [len(it.token_ids) for it in items]
-        ends = [it.start + n for it, n in zip(items, lens)]
-        T, L, K = max(lens), max(ends), max(it.n_logits for it in items)
-        dev = self.device
-        ar = self._arange(max(L, T, self.block_size))
-        if T == 1:  # a decode step: one token per row, logits at it (K = 1)
-            input_ids = torch.tensor([it.token_ids for it in items], dtype=torch.long)  # (B, 1)
-            positions = torch.tensor([[it.start] for it in items], dtype=torch.long)  # (B, 1)
-            logit_index = torch.zeros((B, K), dtype=torch.long)
-            valid_q = None
-            ends_t = positions[:, 0] + 1
-        else:
-            input_ids = torch.tensor([list(it.token_ids) + [0] * (T - n) for it, n in zip(items, lens)],
-                                     dtype=torch.long)  # (B, T)
-            positions = torch.tensor([list(range(it.start, e)) + [0] * (T - n)
-                                      for it, n, e in zip(items, lens, ends)], dtype=torch.long)  # (B, T)
-            logit_index = torch.tensor([[min(n - it.n_logits + j, n - 1) for j in range(K)]
-                                        for it, n in zip(items, lens)], dtype=torch.long)  # (B, K)
-            valid_q = ar[None, :T] < torch.tensor(lens)[:, None]  # (B, T)
-            ends_t = torch.tensor(ends)
-        mask = ar[None, None, :L] <= positions[:, :, None]  # (B, T, L): causal, and within the row's length
-        if valid_q is not None:
-            mask &= valid_q[:, :, None]
-            mask[:, :, 0] |= ~valid_q  # pad rows look at key 0 so softmax stays finite; their output is dropped
-        sees_all = T == 1 and all(e == L for e in ends)  # one new token per row, every row has all L keys
-        context = sum(ends)
-        if cache is None:
-            batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev), sees_all=sees_all)
-            context = 0
-        else:
-            bs = self.block_size
-            context_start = None
-            if B == 1:
-                blocks = items[0].table.blocks[:-(-L // bs)]
-                if blocks == list(range(blocks[0], blocks[0] + len(blocks))):  # one run: read in place
-                    context_start = blocks[0] * bs
-            if context_start is not None:
-                context_slots = ar[:L][None] + context_start  # (1, L)
-                slot_mapping = positions + context_start  # (1, T)
-            else:
-                nb = -(-L // bs)
-                tables = [it.table.blocks[:nb] + [0] * (nb - len(it.table.blocks[:nb])) for it in items]
-                slots = (torch.tensor(tables, dtype=torch.long)[:, :, None] * bs + ar[:bs]).view(B, nb * bs)[:, :L]
-                scratch = cache.scratch_slot
-                context_slots = slots.masked_fill(ar[None, :L] >= ends_t[:, None], scratch)  # (B, L)
-                slot_mapping = slots.gather(1, positions)  # (B, T)
-                if valid_q is not None:
-                    slot_mapping.masked_fill_(~valid_q, scratch)
-            batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev),
-                                   slot_mapping=slot_mapping.to(dev), context_slots=context_slots.to(dev),
-                                   sees_all=sees_all, context_start=context_start)
-            if cache is self.cache:
-                if mirror and T == 1 and context_start is None and self.runner is None:
-                    if self._mirror is None:
-                        self._mirror = DecodeMirror(cache, self.config.n_positions)
-                    batch.mirror = self._mirror.prepare([it.table for it in items], [it.start for it in items],
-                                                        batch.context_slots)
-                    if batch.mirror is None:
-                        self._mirror = None  # over its memory budget: gather as before
-                else:
-                    self._mirror = None
-        return input_ids.to(dev), batch, logit_index.to(dev), context
-
-    def _arange(self, n: int) -> torch.Tensor:
-        """0, 1, ..., at least n - 1 (int64, CPU), grown by doubling and kept, so packing a step slices it."""
-        ar = getattr(self, "_ar", None)
-        if ar is None or ar.numel() < n:
-            ar = self._ar = torch.arange(max(n, 2 * (0 if ar is None else ar.numel()), 64))
-        return ar
+    def _pack(self, items: list[PassItem], cache: PagedKVCache | None, mirror: bool = False):
+        """``ModelRunner.pack_padded``: padded (B, T) inputs (input_ids, AttentionBatch, logit_index, context)."""
+        return self.model_runner.pack_padded(items, cache, mirror)
 
     def _sync(self) -> None:
-        if self.device.type == "cuda":
-            torch.cuda.synchronize(self.device)
+        self.model_runner.sync()
 
     def forward_timed(self, input_ids, batch, logit_index, model: GPT2 | None = None,
                       cache: PagedKVCache | None = None) -> tuple[torch.Tensor, float, list[float]]:
         """One forward pass (of the target unless ``model`` is given). Returns (logits (B, K, V), wall ms,
-        per-layer ms or [])."""
-        if model is None and self.runner is not None:
-            t0 = time.perf_counter_ns()
-            logits, self.last_workers = self.runner.forward(input_ids, batch, logit_index)
-            return logits, (time.perf_counter_ns() - t0) / 1e6, []
-        if model is None:
-            model, cache = self.model, self.cache
-        layer_ms: list[float] | None = [] if self.layer_timing and model is self.model else None
-        self._sync()
-        t0 = time.perf_counter_ns()
-        with torch.inference_mode():
-            if model is self.model:  # which code the pass runs, for the report's stages (model/stages.py)
-                self.last_fused = model.takes_fused_path(batch, cache, layer_ms)
-            logits = model(input_ids, batch=batch, kv_cache=cache, layer_ms=layer_ms, logit_index=logit_index)
-        self._sync()
-        return logits, (time.perf_counter_ns() - t0) / 1e6, layer_ms or []
+        per-layer ms or []); ``forward_parts`` also returns the weight-reading ms."""
+        logits, ms, layer_ms, _ = self.forward_parts(input_ids, batch, logit_index, model, cache)
+        return logits, ms, layer_ms
+
+    def forward_parts(self, input_ids, batch, logit_index, model: GPT2 | None = None,
+                      cache: PagedKVCache | None = None) -> tuple[torch.Tensor, float, list[float], float]:
+        """``ModelRunner.forward``: (logits (B, K, V), wall ms, per-layer ms or [], weight-read ms)."""
+        return self.model_runner.forward(input_ids, batch, logit_index, model, cache)
 
     def _label(self, token_id: int) -> str:
         label = self._labels.get(token_id)
@@ -526,7 +421,7 @@ class Engine:
                  for it in sched.items]
         input_ids, batch, logit_index, context, pick, rows = self._pack_pass(items, self.cache, True, mirror=True)
         kv_bytes = context * self.kv_bytes_per_token
-        logits, forward_ms, layer_ms = self.forward_timed(input_ids, batch, logit_index)
+        logits, forward_ms, layer_ms, read_ms = self.forward_parts(input_ids, batch, logit_index)
         if pick is not None:
             logits = logits.view(len(items), 1, -1)  # one logit row per item, in item order
         now = time.perf_counter_ns()
@@ -556,8 +451,8 @@ class Engine:
             step=self._step, phase=phase, request_ids=[it.seq.request_id for it in sched.items],
             batch=len(sched.items), tokens_in=sum(it.count for it in sched.items), tokens_out=len(events),
             rows_computed=rows,
-            wall_ms=(time.perf_counter_ns() - t0) / 1e6, forward_ms=forward_ms, weight_bytes=self.weight_bytes,
-            kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use,
+            wall_ms=(time.perf_counter_ns() - t0) / 1e6, forward_ms=forward_ms, weight_read_ms=read_ms,
+            weight_bytes=self.weight_bytes, kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use,
             num_blocks=self.num_blocks, prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms,
             tokens=events, workers=list(self.last_workers) if self.runner is not None else [],
             stages=self._head_stages(sched) + ["pack"] + self._pass_stages() + ["sample"])
@@ -570,121 +465,12 @@ class Engine:
         """The stages of one forward pass of the target as this engine runs it (``model.stages.forward_stages``)."""
         sharded = getattr(self.runner, "mode", "tp") if self.runner is not None else ""
         return forward_stages(self.config.n_layer, self.cache is not None, sharded,
-                              fused=not sharded and getattr(self, "last_fused", False))
+                              fused=not sharded and self.model_runner.last_fused)
 
     def _speculative_step(self, sched: Schedule, t0: int) -> StepReport:
-        """Draft k guesses per sequence, verify them in one target pass, keep the agreeing prefix."""
-        seqs = [it.seq for it in sched.items]
-        ks = []
-        for seq in seqs:
-            n = len(seq.token_ids)
-            k = max(0, min(self.draft_k, seq.max_new_tokens - seq.num_generated - 1,
-                           self.config.n_positions - n - 1))
-            if k and not self.blocks.ensure_capacity(seq.table, n + k):
-                k = 0  # no room for the guesses: this sequence decodes plainly inside the verify pass
-            ks.append(k)
-        # 1. the apprentice proposes: the draft model, one draft pass per guess (the first also catches the draft's
-        # cache up), or prompt lookup (no pass at all)
-        self._sync()
-        t_draft = time.perf_counter_ns()
-        proposals: list[list[int]] = [[] for _ in seqs]
-        q_rows: list[list[torch.Tensor]] = [[] for _ in seqs]
-        if self.draft_kind == "ngram":
-            for b, seq in enumerate(seqs):
-                if ks[b]:
-                    if seq.ngram_index is None:
-                        seq.ngram_index = NgramIndex()
-                    proposals[b] = seq.ngram_index.propose(seq.token_ids, ks[b])
-                    ks[b] = len(proposals[b])  # nothing matched: this sequence decodes plainly in the verify pass
-            if not any(ks):
-                report = self._plain_step(sched, t0)  # no guess anywhere: an ordinary decode step
-                report.stages.insert(report.stages.index("pack"), "lookup_draft")  # after looking for one
-                return report
-            ks_model = [0] * len(seqs)
-        else:
-            ks_model = ks
-        for j in range(max(ks_model)):
-            rows = [b for b, k in enumerate(ks_model) if j < k]
-            items = []
-            for b in rows:
-                seq = seqs[b]
-                if j == 0:
-                    start = min(seq.draft_computed, len(seq.token_ids) - 1)
-                    items.append(PassItem(seq.token_ids[start:], start, seq.table))
-                else:
-                    items.append(PassItem([proposals[b][-1]], len(seq.token_ids) + j - 1, seq.table))
-            input_ids, batch, logit_index, _, pick, _ = self._pack_pass(items, self.draft_cache, False)
-            logits, _, _ = self.forward_timed(input_ids, batch, logit_index, self.draft, self.draft_cache)
-            if pick is not None:
-                logits = logits.view(len(items), 1, -1)
-            for row, b in enumerate(rows):
-                token, q = sample(logits[row, -1], seqs[b].sampling, seqs[b].generator)
-                proposals[b].append(token)
-                q_rows[b].append(q)
-        for b, seq in enumerate(seqs):
-            if ks_model[b]:
-                seq.draft_computed = len(seq.token_ids) + ks_model[b] - 1
-        self._sync()
-        draft_ms = (time.perf_counter_ns() - t_draft) / 1e6
-        # 2. one target pass checks every guess (k + 1 positions per sequence)
-        items = [PassItem([seq.token_ids[-1]] + proposals[b], len(seq.token_ids) - 1, seq.table, ks[b] + 1)
-                 for b, seq in enumerate(seqs)]
-        input_ids, batch, logit_index, context, pick, rows_computed = self._pack_pass(items, self.cache, True)
-        logits, verify_ms, layer_ms = self.forward_timed(input_ids, batch, logit_index)
-        if pick is not None:
-            logits = logits[pick.to(logits.device)]  # (B, K, V)
-        # 3. keep the agreeing prefix, then the target's own token
-        now = time.perf_counter_ns()
-        events, accepted, bonus = [], 0, 0
-        for b, seq in enumerate(seqs):
-            k = ks[b]
-            rows = logits[b, :k + 1].float()  # (k + 1, V)
-            if self.record_logits:
-                self.logits.setdefault(seq.request_id, []).extend(rows.clone())
-            if seq.sampling.greedy:
-                a, emitted = accept_greedy(rows, proposals[b])
-            else:
-                p = torch.stack([distribution(r, seq.sampling) for r in rows])
-                if self.draft_kind == "ngram":  # a deterministic guess: the draft's q is a point mass on it
-                    q = point_mass(proposals[b], p.size(-1), p.dtype, p.device)
-                else:
-                    q = torch.stack(q_rows[b]) if k else p[:0]
-                a, emitted = accept_sampled(p, q, proposals[b], seq.generator)
-            accepted += a
-            bonus += int(k > 0 and a == k)
-            if seq.sampling.greedy:  # one softmax and top-5 for every emitted row (greedy shows the plain softmax)
-                top = torch.topk(torch.softmax(rows[:len(emitted)], dim=-1), min(5, rows.size(-1)))
-                tops = [list(zip(i, p)) for i, p in zip(top.indices.tolist(), top.values.tolist())]
-            else:
-                tops = [top_k_probs(p[i], 5) for i in range(len(emitted))]  # p: the rows' distributions above
-            for i, token in enumerate(emitted):
-                event = self._emit(seq, token, tops[i], now)
-                event.accepted_from_draft = i < a
-                events.append(event)
-                if event.finish_reason is not None:
-                    break
-            if seq.status is Status.RUNNING:
-                seq.num_computed = len(seq.token_ids) - 1  # the newest token is fed by the next pass
-                seq.draft_computed = min(seq.draft_computed, seq.num_computed)
-                self.blocks.truncate(seq.table, len(seq.token_ids))  # give back blocks of rejected guesses
-                self.blocks.register_full_blocks(seq.table, seq.token_ids, seq.num_computed)
-        proposed = sum(ks)
-        self.spec_proposed += proposed
-        self.spec_accepted += accepted
-        self._step += 1
-        return StepReport(
-            step=self._step, phase="verify", request_ids=[s.request_id for s in seqs], batch=len(seqs),
-            tokens_in=sum(k + 1 for k in ks), tokens_out=len(events), wall_ms=(time.perf_counter_ns() - t0) / 1e6,
-            rows_computed=rows_computed,
-            forward_ms=verify_ms, weight_bytes=self.weight_bytes, kv_bytes=context * self.kv_bytes_per_token,
-            kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks,
-            prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms, tokens=events, proposed=proposed,
-            accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms, draft_kind=self.draft_kind,
-            guesses=[{"request_id": s.request_id, "labels": [self._label(t) for t in proposals[b]]}
-                     for b, s in enumerate(seqs)],
-            workers=list(self.last_workers) if self.runner is not None else [],
-            stages=self._head_stages(sched) + ["lookup_draft" if self.draft_kind == "ngram" else "draft", "pack"]
-            + self._pass_stages() + ["verify" if all(s.sampling.greedy for s in seqs) else "verify_sampled"])
+        """Draft k guesses per sequence, verify them in one target pass, keep the agreeing prefix
+        (``model/speculative.py``)."""
+        return speculative_step(self, sched, t0)
 
     # ---- occupancy ------------------------------------------------------------------------------------------
 
@@ -710,6 +496,7 @@ class Engine:
         return {"name": cfg.name, "n_layer": cfg.n_layer, "n_head": cfg.n_head, "n_embd": cfg.n_embd,
                 "n_positions": cfg.n_positions, "vocab_size": cfg.vocab_size,
                 "parameters": self.model.num_parameters(), "weight_bytes": self.weight_bytes,
+                "weights": self.model.weights,
                 "layer_weight_bytes": self.model.layer_weight_bytes()}
 
     # ---- convenience ---------------------------------------------------------------------------------------

@@ -28,51 +28,13 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from model.config_fields import ACTIVATIONS, REFUSED_UNLESS  # config.json's fields: honoured, ignored, refused
+from model.flat_forward import FlatForward
 from model.ragged import RaggedBatch, attend
+from model.timing import NULL_TIMER, time_modules
 
 if TYPE_CHECKING:  # pragma: no cover
     from model.kv_cache import PagedKVCache
-
-
-# ---- config.json, field by field ----------------------------------------------------------------------------
-# Every field of transformers' GPT2Config (plus the PretrainedConfig / GenerationConfig keys a GPT-2 directory
-# carries) is either honoured (a GPT2Config field below), irrelevant to what the engine computes (listed with
-# the reason), or refused unless it has its neutral value (the directory is refused with a message naming it).
-# Checked against transformers.GPT2LMHeadModel in tests/model/test_config_fields.py.
-ACTIVATIONS = ("gelu_new", "gelu_pytorch_tanh", "gelu_fast", "gelu", "quick_gelu", "relu", "silu", "swish", "tanh")
-IRRELEVANT_FIELDS = {
-    **dict.fromkeys(("resid_pdrop", "embd_pdrop", "attn_pdrop", "summary_first_dropout"),
-                    "dropout: training only, the engine never drops"),
-    "initializer_range": "initialisation: training only",
-    **dict.fromkeys(("summary_type", "summary_use_proj", "summary_activation", "summary_proj_to_labels"),
-                    "GPT2DoubleHeadsModel's classification head, not the language model"),
-    **dict.fromkeys(("use_cache", "output_attentions", "output_hidden_states", "return_dict", "torchscript"),
-                    "what a forward call returns, not what it computes"),
-    **dict.fromkeys(("model_type", "architectures", "transformers_version", "_name_or_path", "task_specific_params",
-                     "id2label", "label2id", "num_labels", "problem_type", "finetuning_task", "tokenizer_class",
-                     "prefix", "_commit_hash", "n_ctx"), "bookkeeping (model_type is checked; n_ctx read if no n_positions)"),
-    **dict.fromkeys(("torch_dtype", "dtype"), "storage dtype: weights are converted to the engine's dtype (fp32)"),
-    "pad_token_id": "padding is masked, a pad id is never fed",
-    "sep_token_id": "not used by a decoder-only LM",
-    "decoder_start_token_id": "encoder-decoder models only (is_encoder_decoder is refused)",
-    "reorder_and_upcast_attn": "numerics only: scores are upcast to fp32, which the engine's fp32 already is",
-    # decoding strategy: the app's own controls choose it, as arguments given to generate() override these
-    **dict.fromkeys(("do_sample", "temperature", "top_k", "top_p", "typical_p", "num_beams", "num_beam_groups",
-                     "num_return_sequences", "max_length", "max_new_tokens", "early_stopping", "length_penalty",
-                     "diversity_penalty", "penalty_alpha", "chunk_size_feed_forward", "tf_legacy_loss",
-                     "use_bfloat16", "remove_invalid_values", "output_scores", "return_dict_in_generate",
-                     "cross_attention_hidden_size", "tie_encoder_decoder", "is_decoder"),
-                    "decoding choices the app makes itself (max tokens, temperature, top-k, top-p)"),
-}
-# field -> the only value accepted (None: absent or null). Anything else changes the arithmetic or the stop.
-REFUSED_UNLESS = {
-    "add_cross_attention": False, "is_encoder_decoder": False, "quantization_config": None, "pruned_heads": {},
-    "min_length": 0, "min_new_tokens": None, "suppress_tokens": None, "begin_suppress_tokens": None,
-    "bad_words_ids": None, "forced_bos_token_id": None, "forced_eos_token_id": None, "repetition_penalty": 1.0,
-    "no_repeat_ngram_size": 0, "encoder_no_repeat_ngram_size": 0, "stop_strings": None, "sequence_bias": None,
-    "exponential_decay_length_penalty": None, "forced_decoder_ids": None, "epsilon_cutoff": 0.0,
-    "eta_cutoff": 0.0, "min_p": None, "renormalize_logits": False,
-}
 
 
 @dataclass
@@ -363,7 +325,7 @@ class GPT2(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, batch: AttentionBatch | None = None,
                 kv_cache: "PagedKVCache | None" = None, layer_ms: list[float] | None = None,
-                logit_index: torch.Tensor | None = None) -> torch.Tensor:
+                logit_index: torch.Tensor | None = None, read_timer=None) -> torch.Tensor:
         """Logits for ``input_ids``.
 
         input_ids: int64 (B, T). With ``batch`` None this is a plain causal pass from position 0 (training,
@@ -372,13 +334,28 @@ class GPT2(nn.Module):
         (model/ragged.py) input_ids is the flat int64 (N,) of every request's tokens, logit_index int64 (M,)
         flat rows, and the result (M, V) (or (N, V) without logit_index).
         layer_ms: if given, the wall time of each block in ms is appended (synchronising on CUDA).
+        read_timer: if given (``model/timing.py``), every weight-reading op of the pass (each Linear's GEMV/GEMM,
+        the LM head, the embedding gathers) is bracketed by its ``begin()`` / ``end()``.
         logit_index: int64 (B, K): compute the LM head only at these positions of each row (the LM head is
         the largest matmul of a small model; a decode step needs one position per sequence).
         Returns float logits (B, T, V), or (B, K, V) with logit_index.
         Raises ValueError if a position reaches n_positions.
         """
-        if self.takes_fused_path(batch, kv_cache, layer_ms):
-            return self._forward_cached(input_ids, batch, kv_cache, logit_index)
+        if self.takes_fused_path(batch, kv_cache):
+            if self._flat.key != self.weights_key():  # a weight was replaced (not modified in place): re-take views
+                self.prepare_for_decode()
+            return self._flat.forward(input_ids, batch, kv_cache, logit_index, read_timer or NULL_TIMER, layer_ms)
+        if read_timer is None:
+            return self._forward_modules(input_ids, batch, kv_cache, layer_ms, logit_index, NULL_TIMER)
+        handles = time_modules(self, read_timer)  # the modules' Linear and Embedding calls, bracketed
+        try:
+            return self._forward_modules(input_ids, batch, kv_cache, layer_ms, logit_index, read_timer)
+        finally:
+            for h in handles:
+                h.remove()
+
+    def _forward_modules(self, input_ids, batch, kv_cache, layer_ms, logit_index, rt) -> torch.Tensor:
+        """``forward`` through the modules (training, readable attention, hooks, a model not prepared)."""
         ragged = isinstance(batch, RaggedBatch)
         if ragged and self.h[0].attn.readable:
             raise ValueError("readable attention keeps (B, nh, T, L) weights: it needs a padded batch")
@@ -406,15 +383,25 @@ class GPT2(nn.Module):
         elif logit_index is not None:
             x = x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1)))  # (B, K, C)
         x = self.ln_f(x)
-        head_t = self._decode_head()
+        if self.weights == "int8":  # int8 rows and scales (model/quantize.py): the tied head reads wte's rows
+            rt.begin()
+            logits = self.wte.logits(x) if self.lm_head is None else self.lm_head.forward(x)  # no hooks: timed here
+            rt.end()
+            return logits
+        head_t = None if self._flat is None or torch.is_grad_enabled() else self._flat.head_t()
+        rt.begin()
         if head_t is not None:
-            return x @ head_t  # (B, T, V): the same product from a contiguous [C, V] copy
-        return x @ self.lm_head_weight().t()  # (B, T, V): the LM head
+            logits = x @ head_t  # (B, T, V): the same product from a contiguous [C, V] copy
+        else:
+            logits = x @ self.lm_head_weight().t()  # (B, T, V): the LM head
+        rt.end()
+        return logits
 
-    def takes_fused_path(self, batch, kv_cache, layer_ms) -> bool:
-        """True when ``forward`` with these arguments (and autograd off) runs ``_forward_cached``, the flat
-        fused pass, instead of the blocks' modules (model/stages.py names the stages of either)."""
-        return (batch is not None and kv_cache is not None and layer_ms is None and self._fast_layers is not None
+    def takes_fused_path(self, batch, kv_cache) -> bool:
+        """True when ``forward`` with these arguments (and autograd off) runs ``FlatForward.forward``
+        (model/flat_forward.py), not the blocks' modules (``_forward_modules``), layer timing or not: the flat
+        pass times its layers too (model/stages.py names the stages of either)."""
+        return (batch is not None and kv_cache is not None and self._flat is not None
                 and not torch.is_grad_enabled() and not self.h[0].attn.readable and not self._hooked())
 
     def lm_head_weight(self) -> torch.Tensor:
@@ -433,38 +420,21 @@ class GPT2(nn.Module):
         the embedding lookup). The copy is used only with autograd off, and is rebuilt if the head weight
         changes in place (its version counter moves).
 
-        It also enables the flat cached forward (``_forward_cached``) for engine passes with autograd off and no
-        module hooks: the same arithmetic without per-module calls. Passes of 2 or more rows (batched decode,
-        prefill, speculative verify) run their GEMMs on oneDNN-packed copies of the block weights and the LM
-        head, made at the first such pass: about the weights' size again in memory (17 MB for the bundled
-        model, 0.5 GB for GPT-2 small), up to 2–3× faster than MKL at 4–16 rows on this CPU. Returns self.
+        It also enables the flat cached forward (``model/flat_forward.py``) for engine passes with autograd off and
+        no module hooks: the same arithmetic without per-module calls; passes of 2+ rows run oneDNN-packed copies
+        of the weights (about their size again in memory, made at the first such pass). Returns self.
         """
         for module in self.modules():
             if isinstance(module, nn.Linear) and module is not self.lm_head:
                 w = module.weight
                 if not w.t().is_contiguous():
                     w.data = w.data.t().contiguous().t()
-        self._head_t_for = None
-        self._decode_head_enabled = True
-        self._decode_head()
-        self._fast_layers = None
-        self._submodules = list(self.modules())
-        cfg = self.config
-        fuse = {"gelu_new": "tanh", "gelu_pytorch_tanh": "tanh", "gelu_fast": "tanh", "gelu": "none"}
-        self._fused_act = fuse.get(cfg.activation_function)  # oneDNN's gelu algorithm, or None: apply act apart
-        with torch.no_grad():
-            self._fast_layers = [
-                (b.ln_1.weight, b.ln_1.bias, b.attn.c_attn.weight.t(), b.attn.c_attn.bias, b.attn.c_proj.weight.t(),
-                 b.attn.c_proj.bias, b.ln_2.weight, b.ln_2.bias, b.mlp.c_fc.weight.t(), b.mlp.c_fc.bias,
-                 b.mlp.c_proj.weight.t(), b.mlp.c_proj.bias, cfg.attention_scale(i), b.mlp.act)
-                for i, b in enumerate(self.h)]
-        self._fast_for = self._fast_key()
-        self._packable = [w for b in self.h for w in (b.attn.c_attn.weight, b.attn.c_proj.weight, b.mlp.c_fc.weight,
-                                                      b.mlp.c_proj.weight)] + [self.lm_head_weight()]
+        self._flat = FlatForward(self)
         return self
 
-    _fast_layers: list | None = None  # set by prepare_for_decode: per block, its tensors in the order used
-    _DERIVED = ("_fast_layers", "_fast_for", "_submodules", "_packed", "_packed_for", "_packable")
+    _flat: FlatForward | None = None  # set by prepare_for_decode (model/flat_forward.py)
+    weights = "fp32"  # "int8" once model/quantize.py has made the book thinner
+    _DERIVED = ("_flat",)
 
     def __getstate__(self) -> dict:
         """Copies and pickles leave out what ``prepare_for_decode`` derived (views and oneDNN-packed copies of
@@ -472,7 +442,7 @@ class GPT2(nn.Module):
         state = super().__getstate__() if hasattr(super(), "__getstate__") else self.__dict__
         return {k: v for k, v in state.items() if k not in self._DERIVED}
 
-    def _fast_key(self) -> tuple[int, int]:
+    def weights_key(self) -> tuple[int, int]:
         """Replacing the weights (model.to, load_state_dict(assign=True)) replaces them all; two pointers see it."""
         return self.wte.weight.data_ptr(), self.h[-1].mlp.c_proj.weight.data_ptr()
 
@@ -482,123 +452,7 @@ class GPT2(nn.Module):
         from torch.nn.modules import module as m
         if m._global_forward_hooks or m._global_forward_pre_hooks:
             return True
-        return any(mod._forward_hooks or mod._forward_pre_hooks for mod in self._submodules)
-    _packed: list | None = None  # oneDNN-packed weights, and the (data_ptr, version) of each weight they copy
-    _packed_for: tuple | None = None
-
-    # oneDNN packed weights pay from this many rows per GEMM (measured, docs/benchmarks-engine.md: at 1 row MKL's
-    # GEMV is faster, from 2 rows oneDNN's blocked GEMM is up to 2x faster than MKL on this CPU)
-    PACKED_MIN_ROWS = 2
-
-    def _packed_weights(self) -> list | None:
-        """oneDNN-packed copies of every block weight and the LM head (``torch.ops.mkldnn._reorder_linear_weight``,
-        the layout Inductor uses for CPU linears), packed for 16 rows; rebuilt when any weight changes in place
-        (version counters). None where oneDNN is not available (MKL's GEMM is used instead)."""
-        if not torch.backends.mkldnn.is_available() or self.wte.weight.dtype != torch.float32 \
-                or self.wte.weight.device.type != "cpu":
-            return None
-        weights = self._packable
-        key = (self._fast_for, [w._version for w in weights])
-        if self._packed_for != key:
-            try:
-                self._packed = [torch.ops.mkldnn._reorder_linear_weight(w.detach(), 16) for w in weights]
-            except (RuntimeError, AttributeError):  # a build without the op: MKL's GEMM it is
-                self._packed = None
-            self._packed_for = key
-        return self._packed
-
-    def _forward_cached(self, input_ids: torch.Tensor, batch: AttentionBatch, kv_cache: "PagedKVCache",
-                        logit_index: torch.Tensor | None) -> torch.Tensor:
-        """``forward`` with a KV cache and autograd off, written as a flat sequence of tensor ops on (B·T, C)
-        rows: the same arithmetic as the blocks' modules (within float rounding), without their per-call
-        overhead, which at batch 1 costs as much as the weights' GEMVs on this CPU. With 2+ rows the GEMMs run
-        on oneDNN-packed weights (``_packed_weights``), with the MLP's GELU fused into the first.
-        Returns float logits (B, K, V) with ``logit_index``, else (B, T, V)."""
-        if self._fast_key() != self._fast_for:  # a weight was replaced (not modified in place): re-take views
-            self.prepare_for_decode()
-        ragged = isinstance(batch, RaggedBatch)
-        B, T = (1, input_ids.numel()) if ragged else input_ids.shape
-        N = B * T
-        cfg = self.config
-        C, nh, hs = cfg.n_embd, cfg.n_head, cfg.head_dim
-        eps = cfg.layer_norm_epsilon
-        packed = self._packed_weights() if N >= self.PACKED_MIN_ROWS else None
-        linear = torch.ops.mkldnn._linear_pointwise if packed is not None else None
-        x = F.embedding(input_ids.reshape(N), self.wte.weight) + F.embedding(batch.positions.reshape(N),
-                                                                             self.wpe.weight)  # (N, C)
-        if not ragged:
-            mask = batch.attn_mask
-            in_place = batch.context_start is not None
-            mirror = batch.mirror if T == 1 else None
-            L = batch.context_slots.size(1)
-            start = batch.context_start
-        for i, (w1, b1, wqkv, bqkv, wo, bo, w2, b2, wfc, bfc, wp, bp, scale, act) in enumerate(self._fast_layers):
-            h = F.layer_norm(x, (C,), w1, b1, eps)
-            qkv = torch.addmm(bqkv, h, wqkv) if packed is None else linear(h, packed[4 * i], bqkv, "none", [None], "")
-            if ragged:
-                y = attend(qkv, i, batch, kv_cache, scale, nh)  # (N, C): each request over its own keys
-                x = x + (torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], ""))
-                x = self._mlp_fast(x, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps)
-                continue
-            q = qkv[:, :C].view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
-            kv_cache.write(i, batch.slot_mapping, qkv[:, C:2 * C].view(B, T, nh, hs), qkv[:, 2 * C:].view(B, T, nh, hs))
-            if in_place:
-                k, v = kv_cache.view(i, start, L)  # 2 × (1, L, nh, hs)
-            elif mirror is not None:
-                mk, mv = mirror[0][i], mirror[1][i]  # (B, nh, capacity, hs): head-major, each head's keys one run
-                mk.view(-1, hs).index_copy_(0, mirror[2], qkv[:, C:2 * C].reshape(N * nh, hs))
-                mv.view(-1, hs).index_copy_(0, mirror[2], qkv[:, 2 * C:].reshape(N * nh, hs))
-                k, v = mk[:, :, :L], mv[:, :, :L]  # 2 × (B, nh, L, hs)
-            else:
-                k, v = kv_cache.gather(i, batch.context_slots)  # 2 × (B, L, nh, hs)
-            if mirror is None or in_place:
-                k, v = k.transpose(1, 2), v.transpose(1, 2)  # (B, nh, L, hs)
-            if batch.sees_all:
-                y = F.scaled_dot_product_attention(q, k, v, scale=scale)
-            else:
-                y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)  # (B, nh, T, hs)
-            y = y.transpose(1, 2).reshape(N, C)
-            x = x + (torch.addmm(bo, y, wo) if packed is None else linear(y, packed[4 * i + 1], bo, "none", [None], ""))
-            x = self._mlp_fast(x, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps)
-        if ragged:
-            x = x if logit_index is None else x.index_select(0, logit_index)  # (M, C): only the rows sampled
-            K = None
-        elif logit_index is not None:
-            K = logit_index.size(1)
-            if T > 1 or K > 1:
-                x = x.view(B, T, C).gather(1, logit_index[:, :, None].expand(-1, -1, C)).view(B * K, C)
-        else:
-            K = T
-        x = F.layer_norm(x, (C,), self.ln_f.weight, self.ln_f.bias, eps)
-        if packed is not None:
-            logits = linear(x, packed[-1], None, "none", [None], "")
-        else:
-            logits = x @ self._decode_head()
-        return logits if K is None else logits.view(B, K, -1)
-
-    def _mlp_fast(self, x, i, packed, linear, w2, b2, wfc, bfc, wp, bp, act, eps) -> torch.Tensor:
-        """x + MLP(LayerNorm(x)) for block i on (N, C) rows (the flat cached forward's second half)."""
-        h = F.layer_norm(x, (x.size(-1),), w2, b2, eps)
-        if packed is None:
-            h = act(torch.addmm(bfc, h, wfc))
-            return x + torch.addmm(bp, h, wp)
-        if self._fused_act is not None:
-            h = linear(h, packed[4 * i + 2], bfc, "gelu", [None], self._fused_act)
-        else:
-            h = act(linear(h, packed[4 * i + 2], bfc, "none", [None], ""))
-        return x + linear(h, packed[4 * i + 3], bp, "none", [None], "")
-
-    def _decode_head(self) -> torch.Tensor | None:
-        """The contiguous [C, V] head copy, (re)built when stale; None unless prepared and autograd is off."""
-        if not getattr(self, "_decode_head_enabled", False) or torch.is_grad_enabled():
-            return None
-        w = self.lm_head_weight()
-        key = (w.data_ptr(), w._version, w.dtype, w.device)
-        if getattr(self, "_head_t_for", None) != key:
-            with torch.no_grad():
-                self._head_t = w.detach().t().contiguous()  # (C, V)
-            self._head_t_for = key
-        return self._head_t
+        return any(mod._forward_hooks or mod._forward_pre_hooks for mod in self._flat.submodules)
 
     def set_readable_attention(self, on: bool) -> None:
         """Switch every layer to ``attention_reference`` so ``attention_weights`` can be read after a pass."""
@@ -611,13 +465,24 @@ class GPT2(nn.Module):
         return [block.attn.last_weights for block in self.h]
 
     def num_parameters(self) -> int:
-        """Parameters counted once (a tied LM head shares ``wte``; an untied one is counted)."""
+        """Parameters counted once (a tied LM head shares ``wte``; an untied one is counted; int8 weights count
+        one each, their scales not)."""
         return sum(p.numel() for p in self.parameters())
 
     def weight_bytes(self) -> int:
-        """Bytes of all parameters as stored now (dtype-aware)."""
-        return sum(p.numel() * p.element_size() for p in self.parameters())
+        """Bytes of the weights as stored now: every parameter (dtype-aware: 4 bytes in fp32, 1 in int8) and the
+        int8 weights' float32 row scales (``model/quantize.py``)."""
+        return _stored_bytes(self)
 
     def layer_weight_bytes(self) -> list[int]:
-        """Bytes of each transformer block's parameters, in layer order: the size of each chapter."""
-        return [sum(p.numel() * p.element_size() for p in b.parameters()) for b in self.h]
+        """Bytes of each transformer block's weights (as ``weight_bytes``), in layer order: each chapter's size."""
+        return [_stored_bytes(b) for b in self.h]
+
+
+def _stored_bytes(module: nn.Module) -> int:
+    """Bytes of the parameters and persistent buffers (int8 scales) of ``module``, each tensor once."""
+    tensors = {id(p): p for p in module.parameters()}
+    for m in module.modules():
+        tensors.update({id(b): b for name, b in m._buffers.items()
+                        if b is not None and name not in m._non_persistent_buffers_set})
+    return sum(t.numel() * t.element_size() for t in tensors.values())

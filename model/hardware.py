@@ -7,6 +7,7 @@ A decode step must read every weight once, so no step can be faster than
 
 from __future__ import annotations
 
+import os
 import platform
 import time
 from pathlib import Path
@@ -79,31 +80,128 @@ def last_level_cache_bytes() -> int | None:
     return best
 
 
-def decode_floors(weight_bytes: int, threads: int | None = None) -> dict:
+def _measure_bandwidths(weight_bytes: int, threads: int | None, passes: int) -> dict:
+    """``passes`` measurements of both read speeds (bytes/s) for weights of ``weight_bytes``: each pass is the
+    best of ``measure_read_bandwidth``'s repeats, with the better of 1 thread and all cores when ``threads`` is
+    None. Returns {"cache": [bytes/s per pass], "dram": [...]}."""
+    llc = last_level_cache_bytes()
+    counts = [threads] if threads else sorted({1, os.cpu_count() or 1})
+    out: dict = {"cache": [], "dram": []}
+    for _ in range(max(1, passes)):
+        out["cache"].append(max(measure_read_bandwidth(max(weight_bytes, 2**20), t) for t in counts))
+        out["dram"].append(max(measure_read_bandwidth(max(4 * (llc or 64 * 2**20), 256 * 2**20), t, repeats=3)
+                               for t in counts))
+    return out
+
+
+FLOOR_PASSES = 5  # the read speed of the floor is the median of this many passes (one pass varied 2.4x, issue 34)
+FLOOR_CACHE_VERSION = 1
+
+
+def machine_key() -> dict:
+    """What identifies this machine for the cached read speed: host name, processor, cores, last-level cache,
+    architecture and torch version. A cache copied to (or a home folder mounted on) another machine does not
+    match, so its figures are measured again there instead of trusted."""
+    import torch
+    return {"host": platform.node(), "cpu": cpu_name(), "cores": os.cpu_count(), "l3_bytes": last_level_cache_bytes(),
+            "arch": platform.machine(), "torch": torch.__version__}
+
+
+def floor_cache_path() -> Path:
+    """The cached read speeds: ``$ONE_TRIP_CACHE_DIR`` if set (tests), else the user's cache folder
+    (``platformdirs.user_cache_dir("one-trip")``), file ``read_speed.json``."""
+    folder = os.environ.get("ONE_TRIP_CACHE_DIR")
+    if not folder:
+        import platformdirs
+        folder = platformdirs.user_cache_dir("one-trip", appauthor=False)
+    return Path(folder) / "read_speed.json"
+
+
+def _load_cache(path: Path, key: dict) -> dict:
+    """The cache's entries for this machine ({entry name: {...}}), {} when missing, unreadable, of another
+    version or of another machine."""
+    import json
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != FLOOR_CACHE_VERSION or data.get("machine") != key:
+        return {}
+    entries = data.get("entries")
+    return entries if isinstance(entries, dict) else {}
+
+
+def _save_cache(path: Path, key: dict, entries: dict) -> None:
+    """Write the cache atomically (a temporary file, then a rename); a folder that cannot be written is logged
+    and otherwise ignored (the figures were measured; they are only not kept)."""
+    import json
+    import logging
+    import tempfile
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".read_speed.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"version": FLOOR_CACHE_VERSION, "machine": key, "entries": entries}, f, indent=1)
+        os.replace(tmp, path)
+    except OSError as exc:
+        logging.getLogger("one_trip.hardware").warning("could not keep the measured read speed in %s: %s", path, exc)
+
+
+def read_speeds(weight_bytes: int, threads: int | None = None, remeasure: bool = False,
+                passes: int = FLOOR_PASSES) -> dict:
+    """The memory's read speeds for the decode floor of weights of ``weight_bytes``, measured once per machine.
+
+    The first call on a machine (or with ``remeasure``) measures ``passes`` passes (``_measure_bandwidths``,
+    about 1–3 s) and keeps their medians in ``floor_cache_path()`` keyed by ``machine_key()``, the weight
+    bytes and ``threads``; later calls read them back. Returns {"cache_bandwidth_bytes_per_s",
+    "dram_bandwidth_bytes_per_s" (medians, bytes/s), "cache_passes", "dram_passes" (bytes/s per pass),
+    "measured_at" (Unix s), "source": "measured" | "cached", "path"}.
+    """
+    path = floor_cache_path()
+    key = machine_key()
+    name = f"{int(weight_bytes)}:{threads or 'best'}"
+    entries = _load_cache(path, key)
+    entry = entries.get(name)
+    ok = isinstance(entry, dict) and all(
+        isinstance(entry.get(k), (int, float)) and entry[k] > 0 for k in ("cache_bandwidth_bytes_per_s",
+                                                                         "dram_bandwidth_bytes_per_s"))
+    if ok and not remeasure:
+        return {**entry, "source": "cached", "path": str(path)}
+    import statistics
+    m = _measure_bandwidths(int(weight_bytes), threads, passes)
+    entry = {"cache_bandwidth_bytes_per_s": statistics.median(m["cache"]),
+             "dram_bandwidth_bytes_per_s": statistics.median(m["dram"]),
+             "cache_passes": m["cache"], "dram_passes": m["dram"], "measured_at": time.time()}
+    entries = {**entries, name: entry}
+    _save_cache(path, key, entries)
+    return {**entry, "source": "measured", "path": str(path)}
+
+
+def decode_floors(weight_bytes: int, threads: int | None = None, remeasure: bool = False) -> dict:
     """Both floors of a decode step for weights of ``weight_bytes``, and which one applies.
 
     cache: read bandwidth on a buffer the size of the weights (it stays in the last-level cache between reads
     when it fits there); dram: read bandwidth on a buffer 4 × the last-level cache (at least 256 MiB), so
     nothing is re-read from cache. Both with ``threads`` threads (None: the better of 1 thread and all cores,
-    the machine's own bound). The cache floor applies when the weights fit in the last-level cache, else the
-    DRAM floor (a lower bound either way: other processes sharing the cache can push a small model's step
-    towards the DRAM floor). Returns {"weight_bytes", "l3_bytes",
-    "cache_bandwidth_bytes_per_s", "dram_bandwidth_bytes_per_s", "cache_floor_ms", "dram_floor_ms",
-    "applies": "cache" | "dram", "bandwidth_bytes_per_s", "floor_ms"} (the last two: the applicable ones).
+    the machine's own bound), each the median of ``FLOOR_PASSES`` passes measured once per machine and kept
+    in the user's cache folder (``read_speeds``; ``remeasure`` measures again and replaces them). The cache
+    floor applies when the weights fit in the last-level cache, else the DRAM floor (a lower bound either
+    way: other processes sharing the cache can push a small model's step towards the DRAM floor). Returns
+    {"weight_bytes", "l3_bytes", "cache_bandwidth_bytes_per_s", "dram_bandwidth_bytes_per_s", "cache_floor_ms",
+    "dram_floor_ms", "applies": "cache" | "dram", "bandwidth_bytes_per_s", "floor_ms"} (the last two: the
+    applicable ones), "source" ("measured" now | "cached"), "measured_at" (Unix s), "passes" (the applicable
+    read speed per pass, bytes/s).
     """
-    import os
     llc = last_level_cache_bytes()
-    # a floor is the best the machine can do: with threads None, the better of one thread and all cores (on a
-    # shared machine a busy core can make all-core reads slower than one thread's)
-    counts = [threads] if threads else sorted({1, os.cpu_count() or 1})
-    cache_bw = max(measure_read_bandwidth(max(weight_bytes, 2**20), t) for t in counts)
-    dram_bw = max(measure_read_bandwidth(max(4 * (llc or 64 * 2**20), 256 * 2**20), t, repeats=3) for t in counts)
+    speeds = read_speeds(weight_bytes, threads, remeasure=remeasure)
+    cache_bw, dram_bw = speeds["cache_bandwidth_bytes_per_s"], speeds["dram_bandwidth_bytes_per_s"]
     applies = "cache" if llc is not None and weight_bytes <= llc else "dram"
     floors = {"cache": decode_floor_ms(weight_bytes, cache_bw), "dram": decode_floor_ms(weight_bytes, dram_bw)}
     return {"weight_bytes": weight_bytes, "l3_bytes": llc, "cache_bandwidth_bytes_per_s": cache_bw,
             "dram_bandwidth_bytes_per_s": dram_bw, "cache_floor_ms": floors["cache"], "dram_floor_ms": floors["dram"],
             "applies": applies, "bandwidth_bytes_per_s": cache_bw if applies == "cache" else dram_bw,
-            "floor_ms": floors[applies]}
+            "floor_ms": floors[applies], "source": speeds["source"], "measured_at": speeds.get("measured_at"),
+            "passes": list(speeds.get(f"{applies}_passes") or [])}
 
 
 def decode_floor_ms(weight_bytes: int, bandwidth_bytes_per_s: float) -> float:

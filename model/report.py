@@ -32,6 +32,13 @@ class StepReport:
     continuous batching with chunked prefill does), "verify" (speculative decoding: k + 1 positions checked).
     wall_ms: wall time of the whole step in ms (forward pass, sampling, bookkeeping).
     forward_ms: wall time of the target's forward pass alone.
+    weight_read_ms: the measured part of forward_ms spent in the pass's weight-reading work: every weight
+    GEMV/GEMM (Q/K/V, attention projection, MLP fc and proj), the LM head and the embedding gathers, each timed
+    with clock reads around it (``model/timing.py``; 0 < weight_read_ms <= forward_ms). forward_ms minus it is
+    the rest: attention over the KV cache, layer norms, activations, residual adds, Python between ops. On a
+    sharded pass it is rank 0's (each worker's own is in ``workers``). Not a floor: weight_bytes ÷ the memory's
+    read speed is how fast the reading could go.
+    draft_weight_read_ms: the same, summed over the draft model's passes of a verify step (0 otherwise).
     layer_ms: per-layer forward time in ms, when the engine was asked to time layers, else [].
     weight_bytes: bytes of weights read by the target's pass (every parameter once per pass).
     kv_bytes: bytes of K and V read from the cache by attention in this pass (0 without a KV cache).
@@ -58,6 +65,7 @@ class StepReport:
     prefix_hit_tokens: int
     layer_ms: list[float] = field(default_factory=list)
     rows_computed: int = 0
+    weight_read_ms: float = 0.0
     tokens: list[TokenEvent] = field(default_factory=list)
     # speculative decoding (zero when off)
     proposed: int = 0
@@ -65,11 +73,12 @@ class StepReport:
     bonus: int = 0
     draft_ms: float = 0.0
     verify_ms: float = 0.0
+    draft_weight_read_ms: float = 0.0
     draft_kind: str = ""  # who guessed in a verify pass: "model" (the draft model) or "ngram" (prompt lookup)
     # per sequence of a verify pass: {"request_id", "labels": the draft's k guesses as readable labels}, so the
     # window can show a rejected guess crossed out (accepted ones equal the emitted tokens)
     guesses: list[dict] = field(default_factory=list)
-    # sharding: one dict per worker {"rank", "compute_ms", "comm_ms", "bubble_ms", "weight_bytes"}
+    # sharding: one dict per worker {"rank", "compute_ms", "comm_ms", "bubble_ms", "weight_bytes", "weight_read_ms"}
     workers: list[dict] = field(default_factory=list)
     # the named stages this step went through, in order (model/stages.py): "schedule", "pack", "embedding",
     # "attention:0", "kv_write:0", "mlp:0", ..., "lm_head", "sample"; a per-layer stage ends in ":layer"

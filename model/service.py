@@ -1,6 +1,10 @@
 """The engine process: the GUI's engine runs here, in its own process, and speaks plain dicts over two queues.
 
 Started by the GUI with the *spawn* start method; nothing on this module's import path imports Qt.
+Start options (a dict, ``EngineService``): model_dir, device, threads, max_batch, layer_timing, stop_loops,
+draft_model_dir, max_workers, measure_apprentice, and weights: "fp32" (default) or "int8" (the target's weights
+as int8 rows + float32 scales, model/quantize.py; ready's model.weights says which, model.weight_bytes counts the
+bytes really held; sharding is refused with int8).
 
 Commands (GUI → engine), each a dict with "op":
     submit        request_id, prompt, max_new_tokens, temperature, top_k, top_p, seed
@@ -27,7 +31,8 @@ Events (engine → GUI), each a dict with "type":
     sharding      mode, n, workers [{rank, pid, weight_bytes, kv_bytes, heads | layers}]: the sharding now in
                   force (after set_sharding, and after a fallback to one process)
     accepted      request_id, prompt_token_ids, prompt_labels, notice
-    step          report: StepReport.to_dict()
+    step          report: StepReport.to_dict(), plus cpu_ms (the stepping thread's CPU time of the step, with one
+                  torch thread on one process: wall_ms − cpu_ms is the time the step waited for a busy machine)
     finished      request_id, text, finish_reason ("loop": stopped, it wrote one phrase three times in a row,
                   model/loops.py), ttft_ms
     idle          no request left
@@ -35,7 +40,8 @@ Events (engine → GUI), each a dict with "type":
     apprentice    checks: [model.teaching.lesson_runs.combine_verdicts for the sampling in use, then greedy], chosen:
                   the apprentice now set ("model" | "ngram"; the one that pays under the sampling in use, else
                   the least slow there that kept guesses; a visitor's own choice stands), pays_when: where the
-                  chosen one pays, "sampling" | "greedy" | None. Each verdict carries "pays" (model.teaching.lesson_runs.pays). Measured at start-up
+                  chosen one pays, "sampling" | "greedy" | None. Each verdict carries "pays"
+                  (model.teaching.lesson_runs.pays). Measured at start-up
                   (when the option measure_apprentice is on, as the window's engine process has it) while idle
     error         message (the engine keeps running)
     fatal         message (the model could not be loaded; the process ends)
@@ -62,8 +68,8 @@ class EngineService:
     """The engine plus the pacing state of the protocol. Separate from the process so tests can drive it."""
 
     def __init__(self, options: dict, emit):
-        from model.cli import BUNDLED_MODEL, setup_torch
         from model.checkpoint import load_pretrained
+        from model.cli import BUNDLED_MODEL, setup_torch
         from model.engine import Engine
         from model.hardware import decode_floors
 
@@ -71,13 +77,26 @@ class EngineService:
         self.threads, self.device = setup_torch(options.get("threads"), options.get("device", "cpu"))
         model_dir = options.get("model_dir") or BUNDLED_MODEL
         model, tokenizer = load_pretrained(model_dir, device=self.device)
+        layer_timing = bool(options.get("layer_timing", True))
+        # per-layer timing on one trip in N (0: never, 1: every trip): timing every layer costs the trip its fast
+        # path (issue 34: +61 % on the forward), so the window times a sample and the stage keeps its shares
+        self.layer_timing_every = max(0, int(options.get("layer_timing_every", 1 if layer_timing else 0)))
+        self.trips = 0
+        self.weights = str(options.get("weights") or "fp32")  # the target's weights: "fp32" or "int8"
+        if self.weights not in ("fp32", "int8"):
+            raise ValueError(f"weights must be 'fp32' or 'int8', got {self.weights!r}")
+        if self.weights == "int8":
+            from model.quantize import quantize_int8
+            quantize_int8(model)  # a thinner book: int8 rows + float32 scales (model/quantize.py)
         self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
-                             layer_timing=bool(options.get("layer_timing", True)))
+                             layer_timing=self.layer_timing_every == 1)
         # an exhibit never runs on with a loop: a request that writes one phrase three times in a row finishes
         # ("loop", model/loops.py) and the page says so
         self.engine.stop_loops = bool(options.get("stop_loops", True))
         if str(self.device) == "cpu":
-            self.floor = decode_floors(self.engine.weight_bytes)  # the cache floor or the DRAM one, whichever applies
+            # the cache floor or the DRAM one, whichever applies; its read speed measured once per machine and
+            # kept in the user's cache folder (model.hardware.read_speeds), not re-measured at every start
+            self.floor = decode_floors(self.engine.weight_bytes, remeasure=bool(options.get("remeasure_floor")))
         else:
             from model.hardware import decode_floor_ms, measure_memory_bandwidth
             bw = measure_memory_bandwidth(device=self.device)
@@ -85,9 +104,9 @@ class EngineService:
                           "floor_ms": decode_floor_ms(self.engine.weight_bytes, bw)}
         self.bandwidth = self.floor["bandwidth_bytes_per_s"]
         self.draft_error: str | None = None  # why speculative decoding is unavailable, shown beside its slider
+        from model.catalog import identify
         from model.cli import BUNDLED_DRAFT
         from model.errors import ModelLoadError, RequestError
-        from model.catalog import identify
         bundled = identify(model_dir)  # a bundled target brings its own draft (same tokenizer)
         self.model_key = bundled.key if bundled else None
         draft_dir = options.get("draft_model_dir") or (bundled.draft_path() if bundled else BUNDLED_DRAFT)
@@ -113,8 +132,8 @@ class EngineService:
     def check_apprentice(self, temperature: float, top_k: int, top_p: float) -> None:
         """Queue the apprentice check (``model.teaching.lesson_runs.ApprenticeCheck``) for this sampling and for greedy:
         one round (plain, n-gram, draft model once each) per idle moment, so commands wait at most one round."""
-        from model.teaching.lesson_runs import ApprenticeCheck
         from model.sampling import SamplingParams
+        from model.teaching.lesson_runs import ApprenticeCheck
         sampling = SamplingParams(temperature=float(temperature), top_k=int(top_k), top_p=float(top_p), seed=0)
         samplings = [sampling, None] if not sampling.greedy else [None]
         self.apprentice_queue = [ApprenticeCheck(self.engine, s) for s in samplings]
@@ -179,6 +198,8 @@ class EngineService:
         if n != 1 and (n not in allowed["degrees_tp"] if mode == "tp" else not 1 <= n <= allowed["max_pp"]):
             raise RequestError(f"this model can be torn {allowed['degrees_tp']} ways by heads and "
                                f"1..{allowed['max_pp']} ways by layers, not {n} ({mode})")
+        if n != 1 and self.weights != "fp32":
+            raise RequestError("the torn book runs fp32 weights; with int8 weights the model stays on one process")
         self.close_runner()
         self.sharding_mode = mode
         if n > 1:
@@ -263,8 +284,12 @@ class EngineService:
 
     def step(self) -> None:
         from model.errors import ShardingError
+        every = self.layer_timing_every
+        self.engine.layer_timing = every > 0 and self.trips % every == 0
+        cpu0 = time.thread_time_ns()
         try:
             report = self.engine.step()
+            cpu_ms = (time.thread_time_ns() - cpu0) / 1e6
         except ShardingError as e:  # a worker died or hung: stop the rest, go on with the whole book here
             log.error("sharded pass failed, falling back to one process: %s", e)
             self.emit({"type": "error", "message": "A worker stopped; the book is whole again on one desk."})
@@ -273,9 +298,13 @@ class EngineService:
             return
         if report is None:
             return
+        self.trips += 1
         if not self.free_run:
             self.grants -= 1
-        self.emit({"type": "step", "report": report.to_dict()})
+        step = report.to_dict()
+        if self.threads == 1 and self.runner is None:  # the stepping thread did all the work: wall − CPU = waiting
+            step["cpu_ms"] = min(cpu_ms, step["wall_ms"])  # two clocks: never more CPU than wall
+        self.emit({"type": "step", "report": step})
         # Popped once reported: a long session does not pile up results, and an id reused later (the GUI
         # restarts its numbering after a reset) is reported again.
         for rid in list(self.engine.finished):

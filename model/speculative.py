@@ -1,5 +1,8 @@
 """Speculative decoding: a small draft model guesses k tokens, the target checks them all in one pass.
 
+``speculative_step`` is the engine's verify step (draft passes, one target pass, acceptance); the two
+acceptance rules below decide which guesses are kept.
+
 Acceptance rule (Leviathan, Kalman & Matias 2023, "Fast Inference from Transformers via Speculative Decoding";
 Chen et al. 2023, "Accelerating Large Language Model Decoding with Speculative Sampling"):
     draft token x_j, drawn from q_j, is kept with probability min(1, p_j(x_j) / q_j(x_j));
@@ -11,9 +14,15 @@ the rule reduces to: keep draft tokens while they equal the target's argmax, the
 
 from __future__ import annotations
 
+import time
+
 import torch
 
-from model.sampling import draw
+from model.ngram import NgramIndex, point_mass
+from model.report import StepReport
+from model.runner import PassItem
+from model.sampling import distribution, draw, sample, top_k_probs
+from model.scheduler import Status
 
 
 def accept_greedy(target_logits: torch.Tensor, draft_tokens: list[int]) -> tuple[int, list[int]]:
@@ -54,3 +63,125 @@ def accept_sampled(p: torch.Tensor, q: torch.Tensor, draft_tokens: list[int],
         return j, out + [draw(dist, generator)]
     k = len(draft_tokens)
     return k, out + [draw(p[k], generator)]
+
+
+def speculative_step(engine, sched, t0: int) -> StepReport:
+    """One verify step of ``engine`` (``model.engine.Engine``) over the scheduled decode sequences ``sched``:
+    the apprentice (the draft model, or prompt lookup) guesses k tokens per sequence, one target pass checks
+    them all, the agreeing prefix is kept (``accept_greedy`` / ``accept_sampled``) with the target's own token
+    after it. t0: perf_counter_ns at the step's start. Returns the step's StepReport (phase "verify"), or the
+    plain decode step's when prompt lookup found no guess anywhere."""
+    seqs = [it.seq for it in sched.items]
+    ks = []
+    for seq in seqs:
+        n = len(seq.token_ids)
+        k = max(0, min(engine.draft_k, seq.max_new_tokens - seq.num_generated - 1,
+                       engine.config.n_positions - n - 1))
+        if k and not engine.blocks.ensure_capacity(seq.table, n + k):
+            k = 0  # no room for the guesses: this sequence decodes plainly inside the verify pass
+        ks.append(k)
+    # 1. the apprentice proposes: the draft model, one draft pass per guess (the first also catches the draft's
+    # cache up), or prompt lookup (no pass at all)
+    engine._sync()
+    t_draft = time.perf_counter_ns()
+    proposals: list[list[int]] = [[] for _ in seqs]
+    draft_read_ms = 0.0
+    q_rows: list[list[torch.Tensor]] = [[] for _ in seqs]
+    if engine.draft_kind == "ngram":
+        for b, seq in enumerate(seqs):
+            if ks[b]:
+                if seq.ngram_index is None:
+                    seq.ngram_index = NgramIndex()
+                proposals[b] = seq.ngram_index.propose(seq.token_ids, ks[b])
+                ks[b] = len(proposals[b])  # nothing matched: this sequence decodes plainly in the verify pass
+        if not any(ks):
+            report = engine._plain_step(sched, t0)  # no guess anywhere: an ordinary decode step
+            report.stages.insert(report.stages.index("pack"), "lookup_draft")  # after looking for one
+            return report
+        ks_model = [0] * len(seqs)
+    else:
+        ks_model = ks
+    for j in range(max(ks_model)):
+        rows = [b for b, k in enumerate(ks_model) if j < k]
+        items = []
+        for b in rows:
+            seq = seqs[b]
+            if j == 0:
+                start = min(seq.draft_computed, len(seq.token_ids) - 1)
+                items.append(PassItem(seq.token_ids[start:], start, seq.table))
+            else:
+                items.append(PassItem([proposals[b][-1]], len(seq.token_ids) + j - 1, seq.table))
+        input_ids, batch, logit_index, _, pick, _ = engine._pack_pass(items, engine.draft_cache, False)
+        logits, _, _, read = engine.forward_parts(input_ids, batch, logit_index, engine.draft, engine.draft_cache)
+        draft_read_ms += read
+        if pick is not None:
+            logits = logits.view(len(items), 1, -1)
+        for row, b in enumerate(rows):
+            token, q = sample(logits[row, -1], seqs[b].sampling, seqs[b].generator)
+            proposals[b].append(token)
+            q_rows[b].append(q)
+    for b, seq in enumerate(seqs):
+        if ks_model[b]:
+            seq.draft_computed = len(seq.token_ids) + ks_model[b] - 1
+    engine._sync()
+    draft_ms = (time.perf_counter_ns() - t_draft) / 1e6
+    # 2. one target pass checks every guess (k + 1 positions per sequence)
+    items = [PassItem([seq.token_ids[-1]] + proposals[b], len(seq.token_ids) - 1, seq.table, ks[b] + 1)
+             for b, seq in enumerate(seqs)]
+    input_ids, batch, logit_index, context, pick, rows_computed = engine._pack_pass(items, engine.cache, True)
+    logits, verify_ms, layer_ms, read_ms = engine.forward_parts(input_ids, batch, logit_index)
+    if pick is not None:
+        logits = logits[pick.to(logits.device)]  # (B, K, V)
+    # 3. keep the agreeing prefix, then the target's own token
+    now = time.perf_counter_ns()
+    events, accepted, bonus = [], 0, 0
+    for b, seq in enumerate(seqs):
+        k = ks[b]
+        rows = logits[b, :k + 1].float()  # (k + 1, V)
+        if engine.record_logits:
+            engine.logits.setdefault(seq.request_id, []).extend(rows.clone())
+        if seq.sampling.greedy:
+            a, emitted = accept_greedy(rows, proposals[b])
+        else:
+            p = torch.stack([distribution(r, seq.sampling) for r in rows])
+            if engine.draft_kind == "ngram":  # a deterministic guess: the draft's q is a point mass on it
+                q = point_mass(proposals[b], p.size(-1), p.dtype, p.device)
+            else:
+                q = torch.stack(q_rows[b]) if k else p[:0]
+            a, emitted = accept_sampled(p, q, proposals[b], seq.generator)
+        accepted += a
+        bonus += int(k > 0 and a == k)
+        if seq.sampling.greedy:  # one softmax and top-5 for every emitted row (greedy shows the plain softmax)
+            top = torch.topk(torch.softmax(rows[:len(emitted)], dim=-1), min(5, rows.size(-1)))
+            tops = [list(zip(i, p)) for i, p in zip(top.indices.tolist(), top.values.tolist())]
+        else:
+            tops = [top_k_probs(p[i], 5) for i in range(len(emitted))]  # p: the rows' distributions above
+        for i, token in enumerate(emitted):
+            event = engine._emit(seq, token, tops[i], now)
+            event.accepted_from_draft = i < a
+            events.append(event)
+            if event.finish_reason is not None:
+                break
+        if seq.status is Status.RUNNING:
+            seq.num_computed = len(seq.token_ids) - 1  # the newest token is fed by the next pass
+            seq.draft_computed = min(seq.draft_computed, seq.num_computed)
+            engine.blocks.truncate(seq.table, len(seq.token_ids))  # give back blocks of rejected guesses
+            engine.blocks.register_full_blocks(seq.table, seq.token_ids, seq.num_computed)
+    proposed = sum(ks)
+    engine.spec_proposed += proposed
+    engine.spec_accepted += accepted
+    engine._step += 1
+    return StepReport(
+        step=engine._step, phase="verify", request_ids=[s.request_id for s in seqs], batch=len(seqs),
+        tokens_in=sum(k + 1 for k in ks), tokens_out=len(events), wall_ms=(time.perf_counter_ns() - t0) / 1e6,
+        rows_computed=rows_computed,
+        forward_ms=verify_ms, weight_read_ms=read_ms, draft_weight_read_ms=draft_read_ms,
+        weight_bytes=engine.weight_bytes, kv_bytes=context * engine.kv_bytes_per_token,
+        kv_bytes_in_use=engine.kv_bytes_in_use, blocks_in_use=engine.blocks_in_use, num_blocks=engine.num_blocks,
+        prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms, tokens=events, proposed=proposed,
+        accepted=accepted, bonus=bonus, draft_ms=draft_ms, verify_ms=verify_ms, draft_kind=engine.draft_kind,
+        guesses=[{"request_id": s.request_id, "labels": [engine._label(t) for t in proposals[b]]}
+                 for b, s in enumerate(seqs)],
+        workers=list(engine.last_workers) if engine.runner is not None else [],
+        stages=engine._head_stages(sched) + ["lookup_draft" if engine.draft_kind == "ngram" else "draft", "pack"]
+        + engine._pass_stages() + ["verify" if all(s.sampling.greedy for s in seqs) else "verify_sampled"])

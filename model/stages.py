@@ -23,7 +23,7 @@ import importlib.util
 import inspect
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 
 @dataclass(frozen=True)
@@ -56,29 +56,47 @@ class Stage:
 
 
 _STAGE_LIST = [
-    Stage('tokenize', 'Tokenize: text to token ids', 'model.tokenizer:Tokenizer.encode', 'hf = self._hf', 'return list(hf.encode('),
-    Stage('prefix_lookup', 'Prefix cache: find blocks already computed', 'model.kv_cache:BlockManager.match_prefix', 'hits.append(block_id)', 'parent = h'),
-    Stage('schedule', "Schedule: pick this step's work", 'model.scheduler:Scheduler.schedule', 'hits = self._admit()', 'return Schedule(items, hits, preempted)'),
-    Stage('pack', 'Pack the batch: positions, mask, block table', 'model.engine:Engine._pack_pass', 'uniform = cache is not None', 'return input_ids, batch, logit_index, context, pick, batch.rows'),
-    Stage('draft', 'Draft model: guess k tokens', 'model.engine:Engine._speculative_step', 'for j in range(max(ks_model)):', 'q_rows[b].append(q)'),
+    Stage('tokenize', 'Tokenize: text to token ids', 'model.tokenizer:Tokenizer.encode',
+          'hf = self._hf', 'return list(hf.encode('),
+    Stage('prefix_lookup', 'Prefix cache: find blocks already computed', 'model.kv_cache:BlockManager.match_prefix',
+          'hits.append(block_id)', 'parent = h'),
+    Stage('schedule', "Schedule: pick this step's work", 'model.scheduler:Scheduler.schedule',
+          'hits = self._admit()', 'return Schedule(items, hits, preempted)'),
+    Stage('pack', 'Pack the batch: positions, mask, block table', 'model.runner:ModelRunner.pack',
+          'uniform = cache is not None', 'return input_ids, batch, logit_index, context, pick, batch.rows'),
+    Stage('draft', 'Draft model: guess k tokens', 'model.speculative:speculative_step',
+          'for j in range(max(ks_model)):', 'q_rows[b].append(q)'),
     Stage('lookup_draft', 'Prompt lookup: guess from the text so far', 'model.ngram:NgramIndex.propose'),
-    Stage('shard', 'Sharded forward: send the batch to every worker', 'model.parallel.runner:ShardedRunner.forward', 'payload = {', 'msgs = self._collect('),
-    Stage('embedding', 'Embedding: token and position rows', 'model.gpt2:GPT2.forward', 'x = self.wte(input_ids) + self.wpe(positions)'),
-    Stage('attention', 'Attention: softmax(QKᵀ/√d)·V', 'model.gpt2:CausalSelfAttention.forward', 'if isinstance(batch, RaggedBatch)', 'return self.c_proj(y)'),
+    Stage('shard', 'Sharded forward: send the batch to every worker', 'model.parallel.runner:ShardedRunner.forward',
+          'payload = {', 'msgs = self._collect('),
+    Stage('embedding', 'Embedding: token and position rows', 'model.gpt2:GPT2._forward_modules',
+          'x = self.wte(input_ids) + self.wpe(positions)'),
+    Stage('attention', 'Attention: softmax(QKᵀ/√d)·V', 'model.gpt2:CausalSelfAttention.forward',
+          'if isinstance(batch, RaggedBatch)', 'return self.c_proj(y)'),
     Stage('kv_write', 'Write the KV cache', 'model.kv_cache:PagedKVCache.write'),
     Stage('mlp', 'MLP (feed-forward)', 'model.gpt2:Block.forward', 'return x + self.mlp(self.ln_2(x))'),
-    Stage('embedding_fused', 'Embedding: token and position rows (fused pass)', 'model.gpt2:GPT2._forward_cached', 'x = F.embedding(input_ids.reshape(N)'),
-    Stage('attention_fused', 'Attention (fused pass)', 'model.gpt2:GPT2._forward_cached', 'h = F.layer_norm(x, (C,), w1, b1, eps)', 'y = y.transpose(1, 2).reshape(N, C)'),
-    Stage('mlp_fused', 'MLP (fused pass)', 'model.gpt2:GPT2._mlp_fast'),
-    Stage('lm_head_fused', 'LM head (fused pass)', 'model.gpt2:GPT2._forward_cached', 'x = F.layer_norm(x, (C,), self.ln_f.weight', 'logits = x @ self._decode_head()'),
-    Stage('all_reduce', "All-reduce: add every worker's share", 'model.parallel.shard:_TPAttention.forward', 'y = F.linear(y, self.c_proj.weight)', 'all_reduce(y)'),
-    Stage('lm_head', 'LM head: one score per token', 'model.gpt2:GPT2.forward', 'elif logit_index is not None:', 'return x @ self.lm_head_weight().t()'),
-    Stage('sample', 'Sample the next token', 'model.engine:Engine._plain_step', 'last = logits[:, -1].float()', 'top5 = top_k_probs(probs, 5)'),
-    Stage('verify', "Verify the draft's guesses (greedy)", 'model.speculative:accept_greedy', 'target = target_logits.argmax'),
+    Stage('embedding_fused', 'Embedding: token and position rows (fused pass)',
+          'model.flat_forward:FlatForward.forward',
+          'tok = m.wte(input_ids', 'x = tok + pos'),
+    Stage('attention_fused', 'Attention (fused pass)', 'model.flat_forward:FlatForward.forward',
+          'qkv = mm(F.layer_norm(x, (C,), w1, b1, eps)', 'x = x + mm(y, i, 1, rt, packed)'),
+    Stage('mlp_fused', 'MLP (fused pass)', 'model.flat_forward:FlatForward.forward',
+          'h = mm(F.layer_norm(x, (C,), w2, b2, eps)', 'x = x + mm(h, i, 3, rt, packed)'),
+    Stage('lm_head_fused', 'LM head (fused pass)', 'model.flat_forward:FlatForward.forward',
+          'x = F.layer_norm(x, (C,), m.ln_f.weight', 'rt.end()'),
+    Stage('all_reduce', "All-reduce: add every worker's share", 'model.parallel.shard:_TPAttention.forward',
+          'y = F.linear(y, self.c_proj.weight)', 'all_reduce(y)'),
+    Stage('lm_head', 'LM head: one score per token', 'model.gpt2:GPT2._forward_modules',
+          'elif logit_index is not None:', 'logits = x @ self.lm_head_weight().t()'),
+    Stage('sample', 'Sample the next token', 'model.engine:Engine._plain_step',
+          'last = logits[:, -1].float()', 'top5 = top_k_probs(probs, 5)'),
+    Stage('verify', "Verify the draft's guesses (greedy)", 'model.speculative:accept_greedy',
+          'target = target_logits.argmax'),
     Stage('verify_sampled', "Verify the draft's guesses (sampled)", 'model.speculative:accept_sampled'),
 ]
 STAGES: dict[str, Stage] = {s.name: s for s in _STAGE_LIST}
-PER_LAYER = ("attention", "kv_write", "mlp", "all_reduce", "attention_fused", "mlp_fused")  # reported once per layer, as "name:layer"
+# reported once per layer, as "name:layer"
+PER_LAYER = ("attention", "kv_write", "mlp", "all_reduce", "attention_fused", "mlp_fused")
 
 
 def parse(entry: str) -> tuple[str, int | None]:
@@ -179,7 +197,8 @@ def forward_stages(n_layer: int, kv_cache: bool, sharded: str = "", fused: bool 
 
     Local model (``sharded`` ""): embedding, then per layer attention (with the KV write inside it when there is a
     cache: ``CausalSelfAttention.forward`` calls ``PagedKVCache.write`` after computing Q, K, V) and the MLP, then
-    the LM head; ``fused``: the same arithmetic in ``GPT2._forward_cached`` (``GPT2.takes_fused_path``).
+    the LM head (``GPT2._forward_modules``); ``fused``: the same arithmetic in ``FlatForward.forward``
+    (model/flat_forward.py, ``GPT2.takes_fused_path``).
     ``sharded`` "tp": the engine sends the batch to the workers, whose every layer ends its attention and MLP
     with an all-reduce; "pp": the workers pass activations along (only "shard" is named).
     """

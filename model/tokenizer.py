@@ -368,7 +368,7 @@ class Tokenizer:
             "added": added,
         }
 
-    def difference(self, other: "Tokenizer") -> str | None:
+    def difference(self, other: Tokenizer) -> str | None:
         """None when ``other`` maps text to the same ids; else the first part that differs, one of "model type",
         "vocabulary", "merges", "special tokens" (the names ``set_draft``'s error uses)."""
         if self.fingerprint() == other.fingerprint():

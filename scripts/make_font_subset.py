@@ -14,9 +14,9 @@ Characters kept in the CJK subset (``NotoSansSC-OneTrip.otf``, family "Noto Sans
   * every character a bundled model can write in one token (each ``assets/models/*/tokenizer.json``, decoded
     token by token: the poetry model's 6,144 tokens hold some 4,000 hanzi, many outside GB 2312 level 1);
   * ASCII, Latin-1, general punctuation, CJK symbols and punctuation, full-width forms, arrows and math symbols.
-Characters kept in the DejaVu subset (``OneTripLatin-DejaVuSans.ttf`` and ``-Bold``, family "DejaVu Sans OneTrip"): ASCII, Latin-1, Latin
-Extended-A, general punctuation, super/subscripts, arrows, math operators, technical symbols, control pictures
-(␀ ␛ ␍ ␣), geometric shapes, ⟨ ⟩, and the token-label marks.
+Characters kept in the DejaVu subset (``OneTripLatin-DejaVuSans.ttf`` and ``-Bold``, family "DejaVu Sans
+OneTrip"): ASCII, Latin-1, Latin Extended-A, general punctuation, super/subscripts, arrows, math operators,
+technical symbols, control pictures (␀ ␛ ␍ ␣), geometric shapes, ⟨ ⟩, and the token-label marks.
 
 Sources and licences: Noto Sans CJK (Debian ``fonts-noto-cjk``, SIL Open Font License 1.1, no Reserved Font
 Name); DejaVu Sans (Debian ``fonts-dejavu-core``, Bitstream Vera licence plus public-domain changes). Both allow
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"make_font_subset: no {src} (apt-get install fonts-dejavu-core)", file=sys.stderr)
             return 2
         font = TTFont(str(src))
-        # "OneTripLatin-…" sorts after "NotoSans…": gui/fonts.py takes the first registered family with Chinese
+        # "OneTripLatin-…" sorts after "NotoSans…": animations/fonts.py takes the first registered family with Chinese
         out = args.out / f"OneTripLatin-DejaVuSans{style}.ttf"
         n = _subset(font, latin & set(font.getBestCmap()), DEJAVU_FAMILY, out)
         font = TTFont(str(out))

@@ -25,6 +25,8 @@ export PYTHONNOUSERSITE=1
 python3 -m venv .venv
 .venv/bin/python -m pip install -q -e '.[test]'
 export QT_QPA_PLATFORM=offscreen
+# The linter first ([tool.ruff] in pyproject.toml): a finding fails the command before any test runs.
+.venv/bin/ruff check --no-cache .
 # Two workers (pytest-xdist; a test file stays on one worker, so its module fixtures are made once); then the
 # tests marked "serial" (they bound a wall-clock time: tests/conftest.py SERIAL) alone, so that the other
 # worker's load cannot fail them. Status 5 (nothing selected, e.g. arguments that name one file) counts as a pass

@@ -11,7 +11,7 @@
   ``assets/fonts``, so every run sees what a fresh machine without CJK fonts sees, and a text that would draw
   boxes there fails here too. ``ONE_TRIP_TEST_FONTS=system`` keeps the machine's fonts.
 - ``app_font`` (session, used by every test under ``tests/gui`` and ``tests/animations``): the bundled fonts
-  registered and the application font set the way the app does it (``gui.fonts``).
+  registered and the application font set the way the app does it (``animations.fonts``).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ _SCRATCH = Path(__import__("tempfile").mkdtemp(prefix="one-trip-tests-"))
 os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={_SCRATCH / 'offscreen.json'}")
 os.environ.setdefault("ONE_TRIP_CONFIG_DIR", str(_SCRATCH / "config"))
 os.environ.setdefault("ONE_TRIP_LOG_DIR", str(_SCRATCH / "log"))
+os.environ.setdefault("ONE_TRIP_CACHE_DIR", str(_SCRATCH / "cache"))  # the measured read speed (model.hardware)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,6 +42,7 @@ def _hide_system_fonts(scratch: Path) -> Path:
     the Latin fallback), with its cache in ``scratch``; exported as ``FONTCONFIG_FILE`` before Qt reads fonts,
     so this process and every subprocess it starts see no system font."""
     from xml.sax.saxutils import escape
+
     import assets
     conf = scratch / "fonts.conf"
     conf.write_text(
@@ -163,7 +165,7 @@ def _stop_everything() -> None:
 @pytest.fixture(scope="session")
 def app_font(qapp) -> str:
     """The bundled fonts registered and made the application font, as ``gui.app.setup_app`` does; the family."""
-    from gui.fonts import use_app_font
+    from animations.fonts import use_app_font
     return use_app_font(qapp)
 
 

@@ -82,7 +82,7 @@ def test_installed_wheel_generates_from_another_folder(wheel, tmp_path):
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    where = _run([python, "-c", "import sys, assets, main, model, gui.fonts; "
+    where = _run([python, "-c", "import sys, assets, main, model, animations.fonts; "
                   "print(assets.root()); print(main.__file__); print(model.__file__); print(repr(sys.path))"],
                  cwd=elsewhere, env=_clean_env()).stdout.splitlines()
     for line in where[:3]:

@@ -1,4 +1,5 @@
-"""Layering: model/ never imports Qt, animations/ never imports torch or the model, assets/ imports nothing of ours.
+"""Layering: model/ never imports Qt, animations/ never imports torch or the model, assets/ imports nothing of ours;
+gui/ above animations/, model/ beside them, the Live page and the tour independent, and no import cycles.
 
 Two independent checks: a scan of every import statement (``ast``, so an import inside a function or under
 ``if TYPE_CHECKING`` counts too), and import-linter's contracts from pyproject.toml (import-linter is in the
@@ -106,10 +107,78 @@ def test_import_linter_run_fails_on_a_broken_contract(tmp_path):
     """The same run on a copy of the contracts over a model/ that imports Qt exits non-zero and says BROKEN."""
     config = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     (tmp_path / "pyproject.toml").write_text(config[config.index("[tool.importlinter]"):], encoding="utf-8")
-    for package in ("model", "gui", "animations"):
+    for package in ("model", "gui", "animations", "gui/live", "gui/tour"):
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text("")
     (tmp_path / "model" / "probe.py").write_text("import PySide6.QtCore\n")
     proc = lint_imports(tmp_path)
     assert proc.returncode != 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert f"{_contract_names()[0]} BROKEN" in proc.stdout, proc.stdout[-3000:]
+
+
+def import_cycles(*packages: str) -> list[list[str]]:
+    """Every group of modules of ``packages`` that import each other in a circle (an import inside a function
+    counts), found by Tarjan's strongly connected components over grimp's import graph."""
+    import grimp
+    graph = grimp.build_graph(*packages)
+    edges = {m: set(graph.find_modules_directly_imported_by(m)) & graph.modules for m in graph.modules}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for module in sorted(edges):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def test_no_import_cycles():
+    assert import_cycles("gui", "animations", "model") == []
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
+    package = tmp_path / "probe_cycle"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from probe_cycle import b\n")
+    (package / "b.py").write_text("def f():\n    from probe_cycle import a\n")
+    (package / "c.py").write_text("from probe_cycle import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_cycles("probe_cycle") == [["probe_cycle.a", "probe_cycle.b"]]
+
+
+@pytest.mark.parametrize("probe, source, contract", [
+    ("animations/probe.py", "import gui\n", 2),  # the drawing side reaching up into the window
+    ("model/probe.py", "import animations\n", 2),
+    ("gui/tour/probe.py", "def f():\n    import gui.live\n", 3),  # the tour reaching into the Live page
+])
+def test_import_linter_layers_and_independence_can_break(tmp_path, probe, source, contract):
+    config = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(config[config.index("[tool.importlinter]"):], encoding="utf-8")
+    for package in ("model", "gui", "animations", "gui/live", "gui/tour"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / probe).write_text(source)
+    proc = lint_imports(tmp_path)
+    assert proc.returncode != 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert f"{_contract_names()[contract]} BROKEN" in proc.stdout, proc.stdout[-3000:]

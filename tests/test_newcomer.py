@@ -153,12 +153,23 @@ def _loops(text: str, n: int = 3, times: int = 3) -> bool:
     return any(grams.count(g) >= times for g in set(grams))
 
 
-def test_the_default_generate_samples_and_greedy_is_one_flag_away():
-    sampled = _generate_json(["def fibonacci(n):", "--max-new-tokens", "32"])
-    greedy = _generate_json(["def fibonacci(n):", "--max-new-tokens", "32", "--greedy"])
-    zero = _generate_json(["def fibonacci(n):", "--max-new-tokens", "32", "--temperature", "0"])
+def _generate_json_here(capsys, args) -> dict:
+    """``main.py generate ARGS --json --threads 1`` run in this process (``model.cli.generate_main``, the function
+    the command runs): the answers are the command's; the command's own process is tested above."""
+    from model.cli import generate_main
+    capsys.readouterr()
+    code = generate_main([*args, "--json", "--threads", "1"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return json.loads(out.out)
+
+
+def test_the_default_generate_samples_and_greedy_is_one_flag_away(capsys):
+    sampled = _generate_json_here(capsys, ["def fibonacci(n):", "--max-new-tokens", "32"])
+    greedy = _generate_json_here(capsys, ["def fibonacci(n):", "--max-new-tokens", "32", "--greedy"])
+    zero = _generate_json_here(capsys, ["def fibonacci(n):", "--max-new-tokens", "32", "--temperature", "0"])
     assert _loops(greedy["requests"][0]["text"])  # the trap the default avoids: "the number of the number of"
     assert not _loops(sampled["requests"][0]["text"]), sampled["requests"][0]["text"]
     assert greedy["requests"][0]["token_ids"] == zero["requests"][0]["token_ids"]
-    again = _generate_json(["def fibonacci(n):", "--max-new-tokens", "32"])
+    again = _generate_json_here(capsys, ["def fibonacci(n):", "--max-new-tokens", "32"])
     assert again["requests"][0]["token_ids"] == sampled["requests"][0]["token_ids"]  # the default seed is fixed

@@ -1,1 +1,2 @@
-"""One QGraphicsScene per page of the tour (no torch): see ``base.py`` for what they share."""
+"""One QGraphicsScene per page of the tour (no torch): ``base.TourScene`` is what they share, ``look`` their sizes,
+fonts and colours."""

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF
-from PySide6.QtCore import QLineF
+from PySide6.QtCore import QLineF, QRectF
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,

@@ -1,4 +1,5 @@
-"""What every tour scene shares: the look, text helpers, honesty badges and a timeline that owns scene time.
+"""What every tour scene shares: drawing helpers, honesty badges and a timeline that owns scene time (the look:
+``animations.scenes.look``).
 
 A tour scene is a ``QGraphicsScene`` of ``SCENE_W × SCENE_H`` scene units (at 1080p about one unit per pixel).
 ``build(ctx)`` draws it from plain data (a dict, see ``gui/tour/data.py``: the prompt, its tokens, embedding rows,
@@ -15,8 +16,8 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainterPath, QPen, QPixmap
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QImage, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
@@ -28,142 +29,13 @@ from PySide6.QtWidgets import (
 )
 
 from animations.easing import ease_out_back, smooth
+from animations.scenes import look
+from animations.scenes.look import (BADGE_COLORS, BG, DIM, EDGE, INK, PANEL, PAPER, SCENE_H, SCENE_W, TEXT, badge_text,
+                                    fit_factor, font, page_title, px)
+from animations.textset import rebalance
+from animations.textset import set_breaks as keep_together
 from animations.timeline import Animation, Fade, Lambda, Timeline, lerp_point
-from animations.textset import rebalance, set_breaks as keep_together
-from animations.typescale import TypeScale, set_role, set_text_features
-
-SCENE_W, SCENE_H = 1600.0, 640.0
-
-# Text sizes in scene units are the type scale of a window SCENE_H / VIEW_FRACTION tall: the sizes a scene gets
-# when its view takes VIEW_FRACTION of its window's height (the page title above it and the caption under it are
-# widgets: gui/tour/layout.py). ``build`` then scales them by ``fit_factor`` so that, fitted into the view it is
-# shown in, a scene's text comes out at the window's own type scale (body text as large as the caption under the
-# stage, headings a step above it, labels a step below), ``FLOOR_MARGIN`` above it so that rounding to whole
-# pixels never takes the small style under height / 48 (the floor).
-VIEW_FRACTION = 0.6
-SCENE_TYPE = TypeScale(SCENE_H / VIEW_FRACTION)
-FLOOR_MARGIN = 1.03
-
-MIN_FACTOR, MAX_FACTOR = 0.6, 1.5
-_factor = 1.0  # the factor of the scene being built (see fit_factor)
-
-
-def px(style: str) -> float:
-    """Font size in scene units of a type-scale style (small, label, body, number, heading, title)."""
-    return SCENE_TYPE.px(style) * _factor
-
-
-def fit_factor(view) -> float:
-    """The factor on the scene's text sizes (``px``) that, fitted into ``view`` (a shown ``QGraphicsView`` showing
-    a SCENE_W × SCENE_H scene), makes them the type scale of the view's window (in presenter mode too: the pages
-    are laid out for that scale; the title, caption and controls around the stage grow), ``FLOOR_MARGIN`` above
-    it: under
-    1 when the view is larger than VIEW_FRACTION of its window's height, over 1 when smaller; within
-    [MIN_FACTOR, MAX_FACTOR]. 1.0 while the view is not shown."""
-    if view is None or not view.isVisible():
-        return 1.0
-    vp = view.viewport().size()
-    scale = min(vp.width() / SCENE_W, vp.height() / SCENE_H)
-    window_h = view.window().height()
-    if scale <= 0 or window_h <= 0:
-        return 1.0
-    # at most MAX_FACTOR: a view squeezed to a sliver (mid-layout, a tiny window) must not blow the text up
-    wanted = FLOOR_MARGIN * TypeScale(window_h).minimum / (scale * SCENE_TYPE.px("small"))
-    return min(MAX_FACTOR, max(MIN_FACTOR, wanted))
-
-BG = QColor("#0f1419")
-PANEL = QColor("#17202a")
-EDGE = QColor("#33465b")
-TEXT = QColor("#eef3f8")
-DIM = QColor("#a9b8c8")
-ACCENT = QColor("#ffc94a")  # the lit chapter, the token being written
-BLUE = QColor("#4a74a3")
-BLUE_LIGHT = QColor("#86aad3")
-GREEN = QColor("#4fae6f")
-GREEN_LIGHT = QColor("#b5f5c5")
-RED = QColor("#e0665a")
-ORANGE = QColor("#e08a1e")
-PURPLE = QColor("#b48ee0")
-PAPER = QColor("#f4efe2")
-INK = QColor("#1b1d21")
-SEAT_COLORS = [QColor(c) for c in ("#e69f00", "#56b4e9", "#009e73", "#f0e442", "#cc79a7", "#d55e00", "#0072b2")]
-
-BADGE_COLORS = {"measured": GREEN, "formula": BLUE_LIGHT, "source": PURPLE, "illustrative": ORANGE}
-
-LATIN_FAMILY = "DejaVu Sans OneTrip"  # bundled (assets/fonts): only the token-label marks the CJK family lacks
-CJK_FAMILY = "Noto Sans SC OneTrip"  # bundled (assets/fonts): the one family of every text, both languages
-_families: list[str] = []
-_lang = "zh"
-
-
-def families_for(cjk_family: str | None, lang: str) -> list[str]:
-    """Font families in fallback order, the same in both languages: the CJK family (it has Latin letters too),
-    then the Latin one only for glyphs it lacks (↵ ⇥ ␀ …). ``lang`` is accepted for the callers' symmetry;
-    English punctuation is made proportional by font features (``typescale.set_text_features``)."""
-    from PySide6.QtGui import QFontDatabase
-    installed = set(QFontDatabase.families())
-    latin = [LATIN_FAMILY] if LATIN_FAMILY in installed else []
-    cjk = [f for f in dict.fromkeys((CJK_FAMILY, cjk_family)) if f and f in installed and f != LATIN_FAMILY]
-    return cjk + latin
-
-
-def set_font_family(family: str | None, lang: str = "zh") -> None:
-    """The families every tour scene uses: ``family`` (one with Chinese glyphs, from
-    ``gui.fonts.register_fonts``) and the bundled Latin font as a glyph fallback (see ``families_for``), with
-    ``lang``'s punctuation."""
-    global _families, _lang
-    _families = families_for(family, lang)
-    _lang = lang
-
-
-def font(px: float, bold: bool = False) -> QFont:
-    """The tour's font at ``px`` pixels (scene units): one family in both languages (Latin letters and Chinese
-    on one baseline); in English with proportional punctuation."""
-    f = QFont()
-    if _families:
-        f.setFamilies(_families)
-    set_text_features(f, _lang)
-    f.setPixelSize(max(1, round(px)))  # to the nearest pixel: fit_factor's FLOOR_MARGIN keeps it over the floor
-    f.setBold(bold)
-    return f
-
-
-RECORD: set[str] | None = None  # tests: when a set, every source string passed to T is added to it
-
-
-def T(text: str) -> str:
-    """``text`` (English source) in the current language (Qt translation context ``"Tour"``)."""
-    if RECORD is not None:
-        RECORD.add(text)
-    out = QCoreApplication.translate("Tour", text)
-    return out if out else text  # a missing translation must never blank a label
-
-
-def badge_text(kind: str) -> str:
-    """The words of an honesty badge, translated."""
-    return {"measured": T("measured here"), "formula": T("formula"), "source": T("from the source"),
-            "illustrative": T("illustrative")}[kind]
-
-
-def fmt_bytes(n: float) -> str:
-    """Decimal units: ``"512 B"``, ``"48.0 kB"``, ``"17.4 MB"``, ``"16.1 GB"`` (1 GB = 10⁹ bytes)."""
-    n = float(max(0.0, n))
-    if n < 1000:
-        return f"{n:.0f} B"
-    for unit in ("kB", "MB", "GB", "TB"):
-        n /= 1000.0
-        if n < 999.5 or unit == "TB":
-            return f"{n:.1f} {unit}" if n < 100 else f"{n:.0f} {unit}"
-    return f"{n:.0f} TB"
-
-
-def fmt_ms(ms: float | None) -> str:
-    """Milliseconds with sensible digits: ``"0.42 ms"``, ``"8.1 ms"``, ``"63 ms"``; ``"—"`` for None."""
-    if ms is None:
-        return "—"
-    if ms < 1:
-        return f"{ms:.2f} ms"
-    return f"{ms:.1f} ms" if ms < 10 else f"{ms:.0f} ms"
+from animations.typescale import set_role
 
 
 class Appear(Animation):
@@ -180,11 +52,6 @@ class Appear(Animation):
 
     def apply(self, progress: float) -> None:  # pragma: no cover - interpolate is overridden
         self.interpolate(progress)
-
-
-def page_title(title: str, number: int | None) -> str:
-    """``title`` translated, with the section number in front as "01 · …" when there is one."""
-    return (f"{number:02d} · " if number else "") + T(title)
 
 
 class TourScene(QGraphicsScene):
@@ -241,18 +108,17 @@ class TourScene(QGraphicsScene):
         """Clear and draw the scene for ``ctx``, then show its first frame. Text sizes follow the view the
         scene is shown in, when it is (``fit_factor``): call ``needs_rebuild(view)`` after the view's size
         settles (a resize, a new controls row) and build again when it says so."""
-        global _factor
         self.clear()
         self.timeline = Timeline()
         self.ctx = ctx
         self.t = 0.0
         views = self.views()
         self.factor = fit_factor(views[0] if views else None)
-        _factor = self.factor
+        look.set_text_factor(self.factor)
         try:
             self.draw(ctx)  # the page's title is the tour's widget above the view (gui/tour/layout.py), not drawn here
         finally:
-            _factor = 1.0
+            look.set_text_factor(1.0)
         self.seek(0.0)
 
     def needs_rebuild(self, view) -> bool:
@@ -576,22 +442,4 @@ class TourScene(QGraphicsScene):
         self.timeline.add(Lambda(lambda p: None), 0.0, seconds)
 
 
-def heat_color(v: float) -> tuple[int, int, int]:
-    """A diverging colour for ``v`` in [-1, 1]: blue (negative) … dark (0) … amber (positive)."""
-    v = max(-1.0, min(1.0, v))
-    if v >= 0:
-        return int(30 + 225 * v), int(36 + 165 * v), int(48 + 26 * v)
-    v = -v
-    return int(30 + 44 * v), int(36 + 134 * v), int(48 + 207 * v)
-
-
-def seq_color(v: float) -> tuple[int, int, int]:
-    """A sequential colour for ``v`` in [0, 1]: dark → amber (attention weights, probabilities)."""
-    v = max(0.0, min(1.0, v)) ** 0.6
-    return int(24 + 231 * v), int(32 + 170 * v), int(44 + 30 * v)
-
-
-__all__ = [
-    "TourScene", "T", "font", "set_font_family", "fmt_bytes", "fmt_ms", "badge_text", "heat_color", "seq_color",
-    "Appear", "SCENE_W", "SCENE_H",
-]
+__all__ = ["TourScene", "Appear"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-from animations.scenes.base import (
-    ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, SCENE_H, SEAT_COLORS, TEXT, T, TourScene, fmt_ms,
-)
+from animations.scenes import trip_words
+from animations.scenes.base import TourScene
+from animations.scenes.look import (ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, SCENE_H, SEAT_COLORS,
+                                    TEXT, T)
+from animations.units import fmt_ms
 from animations.timeline import Lambda
-
 
 GAME_SENTENCE = "Every trip carries the book once and writes one more word ."  # 12 words; zh: one per character
 
@@ -370,13 +371,19 @@ class QuestionsScene(TourScene):
     def draw(self, ctx: dict) -> None:
         y = self.top - 6  # the narration under the stage says "Three questions, and now they can be answered."
         groups = []
+        split = ((ctx.get("analysis") or {}).get("decode") or {}).get("split")
         for i, (q, a) in enumerate(QUESTIONS):
             qi, qy = self.para(f"{i + 1}. " + T(q), 64, y + 6, 1470, "body", TEXT, True, role="card")
             ai, ay = self.para(T(a), 64, qy + 2, 1470, "label", GREEN, role="card")
+            group = [qi, ai]
+            if i == 1 and trip_words.measured(split):  # the answer on memory, beside what §7 measured here
+                mi, ay = self.para(trip_words.page18_line(split), 64, ay + 2, 1470, "label", TEXT, role="card")
+                group.append(mi)
             card = self.box(40, y, 1520, ay + 6 - y, PANEL, EDGE, z=0)
-            for item in (card, qi, ai):
+            group.insert(0, card)
+            for item in group:
                 self.fade_in(item, 0.2 + 0.4 * i)
-            groups.append([card, qi, ai])
+            groups.append(group)
             y = ay + 12
         live = ((ctx.get("analysis") or {}).get("closing_line") or {})
         if live.get("tokens"):

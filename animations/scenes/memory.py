@@ -6,11 +6,12 @@ import json
 
 from PySide6.QtGui import QColor
 
-from animations.scenes.base import (
-    ACCENT, badge_text, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, RED, SCENE_H, TEXT, T, TourScene, fmt_bytes,
-    fmt_ms,
-)
-from animations.scenes.trips import _analysis
+from animations.scenes.base import TourScene
+from animations.scenes.look import (ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, RED,
+                                    SCENE_H, TEXT, T, badge_text)
+from animations.scenes.look import analysis_of as _analysis
+from animations.units import fmt_bytes, fmt_ms
+from animations.scenes.counts import claim, count
 
 
 class KVSizeScene(TourScene):
@@ -216,13 +217,15 @@ class ReasoningScene(TourScene):
         if isinstance(visible, int):
             visible = ["…"] * visible
         top = self.top
-        _, y = self.para(T("The model writes {n} tokens nobody sees (its “thinking”), then the answer:").format(
+        head, y = self.para(T("The model writes {n} tokens nobody sees (its “thinking”), then the answer:").format(
             n=len(hidden)), 40, top, 1520, "body", TEXT, role="caption")
+        claim(head, "reasoning: hidden tokens", len(hidden))
         x, y = 40.0, y + 8
         t = 0.3
         row_h = None
         for lab in hidden:
             card, w = self.chip(lab, x, y, QColor("#2a3440"), DIM, style="body")
+            count(card, "reasoning: hidden tokens")
             row_h = row_h or card.boundingRect().height() + 6
             if x + w > 1560:
                 x, y = 40.0, y + row_h
@@ -235,6 +238,7 @@ class ReasoningScene(TourScene):
         x = vis.sceneBoundingRect().right() + 14
         for lab in visible:
             card, w = self.chip(lab, x, y - 4, PAPER, style="number")
+            count(card, "reasoning: answer tokens")
             self.pop_in(card, t)
             t += 0.12
             x += w + 8
@@ -246,11 +250,12 @@ class ReasoningScene(TourScene):
                     self.measure(T("answer: {n} trips").format(n=nv), "label").width()) + 16
         full = 1520 - lab_w
         unit = full / max(1, nh + nv)
-        for i, (name, count, color) in enumerate(((T("thinking: {n} trips").format(n=nh), nh, DIM),
+        for i, (name, n_trips, color) in enumerate(((T("thinking: {n} trips").format(n=nh), nh, DIM),
                                                   (T("answer: {n} trips").format(n=nv), nv, GREEN))):
             lab = self.text(name, 40, y, "label", color, role="legend")
+            claim(lab, "reasoning: hidden tokens" if i == 0 else "reasoning: answer tokens", n_trips)  # a trip each
             bh = max(lab.boundingRect().height(), self.lh("body"))
-            bar = self.box(40 + lab_w, y + 4, max(3.0, unit * count), bh - 8, color, None, radius=3)
+            bar = self.box(40 + lab_w, y + 4, max(3.0, unit * n_trips), bh - 8, color, None, radius=3)
             self.fade_in(bar, t + 0.2 * i)
             y += bh + 10
         y += air

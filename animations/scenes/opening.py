@@ -11,10 +11,11 @@ import numpy as np
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QImage, QTransform
 
-from animations.scenes.base import (
-    ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SCENE_H, SEAT_COLORS, TEXT, T, TourScene,
-    fmt_bytes, heat_color, px,
-)
+from animations.scenes.base import TourScene
+from animations.scenes.look import (ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SCENE_H,
+                                    SEAT_COLORS, TEXT, T, heat_color, px)
+from animations.units import fmt_bytes
+from animations.scenes.counts import claim, count
 
 
 def request_json(prompt: str) -> str:
@@ -29,8 +30,8 @@ def request_lines(prompt: str) -> list[str]:
     """``request_json``'s body laid out in fewer lines (each message on two), for the page: the same JSON."""
     q = json.dumps
     return ["{", f'  "model": {q("llama-3-8b-instruct")},', '  "stream": true,', '  "messages": [',
-            f'    {{"role": "system",', f'     "content": {q("You are a concise assistant.")}}},',
-            f'    {{"role": "user",', f'     "content": {q(prompt, ensure_ascii=False)}}}', "  ]", "}"]
+            '    {"role": "system",', f'     "content": {q("You are a concise assistant.")}}},',
+            '    {"role": "user",', f'     "content": {q(prompt, ensure_ascii=False)}}}', "  ]", "}"]
 
 
 REQUEST_LINES = 11  # the address line and the ten lines of ``request_lines``
@@ -174,7 +175,8 @@ class TokenizeScene(TourScene):
         def chips():
             y = self.top
             hint = self.text(T("Your question, cut by this model's tokenizer:"), 40, y, "label", DIM, role="caption")
-            y, t = self._chips(toks, y + hint.boundingRect().height() + 8, 0.2, chip_style, max_rows=2)
+            y, t = self._chips(toks, y + hint.boundingRect().height() + 8, 0.2, chip_style, max_rows=2,
+                               count_as="tokenize: the question's tokens")
             if show_sample:
                 hint2 = self.text(T("Chinese, cut by the same tokenizer:"), 40, y, "label", DIM, role="caption")
                 y, t = self._chips(sample, hint2.sceneBoundingRect().bottom() + 8, t, "body", max_rows=1)
@@ -187,6 +189,7 @@ class TokenizeScene(TourScene):
             words = self.text(T("your question: {n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)"
                                 ).format(n=len(toks)), 40, y, "label", TEXT, width=pill.sceneBoundingRect().left() - 60,
                               role="caption")
+            claim(words, "tokenize: the question's tokens", len(toks))
             self.fade_in(words, t)
             return max(words.sceneBoundingRect().bottom(), pill.sceneBoundingRect().bottom()) + 10
 
@@ -250,7 +253,8 @@ class TokenizeScene(TourScene):
                            None, radius=4)
             self.fade_in(bar, t + 0.5 + 0.3 * i)
 
-    def _chips(self, toks: list[dict], y: float, t: float, style: str, max_rows: int) -> tuple[float, float]:
+    def _chips(self, toks: list[dict], y: float, t: float, style: str, max_rows: int,
+               count_as: str | None = None) -> tuple[float, float]:
         """Token chips with their ids from (40, y), wrapping at the scene's edge for at most ``max_rows`` rows
         ("… n more" ends the last one); a bracket under the byte pieces of one character names it. Returns
         (the y below, the next start time)."""
@@ -290,6 +294,8 @@ class TokenizeScene(TourScene):
                         self.fade_in(ch, t)
                         extras = [br, ch]
             row_cards.append((card, x, extras))
+            if count_as:
+                count(card, count_as)
             self.pop_in(card, t)
             t += 0.08
             x += w + 8
@@ -305,6 +311,8 @@ class TokenizeScene(TourScene):
                     self.removeItem(item)
                 shown -= 1
             more.setPos(x, y + 10)
+            if count_as:
+                count(more, count_as, len(toks) - shown)  # the chips not drawn, named by number
         return y + (row_h or 60) + 4, t
 
 class EmbeddingScene(TourScene):
@@ -423,7 +431,7 @@ class BookScene(TourScene):
         dict_name = T("dict.")
         entries = ([(dict_name, dict_bytes)] if dict_bytes else []) + [(str(i + 1), b) for i, b in enumerate(layer_bytes)]
         lab_h = self.lh("small")
-        for i, (name, b) in enumerate(entries):
+        for name, b in entries:
             h = lab_h + 30 + (box_h - 110 - lab_h) * b / biggest
             color = SEAT_COLORS[1] if name == dict_name else BLUE
             # the book stays in the warehouse, whole; its name inside the spine's foot

@@ -16,8 +16,8 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from animations.items import CELL_EDGE, CELL_EMPTY, CELL_FRESH, CELL_USED, TEXT, TEXT_DIM
-from animations.stage.style import (PAD, StageType, add_panel, add_text, format_bytes, regions_of, set_elided,
-                                    stack, tr, wrap_lines)
+from animations.stage.style import PAD, StageType, add_panel, add_text, regions_of, set_elided, stack, tr, wrap_lines
+from animations.units import fmt_bytes
 
 SHARED = QColor("#ffc94a")
 COLS_MAX = 24
@@ -104,7 +104,7 @@ class CheatSheet:
         if self.num_blocks:
             return (tr("{n} page in use = {size} · room for {total}") if n == 1 else
                     tr("{n} pages in use = {size} · room for {total}")).format(
-                n=n, size=format_bytes(n * self.block_bytes), total=self.num_blocks)
+                n=n, size=fmt_bytes(n * self.block_bytes), total=self.num_blocks)
         return (tr("{n} page in use") if n == 1 else tr("{n} pages in use")).format(n=n)
 
     def _lines(self, item, text: str) -> str:
@@ -124,7 +124,7 @@ class CheatSheet:
         left = self.region.left() + PAD
         set_elided(self.header, tr("Cheat sheet · KV cache"), w)
         if self.block_bytes:
-            page = tr("one page = {size} · {t} tokens").format(size=format_bytes(self.block_bytes), t=self.block_tokens)
+            page = tr("one page = {size} · {t} tokens").format(size=fmt_bytes(self.block_bytes), t=self.block_tokens)
         else:
             page = ""
         self.page.setText(self._lines(self.page, page) if page else "")

@@ -18,11 +18,12 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsRectItem, QGraphicsScene
 
 from animations.easing import clamp01
-from animations.items import (CART_BED, CHAPTER, CHAPTER_EDGE, CHAPTER_LIT, DESK_COLORS, PAPER, RAIL, TEXT,
-                              TEXT_DIM, WHEEL_R, CartItem)
-from animations.stage.style import (PAD, StageType, add_panel, add_text, format_bytes, line_height, regions_of,
-                                    set_elided, set_lines, tr, wrap_lines)
+from animations.items import (CART_BED, CHAPTER, CHAPTER_EDGE, CHAPTER_LIT, DESK_COLORS, PAPER, RAIL, TEXT, TEXT_DIM,
+                              WHEEL_R, CartItem)
+from animations.stage.style import (PAD, StageType, add_panel, add_text, line_height, regions_of, set_elided, set_lines,
+                                    tr, wrap_lines)
 from animations.stage.warehouse import DICTIONARY
+from animations.units import fmt_bytes
 
 CART_W = 170.0
 READ = QColor("#fff3c4")  # the part of the lit chapter already read this trip
@@ -160,7 +161,7 @@ class Desks:
             label = add_text(self.scene, self._f_small, "cart", TEXT, parent=cart)
             label.setVisible(cart_label_h > 0)
             # the whole label, or the size alone when it does not fit the cart: never cut in the middle
-            size = format_bytes(self.share_bytes(d))
+            size = fmt_bytes(self.share_bytes(d))
             whole = tr("copy · {size}").format(size=size)
             fits = QFontMetricsF(label.font()).horizontalAdvance(whole) <= CART_W - 24
             set_elided(label, whole if fits else size, CART_W - 24)
@@ -204,7 +205,7 @@ class Desks:
 
     def set_lit(self, layer: int | None) -> None:
         """Light chapter ``layer`` on every desk that holds it; other desks in PP are waiting."""
-        for d, row in enumerate(self.rows):
+        for _d, row in enumerate(self.rows):
             if row["lit"] is not None and row["lit"] in row["bars"]:
                 row["bars"][row["lit"]].setBrush(CHAPTER)
             holds = layer is not None and layer in row["bars"]
@@ -296,7 +297,7 @@ class Desks:
                     t = tr("this trip: work {c} · notes {m} ms").format(c=f"{c:.1f}", m=f"{m:.1f}")
                     short = tr("work {c} · notes {m} ms").format(c=f"{c:.1f}", m=f"{m:.1f}")
             else:
-                t = tr("copy · {size}").format(size=format_bytes(self.share_bytes(d)))
+                t = tr("copy · {size}").format(size=fmt_bytes(self.share_bytes(d)))
             self._set_times_text(row, t, short or t)
 
     def _set_times_text(self, row: dict, text: str, short: str) -> None:

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from PySide6.QtCore import QRectF, Signal
 from PySide6.QtGui import QColor
@@ -38,10 +38,10 @@ from animations.stage.apprentice import Apprentice
 from animations.stage.cheat import CheatSheet
 from animations.stage.desks import Desks
 from animations.stage.legend import Legend
-from animations.stage.seats import SeatText, Seats
-from animations.stage.style import (CAPTION, MAX_SEATS, SCENE_RECT, StageRegions, StageType, add_text,
-                                    fit_for_view, format_bytes, set_elided, tr)
 from animations.stage.queries import StageQueries
+from animations.stage.seats import Seats, SeatText
+from animations.stage.style import (CAPTION, MAX_SEATS, SCENE_RECT, StageRegions, StageType, add_text, fit_for_view,
+                                    set_elided, tr)
 from animations.stage.trip import TripTimeline
 from animations.stage.warehouse import Warehouse
 from animations.timeline import Timeline
@@ -169,11 +169,23 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self._shared_pages = self._shared_before = 0
         self._build()
 
+    memory_kind: str | None = None  # "gpu" or "cpu": where the weights live here (the warehouse says which)
+
+    def set_device(self, device: str) -> None:
+        """The engine's device ("cpu", "cuda", "cuda:1"): the warehouse then names the memory it is on this
+        machine (GPU memory, or RAM when the engine runs on the CPU)."""
+        kind = "gpu" if str(device).startswith(("cuda", "mps", "xpu")) else "cpu"
+        if kind != self.memory_kind:
+            self.memory_kind = kind
+            if getattr(self, "_configured", False):
+                self._rebuild_keep_trip()
+
     def set_view(self, view_width_px: float, view_height_px: float, window_height_px: float,
                  presenter: bool = False) -> None:
         """Pick font sizes for a view of that size (px) in a window that tall, so that after ``fitInView`` no
         text is under window_height / 60 px. Keeps the trip on screen."""
-        new = StageType(float(window_height_px), fit_for_view(view_width_px, view_height_px, self.regions.height), bool(presenter),
+        new = StageType(float(window_height_px), fit_for_view(view_width_px, view_height_px, self.regions.height),
+                        bool(presenter),
                         self._lang)
         sizes = [round(t.units(style) + 0.49) for t in (new, self._type) for style in ("small", "label", "body",
                                                                                       "heading")]
@@ -193,7 +205,7 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self._rebuild_keep_trip()
 
     def set_font_family(self, family: str) -> None:
-        """Use ``family`` for every text on the stage (one with Chinese glyphs; see gui.fonts)."""
+        """Use ``family`` for every text on the stage (one with Chinese glyphs; see animations.fonts)."""
         self._family = family
         self._rebuild_keep_trip()
 
@@ -207,21 +219,22 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
 
     def set_sharding(self, mode: str, n: int, layers: list[tuple[int, int]] | None = None) -> None:
         """Draw the book torn ``n`` ways, one desk per worker: "tp" gives every desk a strip of every chapter,
-        "pp" gives each desk a run of whole chapters (``layers``: per desk [start, stop); default: an even split,
-        as model.parallel.split_layers does — animations/ may not import model/). n = 1: one desk."""
+        "pp" gives each desk a run of whole chapters: ``layers``, per desk [start, stop), as the engine reported
+        them (the sharding event's workers; the split itself is ``model.parallel.plan.split_layers``, in one place);
+        their count is the number of desks. n = 1: one desk. Raises ValueError for another mode, or for "pp"
+        with n > 1 and no layers."""
         if mode not in ("tp", "pp"):
             raise ValueError(f"sharding mode must be 'tp' or 'pp', got {mode!r}")
         n = max(1, int(n))
         n_layer = len(self._args[0])
         if mode == "pp":
-            n = min(n, n_layer)
-            if not layers or len(layers) != n:
-                base, extra = divmod(n_layer, n)
-                layers, start = [], 0
-                for d in range(n):
-                    stop = start + base + (1 if d < extra else 0)
-                    layers.append((start, stop))
-                    start = stop
+            if layers:
+                n = len(layers)
+            elif n == 1:
+                layers = [(0, n_layer)]
+            else:
+                raise ValueError(f"pp over {n} desks needs each desk's layers [start, stop) as the engine reported "
+                                 "them (the sharding event's workers)")
         else:
             layers = [(0, n_layer)] * n
         self._shard_mode, self._shard_n = mode, n
@@ -449,4 +462,4 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
         self.trip_started.emit(trip)
 
 
-__all__ = ["StageScene", "SeatText", "format_bytes", "SCENE_RECT", "MAX_SEATS", "REQUEST_COLORS"]
+__all__ = ["StageScene", "SeatText", "SCENE_RECT", "MAX_SEATS", "REQUEST_COLORS"]

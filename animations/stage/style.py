@@ -119,18 +119,6 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("StageScene", text)
 
 
-def format_bytes(n: int) -> str:
-    """``n`` bytes as a short decimal figure: ``"512 B"``, ``"48.0 kB"``, ``"1.0 MB"``, ``"16.1 GB"``."""
-    n = max(0, int(n))
-    if n < 1000:
-        return f"{n} B"
-    for unit in ("kB", "MB", "GB", "TB"):
-        n /= 1000.0
-        if n < 999.95 or unit == "TB":
-            return f"{n:.1f} {unit}"
-    raise AssertionError("unreachable")
-
-
 def trip_tokens(tokens_in: int, tokens_out: int) -> str:
     """How many tokens one trip (one forward pass) read and wrote, said the same way everywhere on the Live
     page (the stage's headline and the readout): "20 tokens in, 1 out"."""

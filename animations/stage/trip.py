@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from typing import Callable
+from collections.abc import Callable
 
 from animations.easing import linear
 from animations.stage.apprentice import guess_rows, judge
@@ -36,7 +36,10 @@ class TripTimeline:
     """The trip half of ``StageScene``: from a step report (dict) to a ``Timeline``."""
 
     def _layer_shares(self, trip: dict) -> list[float]:
-        """Cumulative ends (0 … 1) of each layer's share of the compute window, from ``layer_ms``."""
+        """Cumulative ends (0 … 1) of each layer's share of the compute window, from ``layer_ms``.
+
+        The engine times layers on a sample of trips (timing every layer slows every trip, issue 34): a trip
+        without ``layer_ms`` uses the last sampled trip's times (same number of layers), else equal shares."""
         n = len(self._warehouse.bars)
         raw = trip.get("layer_ms") or []
         ms = []
@@ -47,8 +50,11 @@ class TripTimeline:
                 except (TypeError, ValueError):
                     f = 0.0
                 ms.append(f if math.isfinite(f) and f > 0 else 0.0)
-        if not ms or sum(ms) <= 0:
-            ms = [1.0] * n
+        if ms and sum(ms) > 0:
+            self._sampled_layer_ms = ms
+        else:
+            last = getattr(self, "_sampled_layer_ms", None)
+            ms = list(last) if last and len(last) == n else [1.0] * n
         total, acc, ends = sum(ms), 0.0, []
         for v in ms:
             acc += v

@@ -12,8 +12,9 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
 
 from animations.items import CHAPTER, CHAPTER_EDGE, CHAPTER_LIT, TEXT, TEXT_DIM
-from animations.stage.style import (PAD, StageType, add_panel, add_text, format_bytes, line_height, regions_of,
-                                    set_elided, set_lines, stack, tr, wrap_lines)
+from animations.stage.style import (PAD, StageType, add_panel, add_text, line_height, regions_of, set_elided, set_lines,
+                                    stack, tr, wrap_lines)
+from animations.units import fmt_bytes
 
 DICTIONARY = QColor("#7d5ba6")
 DICTIONARY_EDGE = QColor("#b99be0")
@@ -24,6 +25,7 @@ class Warehouse:
 
     def __init__(self, scene: QGraphicsScene, family: str, type_: StageType,
                  layer_bytes: list[int], dictionary_bytes: int, model_name: str):
+        self.scene = scene
         self.region = regions_of(scene).warehouse  # the scene's height decides it (StageRegions)
         self.layer_bytes = list(layer_bytes)
         self.dictionary_bytes = int(dictionary_bytes)
@@ -59,6 +61,13 @@ class Warehouse:
         """Chapters + dictionary, bytes: the figure the warehouse, the carts and the readout all add up to."""
         return sum(self.layer_bytes) + self.dictionary_bytes
 
+    def header_text(self) -> str:
+        """The warehouse and the memory it is here: GPU memory, or the computer's RAM when the engine runs on the
+        CPU (``StageScene.set_device``); GPU memory, the usual place, until the device is known."""
+        if getattr(self.scene, "memory_kind", None) == "cpu":
+            return tr("Warehouse · RAM (on the CPU)")
+        return tr("Warehouse · GPU memory")
+
     def texts(self):
         return [self.header, self.model, self.total, self.note, self.dictionary_label, *self.labels]
 
@@ -68,12 +77,12 @@ class Warehouse:
         w = self.region.width() - 2 * PAD
         left = self.region.left() + PAD
         # two lines where the name and its field term do not fit one (presenter mode's larger type, 4:3)
-        set_lines(self.header, wrap_lines(self.header.font(), tr("Warehouse · GPU memory"), w, 2))
+        set_lines(self.header, wrap_lines(self.header.font(), self.header_text(), w, 2))
         set_elided(self.model, self.model_name, w)
         self.model.setVisible(bool(self.model_name))
         n = len(self.layer_bytes)
         if self.total_bytes:
-            total = tr("Whole book: {size}").format(size=format_bytes(self.total_bytes))
+            total = tr("Whole book: {size}").format(size=fmt_bytes(self.total_bytes))
         else:
             total = tr("The book: {n} chapters").format(n=n)
         set_elided(self.total, total, w)
@@ -93,9 +102,9 @@ class Warehouse:
         biggest = max([*self.layer_bytes, self.dictionary_bytes, 1])
         y = top + 4
         entries = [(self.dictionary_bar, self.dictionary_label, self.dictionary_bytes,
-                    tr("Dictionary · {size}").format(size=format_bytes(self.dictionary_bytes)),
+                    tr("Dictionary · {size}").format(size=fmt_bytes(self.dictionary_bytes)),
                     tr("Dictionary"))] if self.dictionary_bytes else []
-        entries += [(bar, label, b, tr("Ch. {i} · {size}").format(i=i + 1, size=format_bytes(b)) if b
+        entries += [(bar, label, b, tr("Ch. {i} · {size}").format(i=i + 1, size=fmt_bytes(b)) if b
                      else tr("Ch. {i}").format(i=i + 1), tr("Ch. {i}").format(i=i + 1))
                     for i, (bar, label, b) in enumerate(zip(self.bars, self.labels, self.layer_bytes))]
         if not self.dictionary_bytes:

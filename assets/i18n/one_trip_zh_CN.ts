@@ -49,7 +49,7 @@
     </message>
     <message>
         <source>The question · {n} tokens</source>
-        <translation>题目 · {n} 块</translation>
+        <translation>题目 · {n} 个字</translation>
     </message>
     <message>
         <source>The book rests in the warehouse. Every token costs one trip.</source>
@@ -57,7 +57,7 @@
     </message>
     <message>
         <source>Reading the question: {n} tokens in one trip</source>
-        <translation>读题：搬一趟，读完 {n} 块</translation>
+        <translation>读题：搬一趟，读完 {n} 个字</translation>
     </message>
     <message>
         <source>Writing: one trip, one token</source>
@@ -69,11 +69,11 @@
     </message>
     <message>
         <source>Reading and writing in one trip: {n} tokens in</source>
-        <translation>边读题边写字：这一趟读进 {n} 块</translation>
+        <translation>边读题边写字：这一趟读进 {n} 个字</translation>
     </message>
     <message>
         <source>Checking the apprentice's guesses: {n} tokens in one trip</source>
-        <translation>核对小徒弟猜的字：搬一趟，验 {n} 块</translation>
+        <translation>核对小徒弟猜的字：搬一趟，验 {n} 个字</translation>
     </message>
     <message>
         <source>A copy travels; the book stays home</source>
@@ -153,7 +153,7 @@
     </message>
     <message>
         <source>one page = {size} · {t} tokens</source>
-        <translation>一页 = {size} · {t} 个字块</translation>
+        <translation>一页 = {size} · {t} 个字</translation>
     </message>
     <message>
         <source>{n} pages in use = {size} · room for {total}</source>
@@ -365,7 +365,7 @@
     </message>
     <message>
         <source>1 token in</source>
-        <translation>读进 1 块</translation>
+        <translation>读进 1 个字</translation>
     </message>
     <message>
         <source>Checking the apprentice's guesses</source>
@@ -397,11 +397,11 @@
     </message>
     <message>
         <source>{n} tokens in</source>
-        <translation>读进 {n} 块</translation>
+        <translation>读进 {n} 个字</translation>
     </message>
     <message>
         <source>{tokens_in}, {n} out</source>
-        <translation>{tokens_in}，写出 {n} 块</translation>
+        <translation>{tokens_in}，写出 {n} 个字</translation>
     </message>
     <message>
         <source>{what} · one trip: {tokens}</source>
@@ -410,6 +410,10 @@
     <message>
         <source>Dictionary</source>
         <translation>字典</translation>
+    </message>
+    <message>
+        <source>Warehouse · RAM (on the CPU)</source>
+        <translation>仓库 · 内存（CPU 上）</translation>
     </message>
 </context>
 <context>
@@ -563,11 +567,11 @@
     </message>
     <message>
         <source>Cut into tokens</source>
-        <translation>分词</translation>
+        <translation>切成字（分词）</translation>
     </message>
     <message>
         <source>20–80 tokens/s</source>
-        <translation>20–80 token/秒</translation>
+        <translation>20–80 字/秒</translation>
     </message>
     <message>
         <source>Look up the dictionary</source>
@@ -595,7 +599,7 @@
     </message>
     <message>
         <source>8-token question, 6 steps after the first token: without, step i recomputes 8 + i rows, Σ(8+i) for i = 1…6 = 69; with, one new row per step = 6.</source>
-        <translation>8 块的题目，第一个字之后再写 6 步：没有小抄，第 i 步要重算 8 + i 行，i = 1…6 合计 Σ(8+i) = 69；有小抄，每步只算新的一行，共 6 行。</translation>
+        <translation>8 个字的题目，第一个字之后再写 6 步：没有小抄，第 i 步要重算 8 + i 行，i = 1…6 合计 Σ(8+i) = 69；有小抄，每步只算新的一行，共 6 行。</translation>
     </message>
     <message>
         <source>8.03 billion parameters × 2 bytes</source>
@@ -607,11 +611,11 @@
     </message>
     <message>
         <source>A 10,000-token system prompt that is not cached makes a long pause.</source>
-        <translation>1 万块的系统提示如果没被缓存，停顿会很长。</translation>
+        <translation>1 万字的系统提示如果没被缓存，停顿会很长。</translation>
     </message>
     <message>
         <source>A 500-token answer: 1 + 2 + … + 500 = 125,250 rows without it, 500 with it: O(500²) against 500.</source>
-        <translation>500 个 token 的回答：没小抄算 1 + 2 + … + 500 = 125,250 行，有小抄算 500 行：O(500²) 对 500。</translation>
+        <translation>500 个字的回答：没小抄算 1 + 2 + … + 500 = 125,250 行，有小抄算 500 行：O(500²) 对 500。</translation>
     </message>
     <message>
         <source>A BPE (byte-pair encoding) tokenizer, trained with the model and fixed once it ships, cuts the text into numbered pieces. Chinese is cut too, as its tokenizer learnt: one trained on Chinese keeps common characters whole and may merge common words; one trained on English splits them into pieces of their bytes.</source>
@@ -623,11 +627,11 @@
     </message>
     <message>
         <source>A reasoning model may read the question in milliseconds and then keep decoding thinking tokens you never see, so the time to the first visible word no longer stands for prefill. The source: a 200-token answer may be billed for thousands of decode steps.</source>
-        <translation>推理模型可能几毫秒就读完题，却还在解码你看不见的思考 token，所以“第一个可见字出现的时间”不再能代表预填充。原文：200 个 token 的回答，可能计费几千个解码步。</translation>
+        <translation>推理模型可能几毫秒就读完题，却还在解码你看不见的思考的字，所以“第一个可见字出现的时间”不再能代表预填充。原文：200 个字的回答，可能计费几千个解码步。</translation>
     </message>
     <message>
         <source>After “{tail}”, the next token could be:</source>
-        <translation>“{tail}”之后，下一块可能是：</translation>
+        <translation>“{tail}”之后，下一个字可能是：</translation>
     </message>
     <message>
         <source>All this, just to write one sentence explaining the KV cache. And what let that sentence be written was the KV cache itself.</source>
@@ -651,7 +655,7 @@
     </message>
     <message>
         <source>Behind a {n}-token system prompt that is not cached, the first token takes {ms} instead of {short}.</source>
-        <translation>前面加上 {n} 块没被缓存的系统提示，第一个字要等 {ms}，而不是 {short}。</translation>
+        <translation>前面加上 {n} 个字没被缓存的系统提示，第一个字要等 {ms}，而不是 {short}。</translation>
     </message>
     <message>
         <source>Block table (PagedAttention): each request's pages of the cheat sheet</source>
@@ -671,7 +675,7 @@
     </message>
     <message>
         <source>DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per token</source>
-        <translation>DeepSeek-V3：共 {p:.0f}0 亿参数，每个 token 只激活约 {a:.0f}0 亿</translation>
+        <translation>DeepSeek-V3：共 {p:.0f}0 亿参数，每个字只激活约 {a:.0f}0 亿</translation>
     </message>
     <message>
         <source>Desk · compute cores</source>
@@ -683,7 +687,7 @@
     </message>
     <message>
         <source>Drawing lots (sampling): the last position's vector goes through the language-model head to one score per token; softmax turns the scores into probabilities and one token is drawn. Temperature, top-p and top-k reshape the distribution before the draw; common defaults are temperature 1 and top-p off.</source>
-        <translation>抽签（采样）：最后一个位置的向量经过语言模型头，得到每个 token 的分数，softmax 成概率再抽。温度、top-p、top-k 会在抽之前重塑分布；常见默认是温度 1、top-p 不设限。</translation>
+        <translation>抽签（采样）：最后一个位置的向量经过语言模型头，得到每个字的分数，softmax 成概率再抽。温度、top-p、top-k 会在抽之前重塑分布；常见默认是温度 1、top-p 不设限。</translation>
     </message>
     <message>
         <source>Drawn: {tok}</source>
@@ -691,7 +695,7 @@
     </message>
     <message>
         <source>Each column is one trip; {n} seats. Pale cells read a question (prefill): C's long question is read in chunks of {k} tokens beside other people's writing (chunked prefill).</source>
-        <translation>每一列是一趟，桌上 {n} 个座位。浅色格是在读题（预填充）：C 的长题目每趟只读 {k} 块，夹在别人写字的同一趟里（切块预填充）。</translation>
+        <translation>每一列是一趟，桌上 {n} 个座位。浅色格是在读题（预填充）：C 的长题目每趟只读 {k} 个字，夹在别人写字的同一趟里（切块预填充）。</translation>
     </message>
     <message>
         <source>Every page torn apart: tensor parallel</source>
@@ -723,15 +727,15 @@
     </message>
     <message>
         <source>One column = one trip, {n} seats. Pale: reading a question; C's long one in chunks of {k} tokens (chunked prefill).</source>
-        <translation>一列是一趟，桌上 {n} 个座位。浅色：在读题；C 的长题目每趟读 {k} 个 token（切块预填充）。</translation>
+        <translation>一列是一趟，桌上 {n} 个座位。浅色：在读题；C 的长题目每趟读 {k} 个字（切块预填充）。</translation>
     </message>
     <message>
         <source>compute-bound</source>
-        <translation>吃算力</translation>
+        <translation>算力受限</translation>
     </message>
     <message>
         <source>memory-bound</source>
-        <translation>吃显存带宽</translation>
+        <translation>带宽受限</translation>
     </message>
     <message>
         <source>Decimal GB (a billion bytes). Dashed: each card's reported memory. Green: fits one {gpu}; orange: a bigger card or several.</source>
@@ -859,7 +863,7 @@
     </message>
     <message>
         <source>Reading the question (prefill): one forward pass over every known token, big matrix multiplications. It is compute-bound, and even 1,000 tokens take only milliseconds. Each layer does attention softmax(QKᵀ/√d)·V, then the feed-forward network; each token looks only at the tokens before it.</source>
-        <translation>读题（预填充，prefill）：一次前向计算处理全部已知 token，是大矩阵乘法；吃的是算力（compute-bound），1,000 块也只要毫秒级。每层先做注意力 softmax(QKᵀ/√d)·V，再过前馈网络；每个字只看它前面的字（因果注意力）。</translation>
+        <translation>读题（预填充，prefill）：一次前向计算处理全部已知的字，是大矩阵乘法；算力受限，1,000 个字也只要毫秒级。每层先做注意力 softmax(QKᵀ/√d)·V，再过前馈网络；每个字只看它前面的字（因果注意力）。</translation>
     </message>
     <message>
         <source>Routing: the cache helps only on the server that holds it</source>
@@ -867,11 +871,11 @@
     </message>
     <message>
         <source>Running ahead (speculative decoding): a draft model guesses N tokens, the big model checks them in one forward pass, keeps the prefix it agrees with and resamples at the first disagreement, so the output distribution is exactly the same. Code and factual text often keep 3–4 of 5.</source>
-        <translation>抢跑（投机解码）：草稿模型猜 N 个，大模型一次前向校验，接受与自己一致的前缀，从第一个不一致处重新采样；输出分布和逐个生成完全一样。代码、事实类文本常能保留 5 个里的 3–4 个。</translation>
+        <translation>抢跑（投机解码）：草稿模型猜 N 个字，大模型一次前向校验，接受与自己一致的前缀，从第一个不一致处重新采样；输出分布和逐个生成完全一样。代码、事实类文本常能保留 5 个里的 3–4 个。</translation>
     </message>
     <message>
         <source>Sending it back (streaming): over SSE or WebSocket frames, each token is pushed as soon as it is written; 20–80 tokens per second is common, depending on model size and hardware. A 10,000-token system prompt that is not cached makes a long pause before the first token.</source>
-        <translation>送回（流式）：用 SSE 或 WebSocket 帧，出一个推一个；常见 20–80 token/秒，取决于模型大小和硬件。1 万块的系统提示如果没被缓存，停顿会很长。</translation>
+        <translation>送回（流式）：用 SSE 或 WebSocket 帧，出一个推一个；常见 20–80 字/秒，取决于模型大小和硬件。1 万字的系统提示如果没被缓存，停顿会很长。</translation>
     </message>
     <message>
         <source>Server · GPU</source>
@@ -915,7 +919,7 @@
     </message>
     <message>
         <source>Terms</source>
-        <translation>对照表</translation>
+        <translation>术语</translation>
     </message>
     <message>
         <source>The apprentice guesses, the book checks every guess in one trip:</source>
@@ -923,7 +927,7 @@
     </message>
     <message>
         <source>The cheat sheet (KV cache) keeps each token's key (K) and value (V) in every layer. Without it, every new token recomputes the K and V of everything before it: a 500-token answer is O(500²) attention work instead of 500 steps.</source>
-        <translation>小抄（KV 缓存）保存每个 token 在每一层的键（K）和值（V）。没有它，生成第 N 个 token 要重算前面所有的 K、V；500 个 token 的回答，是 O(500²) 的注意力工作量，而不是 500 步。</translation>
+        <translation>小抄（KV 缓存）保存每个字在每一层的键（K）和值（V）。没有它，生成第 N 个字要重算前面所有的 K、V；500 个字的回答，是 O(500²) 的注意力工作量，而不是 500 步。</translation>
     </message>
     <message>
         <source>The cheat sheet, sharing the table, the apprentice and the same opening: each saves trips. §8, §12, §13, §15</source>
@@ -943,7 +947,7 @@
     </message>
     <message>
         <source>The model writes {n} tokens nobody sees (its “thinking”), then the answer:</source>
-        <translation>模型先写 {n} 个谁也看不见的 token（它的“思考”），再写答案：</translation>
+        <translation>模型先写 {n} 个谁也看不见的字（它的“思考”），再写答案：</translation>
     </message>
     <message>
         <source>The same opening (prefix caching): the same prefix gives exactly the same K and V, so they can be reused. vLLM's automatic prefix caching and SGLang's RadixAttention keep a lookup table of computed KV blocks. Whether it hits depends on routing the request to the server that holds them.</source>
@@ -963,7 +967,7 @@
     </message>
     <message>
         <source>The “dictionary” is the embedding matrix, part of the model's weights: one row of numbers per token id. Looking up every token gives a table of tokens × d_model numbers. Llama 3's has 128,256 rows × 4,096 columns (d_model = 4,096).</source>
-        <translation>“字典”叫嵌入矩阵，是模型权重的一部分：每个编号对应一行数。每块查一行，得到一张“块数 × d_model”的表。Llama 3 的字典是 128,256 行 × 4,096 列（d_model = 4,096）。</translation>
+        <translation>“字典”叫嵌入矩阵，是模型权重的一部分：每个编号对应一行数。每个字查一行，得到一张“字数 × d_model”的表。Llama 3 的字典是 128,256 行 × 4,096 列（d_model = 4,096）。</translation>
     </message>
     <message>
         <source>This computer, this model</source>
@@ -971,7 +975,7 @@
     </message>
     <message>
         <source>This model: formula {f} per token</source>
-        <translation>这个模型：按公式每个 token {f}</translation>
+        <translation>这个模型：按公式每个字 {f}</translation>
     </message>
     <message>
         <source>end of text</source>
@@ -979,7 +983,7 @@
     </message>
     <message>
         <source>This model: formula {f} per token; its engine allocates {m} per token</source>
-        <translation>这个模型：按公式每个 token {f}；引擎实际分配每个 token {m}</translation>
+        <translation>这个模型：按公式每个字 {f}；引擎实际分配每个字 {m}</translation>
     </message>
     <message>
         <source>This model: {n} chapters (layers), {size} in all</source>
@@ -999,7 +1003,7 @@
     </message>
     <message>
         <source>Two requests, the same {n}-token system prompt ({b} blocks of {s} tokens)</source>
-        <translation>两个请求，同样的 {n} 个 token 的系统提示（占 {b} 页，每页 {s} 个 token）</translation>
+        <translation>两个请求，同样的 {n} 个字的系统提示（占 {b} 页，每页 {s} 个字）</translation>
     </message>
     <message>
         <source>Vocabulary size, to scale</source>
@@ -1043,7 +1047,7 @@
     </message>
     <message>
         <source>Writing (decode): one forward pass per new token, and only the last position's result is used; the bottleneck is reading memory (memory-bound). The source: an 8B model on an A100 takes about 5–10 ms a step. This page's check: at about 2 TB/s, reading 16 GB once takes about 8 ms.</source>
-        <translation>写字（解码）：每个新 token 一次前向计算，只有最后一个位置的结果有用，瓶颈在读显存（memory-bound）。原文：8B 模型在 A100 上一步约 5–10 毫秒。对一下账：A100 显存带宽约 2 TB/s，读一遍 16 GB 约 8 毫秒，正好落在原文的范围里。</translation>
+        <translation>写字（解码）：每个新字一次前向计算，只有最后一个位置的结果有用，瓶颈在读显存：带宽受限。原文：8B 模型在 A100 上一步约 5–10 毫秒。对一下账：A100 显存带宽约 2 TB/s，读一遍 16 GB 约 8 毫秒，正好落在原文的范围里。</translation>
     </message>
     <message>
         <source>You</source>
@@ -1103,7 +1107,7 @@
     </message>
     <message>
         <source>decode (memory-bound)</source>
-        <translation>解码（memory-bound）</translation>
+        <translation>解码（带宽受限）</translation>
     </message>
     <message>
         <source>dict.</source>
@@ -1147,7 +1151,7 @@
     </message>
     <message>
         <source>first token (hidden): {ms}</source>
-        <translation>第一个 token（看不见）：{ms}</translation>
+        <translation>第一个字（看不见）：{ms}</translation>
     </message>
     <message>
         <source>first visible token: {ms}</source>
@@ -1255,7 +1259,7 @@
     </message>
     <message>
         <source>prefill (compute-bound), causal attention</source>
-        <translation>预填充（compute-bound）、因果注意力</translation>
+        <translation>预填充（算力受限）、因果注意力</translation>
     </message>
     <message>
         <source>prefill on this computer, median of 3</source>
@@ -1283,7 +1287,7 @@
     </message>
     <message>
         <source>reasoning tokens</source>
-        <translation>推理 token（思考 token）</translation>
+        <translation>推理时思考的字</translation>
     </message>
     <message>
         <source>red line, the floor: {bytes} ÷ {bw}/s = {ms}</source>
@@ -1307,7 +1311,7 @@
     </message>
     <message>
         <source>its first {n} of {total} tokens</source>
-        <translation>只画了 {total} 个字块中的前 {n} 个</translation>
+        <translation>只画了 {total} 个字中的前 {n} 个</translation>
     </message>
     <message>
         <source>same answer both ways</source>
@@ -1443,7 +1447,7 @@
     </message>
     <message>
         <source>this model; the hidden tokens are its first {n}</source>
-        <translation>这个模型；把它写的前 {n} 个 token 当作看不见的思考</translation>
+        <translation>这个模型；把它写的前 {n} 个字当作看不见的思考</translation>
     </message>
     <message>
         <source>this page's check; the bandwidth is not the source's</source>
@@ -1463,15 +1467,15 @@
     </message>
     <message>
         <source>tokenization (byte-level BPE), token ids</source>
-        <translation>分词（字节级 BPE）、token 编号</translation>
+        <translation>分词（字节级 BPE）、字的编号</translation>
     </message>
     <message>
         <source>tokens</source>
-        <translation>字数（token）</translation>
+        <translation>字数</translation>
     </message>
     <message>
         <source>tokens per second</source>
-        <translation>每秒 token 数</translation>
+        <translation>每秒字数</translation>
     </message>
     <message>
         <source>tokens per trip</source>
@@ -1527,7 +1531,7 @@
     </message>
     <message>
         <source>{n:,} tokens</source>
-        <translation>{n:,} 块</translation>
+        <translation>{n:,} 个字</translation>
     </message>
     <message>
         <source>{name}: {ms} in all, median of {n} runs</source>
@@ -1543,15 +1547,15 @@
     </message>
     <message>
         <source>{n} tokens</source>
-        <translation>{n} 块</translation>
+        <translation>{n} 个字</translation>
     </message>
     <message>
         <source>your question: {n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)</source>
-        <translation>你的问题共 {n} 块 · 虚线框：半个字（一个字的 UTF-8 字节被拆到几块里）</translation>
+        <translation>你的问题共 {n} 个字 · 虚线框：半个字（一个字的 UTF-8 字节被拆到几块里）</translation>
     </message>
     <message>
         <source>{n} tokens × {d} numbers</source>
-        <translation>{n} 块 × 每块 {d} 个数</translation>
+        <translation>{n} 个字 × 每个字 {d} 个数</translation>
     </message>
     <message>
         <source>{n} trips</source>
@@ -1571,7 +1575,7 @@
     </message>
     <message>
         <source>… {n} more</source>
-        <translation>……还有 {n} 块</translation>
+        <translation>……还有 {n} 个字</translation>
     </message>
     <message>
         <source>◀ Back</source>
@@ -1583,7 +1587,7 @@
     </message>
     <message>
         <source>trip {j} of {n} · this trip {ms} · all trips {total} · cheat sheet: {c} tokens in {b} blocks of {bs}</source>
-        <translation>第 {j} 趟 / 共 {n} 趟 · 这一趟 {ms} · 累计 {total} · 小抄：{c} 个字块，占 {b} 页（每页 {bs} 个）</translation>
+        <translation>第 {j} 趟 / 共 {n} 趟 · 这一趟 {ms} · 累计 {total} · 小抄：{c} 个字，占 {b} 页（每页 {bs} 个）</translation>
     </message>
     <message>
         <source>each trip timed here</source>
@@ -1599,11 +1603,11 @@
     </message>
     <message>
         <source>Each token is one real trip of the model, with its KV cache; the words are the source's. Green: the model's own pick.</source>
-        <translation>每个字块都是模型真跑的一趟，带着 KV 缓存；字是原文的（按原文填，不抽签）。绿色：模型自己也会挑中的字块。</translation>
+        <translation>每个字都是模型真跑的一趟，带着 KV 缓存；字是原文的（按原文填，不抽签）。绿色：模型自己也会挑中的字。</translation>
     </message>
     <message>
         <source>When the engine is running, it writes this line here, one real trip per token.</source>
-        <translation>引擎运行时，这句话会在这里由模型一趟一个字块地写出来。</translation>
+        <translation>引擎运行时，这句话会在这里由模型一趟一个字地写出来。</translation>
     </message>
     <message>
         <source>no engine is running here</source>
@@ -1702,8 +1706,8 @@
         <translation>拆书</translation>
     </message>
     <message>
-        <source>KV cache = 2 × layers × KV heads × head dim × length × batch × bytes. Llama 3 8B, 2,000 tokens, FP16: 262 MB (the source rounds to about 250 MB); 100,000 tokens 13.1 GB (the source: about 12.5 GB); without grouping, 2,000 tokens take about 1 GB. DeepSeek's MLA compresses each token in each layer to 576 numbers: about 70 KB per token.</source>
-        <translation>KV 缓存 = 2 × 层数 × KV 头数 × 每头维度 × 长度 × 批大小 × 字节数。Llama 3 8B、2,000 块、FP16：262 MB（原文取整为约 250 MB）；10 万块：13.1 GB（原文：约 12.5 GB）；如果不分组（老式多头注意力），2,000 块约 1 GB。DeepSeek 用多头潜在注意力（MLA）把每层每个 token 压成 576 个数，约 70 KB/token。</translation>
+        <source>KV cache = 2 × layers × KV heads × head dim × length × batch × bytes. Llama 3 8B, 2,000 tokens, FP16: 262 MB (the source rounds to about 250 MB); 100,000 tokens 13.1 GB (the source: about 12.5 GB); without grouping, 2,000 tokens take about 1 GB. DeepSeek's MLA compresses each token in each layer to 576 numbers: about 70 kB per token.</source>
+        <translation>KV 缓存 = 2 × 层数 × KV 头数 × 每头维度 × 长度 × 批大小 × 字节数。Llama 3 8B、2,000 个字、FP16：262 MB（原文取整为约 250 MB）；10 万字：13.1 GB（原文：约 12.5 GB）；如果不分组（老式多头注意力），2,000 个字约 1 GB。DeepSeek 用多头潜在注意力（MLA）把每层每个字压成 576 个数，约 70 kB/字。</translation>
     </message>
     <message>
         <source>Tearing the book (parallelism): 8B in FP16 is about 16 GB, 70B about 141 GB; the cards are sold as H100 80GB, H200 141GB and B200 180GB (the page draws the memory each reports, in the same GB). By chapters = pipeline parallel; every page torn apart = tensor parallel; experts living apart = expert parallel (MoE only).</source>
@@ -1747,7 +1751,7 @@
     </message>
     <message>
         <source>Reading a question is compute-bound, writing is memory-bound: each gets GPUs of its own, and the cheat sheet is handed over between them.</source>
-        <translation>读题吃算力，写字吃显存带宽：各用各的卡，小抄在两边之间传过去。</translation>
+        <translation>读题算力受限，写字带宽受限：各用各的卡，小抄在两边之间传过去。</translation>
     </message>
     <message>
         <source>Use “tearing the book” on the Live page to see real worker processes measured here.</source>
@@ -1782,8 +1786,92 @@
         <translation>小徒弟的权重只有书的 {w:.0f}%，它跑一趟却要书的一趟的 {t:.0f}%（{d} 对 {p}）。</translation>
     </message>
     <message>
-        <source>Here a trip of the book is {r} of reading and {o} of fixed work (Python, kernel launches), which a smaller apprentice pays just the same.</source>
-        <translation>在这台电脑上，书的一趟里读权重占 {r}，固定的杂事（Python、启动计算核）占 {o}；小徒弟再小，这部分也一样要付。</translation>
+        <source>median of {n} runs</source>
+        <translation>{n} 轮的中位数</translation>
+    </message>
+    <message>
+        <source>{bytes} ({ratio:.2f}×) · a trip {ms} · {tps} tok/s</source>
+        <translation>{bytes}（{ratio:.2f} 倍）· 一趟 {ms} · 每秒 {tps} 个字</translation>
+    </message>
+    <message>
+        <source>{bytes} · a trip {ms} · {tps} tok/s</source>
+        <translation>{bytes} · 一趟 {ms} · 每秒 {tps} 个字</translation>
+    </message>
+    <message>
+        <source>A trip here is mostly reading the weights (§7): the apprentice saves the chapters it skips, not its dictionary.</source>
+        <translation>在这台电脑上，一趟大多在读权重（§7）：小徒弟省下的是它没有的那些章，省不下它的词典。</translation>
+    </message>
+    <message>
+        <source>A trip here is mostly other work per step (§7), which the apprentice pays just the same.</source>
+        <translation>在这台电脑上，一趟大多是每步的杂事（§7），这部分小徒弟一样要付。</translation>
+    </message>
+    <message>
+        <source>Reading the weights is {pct}% of a trip's work here (§7); the other work per step the apprentice pays just the same.</source>
+        <translation>在这台电脑上，读权重占一趟干活时间的 {pct}%（§7）；每步的其余杂事，小徒弟一样要付。</translation>
+    </message>
+    <message>
+        <source>Its dictionary (embedding + LM head, {d}) is {dp}% of the book's and {share}% of its own {a}: every guess reads it whole.</source>
+        <translation>它的词典（嵌入矩阵 + LM 头，{d}）是书的词典的 {dp}%，占它自己 {a} 的 {share}%：每猜一个字都要整本读一遍。</translation>
+    </message>
+    <message>
+        <source>FP32</source>
+        <translation>FP32</translation>
+    </message>
+    <message>
+        <source>INT8</source>
+        <translation>INT8</translation>
+    </message>
+    <message>
+        <source>Here reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step.</source>
+        <translation>这里读权重占一趟干活时间的 {pct}%，{pace}；其余是每步的杂事。</translation>
+    </message>
+    <message>
+        <source>Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book too.</source>
+        <translation>这台电脑上实测（§7）：这本小书的一趟干活时间里，读权重也占 {pct}%。</translation>
+    </message>
+    <message>
+        <source>Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book; the rest is other work per step.</source>
+        <translation>这台电脑上实测（§7）：这本小书的一趟干活时间里读权重占 {pct}%；其余是每步的杂事。</translation>
+    </message>
+    <message>
+        <source>waiting for a busy processor {t} (measured)</source>
+        <translation>等处理器（被别的程序占着）{t}（实测）</translation>
+    </message>
+    <message>
+        <source>median trip {w}: reading the weights {r} · other work {p} (both measured)</source>
+        <translation>一趟的中位数 {w}：读权重 {r} · 其余杂事 {p}（都是实测）</translation>
+    </message>
+    <message>
+        <source>floor {f} (formula)</source>
+        <translation>下限 {f}（公式推算）</translation>
+    </message>
+    <message>
+        <source>at {speed}/s</source>
+        <translation>每秒读 {speed}</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, about as fast as the memory could</source>
+        <translation>每秒读 {speed}，差不多是内存能给的速度</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, {k}× slower than the memory could</source>
+        <translation>每秒读 {speed}，比内存能给的慢 {k} 倍</translation>
+    </message>
+    <message>
+        <source>Here too the trip is mostly reading the weights, {pace}.</source>
+        <translation>这里一趟也大多在读权重，{pace}。</translation>
+    </message>
+    <message>
+        <source>Here the trip is mostly other work per step (attention, sampling, Python), not reading the weights: a book this small is read quickly.</source>
+        <translation>这里一趟大多是每步的其余杂事（注意力、采样、调度），不是读权重：这么薄的书很快就读完了。</translation>
+    </message>
+    <message>
+        <source>Measured here (§7): this small book's trip is mostly other work per step; a big model's trip is mostly reading.</source>
+        <translation>这台电脑上实测（§7）：这本小书的一趟大多是每步的杂事；大模型的一趟大多在读权重。</translation>
+    </message>
+    <message>
+        <source>each bar: one trip, one new token; orange: reading the weights; blue: the rest of the step</source>
+        <translation>每根柱子：一趟，写一个新字；橙色：读权重；蓝色：这一步的其余部分</translation>
     </message>
     <message>
         <source>Trips for the same {n} tokens</source>
@@ -1807,11 +1895,11 @@
     </message>
     <message>
         <source>Every decode trip is billed, seen or not: the source's 200-token answer may be billed for thousands of decode steps.</source>
-        <translation>每一趟解码都要计费，看不看得见都一样：原文说，200 个 token 的回答，可能计费几千个解码步。</translation>
+        <translation>每一趟解码都要计费，看不看得见都一样：原文说，200 个字的回答，可能计费几千个解码步。</translation>
     </message>
     <message>
         <source>{n:,} tokens, one sequence; bars to scale against the book; GB = 1,000,000,000 bytes</source>
-        <translation>{n:,} 块、一个序列；柱子和书按同一比例；GB = 10 亿字节</translation>
+        <translation>{n:,} 个字、一个序列；柱子和书按同一比例；GB = 10 亿字节</translation>
     </message>
     <message>
         <source>thinking: {n} trips</source>
@@ -1860,10 +1948,6 @@
     <message>
         <source>Chinese, cut by the same tokenizer:</source>
         <translation>中文，用同一个分词器来切：</translation>
-    </message>
-    <message>
-        <source>Here a trip takes {x:.0f}× the floor: a book this small is read in no time, and the trip's time goes to running each layer's small steps on a CPU; a big model on a GPU comes much closer to its floor.</source>
-        <translation>这里一趟要花下限的 {x:.0f} 倍：这么小的书一眨眼就读完了，一趟的时间花在 CPU 上一层层跑那些小步骤；大模型在 GPU 上会离自己的下限近得多。</translation>
     </message>
     <message>
         <source>1 sentence finished: “{s}”</source>
@@ -1921,6 +2005,22 @@
         <source>One|␣trip|,|␣one|␣token|.</source>
         <translation>一|趟|，|一|个|字|。</translation>
     </message>
+    <message>
+        <source>system prompt</source>
+        <translation>系统提示</translation>
+    </message>
+    <message>
+        <source>reading the question writes the first token</source>
+        <translation>读题这一趟写出第一个字</translation>
+    </message>
+    <message>
+        <source>trip {a} is not drawn here (no room)</source>
+        <translation>第 {a} 趟这里没画（放不下）</translation>
+    </message>
+    <message>
+        <source>trips {a}–{b} are not drawn here (no room)</source>
+        <translation>第 {a}–{b} 趟这里没画（放不下）</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -1950,11 +2050,11 @@
     </message>
     <message>
         <source>special tokens</source>
-        <translation>特殊字块</translation>
+        <translation>特殊字</translation>
     </message>
     <message>
         <source>its vocabulary has {d} tokens, the master's {t}</source>
-        <translation>它的词表有 {d} 个字块，师傅的有 {t} 个</translation>
+        <translation>它的词表有 {d} 个字，师傅的有 {t} 个</translation>
     </message>
     <message>
         <source>it could not be loaded (see the log)</source>
@@ -2170,7 +2270,7 @@
     </message>
     <message>
         <source>Clear the answer, the chips and the plots (R)</source>
-        <translation>清空答案、字块和图表（R 键）</translation>
+        <translation>清空答案、字和图表（R 键）</translation>
     </message>
     <message>
         <source>Sharing a table</source>
@@ -2389,8 +2489,8 @@
         <translation>导览</translation>
     </message>
     <message>
-        <source>The guided tour: fifteen sections, the game, the metaphor table</source>
-        <translation>导览：十五节内容、小游戏、比喻对照表</translation>
+        <source>The guided tour: fifteen sections, the game, Terms and Three questions</source>
+        <translation>导览：十五节内容、小游戏、术语和三个问题</translation>
     </message>
     <message>
         <source>The apprentice rests: one trip, one token.</source>
@@ -2417,16 +2517,8 @@
         <translation>详情</translation>
     </message>
     <message>
-        <source>Each trip in one bar: red, reading the weights at the measured speed; blue-grey, the rest, fixed work per step</source>
-        <translation>每一趟画成一根条：红色是按实测速度读完权重的时间；蓝灰色是其余的时间，每一步固定的杂事</translation>
-    </message>
-    <message>
         <source>Everything measured: per-layer timings, plots, token chips, every slider</source>
-        <translation>全部实测数据：每一层的用时、曲线图、词元卡片和所有滑块</translation>
-    </message>
-    <message>
-        <source>Red: the weights' bytes at the measured read speed (the floor) · blue-grey: the rest of the measured trip, fixed work per step (Python, kernel launches, sampling)</source>
-        <translation>红色：按实测读取速度读完权重字节的时间（下限）· 蓝灰色：这一趟实测时间的其余部分，每一步固定的杂事（Python、启动计算核、采样）</translation>
+        <translation>全部实测数据：每一层的用时、曲线图、字卡片和所有滑块</translation>
     </message>
     <message>
         <source>Run the model on {n} worker processes, each with part of every trip's work</source>
@@ -2442,31 +2534,79 @@
     </message>
     <message>
         <source>This trip: whole step {ms} ms, measured · {per_trip} · {tps} tok/s · {shown}</source>
-        <translation>这一趟：整步实测 {ms} 毫秒 · {per_trip} · 每秒 {tps} 块 · {shown}</translation>
-    </message>
-    <message>
-        <source>reading the weights {r} ms, paperwork {p} ms</source>
-        <translation>读权重 {r} 毫秒，杂事 {p} 毫秒</translation>
+        <translation>这一趟：整步实测 {ms} 毫秒 · {per_trip} · 每秒 {tps} 个字 · {shown}</translation>
     </message>
     <message>
         <source>{figures} · {lesson}</source>
         <translation>{figures} · {lesson}</translation>
     </message>
     <message>
+        <source>{where}: reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step</source>
+        <translation>{where}：读权重占这一趟干活时间的 {pct}%，{pace}；其余是每步的杂事</translation>
+    </message>
+    <message>
+        <source>waiting for a busy processor {w} ms, measured</source>
+        <translation>等处理器（被别的程序占着）{w} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>Red: reading the weights, measured in the trip · violet: passing pages between desks, measured · blue-grey: the rest of the step, measured · dark: waiting for a processor busy with other programs, measured · white tick: the floor, the weights' bytes at the memory's measured read speed (a formula)</source>
+        <translation>红色：读权重，在这一趟里实测 · 紫色：桌子之间传书页，实测 · 蓝灰色：这一步的其余部分，实测 · 深色：等被别的程序占着的处理器，实测 · 白线：下限，按内存实测读取速度读完权重字节（公式推算）</translation>
+    </message>
+    <message>
+        <source>the median of the last {n} trips: {figures}</source>
+        <translation>最近 {n} 趟的中位：{figures}</translation>
+    </message>
+    <message>
+        <source>at {speed}/s</source>
+        <translation>每秒读 {speed}</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, about as fast as the memory could</source>
+        <translation>每秒读 {speed}，差不多是内存能给的速度</translation>
+    </message>
+    <message>
+        <source>at {speed}/s, {k}× slower than the memory could</source>
+        <translation>每秒读 {speed}，比内存能给的慢 {k} 倍</translation>
+    </message>
+    <message>
+        <source>communication {c} ms, measured</source>
+        <translation>传纸条（通信）{c} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>reading the weights {r} ms, measured</source>
+        <translation>读权重 {r} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>other work {p} ms, measured</source>
+        <translation>其余杂事 {p} 毫秒，实测</translation>
+    </message>
+    <message>
+        <source>whole step {w} ms, measured; the reading is not timed separately here</source>
+        <translation>整步 {w} 毫秒，实测；这里没有单独给读权重计时</translation>
+    </message>
+    <message>
+        <source>floor {f} ms, formula</source>
+        <translation>下限 {f} 毫秒，公式推算</translation>
+    </message>
+    <message>
+        <source>Book torn {n} ways: passing the pages between desks is the largest part of the trip</source>
+        <translation>书拆成 {n} 份：桌子之间传纸条（通信）是这一趟里最大的一块</translation>
+    </message>
+    <message>
+        <source>{where}: the trip is mostly reading the weights, {pace}</source>
+        <translation>{where}：这一趟大多在读权重，{pace}</translation>
+    </message>
+    <message>
+        <source>{where}: the trip is mostly other work per step (attention, sampling, Python), not reading the weights</source>
+        <translation>{where}：这一趟大多是每步的其余杂事，不是读权重</translation>
+    </message>
+    <message>
+        <source>Each trip in one bar: red, reading the weights; blue-grey, the rest of the step; white, the floor (the weights' bytes at the memory's measured read speed)</source>
+        <translation>每一趟画成一根条：红色是读权重；蓝灰色是这一步的其余部分；白线是下限（按内存实测读取速度读完权重字节的时间）</translation>
+    </message>
+    <message>
         <source>{size} of weights on a {device}</source>
         <translation>{device} 上 {size} 的权重</translation>
-    </message>
-    <message>
-        <source>{where}: reading and fixed work per step take a similar share of the trip</source>
-        <translation>{where}：读权重和每步固定的杂事各占这一趟的一大块</translation>
-    </message>
-    <message>
-        <source>{where}: the trip is mostly fixed work per step, not reading the weights, so a smaller apprentice is not much cheaper</source>
-        <translation>{where}：这一趟大多是每步固定的杂事，不是读权重，所以小徒弟也省不了多少</translation>
-    </message>
-    <message>
-        <source>{where}: the trip is mostly reading, so every seat at the table shares that cost</source>
-        <translation>{where}：这一趟大多在读权重，拼桌时每个座位分摊这份开销</translation>
     </message>
     <message>
         <source>n-gram apprentice</source>
@@ -2541,11 +2681,11 @@
     <name>TokenChips</name>
     <message>
         <source>token {label} has id {id}</source>
-        <translation>字块 {label} 的编号是 {id}</translation>
+        <translation>字 {label} 的编号是 {id}</translation>
     </message>
     <message>
         <source>{n} earlier tokens are not shown</source>
-        <translation>前面还有 {n} 个字块没显示</translation>
+        <translation>前面还有 {n} 个字没显示</translation>
     </message>
     <message>
         <source>end of text</source>
@@ -2587,7 +2727,7 @@
     </message>
     <message>
         <source>On a token chip: a space that is part of the token (“␣the” is “ the”).</source>
-        <translation>token 块上的 ␣：这个空格属于这个 token（“␣the” 就是 “ the”）。</translation>
+        <translation>字上的 ␣：这个空格属于这个字（“␣the” 就是 “ the”）。</translation>
     </message>
     <message>
         <source>↵</source>
@@ -2595,7 +2735,7 @@
     </message>
     <message>
         <source>On a token chip: a line break that is part of the token.</source>
-        <translation>token 块上的 ↵：这个换行属于这个 token。</translation>
+        <translation>字上的 ↵：这个换行属于这个字。</translation>
     </message>
     <message>
         <source>embedding matrix</source>
@@ -2603,7 +2743,7 @@
     </message>
     <message>
         <source>The model's dictionary: one row of numbers per token id, learned in training.</source>
-        <translation>模型的字典：每个 token 编号一行数，训练时学出来。</translation>
+        <translation>模型的字典：每个字的编号一行数，训练时学出来。</translation>
     </message>
     <message>
         <source>d_model</source>
@@ -2611,7 +2751,7 @@
     </message>
     <message>
         <source>The model's width: how many numbers stand for one token inside it (4,096 in Llama 3 8B).</source>
-        <translation>模型的宽度：模型里用多少个数表示一个 token（Llama 3 8B 是 4,096）。</translation>
+        <translation>模型的宽度：模型里用多少个数表示一个字（Llama 3 8B 是 4,096）。</translation>
     </message>
     <message>
         <source>FP16</source>
@@ -2631,7 +2771,7 @@
     </message>
     <message>
         <source>compute-bound</source>
-        <translation>compute-bound（算力受限）</translation>
+        <translation>算力受限</translation>
     </message>
     <message>
         <source>Limited by how fast the chip multiplies, not by how fast it reads memory: prefill does many multiplications per weight it reads.</source>
@@ -2643,7 +2783,7 @@
     </message>
     <message>
         <source>Attention: each token's query Q is compared with the keys K of the tokens before it; the scores, divided by √d (d: the size of a head) and made into weights by softmax, mix their values V.</source>
-        <translation>注意力：每个 token 的查询 Q 和它前面各 token 的键 K 比一比；分数除以 √d（d 是每个头的维度），经 softmax 变成权重，再把它们的值 V 按权重混合。</translation>
+        <translation>注意力：每个字的查询 Q 和它前面各字的键 K 比一比；分数除以 √d（d 是每个头的维度），经 softmax 变成权重，再把它们的值 V 按权重混合。</translation>
     </message>
     <message>
         <source>softmax</source>
@@ -2659,7 +2799,7 @@
     </message>
     <message>
         <source>Divides the scores before softmax: below 1 the likely tokens win more often, above 1 the choice gets more random.</source>
-        <translation>在 softmax 之前把分数除以它：小于 1 时大热门更常被抽中，大于 1 时更随机。</translation>
+        <translation>在 softmax 之前把分数除以它：小于 1 时可能性大的字更常被抽中，大于 1 时更随机。</translation>
     </message>
     <message>
         <source>top-p</source>
@@ -2667,7 +2807,7 @@
     </message>
     <message>
         <source>Only the fewest most likely tokens whose probabilities add up to p can be drawn.</source>
-        <translation>只在概率加起来够 p 的最少几个 token 里抽。</translation>
+        <translation>只在概率加起来够 p 的最少几个字里抽。</translation>
     </message>
     <message>
         <source>top-k</source>
@@ -2675,7 +2815,7 @@
     </message>
     <message>
         <source>Only the k most likely tokens can be drawn.</source>
-        <translation>只在最可能的 k 个 token 里抽。</translation>
+        <translation>只在最可能的 k 个字里抽。</translation>
     </message>
     <message>
         <source>greedy</source>
@@ -2683,11 +2823,11 @@
     </message>
     <message>
         <source>Always taking the most likely token: no drawing of lots.</source>
-        <translation>每次都挑最可能的那个 token，不抽签。</translation>
+        <translation>每次都挑最可能的那个字，不抽签。</translation>
     </message>
     <message>
         <source>memory-bound</source>
-        <translation>memory-bound（带宽受限）</translation>
+        <translation>带宽受限</translation>
     </message>
     <message>
         <source>Limited by how fast the weights are read from memory: decode reads every weight to write a single token.</source>
@@ -2699,7 +2839,7 @@
     </message>
     <message>
         <source>The keys and values of every token already seen, kept for each layer so that no later step computes them again.</source>
-        <translation>已经读过的每个 token 在每一层的键和值，存下来，后面的步骤就不用再算。</translation>
+        <translation>已经读过的每个字在每一层的键和值，存下来，后面的步骤就不用再算。</translation>
     </message>
     <message>
         <source>O(500²)</source>
@@ -2707,7 +2847,7 @@
     </message>
     <message>
         <source>“Of the order of 500 squared”: the work grows with the square of the length; 500 tokens cost about 125,000 attention rows instead of 500.</source>
-        <translation>“500 的平方量级”：工作量随长度的平方增长；500 个 token 约 12.5 万行注意力，而不是 500 行。</translation>
+        <translation>“500 的平方量级”：工作量随长度的平方增长；500 个字约 12.5 万行注意力，而不是 500 行。</translation>
     </message>
     <message>
         <source>KV heads</source>
@@ -2739,7 +2879,7 @@
     </message>
     <message>
         <source>Multi-head latent attention (DeepSeek): keeps one small compressed vector per token and layer instead of full keys and values.</source>
-        <translation>多头潜在注意力（DeepSeek）：每个 token 每层只存一个压缩过的小向量，而不是完整的键和值。</translation>
+        <translation>多头潜在注意力（DeepSeek）：每个字每层只存一个压缩过的小向量，而不是完整的键和值。</translation>
     </message>
     <message>
         <source>sliding-window attention</source>
@@ -2747,7 +2887,7 @@
     </message>
     <message>
         <source>A layer in which each token looks only at a nearby stretch of recent tokens, so its cache stops growing.</source>
-        <translation>这一层里每个 token 只看附近最近的一段，所以这一层的缓存不再变长。</translation>
+        <translation>这一层里每个字只看附近最近的一段，所以这一层的缓存不再变长。</translation>
     </message>
     <message>
         <source>SSE</source>
@@ -2755,7 +2895,7 @@
     </message>
     <message>
         <source>Server-sent events: one HTTP response that stays open and carries each new token as a small text frame.</source>
-        <translation>服务器推送事件：一个一直不关的 HTTP 回复，每写出一个 token 就推一小段文字。</translation>
+        <translation>服务器推送事件：一个一直不关的 HTTP 回复，每写出一个字就推一小段文字。</translation>
     </message>
     <message>
         <source>WebSocket</source>
@@ -2771,7 +2911,7 @@
     </message>
     <message>
         <source>Time to the first token: waiting for the question to be read (prefill) and the first token to be written.</source>
-        <translation>等到第一个 token 的时间：要先读完题（预填充），再写出第一个字。</translation>
+        <translation>等到第一个字的时间：要先读完题（预填充），再写出第一个字。</translation>
     </message>
     <message>
         <source>A9, C32</source>
@@ -2779,7 +2919,7 @@
     </message>
     <message>
         <source>A cell such as “C32”: on this trip request C reads 32 tokens of its question (prefill); a cell with a letter alone: that request writes one token.</source>
-        <translation>像 “C32” 这样的格子：这一趟请求 C 读了它问题里的 32 个 token（预填充）；只有字母的格子：那个请求写了一个 token。</translation>
+        <translation>像 “C32” 这样的格子：这一趟请求 C 读了它问题里的 32 个字（预填充）；只有字母的格子：那个请求写了一个字。</translation>
     </message>
     <message>
         <source>continuous batching</source>
@@ -2803,7 +2943,7 @@
     </message>
     <message>
         <source>vLLM's KV cache in fixed-size blocks, like virtual-memory pages, so memory is taken only for tokens already written.</source>
-        <translation>vLLM 把 KV 缓存按固定大小的块存放，像虚拟内存的页，只给已经写出的 token 占内存。</translation>
+        <translation>vLLM 把 KV 缓存按固定大小的块存放，像虚拟内存的页，只给已经写出的字占内存。</translation>
     </message>
     <message>
         <source>prefill/decode disaggregation</source>
@@ -2835,7 +2975,7 @@
     </message>
     <message>
         <source>A much smaller model that guesses the next few tokens cheaply; the big model checks all the guesses in one trip.</source>
-        <translation>一个小得多的模型，便宜地先猜后面几个 token；大模型一趟就把这些猜测全部检查完。</translation>
+        <translation>一个小得多的模型，便宜地先猜后面几个字；大模型一趟就把这些猜测全部检查完。</translation>
     </message>
     <message>
         <source>EAGLE-3</source>
@@ -2851,7 +2991,7 @@
     </message>
     <message>
         <source>Multi-token prediction: extra heads built into the model guess the tokens after the next one.</source>
-        <translation>多 token 预测：模型里自带的额外输出头，猜下一个之后的几个 token。</translation>
+        <translation>多 token 预测：模型里自带的额外输出头，猜下一个之后的几个字。</translation>
     </message>
     <message>
         <source>pipeline parallel</source>
@@ -2859,7 +2999,7 @@
     </message>
     <message>
         <source>Each GPU holds some of the layers; a token's work passes from one GPU to the next.</source>
-        <translation>每块 GPU 放一部分层；一个 token 的计算从一块 GPU 传到下一块。</translation>
+        <translation>每块 GPU 放一部分层；一个字的计算从一块 GPU 传到下一块 GPU。</translation>
     </message>
     <message>
         <source>tensor parallel</source>
@@ -2875,7 +3015,7 @@
     </message>
     <message>
         <source>The experts of an MoE layer live on different GPUs; each token travels to the GPUs of its experts.</source>
-        <translation>MoE 层的各个专家放在不同的 GPU 上；每个 token 被送到它的专家所在的 GPU。</translation>
+        <translation>MoE 层的各个专家放在不同的 GPU 上；每个字被送到它的专家所在的 GPU。</translation>
     </message>
     <message>
         <source>MoE</source>
@@ -2883,7 +3023,7 @@
     </message>
     <message>
         <source>Mixture of experts: a layer holds many feed-forward “experts” and a router sends each token to only a few of them.</source>
-        <translation>混合专家：一层里有很多个前馈“专家”，路由器只把每个 token 送给其中几个。</translation>
+        <translation>混合专家：一层里有很多个前馈“专家”，路由器只把每个字送给其中几个。</translation>
     </message>
     <message>
         <source>prefix caching</source>
@@ -2899,7 +3039,7 @@
     </message>
     <message>
         <source>SGLang's prefix cache: a tree of computed KV blocks, looked up by the request's first tokens.</source>
-        <translation>SGLang 的前缀缓存：一棵存着已算好 KV 块的树，按请求开头的 token 查找。</translation>
+        <translation>SGLang 的前缀缓存：一棵存着已算好 KV 块的树，按请求开头的字查找。</translation>
     </message>
     <message>
         <source>routing</source>
@@ -3043,6 +3183,14 @@
         <source>One Trip poetry model (Chinese)</source>
         <translation>古诗模型（中文）</translation>
     </message>
+    <message>
+        <source>int8</source>
+        <translation>INT8</translation>
+    </message>
+    <message>
+        <source>A thinner book: the model's weights as int8, about a quarter of the bytes. The engine restarts with them; the readout then measures the trip again.</source>
+        <translation>更薄的书：模型的权重换成 INT8，字节约为原来的四分之一。引擎会用它重新启动，读数随后重新实测这一趟。</translation>
+    </message>
 </context>
 <context>
     <name>Invite</name>
@@ -3077,7 +3225,7 @@
     </message>
     <message>
         <source>tokens/s</source>
-        <translation>字块/秒</translation>
+        <translation>字/秒</translation>
     </message>
     <message>
         <source>floor {ms} ms</source>

@@ -50,16 +50,6 @@ def _pages(spec: str) -> list[int]:
     return out
 
 
-def _wait(app, predicate, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        app.processEvents()
-        time.sleep(0.005)
-    return True
-
-
 def _record(results: list, screen: str, layout: dict, kinds, shots: Path | None, widget) -> None:
     from gui.audit.layout_faults import faults
     found = faults(layout, kinds)
@@ -91,11 +81,11 @@ def audit_tour(app, langs, sizes, pages, factor_label: str, live: bool, shots, r
     mode, the tour's text one type step larger)."""
     from PySide6.QtCore import QCoreApplication
 
+    from animations.fonts import register_fonts
     from gui import i18n
-    from gui.fonts import register_fonts
     from gui.audit.layout_audit import collect_layout
-    from gui.tour import measure_in_subprocess
     from gui.tour.data import TourData, default_prompt
+    from gui.tour.measure import measure_in_subprocess
     from gui.tour.tour import TourWidget
     from model.catalog import for_language
 
@@ -146,11 +136,11 @@ def _details(window, on: bool) -> bool:
 
 def _live_state(app, window, state: str) -> str | None:
     """Put the Live page in ``state`` and run ``TRIPS`` real trips; None, or why the state cannot be shown."""
-    from gui.capture.screenshot import RUN_TIMEOUT_S
+    from gui.capture.screenshot import RUN_TIMEOUT_S, wait_until
     window.set_draft_k(0)
     if window.sharding() != ("tp", 1):
         window.set_sharding("tp", 1)
-        _wait(app, lambda: not window.tear.is_pending(), 60.0)
+        wait_until(app, lambda: not window.tear.is_pending(), 60.0)
     _details(window, False)
     window.reset()
     batch = int(state.split()[1]) if state.startswith("batch") else 1
@@ -162,7 +152,7 @@ def _live_state(app, window, state: str) -> str | None:
     elif state in ("tp 2", "pp 2"):
         mode = state.split()[0]
         window.set_sharding(mode, 2)
-        if not _wait(app, lambda: not window.tear.is_pending(), 60.0) or window.sharding() != (mode, 2):
+        if not wait_until(app, lambda: not window.tear.is_pending(), 60.0) or window.sharding() != (mode, 2):
             return "the book could not be torn 2 ways"
     elif state == "details" and not _details(window, True):
         return "the page has no details view yet"
@@ -170,8 +160,8 @@ def _live_state(app, window, state: str) -> str | None:
     if not window.run_trips(TRIPS):
         return "the run did not start"
     start = window.reports_received
-    _wait(app, lambda: window.reports_received - start >= TRIPS or window.is_session_done(), RUN_TIMEOUT_S)
-    _wait(app, lambda: False, 0.3)
+    wait_until(app, lambda: window.reports_received - start >= TRIPS or window.is_session_done(), RUN_TIMEOUT_S)
+    wait_until(app, lambda: False, 0.3)
     window.clock.stop()
     window.set_real_time(False)
     if window.last_report is not None:  # the last trip half-way, as the screenshot shows it
@@ -190,6 +180,7 @@ def audit_live(app, langs, sizes, states, factor_label: str, shots, results, pre
 
     from gui.app import build_window
     from gui.audit.layout_audit import collect_layout
+    from gui.capture.screenshot import wait_until
     factor_label += " · presenter" if presenter else ""
     for lang in langs:
         args = argparse.Namespace(model=None, draft_model=None, lang=lang, device="cpu", threads=None, batch=16)
@@ -204,7 +195,7 @@ def audit_live(app, langs, sizes, states, factor_label: str, shots, results, pre
             QCoreApplication.processEvents()
         window.start()
         try:
-            if not _wait(app, lambda: window.engine_info is not None, 120.0):
+            if not wait_until(app, lambda: window.engine_info is not None, 120.0):
                 results.append({"screen": f"live · {lang}", "items": 0,
                                 "faults": [{"kind": "error", "text": "", "detail": "the engine did not start"}]})
                 continue

@@ -7,8 +7,9 @@ be checked for any screen (``screenshot --layout-json``, key ``"controls"``).
 such as a caption's glossary terms), "scrollbar". ``rect`` is the hit area: the widget's rect, clipped to what its
 ancestors show. A control inside a scroll area (the Live page's column of sliders) that is scrolled wholly out of
 view is not listed; one scrolled partly out of view is listed with the part in view and ``"clipped": true`` (its
-size is checked when it is scrolled into view, not here). A slider handle's hit area is the handle's rect from the style, grown to ``target_px`` wide and the
-slider's full height when the window is in touch mode (``gui.kiosk.touch``: a finger anywhere on the slider drags it).
+size is checked when it is scrolled into view, not here). A slider handle's hit area is the handle's rect from
+the style, grown to ``target_px`` wide and the slider's full height when the window is in touch mode
+(``gui.kiosk.touch``: a finger anywhere on the slider drags it).
 
 ``target_problems(controls, height)`` lists, one line each, the controls under ``target_px(height)`` on a side
 and the neighbours closer than ``GAP_PX`` (``gui.kiosk.touch_targets``); [] when all is well.

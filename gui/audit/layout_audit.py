@@ -45,11 +45,11 @@ import math
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, QRectF, Qt
-from PySide6.QtGui import Qt as QtGuiNS
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter, QTextDocument
-from PySide6.QtWidgets import (QAbstractButton, QCheckBox, QComboBox, QGraphicsItem,
-                               QGraphicsSimpleTextItem, QGraphicsTextItem, QGraphicsView, QLabel, QLineEdit,
-                               QPlainTextEdit, QRadioButton, QTextEdit, QWidget)
+from PySide6.QtGui import Qt as QtGuiNS
+from PySide6.QtWidgets import (QAbstractButton, QCheckBox, QComboBox, QGraphicsItem, QGraphicsSimpleTextItem,
+                               QGraphicsTextItem, QGraphicsView, QLabel, QLineEdit, QPlainTextEdit, QRadioButton,
+                               QTextEdit, QWidget)
 
 from animations.typescale import MIN_FRACTION, role_of
 from gui.audit.layout_facts import doc_lines, empty_bands, scene_boxes, stage_rect
@@ -217,7 +217,8 @@ def _text_edit_item(edit: QTextEdit | QPlainTextEdit, window: QWidget) -> dict |
     viewport = edit.viewport()
     doc = edit.document()
     margin = doc.documentMargin()
-    doc_w = doc.idealWidth() if isinstance(edit, QTextEdit) else doc.size().width() * QFontMetricsF(edit.font()).averageCharWidth()
+    char_w = QFontMetricsF(edit.font()).averageCharWidth()
+    doc_w = doc.idealWidth() if isinstance(edit, QTextEdit) else doc.size().width() * char_w
     doc_h = doc.size().height() if isinstance(edit, QTextEdit) else edit.blockCount() * QFontMetricsF(edit.font()).height()
     vr = QRectF(viewport.rect())
     scroll_y = edit.verticalScrollBar().value()

@@ -236,7 +236,8 @@ def _strip_names(text: str) -> str:
 
 def language_faults(layout: dict, content_roles: frozenset[str] = CONTENT_ROLES) -> list[Fault]:
     """English words on a Chinese screen (``ACCEPTED_TERMS``, all-capital acronyms of up to 5 letters, names with
-    an inner capital, identifiers with "_" and the product name excepted), Chinese characters on an English screen (the product name excepted)."""
+    an inner capital, identifiers with "_" and the product name excepted), Chinese characters on an English screen
+    (the product name excepted)."""
     out = []
     lang = layout.get("lang")
     for it in layout["items"]:

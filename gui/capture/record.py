@@ -74,8 +74,8 @@ def record_main(argv: list[str]) -> int:
     if (reason := missing_library()) is not None:
         print(f"record: {reason}", file=sys.stderr)
         return 2
-    from gui.cli import model_dir_problem, run_interruptible, tear_problem
     from gui.capture.screenshot import parse_size
+    from gui.cli import model_dir_problem, run_interruptible, tear_problem
     try:
         size = parse_size(args.size)
     except ValueError as exc:
@@ -106,7 +106,7 @@ def _record(args, size: tuple[int, int]) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     logging.basicConfig(level=logging.WARNING, format="%(name)s %(levelname)s %(message)s")
     if args.section is not None:
-        from gui.tour import open_section
+        from gui.capture.tour_shot import open_section
         widget = open_section(args.section, args.lang, size, live=not args.illustrative, prompt=args.prompt,
                               stepped=True)
         if isinstance(widget, int):
@@ -118,7 +118,7 @@ def _record(args, size: tuple[int, int]) -> int:
             widget.clock.stop()
             widget.close()
             widget.deleteLater()
-    from gui.capture.screenshot import open_live_window, prepare_live, _wait
+    from gui.capture.screenshot import open_live_window, prepare_live, wait_until
     opened = open_live_window(args, size, name="record", stepped=True)
     if isinstance(opened, int):
         return opened
@@ -133,7 +133,7 @@ def _record(args, size: tuple[int, int]) -> int:
 
         def engine_ready() -> None:
             """The stage idle mid-answer means it waits for the engine's next report: wait for it here."""
-            _wait(app, lambda: window.scene.busy() or not window.is_running() or not window.bridge.is_running(),
+            wait_until(app, lambda: window.scene.busy() or not window.is_running() or not window.bridge.is_running(),
                   ENGINE_WAIT_S)
 
         code = _frames(args, size, window, window.clock, engine_ready, "Live page")
@@ -150,9 +150,9 @@ def _frames(args, size, widget, clock, before_frame, what: str) -> int:
     encode it, for every frame; then the held frames. Returns 0, or 1 with one line on stderr."""
     from PySide6.QtCore import QCoreApplication
 
-    from gui.cli import _RUN
     from gui.audit.layout_audit import exact_image
     from gui.capture.video import ClipWriter, qimage_rgb
+    from gui.cli import _RUN
     fps = int(args.fps)
     count = max(1, round(args.seconds * fps))
     held = round(args.hold * fps)

@@ -90,7 +90,12 @@ def _folder_problem(flag: str, out: str) -> str | None:
     return None
 
 
-def _wait(app, predicate, timeout_s: float) -> bool:
+def wait_until(app, predicate, timeout_s: float) -> bool:
+    """Process ``app``'s events until ``predicate()`` is true (True) or ``timeout_s`` seconds have passed (False).
+
+    The one waiting loop of the commands that drive a window offscreen (screenshot, record, the audit matrix). It
+    sleeps in this file, where the screenshot and record commands' Ctrl+C handler may raise KeyboardInterrupt
+    (``gui.cli._SAFE_FILES``)."""
     deadline = time.monotonic() + timeout_s
     while not predicate():
         if time.monotonic() > deadline:
@@ -101,13 +106,13 @@ def _wait(app, predicate, timeout_s: float) -> bool:
 
 
 def _wait_with_notice(app, predicate, timeout_s: float, notice_after_s: float, notice: str) -> bool:
-    """``_wait``, printing ``notice`` on stderr once if ``predicate`` is still false after ``notice_after_s``."""
-    if _wait(app, predicate, min(notice_after_s, timeout_s)):
+    """``wait_until``, printing ``notice`` on stderr once if ``predicate`` is still false after ``notice_after_s``."""
+    if wait_until(app, predicate, min(notice_after_s, timeout_s)):
         return True
     if notice_after_s >= timeout_s:
         return False
     print(notice, file=sys.stderr, flush=True)
-    return _wait(app, predicate, timeout_s - notice_after_s)
+    return wait_until(app, predicate, timeout_s - notice_after_s)
 
 
 def _apply_extras(app, window, args, name: str = "screenshot") -> bool:
@@ -126,7 +131,7 @@ def _apply_extras(app, window, args, name: str = "screenshot") -> bool:
             print(f"{name}: the book cannot be torn {n} ways ({mode}); allowed: "
                   f"{window.tear.degrees(mode)}", file=sys.stderr)
             return False
-        if not _wait(app, lambda: not window.tear.is_pending(), 60.0) or window.sharding() != (mode, n):
+        if not wait_until(app, lambda: not window.tear.is_pending(), 60.0) or window.sharding() != (mode, n):
             print(f"{name}: the workers did not start ({window.status_line.text()})", file=sys.stderr)
             return False
     return True
@@ -147,8 +152,8 @@ def open_live_window(args, size: tuple[int, int], name: str = "screenshot", step
         Presenter(window).install(presenter_mode=True)
     if getattr(args, "kiosk", False):  # the kiosk's screen: locked down and in touch mode, not fullscreen
         from gui.kiosk.kiosk import KioskController
-        from gui.settings import Settings
         from gui.kiosk.touch import install_touch
+        from gui.settings import Settings
         KioskController(window, Settings(language=window.lang), attract=False).install().may_close = True
         install_touch(window, kiosk=True)
     if getattr(args, "details", False):
@@ -174,7 +179,7 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
     steps = max(1, int(getattr(args, "steps", None) or 8))
     batch = max(1, min(16, int(getattr(args, "batch", None) or 1)))
     prompt = getattr(args, "prompt", None) or DEFAULT_PROMPT
-    if not _wait_with_notice(app, lambda: window.engine_info is not None or window._fatal is not None
+    if not _wait_with_notice(app, lambda: window.engine_info is not None or window.model_failed() is not None
                              or not window.bridge.is_running(), READY_TIMEOUT_S, STILL_STARTING_S,
                              f"{name}: the engine is still starting (loading the model; waiting up to "
                              f"{READY_TIMEOUT_S:.0f} s)…"):
@@ -182,19 +187,19 @@ def prepare_live(app, window, args, name: str = "screenshot") -> int:
               f"machine is too busy; see the log", file=sys.stderr)
         return 1
     if window.engine_info is None:
-        print(f"{name}: the engine could not start: {window._fatal or 'it stopped'}", file=sys.stderr)
+        print(f"{name}: the engine could not start: {window.model_failed() or 'it stopped'}", file=sys.stderr)
         return 1
     window.set_prompt(prompt or window.presets()[0])
     window.set_batch(batch)
     if getattr(args, "draft_k", 0) and window.apprentice.is_available():
         # the start-up verdict first (which apprentice pays, and whether only greedy), then a plain run of the
         # same prompt under the sampling the apprentice will use, so the readout can show the measured speed-up
-        if not _wait(app, lambda: window.bridge.apprentice_info is not None, APPRENTICE_TIMEOUT_S):
+        if not wait_until(app, lambda: window.bridge.apprentice_info is not None, APPRENTICE_TIMEOUT_S):
             print(f"{name}: no apprentice verdict in time; the apprentice runs as the engine set it", file=sys.stderr)
         if window.run_trips(steps):  # the plain run, under the visitor's own sampling (the apprentice keeps it)
             start = window.reports_received
-            _wait(app, lambda: window.reports_received - start >= steps or window.is_session_done(), RUN_TIMEOUT_S)
-            _wait(app, lambda: False, 0.2)
+            wait_until(app, lambda: window.reports_received - start >= steps or window.is_session_done(), RUN_TIMEOUT_S)
+            wait_until(app, lambda: False, 0.2)
             window.reset()
     if not _apply_extras(app, window, args, name):
         return 1
@@ -208,11 +213,25 @@ def apprentice_facts(window) -> dict:
     visitor's answer as shown and the phrase it was stopped for repeating (``loop``, None when it did not loop)."""
     meter, info = window.spec_meter, window.bridge.apprentice_info or {}
     return {"k": window.apprentice.value(), "kind": window.apprentice_choice.kind(),
-            "greedy": window.model_choice.greedy, "speedup": meter.speedup(window._spec_key()),
+            "greedy": window.session.sampling.greedy, "speedup": meter.speedup(window.engine._spec_key()),
             "acceptance": meter.acceptance if meter.trips else None, "trips": meter.trips,
             "chosen": info.get("chosen"), "pays_when": info.get("pays_when"),
-            "temperature": 0.0 if window.model_choice.greedy else window.model_choice.bundled().temperature,
+            "temperature": 0.0 if window.session.sampling.greedy else window.session.sampling.temperature,
             "answer": window.answer_text, "loop": window.loop_phrase}
+
+
+def trip_facts(window) -> dict | None:
+    """The trip the Live page's split row shows (``gui.live.paperwork.trip_figures``): "step" (the engine's step
+    number of the median trip among "steps", the last "trips" trips like the one on stage, "on_stage"),
+    "whole_ms", "forward_ms", "weight_read_ms", "cpu_ms" (that report's, as the engine sent them), "wait_ms"
+    (whole − CPU), "floor_ms" (formula), "reading_ms", "paperwork_ms", "comm_ms", "reading_share" (of the
+    whole step less the wait), and "lesson" (the key of the sentence on screen); None before a trip."""
+    f = getattr(window.live_page.split_row, "trip", None)
+    if not f:
+        return None
+    keys = ("step", "on_stage", "phase", "batch", "whole_ms", "forward_ms", "weight_read_ms", "cpu_ms", "wait_ms",
+            "floor_ms", "reading_ms", "paperwork_ms", "comm_ms", "reading_share", "desks", "trips", "steps", "lesson")
+    return {k: f.get(k) for k in keys}
 
 
 def screenshot_main(args) -> int:
@@ -242,14 +261,14 @@ def screenshot_main(args) -> int:
             print("screenshot: could not start the run", file=sys.stderr)
             return 1
         start = window.reports_received
-        if not _wait(app, lambda: window.reports_received - start >= steps or window.is_session_done()
+        if not wait_until(app, lambda: window.reports_received - start >= steps or window.is_session_done()
                      or not window.bridge.is_running(), RUN_TIMEOUT_S):
             print(f"screenshot: only {window.reports_received - start} of {steps} trips in time", file=sys.stderr)
             return 1
         if not window.bridge.is_running():
             print("screenshot: the engine stopped during the run", file=sys.stderr)
             return 1
-        _wait(app, lambda: False, 0.3)  # let late events (finished, idle) arrive
+        wait_until(app, lambda: False, 0.3)  # let late events (finished, idle) arrive
         # Show the last trip at human pace, half-way: carts on the road, chapters lighting up.
         window.clock.stop()
         window.set_real_time(False)
@@ -272,6 +291,7 @@ def screenshot_main(args) -> int:
         if layout_json:
             layout = write_layout_json(window, layout_json, window.lang)
             layout["apprentice"] = apprentice_facts(window)  # an added field: the figures the readout shows
+            layout["trip"] = trip_facts(window)  # added: the trip the split row shows, and the lesson it chose
             Path(layout_json).write_text(json.dumps(layout, ensure_ascii=False, indent=1), encoding="utf-8")
         image = exact_image(window)  # device-independent pixels, whatever QT_SCALE_FACTOR says
         if not image.save(str(path)):

@@ -8,7 +8,7 @@ coloured line by line as code; the code view shows function bodies, where that i
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, cache
 
 from pygments.lexers import PythonLexer
 from pygments.styles import get_style_by_name
@@ -20,7 +20,7 @@ BACKGROUND = "#0d1117"  # the style's own ground
 FOREGROUND = "#e6edf3"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _formats(style_name: str) -> dict:
     style = get_style_by_name(style_name)
     out = {}

@@ -5,42 +5,25 @@
   (``gui.presenter``), and ``set_open``. A kiosk shows the toggle only when its settings file says
   ``[kiosk] code_view = true`` (``set_allowed``; a museum visitor does not need it).
 - Live page: opening the code view opens the details view, where the panel takes the plots' and the sliders'
-  columns (one idea at a time; the big buttons stay; closing it gives the columns back). It follows the stage: ``StageScene.code_stage`` says which of the
-  trip's reported stages the stage on screen has reached (``animations.stage.code``), and the panel lights
-  that stage's lines. Before the first trip it shows the first stage of a step (schedule).
+  columns (one idea at a time; the big buttons stay; closing it gives the columns back). It follows the stage:
+  ``StageScene.code_stage`` says which of the trip's reported stages the stage on screen has reached
+  (``animations.stage.code``), and the panel lights that stage's lines. Before the first trip it shows the
+  first stage of a step (schedule).
 - Tour: on the pages in ``TOUR_STAGES`` the panel stands beside the page's scene (``gui.code_view.tour``).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QPushButton
 
-from animations.typescale import set_role
-from gui.code_view import titles
+from gui.code_view.button import code_button
 from gui.code_view.panel import CodePanel
 from gui.code_view.tour import TourCode
 
 PLOT_WIDGETS = ("trip_plot_title", "trip_plot", "rate_plot_title", "rate_plot")
 CODE_STRETCH = 20  # the strip's share of the code column beside the words' 8 (plots and sliders give way)
 IDLE_STAGE = "schedule"  # shown before the first trip: where every step starts
-
-
-class _CodeButton(QPushButton):
-    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        if event.type() == QEvent.LanguageChange:
-            self.setText(titles.toggle_text())
-        super().changeEvent(event)
-
-
-def code_button() -> QPushButton:
-    """The "Code" toggle (checkable, role "button", its text translated when the language changes)."""
-    button = _CodeButton(titles.toggle_text())
-    button.setObjectName("codeButton")
-    button.setCheckable(True)
-    button.setFocusPolicy(Qt.TabFocus)
-    set_role(button, "button")
-    return button
 
 
 class CodeView(QObject):

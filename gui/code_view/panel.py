@@ -40,7 +40,7 @@ def mono_family(fallback: str | None) -> str | None:
 
 
 class _Gutter(QWidget):
-    def __init__(self, text: "CodeText"):
+    def __init__(self, text: CodeText):
         super().__init__(text)
         self.text = text
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 
+from gui.code_view.button import code_button
 from gui.code_view.panel import CodePanel
 
 TOUR_STAGES = {
@@ -39,7 +40,6 @@ class TourCode(QObject):
         self.open = False
         self.panel = CodePanel()
         tour.stage_stack.addWidget(self.panel)
-        from gui.code_view.live import code_button
         self.button = code_button()  # beside Back / Next, on the pages with code, in their font (the tour's
         self.button.setProperty("role", None)  # controls: its own rule, as Back / Next, not the Live page's roles)
         self.button.setFont(tour.prev_button.font())

@@ -30,7 +30,8 @@ class EngineBridge(QObject):
 
     Args:
         options: passed to the engine unchanged: ``model_dir`` (str or None for the bundled model), ``device``,
-            ``threads`` (torch intra-op threads or None), ``max_batch`` (int), ``layer_timing`` (bool).
+            ``threads`` (torch intra-op threads or None), ``max_batch`` (int), ``layer_timing`` (bool),
+            ``weights`` ("fp32", the default, or "int8": the target's weights, model/quantize.py).
         target: ``"module:function"`` the child runs; tests point it at a fake engine.
         poll_ms: how often the events queue is drained, in milliseconds.
         max_events_per_tick: at most this many events are handled per drain, so a flood of reports cannot

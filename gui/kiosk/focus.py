@@ -79,7 +79,7 @@ class FocusGuard(QObject):
         self.presenter = presenter
         self._text_at_focus: dict[int, str] = {}
 
-    def install(self) -> "FocusGuard":
+    def install(self) -> FocusGuard:
         QApplication.instance().installEventFilter(self)
         return self
 

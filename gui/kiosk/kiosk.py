@@ -43,17 +43,6 @@ INPUT_EVENTS = frozenset({QEvent.KeyPress, QEvent.ShortcutOverride, QEvent.Mouse
                           QEvent.MouseButtonDblClick, QEvent.TouchBegin, QEvent.Wheel, QEvent.TabletPress})
 
 
-def _call(window, name: str, *args):
-    """Call ``window.name(*args)`` if the window has it (the tour's host API may be absent)."""
-    func = getattr(window, name, None)
-    return func(*args) if callable(func) else None
-
-
-def tour_of(window):
-    """The window's ``TourWidget``, or None when the window hosts no tour."""
-    return getattr(window, "tour", None)
-
-
 def key_matches(event, sequence: QKeySequence) -> bool:
     """True if the key event is the (single-chord) ``sequence``."""
     if sequence.isEmpty():
@@ -213,7 +202,7 @@ class AttractLoop(QObject):
         language: the poetry model's first lines in Chinese, the code model's prompts in English)."""
         if self._fixed_prompts is not None:
             return next(self._fixed_prompts)
-        presets = self.window.presets() if hasattr(self.window, "presets") else ["def fibonacci(n):"]
+        presets = self.window.presets() or ["def fibonacci(n):"]
         self._preset_cursor += 1
         return presets[(self._preset_cursor - 1) % len(presets)]
 
@@ -243,18 +232,14 @@ class AttractLoop(QObject):
         log.info("attract loop starts")
         self.running = True
         w = self.window
-        if getattr(w, "lang", None) != self.settings.language:
+        if w.lang != self.settings.language:
             w.set_language(self.settings.language)
         w.reset()
         self._saved_tokens = w.main_new_tokens
         w.main_new_tokens = ATTRACT_NEW_TOKENS
         w.session_finished.connect(self._on_session_finished)
         self._sections_since_live = 0
-        tour = tour_of(w)
-        if tour is not None:
-            self._show_section(0)
-        else:
-            self._go_live()
+        self._show_section(0)
 
     def stop(self) -> None:
         if not self.running:
@@ -275,8 +260,8 @@ class AttractLoop(QObject):
     # ---- beats ----------------------------------------------------------------------------------------------
     def _show_section(self, index: int) -> None:
         self._phase = "tour"
-        _call(self.window, "show_tour")
-        tour = tour_of(self.window)
+        self.window.show_tour()
+        tour = self.window.tour
         tour.goto(index)
         self.beat.emit(f"section {tour.current_index}")
         self._timer.start(int(self.settings.section_seconds * 1000))
@@ -284,12 +269,9 @@ class AttractLoop(QObject):
     def _next_beat(self) -> None:
         if not self.running:
             return
-        tour = tour_of(self.window)
-        if tour is None:
-            self._go_live()
-            return
+        tour = self.window.tour
         self._sections_since_live += 1
-        live_ok = self.window.engine_info is not None
+        live_ok = self.window.engine_ready()
         if live_ok and self._sections_since_live >= LIVE_EVERY_SECTIONS:
             self._go_live()
             return
@@ -299,14 +281,14 @@ class AttractLoop(QObject):
     def _go_live(self) -> None:
         w = self.window
         self._sections_since_live = 0
-        if w.engine_info is None:  # no model (yet): keep to the tour, or wait and try again
+        if not w.engine_ready():  # no model (yet): keep to the tour, or wait and try again
             self._phase = "tour"
             self._timer.start(int(self.settings.section_seconds * 1000))
             return
         self._phase = "live"
-        _call(w, "show_live")
+        w.show_live()
         w.reset()
-        w.set_prompt(self._next_prompt())
+        w.session.set_prompt(self._next_prompt())
         w.run()
         self.live_runs += 1
         self.beat.emit("live")
@@ -356,7 +338,7 @@ class KioskController(QObject):
         self._refocus.timeout.connect(self._take_focus)
         self.operator_action: QAction | None = None
 
-    def install(self) -> "KioskController":
+    def install(self) -> KioskController:
         w = self.window
         w.kiosk_controller = self
         w.setWindowFlag(Qt.WindowStaysOnTopHint, True)
@@ -369,12 +351,11 @@ class KioskController(QObject):
         action.triggered.connect(self.quit)
         w.addAction(action)
         self.operator_action = action
-        if hasattr(w, "actions"):
-            w.actions["operator_quit"] = action
-            fullscreen = w.actions.get("fullscreen")
-            if fullscreen is not None:  # F re-places the window on its screen, never leaves fullscreen
-                fullscreen.triggered.disconnect()
-                fullscreen.triggered.connect(self.screens.toggle)
+        w.actions["operator_quit"] = action
+        fullscreen = w.actions.get("fullscreen")
+        if fullscreen is not None:  # F re-places the window on its screen, never leaves fullscreen
+            fullscreen.triggered.disconnect()
+            fullscreen.triggered.connect(self.screens.toggle)
         self._lock_widgets()
         code_view = getattr(w, "code_view", None)
         if code_view is not None:  # the engine's source: only where the operator's settings file asks for it
@@ -391,12 +372,8 @@ class KioskController(QObject):
 
     def _lock_widgets(self) -> None:
         w = self.window
-        box = getattr(w, "prompt_box", None)
-        if box is not None and box.lineEdit() is not None:
-            box.lineEdit().setMaxLength(KIOSK_PROMPT_CHARS)
-        tour = tour_of(w)
-        if tour is not None and hasattr(tour, "prompt_edit"):
-            tour.prompt_edit.setMaxLength(KIOSK_PROMPT_CHARS)
+        w.prompt_box.lineEdit().setMaxLength(KIOSK_PROMPT_CHARS)
+        w.tour.prompt_edit.setMaxLength(KIOSK_PROMPT_CHARS)
         for label in w.findChildren(QLabel):
             label.setOpenExternalLinks(False)
 
@@ -410,12 +387,10 @@ class KioskController(QObject):
         """A visitor: back to the start, in the kiosk's language."""
         self.attract.stop()
         w = self.window
-        if getattr(w, "lang", None) != self.settings.language:
+        if w.lang != self.settings.language:
             w.set_language(self.settings.language)
-        tour = tour_of(w)
-        if tour is not None:
-            _call(w, "show_tour")
-            tour.goto(0)
+        w.show_tour()
+        w.tour.goto(0)
         self.idle.restart()
 
     def is_attracting(self) -> bool:
@@ -460,7 +435,7 @@ class KioskController(QObject):
 
 def close_for_good(window) -> None:
     """Close ``window`` even in kiosk mode (SIGTERM, SIGINT)."""
-    controller = getattr(window, "kiosk_controller", None)
+    controller = window.kiosk_controller
     if controller is not None:
         controller.quit()
     else:

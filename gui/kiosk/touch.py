@@ -8,8 +8,8 @@ it into mouse events:
 - **tap** (one finger, moved less than ``TAP_SLOP`` of the window's height): the control under the finger gets a
   click (a slider's handle jumps to the finger; a combo box opens its list of presets); a widget or a scene text
   with a tooltip shows it as a card (``TipCard``) where the finger is, closed by the next tap or after
-  ``gui.kiosk.touch_card.CARD_S``; a tapped glossary term in a caption opens its card too. On the Live page a tap on the stage starts
-  a trip when nothing runs.
+  ``gui.kiosk.touch_card.CARD_S``; a tapped glossary term in a caption opens its card too. On the Live page a
+  tap on the stage starts a trip when nothing runs.
 - **swipe** on a tour page: the stage follows the finger; released after a mostly horizontal drag of at least
   ``SWIPE_FRACTION`` of the window's width it turns the page (right to left: next), otherwise it springs back.
 - **drag** on a slider: the handle follows the finger; a mostly vertical drag in a scroll area marked
@@ -29,12 +29,16 @@ from __future__ import annotations
 import logging
 import time
 
-from PySide6.QtCore import (QCoreApplication, QEasingCurve, QEvent, QObject, QPoint, QPointF, QPropertyAnimation, Qt, QTimer)
+from PySide6.QtCore import (QCoreApplication, QEasingCurve, QEvent, QObject, QPoint, QPointF, QPropertyAnimation, Qt,
+                            QTimer)
 from PySide6.QtGui import QInputDevice, QMouseEvent
 from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSlider, QApplication, QComboBox,
                                QGraphicsView, QLabel, QStyle, QStyleOptionSlider, QWidget)
 
-from gui.kiosk.touch_card import TipCard, tooltip_at, within as _inside
+from gui.kiosk.touch_card import TipCard, tooltip_at
+from gui.kiosk.touch_card import within as _inside
+from gui.live.host import LiveHost
+from gui.live.state import SessionState
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +97,9 @@ class TouchRouter(QObject):
     def __init__(self, host: QWidget):
         super().__init__(host)
         self.host = host
+        # the window hosting the Live page and the tour (a ``LiveHost``: it carries the Live session), or None
+        # for a tour shown alone (``isinstance(host, LiveHost)`` would build the tour to look for it)
+        self.live: LiveHost | None = host if isinstance(getattr(host, "session", None), SessionState) else None
         self.card = TipCard(host)
         self.taps = self.page_turns = self.runs_started = self.cancelled = 0
         self._window = None
@@ -113,7 +120,8 @@ class TouchRouter(QObject):
         self._labels: set[int] = set()  # caption labels whose term links open cards
         host.installEventFilter(self)
         self._attach()
-        idle = getattr(getattr(host, "kiosk_controller", None), "idle", None)
+        controller = self.live.kiosk_controller if self.live is not None else None
+        idle = controller.idle if controller is not None else None
         if idle is not None:  # woken by a touch (the idle watcher sees it first and drops it): where to begin
             idle.woken.connect(lambda: QTimer.singleShot(0, self._show_where_to_begin))
 
@@ -132,9 +140,9 @@ class TouchRouter(QObject):
 
     def _tour(self):
         """The tour when it is the page on screen (the host itself when it is a tour shown alone)."""
-        host = self.host
-        if hasattr(host, "is_tour_visible"):
-            return host.tour if host.is_tour_visible() else None
+        if self.live is not None:
+            return self.live.tour if self.live.is_tour_visible() else None
+        host = self.host  # a tour shown alone
         return host if hasattr(host, "section_changed") and hasattr(host, "next") else None
 
     # ---- events ---------------------------------------------------------------------------------------------
@@ -188,9 +196,8 @@ class TouchRouter(QObject):
 
     def _wakes(self) -> bool:
         """Every touch is input for the kiosk's idle timer; True when this one only woke the exhibit."""
-        controller = getattr(self.host, "kiosk_controller", None)
-        idle = getattr(controller, "idle", None)
-        return bool(idle is not None and hasattr(idle, "touched") and idle.touched())
+        controller = self.live.kiosk_controller if self.live is not None else None
+        return bool(controller is not None and controller.idle.touched())
 
     def _show_where_to_begin(self) -> None:
         """After the wake-up touch: a card by the tour's Next button says how to go on."""
@@ -312,7 +319,7 @@ class TouchRouter(QObject):
         elif combo is not None:
             if combo.isEnabled():
                 combo.showPopup()
-        elif view is not None and tour is None and view is getattr(self.host, "view", None):
+        elif view is not None and tour is None and self.live is not None and view is self.live.view:
             if self._stage_tap(view, local, tip):
                 return
         elif view is None:
@@ -326,12 +333,11 @@ class TouchRouter(QObject):
 
     def _stage_tap(self, view: QGraphicsView, local: QPoint, tip: str) -> bool:
         """The Live stage: a trip starts when nothing runs; True when that happened."""
-        host = self.host
-        running = getattr(host, "is_running", None)
+        live = self.live
         item_tip = tip and tip != view.toolTip()
-        if item_tip or not callable(running) or running() or getattr(host, "engine_info", None) is None:
+        if item_tip or live is None or live.session.is_running() or not live.engine_ready():
             return False
-        host.run()
+        live.run()
         self.runs_started += 1
         return True
 

@@ -136,16 +136,17 @@ class TargetSizer(QObject):
 def presets_only(host: QWidget) -> None:
     """No keyboard: the Live page's question box keeps its presets but takes no typing (a tap opens the list),
     and the tour's "Your question" field is hidden (the tour asks the Live page's question)."""
-    box = getattr(host, "prompt_box", None)
+    from gui.live.state import SessionState
+    if not isinstance(getattr(host, "session", None), SessionState):  # a tour shown alone, not a LiveHost
+        _hide_question(host if hasattr(host, "prompt_edit") else None)
+        return
+    box = host.prompt_box
     if isinstance(box, QComboBox) and box.lineEdit() is not None:
         box.lineEdit().setReadOnly(True)
         box.lineEdit().setFocusPolicy(Qt.NoFocus)
         box.setFocusPolicy(Qt.NoFocus)
-    tour = host if hasattr(host, "prompt_edit") else getattr(host, "_tour", None)
-    _hide_question(tour)
-    pages = getattr(host, "pages", None)
-    if pages is not None and hasattr(pages, "widgetAdded"):
-        pages.widgetAdded.connect(lambda _i: _hide_question(getattr(host, "_tour", None)))
+    _hide_question(host.built_tour())
+    host.pages.widgetAdded.connect(lambda _i: _hide_question(host.built_tour()))  # the tour, once it is built
 
 
 def _hide_question(tour) -> None:

@@ -16,17 +16,14 @@ sampling and under greedy (``model.teaching.lesson_runs.apprentice_verdicts``). 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QLabel, QRadioButton, QVBoxLayout, QWidget
 
 from animations.typescale import set_role
+from gui.i18n import tr_window as _tr
 from model.teaching import lessons
 
 KINDS = ("ngram", "model")
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 def kind_name(kind: str) -> str:
@@ -100,7 +97,7 @@ def verdict_text(checks: list[dict], kind: str) -> str:
     """``kind``'s verdicts under each checked sampling (the one in use, then greedy) on one line, then, where it
     does not pay, one line with the measured reason (``why_text``) of the first setting where it does not."""
     figures, why = [], ""
-    for i, check in enumerate(checks):
+    for _i, check in enumerate(checks):
         greedy = float((check.get("sampling") or {}).get("temperature", 0)) == 0
         v = (check.get("verdicts") or {}).get(kind)
         figures.append(verdict_line(v, greedy))
@@ -192,28 +189,46 @@ class ApprenticeChoice(QWidget):
 
 
 class ApprenticeVerdicts:
-    """Mixed into ``MainWindow``: applies the "apprentice" event (``bridge.apprentice``) and greedy-while-on.
-    Expects ``bridge``, ``apprentice`` (``ApprenticeControl``), ``apprentice_choice``, ``model_choice`` and
-    ``_update_extra_readout``."""
+    """The apprentice's measured verdicts (the bridge's ``apprentice`` event) and the apprentice that pays under
+    the sampling in use: a collaborator of ``MainWindow``.
 
-    _greedy_for_apprentice = False  # this page turned greedy on for the apprentice (and turns it off again)
+    Args:
+        session: the Live session's state: its ``draft_kind`` and ``draft_k``, and its sampling's ``greedy``
+            (never changed for the apprentice; a greedy an older page turned on is turned off).
+        bridge: the ``EngineBridge`` (its ``apprentice`` signal; ``set_draft_kind`` is sent through it).
+        apprentice_choice: the Details view's ``ApprenticeChoice`` (n-gram apprentice or draft model).
+        greedy_box: the top bar's "Greedy" switch (the apprentice that pays under the new setting follows it).
+        spec_meter: the ``SpecMeter`` (reset when the apprentice changes).
+        update_extra_readout: called when a verdict or the apprentice changes what the readout says.
+    """
+
+    def __init__(self, session, bridge, apprentice_choice, greedy_box, spec_meter, update_extra_readout):
+        self.session = session
+        self.bridge = bridge
+        self.apprentice_choice = apprentice_choice
+        self.spec_meter = spec_meter
+        self._update_extra_readout = update_extra_readout
+        self._greedy_for_apprentice = False  # an older page turned greedy on for the apprentice (turned off here)
+        self._apprentice_picked = False  # the visitor picked an apprentice themselves (the Details view)
+        bridge.apprentice.connect(self._on_apprentice_verdict)
+        apprentice_choice.kind_chosen.connect(self._on_apprentice_kind_chosen)
+        greedy_box.toggled.connect(self._on_greedy_toggled)
 
     def _on_apprentice_verdict(self, event: dict) -> None:
         self.apprentice_choice.set_event(event)
         kind = event.get("chosen")
-        if kind in KINDS and kind != getattr(self, "_apprentice_kind", None):
-            self._apprentice_kind = kind
-        self._apply_apprentice_sampling(self.apprentice.value())
+        if kind in KINDS:
+            self.session.set_draft_kind(kind)
+        self._apply_apprentice_sampling(self.session.draft_k)
         self._update_extra_readout()
 
     def _on_apprentice_kind_chosen(self, kind: str) -> None:
         """The visitor picked an apprentice in the Details view: the engine switches (and keeps the slider)."""
-        self._apprentice_kind = kind
+        self.session.set_draft_kind(kind)
         self._apprentice_picked = True  # their choice stands when the sampling changes
-        if hasattr(self, "spec_meter"):
-            self.spec_meter.reset()
+        self.spec_meter.reset()
         self.bridge.send({"op": "set_draft_kind", "kind": kind})
-        self._apply_apprentice_sampling(self.apprentice.value())
+        self._apply_apprentice_sampling(self.session.draft_k)
         self._update_extra_readout()
 
     def apprentice_pays_when(self) -> str | None:
@@ -231,14 +246,12 @@ class ApprenticeVerdicts:
         that an older page turned on for the apprentice is turned off again."""
         if self._greedy_for_apprentice:
             self._greedy_for_apprentice = False
-            self.model_choice.greedy_box.setChecked(False)
+            self.session.set_greedy(False)
 
     def _on_greedy_toggled(self, on: bool) -> None:
         if not on:  # the visitor turned greedy off: their choice stands
             self._greedy_for_apprentice = False
         self._follow_setting(on)
-
-    _apprentice_picked = False  # the visitor picked an apprentice themselves (the Details view)
 
     def _follow_setting(self, greedy: bool) -> None:
         """The sampling changed: switch to the apprentice that the start-up check found paying under it (the
@@ -251,16 +264,16 @@ class ApprenticeVerdicts:
         best = (check or {}).get("best")
         if best in KINDS and best != self.apprentice_choice.kind() and best in self.apprentice_choice._kinds:
             self.apprentice_choice.set_kind(best)
-            self._apprentice_kind = best
-            if hasattr(self, "spec_meter"):
-                self.spec_meter.reset()
+            self.session.set_draft_kind(best)
+            self.spec_meter.reset()
             self.bridge.send({"op": "set_draft_kind", "kind": best})
         self._update_extra_readout()
 
     def greedy_line(self) -> str:
         """While the apprentice runs under sampling where the start-up check found it paying only greedy: which
         temperature it needs and why, in words, with both measured shares of guesses kept ("" otherwise)."""
-        if self.apprentice.value() <= 0 or self.model_choice.greedy or self.apprentice_pays_when() != "greedy":
+        s = self.session
+        if s.draft_k <= 0 or s.sampling.greedy or self.apprentice_pays_when() != "greedy":
             return ""
         event, kind = self.apprentice_choice.event, self.apprentice_choice.kind()
         sampled, greedy = check_for(event, kind, False), check_for(event, kind, True)

@@ -12,20 +12,17 @@ What they measure (acceptance, tokens per trip, speed-up, per-worker compute and
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from animations.typescale import set_role
+from gui.i18n import tr_window as _tr
 from gui.live.apprentice_choice import ApprenticeChoice
 from gui.live.draft_reason import draft_reason  # noqa: F401  (kept importable from here)
 
 MAX_DRAFT_K = 8
 TEAR_DEGREES = (1, 2, 4)
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 class FitButton(QPushButton):

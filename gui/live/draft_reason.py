@@ -11,12 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
-
+from gui.i18n import tr_window as _tr
 
 _MISSING = (  # the loader's messages that name a missing file (model/checkpoint.py, model/tokenizer.py)
     re.compile(r"^no (?P<file>tokenizer) in (?P<dir>.+?): expected"),

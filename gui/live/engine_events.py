@@ -1,20 +1,24 @@
 """The Live page's answers to the engine: ready, accepted, step, finished, errors, a dead engine, and the two
 extras (the apprentice: speculative decoding; the torn book: sharding), and the words and figures they change.
 
-A mixin of ``gui.window.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
+``EngineEventHandler`` (a collaborator of ``MainWindow``) holds what it needs explicitly: the session's state,
+the bridge, the stage, the page's widgets, the meters, the ``StatusLine`` and the ``LiveRunner`` (whose answer an
+engine restart or failure affects). The answers about the requests themselves (accepted, step, finished, idle)
+are the runner's (``gui.live.session``).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QTimer
 
+from animations.units import ms_figure
+from gui.i18n import tr_window as _tr
 from gui.live.apprentice_choice import slower_reason
-from model.loops import find_loop
-from gui.live.readout import (fmt_ms, model_display_name, model_text, readout_rule, readout_text, sharding_why,
-                              speedup_why)
+from gui.live.readout import model_display_name, model_text, readout_rule, readout_text, sharding_why, speedup_why
 
 log = logging.getLogger("gui.window.main_window")
 
@@ -23,12 +27,73 @@ RESTART_DELAY_MS = 400
 RESTART_MAX_DELAY_MS = 60_000  # an engine that keeps dying is retried at most this far apart, for days
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
+class EngineEventHandler:
+    """Slots of the engine bridge's lifecycle signals, the extras' bookkeeping and the readout.
 
+    Args:
+        session: the Live session's state (batch, apprentice, sharding, sampling).
+        bridge: the ``EngineBridge``; scene: the stage; page: the ``LivePage``.
+        runner: the ``LiveRunner`` (its answer starts again after an engine restart).
+        status: the ``StatusLine``.
+        spec_meter, shard_meter: what the apprentice and the torn book measure.
+        verdicts: the ``ApprenticeVerdicts`` (greedy while the apprentice pays only greedy); set after both exist.
+        sync_ideas: called after the extras' readout changes (the idea toggles follow).
+        auto_restart: start a new engine when the engine process dies.
+    """
 
-class EngineEvents:
-    """Slots of the engine bridge's signals, the extras' bookkeeping, the readout and the status line."""
+    def __init__(self, session, bridge, scene, page, runner, status, spec_meter, shard_meter, sync_ideas,
+                 auto_restart: bool = True):
+        self.session = session
+        self.bridge = bridge
+        self.scene = scene
+        self.live_page = page
+        self.runner = runner
+        self.apprentice = page.apprentice
+        self.apprentice_choice = page.apprentice.choice
+        self.tear = page.tear
+        self.trip_plot = page.trip_plot
+        self.trip_plot_title = page.trip_plot_title
+        self.real_time_box = page.real_time_box
+        self.readout = page.readout_panel.readout
+        self.model_label = page.readout_panel.model_label
+        self.spec_meter = spec_meter
+        self.shard_meter = shard_meter
+        self.status = status
+        self._sync_ideas = sync_ideas
+        self.verdicts = None  # the ApprenticeVerdicts, set by the window
+        self.auto_restart = auto_restart
+        self.engine_info: dict | None = None
+        self.floor_ms: float | None = None
+        self._fatal: str | None = None
+        self._restarts: deque[float] = deque(maxlen=6)
+        self._rapid_deaths = 0  # engine deaths each within a minute of the one before
+        self._readout_args: dict | None = None
+        self._restart_timer = QTimer(page)
+        self._restart_timer.setSingleShot(True)
+        self._restart_timer.timeout.connect(self._restart_engine)
+        self._sharding_timer = QTimer(page)
+        self._sharding_timer.setSingleShot(True)
+        self._sharding_timer.timeout.connect(self._on_sharding_timeout)
+        for signal, slot in ((bridge.ready, self._on_ready), (bridge.error, self._on_error),
+                             (bridge.fatal, self._on_fatal), (bridge.engine_died, self._on_engine_died),
+                             (bridge.sharding, self._on_sharding)):
+            signal.connect(slot)
+        self.tear.requested.connect(self._on_tear_requested)
+        if hasattr(scene, "trip_started"):  # the readout follows the trip on stage (issue 24)
+            scene.trip_started.connect(self._on_stage_trip)
+
+    def _set_status(self, english: str, **fields) -> None:
+        self.status.set_status(english, **fields)
+
+    def _set_status_text(self, text: str) -> None:
+        self.status.set_status_text(text)
+
+    def greedy_line(self) -> str:
+        return self.verdicts.greedy_line() if self.verdicts is not None else ""
+
+    def _apply_apprentice_sampling(self, k: int) -> None:
+        if self.verdicts is not None:
+            self.verdicts._apply_apprentice_sampling(k)
 
     # ---- engine events -----------------------------------------------------------------------------------------
     def _on_ready(self, info: dict) -> None:
@@ -39,6 +104,7 @@ class EngineEvents:
         try:
             dictionary = int(model.get("weight_bytes") or 0) - sum(layer_bytes)  # embeddings and final norm
             name = model_display_name(str(model.get("name", "")))  # "One Trip code model", not "target"
+            self.scene.set_device(str(info.get("device") or "cpu"))  # the warehouse names this machine's memory
             self.scene.configure(layer_bytes, int(info.get("kv_bytes_per_block", 0)),
                                  int(info.get("num_blocks", 0)), name, dictionary)
         except Exception:  # noqa: BLE001 - a drawing problem must not stop the words and numbers
@@ -46,73 +112,17 @@ class EngineEvents:
         bandwidth = float(info.get("memory_bandwidth_bytes_per_s") or 0)
         weight_bytes = float(model.get("weight_bytes") or 0)
         self.floor_ms = weight_bytes / bandwidth * 1000.0 if bandwidth > 0 and weight_bytes > 0 else None
-        self.bridge.set_max_batch(self.batch_slider.value())
+        self.bridge.set_max_batch(self.session.batch)
         self._configure_extras(info)
         self._retranslate_engine_texts()
-        restart_session = not self._main_done
+        r = self.runner
+        restart_session = not r._main_done
         if restart_session:  # the engine was restarted mid-answer: start the answer again
-            self._main_done = True
+            r._main_done = True
         self._set_status("Ready. Choose a prompt and press Run.")
-        if self._want_run or (restart_session and self._running):
-            self._want_run = False
-            self.run()
-
-    def _on_accepted(self, event: dict) -> None:
-        rid = event.get("request_id", "")
-        if rid == self._main_id and event.get("notice"):
-            self._set_status_text(str(event["notice"]))  # e.g. the prompt was cut to fit the context
-        if self._in_session(rid):
-            self.live_page.seats.add_prompt_chips(rid, list(event.get("prompt_labels", [])),
-                                                  list(event.get("prompt_token_ids", [])))
-
-    def _on_step(self, report: dict) -> None:
-        self.reports_received += 1
-        self._grants_outstanding = max(0, self._grants_outstanding - 1)
-        if self._main_done or not any(self._in_session(r) for r in report.get("request_ids", [])):
-            return  # a report for an answer that was reset or is already complete
-        self._trip_count += 1
-        self.last_report = report
-        wall = float(report.get("wall_ms", 0.0))
-        self.trip_plot.add_trip(self._trip_count, wall, report.get("phase") in ("prefill", "mixed"))
-        if wall > 0:
-            tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
-            self.rate_plot.add_trip(self._trip_count, tokens / wall * 1000.0)
-        self._measure_extras(report)
-        if self.real_time_box.isChecked():
-            # Real time: the stage queues (and, when far behind, drops) trips itself; words appear at once.
-            self._flush_pending()
-            self._show_on_stage(report)
-            self._on_stage = report
-            self._write_trip()
-            return
-        self._pending.append(report)
-        self._show_next()
-
-    def _on_finished(self, event: dict) -> None:
-        rid = event.get("request_id", "")
-        if not self._in_session(rid):
-            return
-        self._active.discard(rid)
-        self.live_page.seats.finish(rid)
-        if rid == self._main_id and event.get("finish_reason") == "loop":
-            # the engine stopped it (model/loops.py); the page finds the same phrase as it writes the words
-            loop = find_loop(str(event.get("text", "")))
-            self._engine_loop_phrase = loop.phrase if loop is not None else "…"
-        if rid == self._main_id:
-            self._main_done = True
-            self._running = False
-            if self.real_time_box.isChecked():
-                self.bridge.free_run(False)
-            self.bridge.reset()  # the other seats stop with the visitor's answer
-            self._active.clear()
-            if self._on_stage is None and not self._pending:
-                self._set_done_status()
-                self.session_finished.emit()
-        else:
-            self._fill_seats()
-
-    def _on_idle(self) -> None:
-        self._grants_outstanding = 0
+        if r._want_run or (restart_session and r._running):
+            r._want_run = False
+            r.run()
 
     def _on_error(self, message: str) -> None:
         self._set_status_text(_tr("The engine says: {message}").format(message=message))
@@ -121,14 +131,15 @@ class EngineEvents:
         self._fatal = message
         self.scene.show_notice(lambda: _tr("No model could be loaded, so no trips today: the reason is below."))
         self.engine_info = None
-        self._running = False
+        self.runner._running = False
         self._set_status_text(_tr("The model could not be loaded: {message}").format(message=message))
 
     def _on_engine_died(self, code: int) -> None:
         self.engine_info = None
-        self._grants_outstanding = 0
-        self._pending.clear()
-        self._on_stage = None
+        r = self.runner
+        r._grants_outstanding = 0
+        r._pending.clear()
+        r._on_stage = None
         if self._fatal is not None or not self.auto_restart:
             return
         now = time.monotonic()
@@ -147,7 +158,8 @@ class EngineEvents:
         self._restart_timer.start(delay)
 
     def _restart_engine(self) -> None:
-        self._want_run = self._want_run or self._running
+        r = self.runner
+        r._want_run = r._want_run or r._running
         self.bridge.restart()
 
     # ---- the apprentice and the torn book ---------------------------------------------------------------------
@@ -157,32 +169,37 @@ class EngineEvents:
         # the apprentice is there with a draft model, or else with the n-gram apprentice (no model: guesses
         # copied from the request's own earlier text)
         draft_ok = bool(info.get("draft_kinds")) or (info.get("draft") is not None and not info.get("draft_error"))
-        k = self.apprentice.value()
+        k = self.session.draft_k
         self.apprentice.set_available(draft_ok, info.get("draft_error") or ("" if draft_ok else None))
+        if not draft_ok:
+            self.session.set_draft_k(0)  # no apprentice in this engine: its slider shows 0
         self.apprentice_choice.set_kinds(list(info.get("draft_kinds") or ["ngram"]))
         if info.get("draft_kind") in ("ngram", "model"):
             self.apprentice_choice.set_kind(info["draft_kind"])
+            self.session.set_draft_kind(info["draft_kind"])
         if draft_ok and k:
             self.apprentice.blockSignals(True)
             self.apprentice.set_value(k)
             self.apprentice.blockSignals(False)
             self.bridge.set_draft_k(k)
         sharding = info.get("sharding") or {}
-        self._sharding = (str(sharding.get("mode", "tp")), int(sharding.get("n", 1) or 1))
+        self.session.set_sharding(str(sharding.get("mode", "tp")), int(sharding.get("n", 1) or 1))
         wanted = (self.tear.mode(), self.tear.value())
-        self.tear.confirmed = self._sharding
+        self.tear.confirmed = self.session.sharding
         self.tear.configure(list(sharding.get("degrees_tp") or [1]), int(sharding.get("max_pp") or 1))
-        if hasattr(self.scene, "set_sharding"):
-            self.scene.set_sharding(*self._sharding)
-        if wanted[1] > 1 and wanted != self._sharding:  # a restarted engine: tear the book again
+        layers = [tuple(w["layers"]) for w in sharding.get("workers") or [] if w.get("layers")]
+        now = self.session.sharding
+        if hasattr(self.scene, "set_sharding") and (now[0] == "tp" or now[1] == 1 or layers):
+            self.scene.set_sharding(*now, layers or None)  # torn by chapters: the workers' layers
+        if wanted[1] > 1 and wanted != self.session.sharding:  # a restarted engine: tear the book again
             self.tear.set_value(*wanted)
         self._update_extra_readout()
 
     def _spec_key(self, prompt: str | None = None) -> tuple:
         """What "the same prompt" means for the speed-up: prompt, table size, sharding and greedy or not (a
         greedy apprentice is compared with greedy plain decoding)."""
-        return (prompt if prompt is not None else self._prompt_text, self.batch_slider.value(), self._sharding,
-                self.model_choice.greedy)
+        s = self.session
+        return (prompt if prompt is not None else self.runner._prompt_text, s.batch, s.sharding, s.sampling.greedy)
 
     def _measure_extras(self, report: dict) -> None:
         self.spec_meter.add(report, self._spec_key())
@@ -191,18 +208,18 @@ class EngineEvents:
 
     def _update_extra_readout(self) -> None:
         lines = []
-        k = self.apprentice.value()
+        k = self.session.draft_k
         if k > 0 and self.apprentice.is_available():
             lines.append(self.spec_meter.text(self._spec_key(), k))
             if greedy := self.greedy_line():
                 lines.append(greedy)
-        mode, n = self._sharding
+        mode, n = self.session.sharding
         if n > 1:
             lines.append(self.shard_meter.text(mode, n))
         why = ""
         if k > 0 and self.apprentice.is_available() and self.spec_meter.trips:
             reason = slower_reason(self.apprentice_choice.event, self.apprentice_choice.kind(),
-                                   self.model_choice.greedy, self.spec_meter.acceptance)
+                                   self.session.sampling.greedy, self.spec_meter.acceptance)
             # the details view shows each apprentice's verdict with its reason: one reason on screen, not two
             shown = getattr(self.live_page, "details", False) and \
                 reason in self.apprentice_choice.verdict_text(self.apprentice_choice.kind())
@@ -240,7 +257,7 @@ class EngineEvents:
         mode, n = str(event.get("mode", "tp")), int(event.get("n", 1) or 1)
         asked = (self.tear.mode(), self.tear.value())
         self._sharding_timer.stop()
-        self._sharding = (mode, n)
+        self.session.set_sharding(mode, n)
         self.tear.confirm(mode, n)
         self.shard_meter.reset()
         layers = [tuple(w["layers"]) for w in event.get("workers") or [] if w.get("layers")]
@@ -280,10 +297,7 @@ class EngineEvents:
         self._readout_args = {"wall": wall, "tokens": tokens, "batch": int(report.get("batch", 1)),
                               "tokens_in": int(report.get("tokens_in", 0) or 0)}
         self._update_readout()
-        info = self.engine_info or {}
-        self.live_page.split_row.show_split(wall, float((info.get("model") or {}).get("weight_bytes") or 0),
-                                            float(info.get("memory_bandwidth_bytes_per_s") or 0),
-                                            str(info.get("device", "cpu")))
+        self.live_page.split_row.show_trip(report, self.engine_info)  # reading, other work, floor: measured split
 
     def _update_readout(self) -> None:
         text = readout_text(self._readout_args, self.engine_info is not None, self.real_time_box.isChecked(),
@@ -291,7 +305,7 @@ class EngineEvents:
         if self.readout.text() != text:  # a changed text relayouts the page: only when it changes
             self.readout.setText(text)
         if self._readout_args is None:
-            self.live_page.split_row.show_split(None, 0, 0, "")
+            self.live_page.split_row.show_trip(None, None)
 
     def _retranslate_engine_texts(self) -> None:
         self.model_label.setText(model_text(self.engine_info, self._fatal))
@@ -305,18 +319,30 @@ class EngineEvents:
             self.trip_plot.set_floor(self.floor_ms)
             # a no-break space: the wrapped title never puts "ms" on a line of its own, away from its number
             title += " · " + _tr("red: the floor, {ms} ms").replace("{ms} ms", "{ms}\u00a0ms").format(
-                ms=fmt_ms(self.floor_ms))
+                ms=ms_figure(self.floor_ms))
         self.trip_plot_title.setText(title)
 
-    def _set_status(self, english: str, **fields) -> None:
+
+class StatusLine:
+    """The calm one-line status under the page, in the current language (re-said on a language change)."""
+
+    def __init__(self, label):
+        self.label = label
+        self._status_key: tuple[str, dict] | None = None
+
+    def set_status(self, english: str, **fields) -> None:
         """Show a calm one-line message (an English source string, translated now and on language change;
         ``fields`` fill its {placeholders})."""
         self._status_key = (english, fields)
-        self.status_line.setText(_tr(english).format(**fields))
+        self.label.setText(_tr(english).format(**fields))
         log.info("status: %s", english.format(**fields))
 
-    def _set_status_text(self, text: str) -> None:
+    def set_status_text(self, text: str) -> None:
+        """Show ``text`` as it is (already translated, with its numbers)."""
         self._status_key = None
-        self.status_line.setText(text)
+        self.label.setText(text)
         log.info("status: %s", text)
 
+    def retranslate(self) -> None:
+        if self._status_key is not None:
+            self.label.setText(_tr(self._status_key[0]).format(**self._status_key[1]))

@@ -11,19 +11,16 @@ engine cannot honour is disabled, with the reason as its tooltip.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QPushButton, QSizePolicy, QWidget
 
 from animations.typescale import set_role
+from gui.i18n import tr_window as _tr
 from gui.live.seats import AnswerBox
 
 SHARE_SEATS = 4  # seats at the table when "sharing a table" is on
 APPRENTICE_GUESSES = 4  # the apprentice's guesses per trip when it is on
 TEAR_WAYS = 2  # desks when the book is torn
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 def idea_button(name: str) -> QPushButton:
@@ -97,18 +94,44 @@ class ExhibitRow(QWidget):
 
 
 class ExhibitActions:
-    """The idea toggles and the details toggle, mixed into ``MainWindow`` (uses its sliders, apprentice and
-    tear controls, ``set_batch``, ``set_draft_k``, ``set_sharding``, ``live_page`` and ``details_button``)."""
+    """The idea toggles and the details toggle of the Live page (a collaborator of ``MainWindow``).
 
-    def _connect_exhibit(self) -> None:
-        ex = self.live_page.exhibit
+    Args:
+        session: the Live session's state (``gui.live.state.SessionState``): the toggles change it and follow it.
+        page: the ``LivePage`` (its ``exhibit`` toggles, ``apprentice`` and ``tear`` controls, ``set_details``).
+        details_button: the top bar's "Details" toggle.
+        model_choice: the top bar's ``ModelChoice`` (its sampling settings show only in the details view).
+        scene: the stage (``set_details`` when it has it).
+        update_extra_readout: called when the details view opens or closes (the why line gives way to the
+            verdict lines there).
+    """
+
+    def __init__(self, session, page, details_button, model_choice, scene, update_extra_readout):
+        self.session = session
+        self.live_page = page
+        self.apprentice = page.apprentice
+        self.tear = page.tear
+        self.details_button = details_button
+        self.model_choice = model_choice
+        self.scene = scene
+        self._update_extra_readout = update_extra_readout
+        ex = page.exhibit
         ex.share_button.clicked.connect(self._on_share_clicked)
         ex.apprentice_button.clicked.connect(self._on_apprentice_clicked)
         ex.tear_button.clicked.connect(self._on_tear_clicked)
         self.details_button.toggled.connect(self.set_details)
-        self.batch_slider.valueChanged.connect(lambda _v: self._sync_ideas())
-        self.apprentice.slider.valueChanged.connect(lambda _v: self._sync_ideas())
-        self._show_details(False)
+        session.subscribe(lambda _change: self.sync_ideas(), "batch")
+        session.subscribe(lambda _change: self.sync_ideas(), "draft_k")
+
+    def set_batch(self, n: int) -> None:
+        self.session.set_batch(n)
+
+    def set_draft_k(self, k: int) -> None:
+        if self.apprentice.is_available():
+            self.session.set_draft_k(k)
+
+    def set_sharding(self, mode: str, n: int) -> None:
+        self.tear.set_value(mode, n)  # a request: the engine's answer changes the session's sharding
 
     def set_details(self, on: bool) -> None:
         """Open (True) or close the details view: every slider, the plots, the token chips, the status line."""
@@ -119,21 +142,20 @@ class ExhibitActions:
 
     def _show_details(self, on: bool) -> None:
         mc = self.model_choice
-        for w in (mc.caption, mc.greedy_box, mc.sampling_label):  # sampling settings: the engineer's
+        for w in (mc.caption, mc.greedy_box, mc.int8_box, mc.sampling_label):  # the engineer's settings
             w.setVisible(on)
         if hasattr(self.scene, "set_details"):
             self.scene.set_details(on)
         self.live_page.set_details(on)
-        if hasattr(self, "_update_extra_readout"):
-            self._update_extra_readout()  # the why line gives way to the verdict lines that say it in the details
+        self._update_extra_readout()  # the why line gives way to the verdict lines that say it in the details
 
     def _on_share_clicked(self, on: bool) -> None:
         self.set_batch(SHARE_SEATS if on else 1)
-        self._sync_ideas()
+        self.sync_ideas()
 
     def _on_apprentice_clicked(self, on: bool) -> None:
         self.set_draft_k(APPRENTICE_GUESSES if on else 0)
-        self._sync_ideas()
+        self.sync_ideas()
 
     def _tear_mode(self) -> str | None:
         """"tp" when the engine can tear the book 2 ways by pages, else "pp" when by chapters, else None."""
@@ -146,13 +168,13 @@ class ExhibitActions:
         mode = self._tear_mode()
         if mode is not None and self.tear.isEnabled():
             self.set_sharding(mode if on else self.tear.mode(), TEAR_WAYS if on else 1)
-        self._sync_ideas()
+        self.sync_ideas()
 
-    def _sync_ideas(self) -> None:
+    def sync_ideas(self) -> None:
         """The toggles show what is in force (or asked for): a slider moved in the details view moves them too."""
         ex = self.live_page.exhibit
-        states = ((ex.share_button, True, self.batch_slider.value() > 1, ""),
-                  (ex.apprentice_button, self.apprentice.is_available(), self.apprentice.value() > 0,
+        states = ((ex.share_button, True, self.session.batch > 1, ""),
+                  (ex.apprentice_button, self.apprentice.is_available(), self.session.draft_k > 0,
                    self.apprentice.reason()),
                   (ex.tear_button, self.tear.isEnabled() and self._tear_mode() is not None and not
                    self.tear.is_pending(), self.tear.value() > 1, ""))

@@ -12,14 +12,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from PySide6.QtCore import QCoreApplication
-
 from animations.textset import keep_units
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
-
+from gui.i18n import tr_window as _tr
 
 RECENT = 20  # the window of the Live page's running figures: the last RECENT trips
 

@@ -47,6 +47,7 @@ class ModelChoice(QWidget):
 
     model_chosen = Signal(str)
     sampling_changed = Signal()
+    weights_chosen = Signal(str)  # "int8" or "fp32": the visitor switched the thinner book on or off
 
     def __init__(self, current: str, custom_dir: str | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -69,6 +70,11 @@ class ModelChoice(QWidget):
         self.greedy_box.setObjectName("greedyBox")
         self.greedy_box.setFocusPolicy(Qt.TabFocus)
         set_role(self.greedy_box, "caption")
+        self.int8_box = QCheckBox()  # the thinner book (issue 34): the engine restarts with int8 weights; placed by
+        # the window among the details' controls
+        self.int8_box.setObjectName("int8Box")
+        self.int8_box.setFocusPolicy(Qt.TabFocus)
+        set_role(self.int8_box, "caption")
         self.sampling_label = QLabel()
         self.sampling_label.setObjectName("samplingLabel")
         set_role(self.sampling_label, "caption")
@@ -76,11 +82,12 @@ class ModelChoice(QWidget):
         # setting stays whole on its line ("top-p 0.95" never breaks at its hyphen)
         self.sampling_label.setWordWrap(True)
         for w in (self.caption, self.combo, self.greedy_box, self.sampling_label):
-            lay.addWidget(w)
+            lay.addWidget(w)  # int8_box is not in the top bar (a 4:3 screen has no room): the window places it
         self.set_current(current)
         self.combo.installEventFilter(self)  # a new font (the type scale) refits its width
         self.combo.activated.connect(self._on_activated)
         self.greedy_box.toggled.connect(self._on_greedy)
+        self.int8_box.toggled.connect(lambda on: self.weights_chosen.emit("int8" if on else "fp32"))
         self.retranslate()
 
     # ---- state ---------------------------------------------------------------------------------------------
@@ -123,6 +130,9 @@ class ModelChoice(QWidget):
                                   "model learned Python's documentation and source."))
         self._fit_combo()
         self.greedy_box.setText(_tr("Greedy"))
+        self.int8_box.setText(_tr("int8"))
+        self.int8_box.setToolTip(_tr("A thinner book: the model's weights as int8, about a quarter of the bytes. The "
+                                     "engine restarts with them; the readout then measures the trip again."))
         self.greedy_box.setToolTip(_tr("Greedy: always the most likely token (the same answer every time). Off: a "
                                        "token is drawn from the probabilities, with the seed shown."))
         self._update_label()
@@ -159,23 +169,65 @@ class ModelChoice(QWidget):
         self.sampling_changed.emit()
 
 
-class ModelSwitching:
-    """The main window's choice of model (mixed into ``MainWindow``): presets, and a fresh engine on the model
-    picked. Expects the window's ``bridge``, ``model_choice``, ``live_page``, ``_tour``, ``model_key``,
-    ``custom_model_dir`` and ``_model_pinned``, and ``LiveSession``/``EngineEvents``' reset and readout."""
+class ModelSwitcher:
+    """Which model writes (a collaborator of ``MainWindow``): presets, and a fresh engine on the model picked.
+
+    Args:
+        session: the Live session's state: its ``model_key`` and the model's sampling (temperature, top-p).
+        bridge: the ``EngineBridge`` (its ``options["model_dir"]`` says which weights the next engine loads).
+        custom_model_dir: a ``--model DIR`` that is not a bundled model's, or None.
+        pinned: True when a language switch must not change the model (a ``--model DIR``, or the visitor chose).
+
+    ``attach(model_choice, page, tour, restart)`` joins the widgets once they exist: ``tour()`` returns the
+    tour page or None, ``restart()`` resets the answer and starts an engine on the new model.
+    """
+
+    def __init__(self, session, bridge, custom_model_dir: str | None, pinned: bool):
+        self.session = session
+        self.bridge = bridge
+        self.custom_model_dir = custom_model_dir
+        self._model_pinned = pinned
+        self.model_choice: ModelChoice | None = None
+        self.live_page = None
+        self._tour = lambda: None
+        self._restart = lambda: None
+
+    def attach(self, model_choice: ModelChoice, page, tour, restart) -> None:
+        self.model_choice = model_choice
+        self.live_page = page
+        self._tour = tour
+        self._restart = restart
+        model_choice.model_chosen.connect(self._on_model_picked)
+
+    @property
+    def model_key(self) -> str:
+        return self.session.model_key
+
+    @property
+    def pinned(self) -> bool:
+        return self._model_pinned
 
     def presets(self) -> list[str]:
         """Prompts the chosen model continues well (a user's own model gets the code model's)."""
-        return list(self.model_choice.bundled().presets) if hasattr(self, "model_choice") else \
-            list(self._bundled().presets)
+        return list(self._bundled().presets)
 
     def _bundled(self):
-        from model import catalog
         return catalog.by_key(self.model_key) if self.model_key != CUSTOM else catalog.CODE
 
     def _on_model_picked(self, key: str) -> None:
         self._model_pinned = True  # the visitor chose: a language switch no longer changes it
         self.choose_model(key)
+
+    def choose_weights(self, kind: str) -> None:
+        """Run the model with ``kind`` weights ("fp32" or "int8"): the session's ``weights``, the engine service's
+        ``weights`` option, and a fresh engine when one runs (as ``choose_model`` restarts it for another model)."""
+        if kind == self.session.weights:
+            return
+        self.session.set_weights(kind)  # ValueError for another kind
+        self.bridge.options["weights"] = kind
+        log.info("weights: %s", kind)
+        if self.bridge.is_running():
+            self._restart()
 
     def choose_model(self, key: str) -> None:
         """Let model ``key`` ("code", "poems", or "custom" for --model DIR) write: its presets in the prompt box,
@@ -183,24 +235,19 @@ class ModelSwitching:
         the model is loading until it is ready)."""
         if key == self.model_key:
             return
-        from model import catalog
         if key == CUSTOM and not self.custom_model_dir:
             return
-        self.model_key = key
+        self.session.set_model_key(key)
+        bundled = self._bundled()
+        self.session.set_sampling(temperature=bundled.temperature, top_p=bundled.top_p, seed=None)
         path = self.custom_model_dir if key == CUSTOM else str(catalog.by_key(key).path())
         self.bridge.options["model_dir"] = path
         self.bridge.options["draft_model_dir"] = None  # a bundled model brings its own draft
         self.model_choice.set_current(key)
-        self.model_choice.set_seed(None)
         self.live_page.set_presets(self.presets())
-        if self._tour is not None:
-            from gui.tour.data import TourData
-            self._tour.data = TourData(path)
+        tour = self._tour()
+        if tour is not None:
+            tour.use_model(path)
         log.info("model: %s (%s)", key, path)
         if self.bridge.is_running():
-            self.reset()
-            self.engine_info = None
-            self._readout_args = None
-            self._update_readout()
-            self.bridge.restart()
-            self._set_status("Loading the model…")
+            self._restart()

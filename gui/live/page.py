@@ -36,14 +36,14 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGraphicsView, QGri
 from animations.stage.style import PRESENTER_SCENE_MIN_HEIGHT, SCENE_MIN_HEIGHT, SCENE_RECT
 from animations.typescale import TypeScale, set_role
 from gui import i18n
+from gui.kiosk.touch_targets import GAP_PX
+from gui.live.controls import ApprenticeControl, TearControl
 from gui.live.exhibit import ExhibitRow
 from gui.live.paperwork import SplitRow
 from gui.live.plots import RatePlot, TripPlot
 from gui.live.readout import ReadoutPanel
 from gui.live.seats import SeatPanel
 from gui.live.typeset import apply_type_scale, style_sheet
-from gui.live.controls import ApprenticeControl, TearControl
-from gui.kiosk.touch_targets import GAP_PX
 
 # of the page width (the window less its margins): fitted with fitInView's margin, the scene spans >= 90 % of
 # the window's width

@@ -8,35 +8,13 @@ never by its folder name ("target").
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from animations.stage.style import trip_tokens
 from animations.typescale import set_role
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
-
-
-def fmt_bytes(n: float) -> str:
-    """1234567 -> "1.2 MB" (decimal units: B, KB, MB, GB)."""
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000.0
-    return f"{n:.1f} GB"
-
-
-def fmt_ms(ms: float) -> str:
-    """Milliseconds with three significant figures or so: 123, 12.3, 1.23, 0.123."""
-    if ms >= 100:
-        return f"{ms:.0f}"
-    if ms >= 10:
-        return f"{ms:.1f}"
-    if ms >= 0.1:
-        return f"{ms:.2f}"
-    return f"{ms:.3f}"
+from animations.units import fmt_bytes, fmt_rate, ms_figure
+from gui.i18n import tr_window as _tr
 
 
 def fmt_params(n: int, lang: str | None = None) -> str:
@@ -89,7 +67,7 @@ def readout_text(args: dict | None, loaded: bool, real_time: bool, trip_s: float
         shown = _tr("shown {factor}× slower").format(factor=f"{factor:,.0f}")
     per_trip = trip_tokens(int(args.get("tokens_in", tokens) or 0), tokens)  # as the stage's headline says it
     return _tr("This trip: whole step {ms} ms, measured · {per_trip} · {tps} tok/s · {shown}").format(
-        ms=fmt_ms(wall), shown=shown, per_trip=per_trip, tps=f"{tps:,.0f}")
+        ms=ms_figure(wall), shown=shown, per_trip=per_trip, tps=fmt_rate(tps))
 
 
 def readout_rule() -> str:

@@ -14,22 +14,19 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTextEdit, QVBoxLayout,
                                QWidget)
 
 from animations.typescale import set_role
+from gui.i18n import tr_window as _tr
 from gui.widgets import TokenChips
 from model.loops import LoopWatch
 
 PROMPT_SUMMARY_CHARS = 48
 MAX_SEAT_CHIPS = 240
 MAX_SEAT_BUTTONS = 16  # the table's size: a finished seat's button goes when a new request needs the room
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 @dataclass

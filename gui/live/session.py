@@ -8,16 +8,19 @@ tokens are written when that trip ends. Step grants exactly one pass (pressed du
 granted ahead is already on its way or waiting: that one is the step). In real-time mode the engine runs
 freely ("free_run") and the stage shows the trips as they come.
 
-A mixin of ``gui.window.main_window.MainWindow`` (it uses the window's widgets, bridge and scene).
+``LiveRunner`` owns the visitor's answer (its requests, the trips waiting for the stage, the grants) and holds
+explicitly what it needs: the session's state, the engine bridge, the stage, the page's widgets, the status line
+and the engine's side (``gui.live.engine_events.EngineEventHandler``: is the engine ready, the readout).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 
-from gui.live.page import MAX_BATCH, MAX_PROMPT_CHARS
-from model.loops import LoopWatch
+from model.loops import LoopWatch, find_loop
+
 
 log = logging.getLogger("gui.window.main_window")
 
@@ -25,42 +28,95 @@ GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine 
 
 
 
+class LiveRunner:
+    """Run, pause, step, reset; one answer (the visitor's) plus preset prompts on the other seats.
 
-class LiveSession:
-    """Run, pause, step, reset; one answer (the visitor's) plus preset prompts on the other seats."""
+    Args:
+        session: the Live session's state (batch, sampling, prompt, run state, answer number, trips).
+        bridge: the ``EngineBridge``.
+        scene: the stage (``show_trip``, ``busy``, ``advance``, ``real_time``...).
+        page: the ``LivePage`` (prompt box, real-time box, step button, plots, seats).
+        frame_jobs: the ``AfterPaint`` queue (work done after the frame that ends a trip).
+        spec_meter: the apprentice's ``SpecMeter``.
+        status: the ``StatusLine`` (``set_status``, ``set_status_text``).
+        presets: a function giving the preset prompts of the model writing now (the other seats').
+        finished: called when the visitor's answer is complete and all its trips shown.
+
+    ``engine`` (the ``EngineEventHandler``: ``engine_info``, ``_fatal``, the restart timer, the readout) is set
+    once both exist.
+    """
+
+    def __init__(self, session, bridge, scene, page, frame_jobs, spec_meter, status, presets, finished,
+                 main_new_tokens: int):
+        self.session = session
+        self.bridge = bridge
+        self.scene = scene
+        self.live_page = page
+        self.real_time_box = page.real_time_box
+        self.step_button = page.step_button
+        self.trip_plot = page.trip_plot
+        self.rate_plot = page.rate_plot
+        self.frame_jobs = frame_jobs
+        self.spec_meter = spec_meter
+        self.status = status
+        self.presets = presets
+        self._finished = finished
+        self.engine = None  # the EngineEventHandler, set by the window
+        # the answer's state
+        self._main_id: str | None = None
+        self._main_done = True
+        self._active: set[str] = set()  # submitted, not finished, in this session
+        self._seat_count = 0
+        self._preset_cursor = 0
+        self._want_run = False  # Run pressed before the engine was ready
+        self._grants_outstanding = 0
+        self._grant_time = 0.0
+        self._pending: deque[dict] = deque()  # reports waiting for the stage (paced mode)
+        self._on_stage: dict | None = None  # the report being shown, tokens not yet written
+        self._trip_count = 0
+        self.reports_received = 0
+        self.last_report: dict | None = None
+        self.answer_text = ""
+        self.answer_token_ids: list[int] = []
+        self.loop_phrase: str | None = None  # the phrase the visitor's answer was stopped for repeating
+        self._engine_loop_phrase: str | None = None
+        self._answer_watch = LoopWatch()
+        self.main_new_tokens = main_new_tokens
+        self._prompt_text = ""
+
+    def _set_status(self, english: str, **fields) -> None:
+        self.status.set_status(english, **fields)
+
+    def _set_status_text(self, text: str) -> None:
+        self.status.set_status_text(text)
+
+    # ---- the engine's side, as the runner reads it ---------------------------------------------------------
+    @property
+    def engine_info(self) -> dict | None:
+        return self.engine.engine_info
+
+    @property
+    def _fatal(self) -> str | None:
+        return self.engine._fatal
+
+    @property
+    def _restart_timer(self):
+        return self.engine._restart_timer
 
     # ---- public controls -------------------------------------------------------------------------------------
-    def start(self) -> None:
-        """Start the engine process and the animation clock."""
-        self._set_status("Loading the model…")
-        self.bridge.start()
-        if not self.clock.is_running():
-            self.clock.start()
+    # the run's state lives in the session: running, or else paused / complete / idle from the answer's progress
+    @property
+    def _running(self) -> bool:
+        return self.session.run_state == "running"
 
-    def stop(self) -> None:
-        """Stop the clock, every timer and the engine process (waits at most about 1.5 s)."""
-        self.clock.stop()
-        self.frame_jobs.clear()
-        self.frame_overlay.stop()
-        self.trip_plot.stop_redraws()
-        self.rate_plot.stop_redraws()
-        self._restart_timer.stop()
-        self._sharding_timer.stop()
-        if self._tour is not None:
-            self._tour.clock.stop()
-        self.bridge.shutdown(timeout=1.5)
-
-    def prompt(self) -> str:
-        """The prompt to run: the chosen preset's full text, or what was typed (at most MAX_PROMPT_CHARS)."""
-        text = self.prompt_box.currentText()
-        index = self.prompt_box.findText(text)
-        if index >= 0 and self.prompt_box.itemData(index):
-            text = self.prompt_box.itemData(index)
-        return text[:MAX_PROMPT_CHARS]
-
-    def set_prompt(self, text: str) -> None:
-        """Put ``text`` in the prompt box (as if typed)."""
-        self.prompt_box.setEditText(text[:MAX_PROMPT_CHARS])
+    @_running.setter
+    def _running(self, on: bool) -> None:
+        if on:
+            self.session.set_run_state("running")
+        elif self._main_id is None:
+            self.session.set_run_state("idle")
+        else:
+            self.session.set_run_state("complete" if self._main_done else "paused")
 
     def run(self) -> None:
         """Run: start a new answer if none is in progress, then keep granting trips."""
@@ -118,6 +174,7 @@ class LiveSession:
             return
         if self._main_done and not self._start_session():
             return
+        self._running = False  # an answer in progress, one trip at a time: paused
         if self._active:
             # stepping out of a run: the pass already granted ahead (on its way or waiting) is the step
             if not (was_running and (self._pending or self._grants_outstanding > 0)):
@@ -136,6 +193,7 @@ class LiveSession:
         self._running = False
         if self._main_done and not self._start_session():
             return False
+        self._running = False  # the answer started: paused between the trips granted
         self.bridge.grant(n)
         self._grants_outstanding += n
         self._grant_time = time.monotonic()
@@ -154,8 +212,8 @@ class LiveSession:
         self._trip_count = 0
         self.trip_plot.clear_trips()
         self.rate_plot.clear_trips()
-        self._readout_args = None
-        self._update_readout()
+        self.engine._readout_args = None
+        self.engine._update_readout()
         self._set_status("Reset. Choose a prompt and press Run.")
 
     def set_real_time(self, on: bool) -> None:
@@ -168,23 +226,7 @@ class LiveSession:
             self._flush_pending()
         if self._running:
             self.bridge.free_run(on)
-        self._update_readout()
-
-    def set_batch(self, n: int) -> None:
-        """Move the "sharing a table" slider to ``n`` seats (1–16)."""
-        self.batch_slider.setValue(max(1, min(MAX_BATCH, int(n))))
-
-    def set_draft_k(self, k: int) -> None:
-        """Move the "apprentice guesses" slider to ``k`` (0 = off; ignored while no draft model is usable)."""
-        self.apprentice.set_value(k)
-
-    def set_sharding(self, mode: str, n: int) -> None:
-        """Move the "tear the book" controls to ``mode`` ("tp"/"pp") and ``n`` desks (the engine answers later)."""
-        self.tear.set_value(mode, n)
-
-    def sharding(self) -> tuple[str, int]:
-        """The sharding in force, as the engine last confirmed it: (mode, n)."""
-        return self._sharding
+        self.engine._update_readout()
 
     def is_running(self) -> bool:
         """True while trips are being granted (Run pressed and not paused, answer not complete)."""
@@ -196,25 +238,23 @@ class LiveSession:
 
     # ---- sessions ----------------------------------------------------------------------------------------------
     def _start_session(self) -> bool:
-        prompt = self.prompt()
+        prompt = self.session.prompt
         if not prompt.strip():
             self._set_status("Type a prompt first.")
             return False
         self.bridge.reset()  # seats left over from the last answer go
         self._end_session()
-        self._session += 1
+        self.session.start_answer()
         self._main_id = f"s{self._session}-main"
         self._main_done = False
         self._prompt_text = prompt
         self.answer_text = ""
         self.answer_token_ids = []
-        self._answer_watch = LoopWatch()
-        self.loop_phrase = None
-        self._engine_loop_phrase = None
-        self.bridge.set_max_batch(self.batch_slider.value())
+        self._answer_watch, self.loop_phrase, self._engine_loop_phrase = LoopWatch(), None, None
+        self.bridge.set_max_batch(self.session.batch)
         self.spec_meter.reset()
-        if self.apprentice.value() == 0:
-            self.spec_meter.start_plain(self._spec_key(prompt))
+        if self.session.draft_k == 0:
+            self.spec_meter.start_plain(self.engine._spec_key(prompt))
         self._submit(self._main_id, prompt, self.main_new_tokens, main=True)
         self._fill_seats()
         return True
@@ -233,14 +273,15 @@ class LiveSession:
         self.answer_token_ids = []
         self._prompt_text = ""
         self.live_page.seats.clear()
+        self.session.set_run_state("idle")
         self._show_requests()
 
     def _submit(self, request_id: str, prompt: str, max_new_tokens: int, main: bool = False) -> None:
         # the visitor's answer gets the session's seed (shown in the top bar), each other seat its own
         seed = self._session if main else self._session * 1000 + self._seat_count
         if main:
-            self.model_choice.set_seed(None if self.model_choice.greedy else seed)
-        if self.bridge.submit(request_id, prompt, max_new_tokens, **self.model_choice.sampling(seed)):
+            self.session.set_seed(None if self.session.sampling.greedy else seed)
+        if self.bridge.submit(request_id, prompt, max_new_tokens, **self.session.sampling.request(seed)):
             self._active.add(request_id)
             self.live_page.seats.add_request(request_id, prompt, main=main)
             self._show_requests()
@@ -260,7 +301,7 @@ class LiveSession:
         """Fill empty seats at the table with preset prompts, up to the batch slider's value."""
         if self._main_done:
             return
-        while len(self._active) < self.batch_slider.value():
+        while len(self._active) < self.session.batch:
             self._seat_count += 1
             presets = self.presets()
             prompt = presets[self._preset_cursor % len(presets)]
@@ -272,8 +313,72 @@ class LiveSession:
             if len(self._active) == before:  # the engine is gone; do not loop
                 return
 
+    @property
+    def _session(self) -> int:
+        """The number of the answer (``session.answer_number``): request ids ``s<n>-main``, ``s<n>-seat<m>``."""
+        return self.session.answer_number
+
     def _in_session(self, request_id: str) -> bool:
         return self._main_id is not None and request_id.startswith(f"s{self._session}-")
+
+    # ---- the engine's answers about this answer's requests ----------------------------------------------------
+    def _on_accepted(self, event: dict) -> None:
+        rid = event.get("request_id", "")
+        if rid == self._main_id and event.get("notice"):
+            self._set_status_text(str(event["notice"]))  # e.g. the prompt was cut to fit the context
+        if self._in_session(rid):
+            self.live_page.seats.add_prompt_chips(rid, list(event.get("prompt_labels", [])),
+                                                  list(event.get("prompt_token_ids", [])))
+
+    def _on_step(self, report: dict) -> None:
+        self.reports_received += 1
+        self._grants_outstanding = max(0, self._grants_outstanding - 1)
+        if self._main_done or not any(self._in_session(r) for r in report.get("request_ids", [])):
+            return  # a report for an answer that was reset or is already complete
+        self._trip_count += 1
+        self.last_report = report
+        self.session.add_trip(report)
+        wall = float(report.get("wall_ms", 0.0))
+        self.trip_plot.add_trip(self._trip_count, wall, report.get("phase") in ("prefill", "mixed"))
+        if wall > 0:
+            tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
+            self.rate_plot.add_trip(self._trip_count, tokens / wall * 1000.0)
+        self.engine._measure_extras(report)
+        if self.real_time_box.isChecked():
+            # Real time: the stage queues (and, when far behind, drops) trips itself; words appear at once.
+            self._flush_pending()
+            self.engine._show_on_stage(report)
+            self._on_stage = report
+            self._write_trip()
+            return
+        self._pending.append(report)
+        self._show_next()
+
+    def _on_finished(self, event: dict) -> None:
+        rid = event.get("request_id", "")
+        if not self._in_session(rid):
+            return
+        self._active.discard(rid)
+        self.live_page.seats.finish(rid)
+        if rid == self._main_id and event.get("finish_reason") == "loop":
+            # the engine stopped it (model/loops.py); the page finds the same phrase as it writes the words
+            loop = find_loop(str(event.get("text", "")))
+            self._engine_loop_phrase = loop.phrase if loop is not None else "…"
+        if rid == self._main_id:
+            self._main_done = True
+            self._running = False
+            if self.real_time_box.isChecked():
+                self.bridge.free_run(False)
+            self.bridge.reset()  # the other seats stop with the visitor's answer
+            self._active.clear()
+            if self._on_stage is None and not self._pending:
+                self._set_done_status()
+                self._finished()
+        else:
+            self._fill_seats()
+
+    def _on_idle(self) -> None:
+        self._grants_outstanding = 0
 
     # ---- pacing ------------------------------------------------------------------------------------------------
     def _on_tick(self, dt_s: float) -> None:
@@ -308,7 +413,7 @@ class LiveSession:
             return
         report = self._pending.popleft()
         self._on_stage = report
-        self._show_on_stage(report)
+        self.engine._show_on_stage(report)
         if self.scene.real_time or not self.scene.busy():  # nothing to wait for: write now
             self._write_trip()
 
@@ -332,7 +437,7 @@ class LiveSession:
         if self._main_done and not self._pending:
             self.frame_jobs.flush()  # the answer is complete: everything on screen says so when we say so
             self._set_done_status()
-            self.session_finished.emit()
+            self._finished()
 
     def _stop_for_loop(self, phrase: str) -> None:
         """The visitor's answer wrote ``phrase`` three times in a row: stop it (and the other seats with it), say
@@ -349,7 +454,7 @@ class LiveSession:
         self._active.clear()
 
     def _set_done_status(self) -> None:
-        if self.loop_phrase is None and getattr(self, "_engine_loop_phrase", None):
+        if self.loop_phrase is None and self._engine_loop_phrase:
             self.loop_phrase = self._engine_loop_phrase
         if self.loop_phrase:
             short = self.loop_phrase if len(self.loop_phrase) <= 40 else self.loop_phrase[:39] + "…"

@@ -139,4 +139,4 @@ QLabel#splitLabel {{ color: #c9d6e3; }}
 QTextEdit#bigAnswer {{ background: #17202a; border: 1px solid #33465b; border-radius: {r}px; padding: {u}px; }}
 QPushButton[role="big-button"] {{ padding: {2 * u}px {3 * u}px; }}
 QPushButton#detailsButton {{ padding: 0px {4 * u}px; }}
-"""
+"""  # noqa: E501 - one style-sheet rule per line

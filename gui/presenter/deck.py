@@ -22,6 +22,10 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gui.live.host import LiveHost
 
 log = logging.getLogger(__name__)
 
@@ -107,26 +111,25 @@ def format_deck(items: list[Item]) -> str:
 
 
 class Deck:
-    """Walks ``items`` on ``window`` (a ``MainWindow``: ``tour``, ``show_tour``, ``show_live``,
-    ``is_tour_visible``). ``position`` is the index of the item shown (0-based)."""
+    """Walks ``items`` on ``window`` (a ``gui.live.host.LiveHost``: its ``tour``, ``show_tour``, ``show_live``,
+    ``is_tour_visible``, and the Live ``session``). ``position`` is the index of the item shown (0-based)."""
 
-    def __init__(self, window, items: list[Item] | None = None):
+    def __init__(self, window: LiveHost, items: list[Item] | None = None):
         self.window = window
+        self.session = window.session  # the Live session's state: which answer, running or not
         self.items: list[Item] = list(items) if items else parse_deck(DEFAULT_DECK)
         self.position = 0
-        self._live_entry_session: int | None = None  # the window's session number when Live was entered
+        self._live_entry_session: int | None = None  # the session's answer number when Live was entered
         self._game_entry: tuple[int, int] | None = None  # (id of the game, sentences done) when it was entered
 
     # ---- what is shown ---------------------------------------------------------------------------------------
     def _tour(self):
-        return getattr(self.window, "tour", None)
+        return self.window.tour
 
     def shown(self) -> Item:
         """The item on screen now: the tour page number (1-based) or LIVE."""
-        visible = getattr(self.window, "is_tour_visible", None)
-        tour = self._tour()
-        if tour is not None and callable(visible) and visible():
-            return tour.current_index + 1
+        if self.window.is_tour_visible():
+            return self._tour().current_index + 1
         return LIVE
 
     def sync(self) -> int:
@@ -134,7 +137,7 @@ class Deck:
         not in the deck, the last item before it in page order). Returns the position."""
         shown = self.shown()
         if shown == LIVE and (self.items[self.position] != LIVE or self._live_entry_session is None):
-            self._live_entry_session = getattr(self.window, "_session", None)  # Live reached without the deck
+            self._live_entry_session = self.session.answer_number  # Live reached without the deck
         if self.items[self.position] == shown:
             return self.position
         matches = [i for i, it in enumerate(self.items) if it == shown]
@@ -162,17 +165,11 @@ class Deck:
     def _show_item(self) -> None:
         item = self.items[self.position]
         if item == LIVE:
-            show_live = getattr(self.window, "show_live", None)
-            if callable(show_live):
-                show_live()
-            self._live_entry_session = getattr(self.window, "_session", None)
+            self.window.show_live()
+            self._live_entry_session = self.session.answer_number
             return
         tour = self._tour()
-        if tour is None:
-            return
-        show_tour = getattr(self.window, "show_tour", None)
-        if callable(show_tour):
-            show_tour()
+        self.window.show_tour()
         tour.goto(item - 1)
         if tour.pages_key() == "game":
             self._game_entry = (id(tour.game), tour.game.sentences_done)
@@ -221,22 +218,16 @@ class Deck:
     def live_done(self) -> bool:
         """True when the Live page has nothing more to show on this visit: the answer started since it was
         entered is complete, or the model cannot be loaded."""
-        w = self.window
-        if getattr(w, "_fatal", None):
+        if self.window.model_failed():
             return True
-        session = getattr(w, "_session", None)
         entered = self._live_entry_session
-        if session is None or not callable(getattr(w, "is_session_done", None)):
-            return True
-        started_here = entered is not None and session != entered
-        return started_here and w.is_session_done() and not (callable(getattr(w, "is_running", None))
-                                                              and w.is_running())
+        started_here = entered is not None and self.session.answer_number != entered
+        return started_here and self.window.is_session_done() and not self.session.is_running()
 
     def game_done(self) -> bool:
         """True when a sentence has been finished in the game shown since it was entered (or since its mode
         changed: a new game counts from zero)."""
-        tour = self._tour()
-        game = getattr(tour, "game", None)
+        game = self._tour().game
         if game is None:
             return True
         if self._game_entry is None or self._game_entry[0] != id(game):

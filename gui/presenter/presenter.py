@@ -21,16 +21,16 @@ the end):
 | C | the code view: the engine's own source of this page's step (``gui.code_view``), and back | the code view in the details view, following the trip |
 | H / F1 | the help overlay: every key above on one card (``gui.presenter.presenter_help``); the next key closes it | same |
 
-Without a hosted tour (``window.tour`` absent) every key acts as on the Live page.
+The window is a ``gui.live.host.LiveHost``: the presenter changes the Live session through ``window.session`` and
+calls only the window actions that interface lists.
 Keys reach the presenter whatever widget has the focus, except while a text field is being edited
 (``gui.kiosk.focus.FocusGuard``: Enter or Esc hands the focus back).
 ``install(presenter_mode=True)`` also hides the controls a speaker does not use and enlarges the captions.
-"""
+"""  # noqa: E501 - the key table is one row per key, as the README shows it
 
 from __future__ import annotations
 
 import logging
-
 import math
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
@@ -38,10 +38,11 @@ from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import QLabel, QWidget
 
 from animations.typescale import TypeScale, set_role
+from gui.kiosk.focus import FocusGuard
+from gui.kiosk.kiosk import ScreenKeeper
 from gui.presenter.cover import Cover
 from gui.presenter.deck import Deck, deck_or_default, deck_problem
-from gui.kiosk.focus import FocusGuard
-from gui.kiosk.kiosk import ScreenKeeper, tour_of
+from gui.live.state import TRIP_SECONDS_RANGE
 from gui.presenter.presenter_help import KeysOverlay
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,6 @@ TRIP_SECONDS = (0.25, 0.3, 0.35, 0.42, 0.5, 0.6, 0.7, 0.84, 1.0, 1.19, 1.41, 1.6
 PACE_NOTE_MS = 1800  # how long the pace line stays on screen after the last + or −
 DECK_NOTE_MS = 8000  # how long a bad deck setting is said on screen at the start of presenter mode
 # Widgets (MainWindow attribute names) a speaker with a clicker does not need.
-PRESENTER_HIDDEN = ("prompt_caption", "pause_button", "step_button", "reset_button", "lang_button")
 
 KEYS = {
     "next_beat": ("Right", "PgDown"),
@@ -100,17 +100,18 @@ class Presenter(QObject):
         self.window = window
         self.screens = screens or ScreenKeeper(window, screen)
         self.blank = BlankOverlay(window)
-        self.keys_help = KeysOverlay(window, getattr(window, "font_family", None))
+        self.keys_help = KeysOverlay(window, window.font_family)
         self.deck = Deck(window, deck_or_default(deck))
         self.deck_problem = deck_problem(deck)  # said on screen once presenter mode starts (and logged)
         self.deck_text = str(deck or "")[:60]
         self.pace_note = PaceNote(window)
         self.focus_guard = FocusGuard(self)
         self.presenter_mode = False
+        self.recorder = None  # a gui.presenter.record_key.PageRecorder, made on the first V
         self._caption_filter_installed = False
 
     # ---- install ----------------------------------------------------------------------------------------------
-    def install(self, presenter_mode: bool = False) -> "Presenter":
+    def install(self, presenter_mode: bool = False) -> Presenter:
         w = self.window
         slots = {"next_beat": self.next_beat, "space": self.space, "prev_beat": self.prev_beat,
                  "first_section": self.first, "blank": self.toggle_blank,
@@ -123,14 +124,12 @@ class Presenter(QObject):
             index = 9 if digit == 0 else digit - 1
             self._add(f"section_{digit}", [QKeySequence(str(digit))], lambda _=False, i=index: self.jump(i))
         fullscreen = w.actions.get("fullscreen")
-        if fullscreen is not None and getattr(w, "kiosk_controller", None) is None:
+        if fullscreen is not None and w.kiosk_controller is None:
             fullscreen.triggered.disconnect()
             fullscreen.triggered.connect(self.screens.toggle)
         w.presenter = self
         self.focus_guard.install()
-        window_destroyed = getattr(w, "destroyed", None)
-        if window_destroyed is not None:
-            window_destroyed.connect(self.focus_guard.uninstall)
+        w.destroyed.connect(self.focus_guard.uninstall)
         if presenter_mode:
             self.enter_presenter_mode()
         return self
@@ -153,28 +152,20 @@ class Presenter(QObject):
 
     # ---- what the keys do ----------------------------------------------------------------------------------
     def tour_shown(self) -> bool:
-        tour = tour_of(self.window)
-        if tour is None:
-            return False
-        visible = getattr(self.window, "is_tour_visible", None)
-        return bool(visible()) if callable(visible) else tour.isVisible()
+        return bool(self.window.is_tour_visible())
 
     def _show_tour(self):
-        tour = tour_of(self.window)
-        if tour is not None and not self.tour_shown():
-            show = getattr(self.window, "show_tour", None)
-            if callable(show):
-                show()
+        tour = self.window.tour
+        if not self.tour_shown():
+            self.window.show_tour()
         return tour
 
     def show_live(self) -> None:
         """The Live page (L): the clicker's way back from the tour to the running model."""
-        show = getattr(self.window, "show_live", None)
-        if callable(show):
-            show()
+        self.window.show_live()
 
     def _deck_ready(self) -> bool:
-        return tour_of(self.window) is not None and callable(getattr(self.window, "show_tour", None))
+        return True  # the window hosts the tour (``LiveHost.tour``): the deck walks it and the Live page
 
     def next_beat(self) -> None:
         """→ / PageDown: the next beat of the deck. The game presses until a sentence is finished on this visit;
@@ -183,7 +174,7 @@ class Presenter(QObject):
             self.window.step_once()
             return
         if self.tour_shown():
-            tour = tour_of(self.window)
+            tour = self.window.tour
             if tour.pages_key() == "game" and not self.deck.game_done():
                 tour.game_press()
                 return
@@ -242,10 +233,10 @@ class Presenter(QObject):
 
     def record_page(self) -> None:
         """V: record the page on screen as a clip in the user's videos folder (``gui.presenter.record_key``); not in a kiosk."""
-        if getattr(self.window, "kiosk_controller", None) is not None:
+        if self.window.kiosk_controller is not None:
             return  # a visitor must not fill the kiosk's disk
         from gui.presenter.record_key import PageRecorder
-        self.recorder = getattr(self, "recorder", None) or PageRecorder(self)
+        self.recorder = self.recorder or PageRecorder(self)
         self.recorder.record()
 
     def toggle_blank(self) -> None:
@@ -269,19 +260,15 @@ class Presenter(QObject):
         screen for ``PACE_NOTE_MS``."""
         tr = QCoreApplication.translate
         if self.tour_shown():
-            clock = tour_of(self.window).clock
+            clock = self.window.tour.clock
             clock.speed = step_table(PACES, clock.speed, direction)
             log.info("tour animation speed %.2f", clock.speed)
             self.pace_note.say(tr("Presenter", "pace {x}×").format(x=f"{clock.speed:.2f}"))
             return
-        slider = getattr(self.window, "speed_slider", None)
-        if slider is not None:
-            seconds = step_table(TRIP_SECONDS, slider.value() / 100.0, -direction)
-            slider.setValue(int(round(seconds * 100)))  # clamped to its range by the slider
-            seconds = slider.value() / 100.0
-        else:
-            scene = self.window.scene
-            scene.trip_duration_s = seconds = step_table(TRIP_SECONDS, scene.trip_duration_s, -direction)
+        session = self.window.session
+        lo, hi = TRIP_SECONDS_RANGE
+        session.set_trip_seconds(min(hi, max(lo, step_table(TRIP_SECONDS, session.trip_seconds, -direction))))
+        seconds = session.trip_seconds
         self.pace_note.say(tr("Presenter", "one trip on screen: {s} s").format(s=f"{seconds:.2f}"))
 
     # ---- presenter mode -------------------------------------------------------------------------------------
@@ -289,27 +276,21 @@ class Presenter(QObject):
         """Hide what a speaker does not need, enlarge the captions, keep keyboard focus off text fields."""
         w = self.window
         self.presenter_mode = True
-        for name in PRESENTER_HIDDEN:
-            widget = getattr(w, name, None)
-            if widget is not None:
-                widget.hide()
-        box = getattr(w, "prompt_box", None)
-        if box is not None:
-            box.setFocusPolicy(Qt.ClickFocus)  # a clicker's Space must not type into the prompt
-        view = getattr(w, "view", None)
-        if view is not None:
-            view.setFocusPolicy(Qt.StrongFocus)
-            view.setFocus()
+        for widget in w.presenter_hidden():
+            widget.hide()
+        w.prompt_box.setFocusPolicy(Qt.ClickFocus)  # a clicker's Space must not type into the prompt
+        w.view.setFocusPolicy(Qt.StrongFocus)
+        w.view.setFocus()
         self.focus_guard.presenter = True  # a click anywhere else takes the focus out of a text field
         self._enlarge()
-        tour = tour_of(w)
+        tour = w.tour
         if self._deck_ready():
             self.deck.first()  # --presenter opens on the deck's first item (by default tour page 1)
         if self.deck_problem:
             self.pace_note.say(QCoreApplication.translate(
                 "Presenter", "Deck setting “{deck}” not understood: using the default deck (the log says why).")
                 .format(deck=self.deck_text), ms=DECK_NOTE_MS)
-        if tour is not None and not self._caption_filter_installed:
+        if not self._caption_filter_installed:
             tour.installEventFilter(self)  # the tour resets its fonts on a language change
             w.installEventFilter(self)  # the caption's size follows the window's height
             self._caption_filter_installed = True
@@ -319,12 +300,8 @@ class Presenter(QObject):
         # the Live page: every text one type step larger (``TypeScale(presenter=True)``), its hierarchy kept and
         # its sizes following the window's height; fixed pixel sizes here (34 px readout, 38 px answer) were too
         # large at 720 lines (the readout took two lines and squeezed the stage) and too small at 1080
-        set_mode = getattr(w, "set_presenter_mode", None)
-        if callable(set_mode):
-            set_mode(True)
-        tour = tour_of(w)
-        if tour is not None and hasattr(tour, "set_presenter"):
-            tour.set_presenter(True)  # the tour's title, caption and controls one type step larger, its hierarchy kept
+        w.set_presenter_mode(True)
+        w.tour.set_presenter(True)  # the tour's title, caption and controls one type step larger, its hierarchy kept
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
         if event.type() in (QEvent.LanguageChange, QEvent.Resize) and self.presenter_mode:

@@ -16,8 +16,12 @@ import importlib.util
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QProcess
+
+if TYPE_CHECKING:
+    from gui.live.host import LiveHost
 
 log = logging.getLogger(__name__)
 
@@ -32,27 +36,26 @@ def videos_dir() -> Path:
     return Path(platformdirs.user_videos_dir()) / "One Trip"
 
 
-def record_args(window, out: Path, seconds: float = RECORD_SECONDS) -> list[str]:
-    """The ``record`` command line (after ``main.py``) for the page ``window`` shows now."""
+def record_args(window: LiveHost, out: Path, seconds: float = RECORD_SECONDS) -> list[str]:
+    """The ``record`` command line (after ``main.py``) for the page ``window`` shows now (the tour's section
+    and prompt, or the Live session's prompt, batch, apprentice and sharding)."""
     w, h = max(320, window.width() // 2 * 2), max(240, window.height() // 2 * 2)
     args = ["record", "--out", str(out), "--seconds", f"{seconds:g}", "--size", f"{w}x{h}",
-            "--lang", getattr(window, "lang", "en") or "en"]
-    presenter = getattr(window, "presenter", None)
-    if presenter is not None and presenter.presenter_mode:
+            "--lang", window.lang or "en"]
+    if window.presenter is not None and window.presenter.presenter_mode:
         args.append("--presenter")
-    from gui.kiosk.kiosk import tour_of
-    visible = getattr(window, "is_tour_visible", None)
-    if callable(visible) and visible() and (tour := tour_of(window)) is not None:
+    if window.is_tour_visible():
+        tour = window.tour
         return args + ["--section", str(tour.current_index + 1), f"--prompt={tour.prompt}"]
+    session = window.session
     # "--prompt=TEXT" in one word: a prompt that starts with "-" ("- a list", "-x") is then not read as an option
-    args += [f"--prompt={window.prompt()}", "--batch", str(window.batch_slider.value())]
-    k = int(window.apprentice.value()) if hasattr(window, "apprentice") else 0
-    if k:
-        args += ["--draft-k", str(k)]
-    mode, n = window.sharding() if callable(getattr(window, "sharding", None)) else ("tp", 1)
+    args += [f"--prompt={session.prompt}", "--batch", str(session.batch)]
+    if session.draft_k:
+        args += ["--draft-k", str(session.draft_k)]
+    mode, n = session.sharding
     if n > 1:
         args += [f"--{mode}", str(n)]
-    model = (getattr(window.bridge, "options", None) or {}).get("model_dir")
+    model = window.bridge.options.get("model_dir")
     if model:
         args += ["--model", str(model)]
     return args
@@ -78,15 +81,13 @@ class PageRecorder(QObject):
         self.presenter = presenter
         self.process: QProcess | None = None
         self.out: Path | None = None
-        window = getattr(presenter, "window", None)
-        if isinstance(window, QObject):
-            window.installEventFilter(self)
+        presenter.window.installEventFilter(self)
         app = QCoreApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.stop)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.Close and watched is getattr(self.presenter, "window", None):
+        if event.type() == QEvent.Type.Close and watched is self.presenter.window:
             self.stop()
         return False
 

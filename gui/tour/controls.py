@@ -12,9 +12,9 @@ import random
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QSlider
 
-from animations.scenes.base import T
-from gui.tour.game import GpuGame
+from animations.scenes.look import T
 from gui.tour import glossary
+from gui.tour.game import GpuGame
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ class TourControls:
 
     def _draw(self) -> None:
         """Draw one token from the reshaped top-50 (seeded: the n-th draw is the same every time)."""
-        from animations.scenes.trips import reshape
+        from animations.scenes.sampling import reshape
         probs = reshape(self.context())
         self.draw_seed += 1
         rng = random.Random(self.draw_seed)

@@ -94,7 +94,7 @@ def group_pieces(tokens: list[dict], raw: list[bytes]) -> None:
     of a run gets ``"group"`` (the run's index) and the run's last token ``"group_text"`` (the characters the run
     decodes to). A run that never becomes valid UTF-8 (cut off at the end) gets no ``group_text``."""
     buf, start, gid = b"", None, 0
-    for k, (tok, b) in enumerate(zip(tokens, raw)):
+    for k, (_tok, b) in enumerate(zip(tokens, raw)):
         if start is None:
             try:
                 b.decode("utf-8")
@@ -210,8 +210,8 @@ class TourData:
             "analysis": shown_labels(self.analysis), "engine": self.engine_info,
         }
         ctx.update(self._costs(live_preset))
-        from animations.scenes.base import T
         from animations.scenes.closing import CLOSING_LINE
+        from animations.scenes.look import T
         ctx["closing_tokens"] = self.tokens(T(CLOSING_LINE))
         ctx["zh_sample_tokens"] = self.tokens(ZH_SAMPLE)
         ctx.update(extra)

@@ -13,8 +13,8 @@ Rules (one ``press()`` = one trip of the book = one forward pass):
   guesses ``guesses`` = 5 tokens and the book checks them all at once: ``accepted`` of them are kept, drawn at
   random with weights ``ACCEPT_WEIGHTS`` (mostly 3 or 4 of 5: the source's “代码类常能猜中 3–4 个”, an
   illustration, seeded) or, with ``accept_source``, asked of that callback (the tour's live draft model:
-  the number of guesses one real verify trip kept; clamped to [0, guesses]), and the book adds its own next token, so the trip writes ``accepted + 1`` tokens
-  (never past the end of the sentence).
+  the number of guesses one real verify trip kept; clamped to [0, guesses]), and the book adds its own next
+  token, so the trip writes ``accepted + 1`` tokens (never past the end of the sentence).
 * ``shared``: up to ``seats`` people share the table. Before each trip, if a seat is free, one new person sits
   down. On the trip every seated person writes 1 token (newcomers: their reading trip's first token). Whoever
   finishes their sentence leaves after the trip, freeing the seat (continuous batching).
@@ -29,8 +29,8 @@ sentences stay in ``finished`` (so a board can show a sentence after its writer 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 MODES = ("alone", "apprentice", "shared")
 MS_PER_TRIP = 8.0  # the source §07: 16 GB ÷ ~2 TB/s ≈ 8 ms per trip; “耗时按每趟约 8 毫秒推算”

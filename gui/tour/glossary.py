@@ -62,7 +62,7 @@ TERMS: tuple[Term, ...] = (
                                            "order."), 4, forms_en=("forward pass",), forms_zh=("前向计算",)),
     Term("compute_bound", "compute-bound", _("Limited by how fast the chip multiplies, not by how fast it reads "
                                              "memory: prefill does many multiplications per weight it reads."), 5,
-         forms=("compute-bound",)),
+         forms_en=("compute-bound",), forms_zh=("算力受限",)),
     Term("attention", "softmax(QKᵀ/√d)·V", _("Attention: each token's query Q is compared with the keys K of the "
                                              "tokens before it; the scores, divided by √d (d: the size of a head) "
                                              "and made into weights by softmax, mix their values V."), 5,
@@ -78,7 +78,8 @@ TERMS: tuple[Term, ...] = (
     Term("greedy", "greedy", _("Always taking the most likely token: no drawing of lots."), 6,
          forms_en=("greedy",), forms_zh=("贪心",)),
     Term("memory_bound", "memory-bound", _("Limited by how fast the weights are read from memory: decode reads "
-                                           "every weight to write a single token."), 7, forms=("memory-bound",)),
+                                           "every weight to write a single token."), 7,
+         forms_en=("memory-bound",), forms_zh=("带宽受限",)),
     Term("kv_cache", "KV cache", _("The keys and values of every token already seen, kept for each layer so "
                                    "that no later step computes them again."), 8,
          forms=("KV cache",), forms_zh=("KV 缓存",)),
@@ -201,4 +202,50 @@ def spans(text: str, lang: str) -> list[tuple[int, int, Term]]:
     return out
 
 
-__all__ = ["Term", "TERMS", "BY_KEY", "CONTEXT", "find_terms", "spans", "term_name", "explanation"]
+@dataclass(frozen=True)
+class Word:
+    """How one term is said on every screen, in both languages (issue 38: the Chinese word for a token changed
+    from screen to screen). ``en``: a regular expression that finds the term in an English source string;
+    ``zh``: the one Chinese word its translation uses; ``zh_not``: regular expressions of the words it must
+    not use instead (anywhere in any Chinese text). ``exact``: the English source is the whole string (a tab's
+    name), and its translation is exactly ``zh``."""
+
+    key: str
+    en: str
+    zh: str
+    zh_not: tuple[str, ...] = ()
+    exact: bool = False
+
+
+# The house words. "字" is the tour's own word for a token (一趟一个字: one trip, one token), on the stage, in the
+# captions and in the readouts alike; "token" stays only inside names (multi-token prediction, MTP) and in the
+# glossary's line that says what a 字 is. Tokens read are 字 too (not 块, "pieces"): 块 is a KV block, a GPU.
+VOCABULARY: tuple[Word, ...] = (
+    Word("token", r"(?<![{\w-])tokens?\b(?!\})", "字",  # not "{tokens}" (a placeholder), not "multi-token"
+         zh_not=(r"(?<![{\w])token(?![\w}]|\s*预测)", r"词元", r"字块", r"(?:\d|\}|万|千)\s*块", r"下一块(?!\s*GPU)",
+                 r"每块(?!\s*GPU)", r"块数")),
+    Word("compute_bound", r"compute-bound", "算力受限", zh_not=(r"compute-bound", r"吃算力")),
+    Word("memory_bound", r"memory-bound", "带宽受限", zh_not=(r"memory-bound", r"吃显存带宽")),
+    Word("terms_page", r"Terms", "术语", exact=True),
+    Word("questions_page", r"Three questions", "三个问题", exact=True),
+)
+
+
+def vocabulary_problems(source: str, translation: str) -> list[str]:
+    """What a (English source, Chinese translation) pair says against ``VOCABULARY``, one line each; [] if
+    nothing. Used by the tests over every translated string (every screen's text comes from these)."""
+    out = []
+    for word in VOCABULARY:
+        for bad in word.zh_not:
+            if (m := re.search(bad, translation)) is not None:
+                out.append(f"{word.key}: {m.group(0)!r} in {translation!r} (say {word.zh!r})")
+        if word.exact:
+            if source == word.en and translation != word.zh:
+                out.append(f"{word.key}: {source!r} is {translation!r}, not {word.zh!r}")
+        elif re.search(word.en, source) and word.zh not in translation:
+            out.append(f"{word.key}: {translation!r} translates {source!r} without {word.zh!r}")
+    return out
+
+
+__all__ = ["Term", "TERMS", "BY_KEY", "CONTEXT", "find_terms", "spans", "term_name", "explanation", "Word",
+           "VOCABULARY", "vocabulary_problems"]

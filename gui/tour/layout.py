@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from animations.scenes import base as scene_base
-from animations.scenes.base import T
+from animations.scenes import look as scene_look
+from animations.scenes.look import T
 from animations.typescale import TypeScale, set_role
 from gui.tour.flow import flow_widget
 from gui.tour.sections import PAGES, chip_text, page_title
@@ -38,7 +38,7 @@ CHIP_PX = 18  # the least a chip's number gets
 # Text sizes follow the window height (animations.typescale), one step larger in presenter mode: the page title
 # "title", the caption and a tapped term's line "body" (18 px at 720p, 27 at 1080p), the model line "small" (a
 # footnote, the label rung); controls and chips "label", never under the floors above. The scene between title
-# and caption is drawn at about the same scale (animations.scenes.base.VIEW_FRACTION), so that the hierarchy
+# and caption is drawn at about the same scale (animations.scenes.look.VIEW_FRACTION), so that the hierarchy
 # title > heading > body >= label holds across the widgets and the stage.
 
 STYLE = """
@@ -105,7 +105,7 @@ class _View(QGraphicsView):
 
 class _ChipStrip(QWidget):
     """The progress strip: one chip per page, laid out by hand so that it never asks for more width than the
-    window has. Where the full labels ("Game", "Terms", "The end") do not fit, every chip shows its page number
+    window has. Where the full labels ("Game", "Terms", "Three questions") do not fit, every chip shows its page number
     (the title stays in its tooltip); chips then shrink to their numbers' width."""
 
     SPACING = 4
@@ -173,7 +173,7 @@ class TourLayout:
     """The tour's widgets and their sizes (mixed into ``TourWidget``)."""
 
     def _font(self, px: int, bold: bool = False) -> QFont:
-        return scene_base.font(px, bold)
+        return scene_look.font(px, bold)
 
     def _type_height(self) -> int:
         """The height the type scale follows: the window's (the tour's own when it is not in one yet)."""
@@ -189,7 +189,7 @@ class TourLayout:
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         # the stage never taller than the scene drawn across the window's width: what a wide, tall window has
         # left goes to the caption (its text centred), not to an empty band under the picture
-        self.stage_stack.setMaximumHeight(int(event.size().width() * scene_base.SCENE_H / scene_base.SCENE_W) + 12)
+        self.stage_stack.setMaximumHeight(int(event.size().width() * scene_look.SCENE_H / scene_look.SCENE_W) + 12)
         super().resizeEvent(event)
         if self.isVisible():
             self._refit_scene()
@@ -236,7 +236,7 @@ class TourLayout:
         self.chips: list[QPushButton] = []
         self._chip_group = QButtonGroup(self)
         self._chip_group.setExclusive(True)
-        for i, page in enumerate(PAGES):
+        for i, _page in enumerate(PAGES):
             b = QPushButton()
             b.setObjectName("chip")
             b.setCheckable(True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from animations.scenes import closing, memory, opening, serving, trips
-from animations.scenes.base import T
-from animations.scenes.base import page_title as _page_title
+from animations.scenes import batching, closing, memory, opening, sampling, serving, trips
+from animations.scenes.look import T
+from animations.scenes.look import page_title as _page_title
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ PAGES: list[Page] = [
         "Drawing lots (sampling): the last position's vector goes through the language-model head to one score "
         "per token; softmax turns the scores into probabilities and one token is drawn. Temperature, top-p and "
         "top-k reshape the distribution before the draw; common defaults are temperature 1 and top-p off."),
-        trips.SamplingScene),
+        sampling.SamplingScene),
     Page("decode", "7", _(
         "Writing (decode): one forward pass per new token, and only the last position's result is used; the "
         "bottleneck is reading memory (memory-bound). The source: an 8B model on an A100 takes about 5–10 ms a "
@@ -70,7 +70,7 @@ PAGES: list[Page] = [
         "KV cache = 2 × layers × KV heads × head dim × length × batch × bytes. Llama 3 8B, 2,000 tokens, FP16: "
         "262 MB (the source rounds to about 250 MB); 100,000 tokens 13.1 GB (the source: about 12.5 GB); without "
         "grouping, 2,000 tokens take about 1 GB. DeepSeek's MLA compresses each token in each layer to 576 "
-        "numbers: about 70 KB per token."), memory.KVSizeScene),
+        "numbers: about 70 kB per token."), memory.KVSizeScene),
     Page("streaming", "10", _(
         "Sending it back (streaming): over SSE or WebSocket frames, each token is pushed as soon as it is written; "
         "20–80 tokens per second is common, depending on model size and hardware. A 10,000-token system prompt "
@@ -83,7 +83,7 @@ PAGES: list[Page] = [
         "Sharing the table (batching): the weights are read once per trip whether the batch is 1 or 32, so more "
         "requests share that read. A static batch waits for its longest request; continuous batching lets a "
         "finished request leave at once and slots new prefills in. PagedAttention keeps the cache in fixed-size "
-        "pages, like virtual memory."), serving.BatchingScene),
+        "pages, like virtual memory."), batching.BatchingScene),
     Page("speculative", "13", _(
         "Running ahead (speculative decoding): a draft model guesses N tokens, the big model checks them in one "
         "forward pass, keeps the prefix it agrees with and resamples at the first disagreement, so the output "
@@ -105,7 +105,7 @@ PAGES: list[Page] = [
     Page("metaphors", _("Terms"), _(
         "Every section above left out details to stay easy. Here are the formal terms behind each metaphor and "
         "the section that explains it."), closing.MetaphorScene),
-    Page("questions", _("The end"), _(
+    Page("questions", _("Three questions"), _(
         "Three questions, and now they can be answered."), closing.QuestionsScene),
 ]
 

@@ -12,7 +12,7 @@ import re
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsTextItem, QToolTip
 
-from animations.scenes.base import T
+from animations.scenes.look import T
 from animations.textset import set_breaks as keep_together
 from gui.tour import glossary
 

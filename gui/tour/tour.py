@@ -20,16 +20,17 @@ import itertools
 import logging
 import statistics
 from collections import deque
+from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QWidget
 
 from animations.clock import AnimationClock
-from animations.scenes import base as scene_base
-from animations.scenes.base import T
-from gui.tour.game import GpuGame
+from animations.scenes import look as scene_look
+from animations.scenes.look import T
 from gui.tour.controls import GAME_SENTENCES, TourControls
 from gui.tour.data import TourData, default_prompt, tour_prompt_for
+from gui.tour.game import GpuGame
 from gui.tour.layout import CHIP_PX, CONTROL_PX, STYLE, TourLayout
 from gui.tour.sections import PAGES, caption_text, chip_text, page_title
 from gui.tour.terms import MODEL_OUTPUT_PAGES, TourTerms
@@ -66,7 +67,7 @@ class TourWidget(TourLayout, TourTerms, TourControls, QWidget):
         self.data = data or TourData()
         self.lang = lang
         self.font_family = font_family
-        scene_base.set_font_family(font_family, lang)
+        scene_look.set_font_family(font_family, lang)
         self.prompt = default_prompt(self.data.model_dir, lang)  # what this model continues with words
         self._learner_prompt = False  # the learner typed their own question here (it stays until they change it)
         self._offered_prompt: str | None = None  # the Live page's prompt last offered through set_prompt
@@ -145,7 +146,7 @@ class TourWidget(TourLayout, TourTerms, TourControls, QWidget):
         """Switch the application's language ("en"/"zh") and redraw every text of the tour."""
         from gui import i18n
         self.lang = lang
-        scene_base.set_font_family(self.font_family, lang)
+        scene_look.set_font_family(self.font_family, lang)
         self._apply_fonts()
         i18n.set_language(lang)  # Qt sends LanguageChange: retranslate() redraws
         self.retranslate()
@@ -193,6 +194,10 @@ class TourWidget(TourLayout, TourTerms, TourControls, QWidget):
         """The loaded model's facts (``TourData``). Setting another model's data (the window's model switch)
         also switches the question to what that model continues well, unless the learner typed their own."""
         return self._data
+
+    def use_model(self, model_dir: str | Path) -> None:
+        """The window switched its model to ``model_dir``: the tour reads that model's facts (``data``)."""
+        self.data = TourData(model_dir)
 
     @data.setter
     def data(self, data: TourData) -> None:
@@ -276,7 +281,7 @@ class TourWidget(TourLayout, TourTerms, TourControls, QWidget):
         self.title_label.setText(page_title(page))
         self._set_caption(caption_text(page))
         # the words and controls around the stage first, placed at once: the view has its size for this page
-        # before the scene is built for it (base.fit_factor), not one build per row that arrives
+        # before the scene is built for it (look.fit_factor), not one build per row that arrives
         self._update_model_line(page.key)
         if page.key != "metaphors" and self.stage_stack.currentWidget() is not self.view:
             self.stage_stack.setCurrentWidget(self.view)

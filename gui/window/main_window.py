@@ -1,9 +1,14 @@
 """The main window: a thin shell holding the Live page and the tour, the keys, the language and the type scale.
 
-The Live page is in parts under ``gui/live``: ``page`` (its widgets and layout), ``session`` (Run, Pause, Step,
-Reset and the pacing of trips), ``engine_events`` (the engine's answers, the extras, the readout and status),
-``readout``, ``seats``, ``plots``, ``meters``, ``model_choice`` and ``typeset``. ``MainWindow`` mixes in
-``ModelSwitching``, ``LiveSession`` and ``EngineEvents``.
+The Live session's state is one Qt-free object, ``self.session`` (``gui.live.state.SessionState``): the
+controls write to it and follow its events, and the presenter, the deck and the kiosk read and change it (the
+window is their ``gui.live.host.LiveHost``). The Live page's behaviour is in composed collaborators under
+``gui/live``, each holding the session and the parts it needs: ``LiveRunner`` (``session``: Run, Pause, Step,
+Reset, the pacing of trips and the engine's answers about them), ``EngineEventHandler`` (``engine_events``: the
+engine's lifecycle, the extras, the readout) with its ``StatusLine``, ``SessionControls`` (``session_view``: the
+sliders and boxes as views of the session), ``ModelSwitcher`` (``model_choice``), ``ExhibitActions``
+(``exhibit``) and ``ApprenticeVerdicts`` (``apprentice_choice``). The window builds them, lays out the pages
+and keeps the public methods (``run``, ``step_once``, ``set_batch``...) that the app, tests and tools call.
 
 Two clocks stay apart: the engine's measured wall time per pass (ms, from the report) and the animation's
 clock (``trip_duration_s`` on screen). The readout names both.
@@ -12,34 +17,32 @@ clock (``trip_duration_s`` on screen). The readout names both.
 from __future__ import annotations
 
 import logging
-from collections import deque
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QMainWindow, QPushButton, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMainWindow, QStackedWidget, QVBoxLayout, QWidget
 
 from animations.typescale import TypeScale, set_role
 from gui import i18n
 from gui.engine_link.bridge import EngineBridge
+from gui.i18n import tr_window as _tr
 from gui.live.apprentice_choice import ApprenticeVerdicts
-from gui.live.engine_events import EngineEvents
+from gui.live.engine_events import EngineEventHandler, StatusLine
 from gui.live.exhibit import ExhibitActions
-from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitching
-from gui.live.page import MAX_PROMPT_CHARS, LivePage
+from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitcher
+from gui.live.page import LivePage
 from gui.live.frame_jobs import AfterPaint
-from gui.live.session import LiveSession
-from gui.live.typeset import apply_type_scale, font_for, style_sheet
 from gui.live.meters import ShardMeter, SpecMeter
+from gui.live.session import LiveRunner
+from gui.live.session_view import SessionControls
+from gui.live.state import MAX_BATCH, MAX_DRAFT_K, Sampling, SessionState
+from gui.window.top_bar import TopBar
+from gui.live.typeset import apply_type_scale, font_for, style_sheet
 from gui.widgets import FrameCounter, FrameOverlay, PaintCounter
-from model.loops import LoopWatch
 
 log = logging.getLogger(__name__)
 
 MAIN_NEW_TOKENS = 64  # tokens the visitor's own answer may take
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
 
 
 # The Live page's widgets, kept as attributes of the window under these names (kiosk, presenter, tests).
@@ -49,7 +52,7 @@ LIVE_WIDGETS = ("view", "prompt_caption", "prompt_box", "run_button", "pause_but
                 "apprentice", "tear")
 
 
-class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, ApprenticeVerdicts, QMainWindow):
+class MainWindow(QMainWindow):
     """The One Trip window.
 
     Args:
@@ -57,11 +60,13 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         scene: a ``StageScene``; default: a new ``animations.stage.scene.StageScene``.
         clock: an ``AnimationClock``; default: a new ``animations.clock.AnimationClock``.
         lang: "en" or "zh".
-        font_family: the family for all text (one with Chinese glyphs, from ``gui.fonts.register_fonts``).
+        font_family: the family for all text (one with Chinese glyphs, from ``animations.fonts.register_fonts``).
         auto_restart: start a new engine when the engine process dies.
     """
 
     session_finished = Signal()  # the visitor's answer is complete (all its trips shown)
+    kiosk_controller = None  # a gui.kiosk.kiosk.KioskController once the kiosk installs itself
+    presenter = None  # a gui.presenter.presenter.Presenter once installed
 
     def __init__(self, bridge: EngineBridge, scene=None, clock=None, lang: str = "en",
                  font_family: str | None = None, auto_restart: bool = True, parent: QWidget | None = None):
@@ -85,53 +90,23 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         # Which model writes: a --model DIR stays (pinned); otherwise the language's bundled model
         # (Chinese: the poetry model, English: the code model) until the visitor picks one.
         from model import catalog  # the standard library only: no torch in this process
-        self.custom_model_dir: str | None = self.bridge.options.get("model_dir") or None
-        if self.custom_model_dir:
-            found = catalog.identify(self.custom_model_dir)
-            self.model_key = found.key if found else CUSTOM
-            self._model_pinned = True
+        custom_model_dir: str | None = self.bridge.options.get("model_dir") or None
+        if custom_model_dir:
+            found = catalog.identify(custom_model_dir)
+            model_key = found.key if found else CUSTOM
         else:
-            self.model_key = catalog.for_language(lang).key
-            self._model_pinned = False
-            self.bridge.options["model_dir"] = str(catalog.by_key(self.model_key).path())
-
-        # engine and session state
-        self.engine_info: dict | None = None
-        self.floor_ms: float | None = None
-        self._fatal: str | None = None
-        self._session = 0
-        self._main_id: str | None = None
-        self._main_done = True
-        self._active: set[str] = set()  # submitted, not finished, in this session
-        self._seat_count = 0
-        self._preset_cursor = 0
-        self._running = False
-        self._want_run = False  # Run pressed before the engine was ready
-        self._grants_outstanding = 0
-        self._grant_time = 0.0
-        self._pending: deque[dict] = deque()  # reports waiting for the stage (paced mode)
-        self._on_stage: dict | None = None  # the report being shown, tokens not yet written
-        self._trip_count = 0
-        self.reports_received = 0
-        self.last_report: dict | None = None
-        self.answer_text = ""
-        self.answer_token_ids: list[int] = []
-        self.loop_phrase: str | None = None  # the phrase the visitor's answer was stopped for repeating
-        self._engine_loop_phrase: str | None = None
-        self._answer_watch = LoopWatch()
-        self.main_new_tokens = MAIN_NEW_TOKENS
-        self._prompt_text = ""
-        self._restarts: deque[float] = deque(maxlen=6)
-        self._rapid_deaths = 0  # engine deaths each within a minute of the one before
-        self._status_key: tuple[str, dict] | None = None
-        self._readout_args: dict | None = None
-        # the apprentice (speculative decoding) and the torn book (sharding): requested and measured
-        self.spec_meter = SpecMeter()
-        self.shard_meter = ShardMeter()
-        self._sharding: tuple[str, int] = ("tp", 1)  # in force, as the engine last said
+            model_key = catalog.for_language(lang).key
+            self.bridge.options["model_dir"] = str(catalog.by_key(model_key).path())
+        bundled = catalog.by_key(model_key) if model_key != CUSTOM else catalog.CODE
+        # the Live session's state: one owner, read and changed by the widgets, stage, presenter, deck and kiosk
+        self.session = SessionState(batch=max(1, min(MAX_BATCH, int(self.bridge.options.get("max_batch", 1)))),
+                                    model_key=model_key,
+                                    sampling=Sampling(temperature=bundled.temperature, top_p=bundled.top_p))
+        self.session.set_weights(str(self.bridge.options.get("weights") or "fp32"))
+        self.models = ModelSwitcher(self.session, self.bridge, custom_model_dir, pinned=bool(custom_model_dir))
+        self.spec_meter, self.shard_meter = SpecMeter(), ShardMeter()  # what the apprentice, the torn book measure
         self._tour = None  # the tour page, built when first shown
         self._resume_after_tour = False
-
         if font_family and hasattr(self.scene, "set_font_family"):
             self.scene.set_font_family(font_family)
         self.frame_counter = FrameCounter()
@@ -169,9 +144,6 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self.frame_overlay = FrameOverlay(self.frame_counter, self.view)
         set_role(self.frame_overlay, "overlay")
         self.frame_overlay.move(10, 10)
-        self._sharding_timer = QTimer(self)
-        self._sharding_timer.setSingleShot(True)
-        self._sharding_timer.timeout.connect(self._on_sharding_timeout)
         from gui.code_view.live import CodeView
         self.code_view = CodeView(self)  # the engine's own source of the stage on screen (a toggle, key C)
         self._apply_type_scale()
@@ -182,37 +154,12 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         root = QVBoxLayout(central)
         root.setContentsMargins(12, 3, 12, 0)
         root.setSpacing(0)
-        self.top_bar = QWidget()
-        top = QHBoxLayout(self.top_bar)
-        top.setContentsMargins(0, 0, 0, 0)
-        top.setSpacing(6)
-        self.live_tab = QPushButton()
-        self.tour_tab = QPushButton()
-        self._page_group = QButtonGroup(self)
-        for b, name in ((self.live_tab, "liveTab"), (self.tour_tab, "tourTab")):
-            b.setObjectName(name)
-            b.setCheckable(True)
-            b.setFocusPolicy(Qt.TabFocus)
-            set_role(b, "tab")
-            self._page_group.addButton(b)
-            top.addWidget(b)
-        self.live_tab.setChecked(True)
-        top.addSpacing(18)
-        self.model_choice = ModelChoice(self.model_key, self.custom_model_dir if self.model_key == CUSTOM else None)
-        self.model_choice.setObjectName("modelChoice")
-        top.addWidget(self.model_choice)
-        top.addStretch(1)
-        self.details_button = QPushButton()
-        self.details_button.setObjectName("detailsButton")
-        self.details_button.setCheckable(True)
-        self.details_button.setFocusPolicy(Qt.TabFocus)
-        set_role(self.details_button, "button")
-        top.addWidget(self.details_button)
-        self.lang_button = QPushButton()
-        self.lang_button.setObjectName("langButton")
-        self.lang_button.setFocusPolicy(Qt.TabFocus)
-        set_role(self.lang_button, "button")
-        top.addWidget(self.lang_button)
+        key = self.session.model_key
+        self.model_choice = ModelChoice(key, self.models.custom_model_dir if key == CUSTOM else None)
+        self.top_bar = TopBar(self.model_choice)
+        bar = self.top_bar
+        self.live_tab, self.tour_tab, self.details_button, self.lang_button = (
+            bar.live_tab, bar.tour_tab, bar.details_button, bar.lang_button)
         root.addWidget(self.top_bar)
         self.pages = QStackedWidget()
         self.pages.setObjectName("pages")
@@ -220,7 +167,7 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         root.addWidget(self.pages, 1)
         self.live_tab.clicked.connect(self.show_live)
         self.tour_tab.clicked.connect(self.show_tour)
-        self.model_choice.model_chosen.connect(self._on_model_picked)
+        self.models.attach(self.model_choice, self.live_page, lambda: self._tour, self._restart_on_new_model)
 
     def set_presenter_mode(self, on: bool) -> None:
         """Presenter mode: every text of the Live page one type step larger (``TypeScale(presenter=True)``)."""
@@ -231,7 +178,7 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
     def _apply_type_scale(self, height: int | None = None) -> None:
         """Fonts of the Live page and the top bar for a window ``height`` px tall (default: the window's)."""
         height = self.height() if height is None else int(height)
-        presenter = getattr(getattr(self, "presenter", None), "presenter_mode", False)
+        presenter = self.presenter is not None and self.presenter.presenter_mode
         if presenter and not self.live_page.presenter_mode:
             self.live_page.set_presenter(True)
         scale = TypeScale(max(1, height), self.live_page.presenter_mode)
@@ -263,57 +210,174 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         add("fullscreen", Qt.Key_F, self.toggle_fullscreen)
 
     def _connect(self) -> None:
-        b = self.bridge
-        b.ready.connect(self._on_ready)
-        b.accepted.connect(self._on_accepted)
-        b.step.connect(self._on_step)
-        b.finished.connect(self._on_finished)
-        b.idle.connect(self._on_idle)
-        b.error.connect(self._on_error)
-        b.fatal.connect(self._on_fatal)
-        b.engine_died.connect(self._on_engine_died)
-        b.sharding.connect(self._on_sharding)
-        self.apprentice.k_changed.connect(self._on_draft_k_changed)
-        b.apprentice.connect(self._on_apprentice_verdict)
-        self.apprentice_choice.kind_chosen.connect(self._on_apprentice_kind_chosen)
-        self.model_choice.greedy_box.toggled.connect(self._on_greedy_toggled)
-        self.tear.requested.connect(self._on_tear_requested)
-        self.clock.tick.connect(self._on_tick)
-        self.scene.trip_finished.connect(self._on_trip_finished)
-        if hasattr(self.scene, "trip_started"):  # the readout follows the trip on stage (issue 24)
-            self.scene.trip_started.connect(self._on_stage_trip)
-        self.run_button.clicked.connect(self.run)
-        self.pause_button.clicked.connect(self.pause)
-        self.step_button.clicked.connect(self.step_once)
-        self.reset_button.clicked.connect(self.reset)
-        self.batch_slider.valueChanged.connect(self._on_batch_changed)
-        self.speed_slider.valueChanged.connect(self._on_speed_changed)
-        self.real_time_box.toggled.connect(self.set_real_time)
-        self.lang_button.clicked.connect(self._toggle_language)
-        self._restart_timer = QTimer(self)
-        self._restart_timer.setSingleShot(True)
-        self._restart_timer.timeout.connect(self._restart_engine)
-        self._on_speed_changed(self.speed_slider.value())
-        self._connect_exhibit()
+        """Build the collaborators (each holds the session and the parts it needs) and wire the window's buttons."""
+        session, b, page = self.session, self.bridge, self.live_page
+        self.status = StatusLine(self.status_line)
+        self.runner = LiveRunner(session, b, self.scene, page, self.frame_jobs, self.spec_meter, self.status,
+                                 self.presets, self.session_finished.emit, MAIN_NEW_TOKENS)
+        self.exhibit_actions: ExhibitActions | None = None
+        self.engine = EngineEventHandler(session, b, self.scene, page, self.runner, self.status, self.spec_meter,
+                                         self.shard_meter, self._sync_ideas, self.auto_restart)
+        self.runner.engine = self.engine
+        self.apprentice_verdicts = ApprenticeVerdicts(session, b, self.apprentice_choice,
+                                                      self.model_choice.greedy_box, self.spec_meter,
+                                                      self.engine._update_extra_readout)
+        self.engine.verdicts = self.apprentice_verdicts
+        self.controls = SessionControls(session, page, self.model_choice, self.scene, b, self.runner, self.engine)
+        self.exhibit_actions = ExhibitActions(session, page, self.details_button, self.model_choice, self.scene,
+                                              self.engine._update_extra_readout)
+        self.exhibit_actions.set_details(False)
+        r = self.runner
+        for signal, slot in ((b.accepted, r._on_accepted), (b.step, r._on_step), (b.finished, r._on_finished),
+                             (b.idle, r._on_idle), (self.clock.tick, r._on_tick),
+                             (self.scene.trip_finished, r._on_trip_finished), (self.run_button.clicked, r.run),
+                             (self.pause_button.clicked, r.pause), (self.step_button.clicked, r.step_once),
+                             (self.reset_button.clicked, r.reset), (self.real_time_box.toggled, r.set_real_time),
+                             (self.lang_button.clicked, self._toggle_language)):
+            signal.connect(slot)
+        self.model_choice.weights_chosen.connect(self.models.choose_weights)  # the thinner book (int8), in the details
+        grid = page.controls_inner.layout()  # beside "Real time", among the engineer's controls
+        grid.removeWidget(self.real_time_box)
+        grid.addWidget(self.real_time_box, 2, 0)
+        grid.addWidget(self.model_choice.int8_box, 2, 1, 1, 2)
+
+    def _sync_ideas(self) -> None:
+        if self.exhibit_actions is not None:  # built after the engine's handler (which calls this)
+            self.exhibit_actions.sync_ideas()
+
+    # ---- the Live answer (``LiveRunner``) and the session --------------------------------------------------------
+    def start(self) -> None:
+        """Start the engine process and the animation clock."""
+        self.status.set_status("Loading the model…")
+        self.bridge.start()
+        if not self.clock.is_running():
+            self.clock.start()
+
+    def stop(self) -> None:
+        """Stop the clock, every timer and the engine process (waits at most about 1.5 s)."""
+        for stop in (self.clock.stop, self.frame_jobs.clear, self.frame_overlay.stop, self.trip_plot.stop_redraws,
+                     self.rate_plot.stop_redraws, self.engine._restart_timer.stop, self.engine._sharding_timer.stop):
+            stop()
+        if self._tour is not None:
+            self._tour.clock.stop()
+        self.bridge.shutdown(timeout=1.5)
+
+    def run(self) -> None:
+        """Run: start a new answer if none is in progress, then keep granting trips."""
+        self.runner.run()
+
+    def pause(self) -> None:
+        """Stop granting trips (the trip on stage finishes)."""
+        self.runner.pause()
+
+    def toggle_run(self) -> None:
+        """Space: run if paused, pause if running."""
+        self.runner.toggle_run()
+
+    def step_once(self) -> None:
+        """Step: exactly one real forward pass (``LiveRunner.step_once``)."""
+        self.runner.step_once()
+
+    def run_trips(self, n: int) -> bool:
+        """Grant ``n`` trips at once (screenshots, benchmarks); False if the engine is not ready or no prompt."""
+        return self.runner.run_trips(n)
+
+    def reset(self) -> None:
+        """Abort every request and clear the answer, the chips and the plots."""
+        self.runner.reset()
+
+    def set_real_time(self, on: bool) -> None:
+        """Real-time mode: the engine runs freely and the stage shows trips at their measured pace."""
+        self.runner.set_real_time(on)
+
+    def is_running(self) -> bool:
+        """True while trips are being granted (``session.run_state == "running"``)."""
+        return self.session.is_running()
+
+    def is_session_done(self) -> bool:
+        """True when no answer is in progress (never started, complete, or reset) and nothing is left to show."""
+        return self.runner.is_session_done()
+
+    def prompt(self) -> str:
+        """The prompt to run (``session.prompt``)."""
+        return self.session.prompt
+
+    def set_prompt(self, text: str) -> None:
+        """Put ``text`` in the prompt box (as if typed)."""
+        self.session.set_prompt(text)  # cut to MAX_PROMPT_CHARS
+
+    def set_batch(self, n: int) -> None:
+        """``n`` seats share the table (clamped to 1–16); the slider follows the session."""
+        self.session.set_batch(max(1, min(MAX_BATCH, int(n))))
+
+    def set_draft_k(self, k: int) -> None:
+        """The apprentice guesses ``k`` tokens (clamped to 0–8; ignored while no draft model is usable)."""
+        if self.apprentice.is_available():
+            self.session.set_draft_k(max(0, min(MAX_DRAFT_K, int(k))))
+
+    def set_sharding(self, mode: str, n: int) -> None:
+        """Move the "tear the book" controls to ``mode`` ("tp"/"pp") and ``n`` desks (the engine answers later)."""
+        self.tear.set_value(mode, n)
+
+    def sharding(self) -> tuple[str, int]:
+        """The sharding in force, as the engine last confirmed it: (mode, n)."""
+        return self.session.sharding
+
+    def set_details(self, on: bool) -> None:
+        """Open (True) or close the details view: every slider, the plots, the token chips, the status line."""
+        self.exhibit_actions.set_details(on)
+
+    def apprentice_pays_when(self) -> str | None:
+        """"sampling" | "greedy" | None for the apprentice in use, from the last measured verdicts."""
+        return self.apprentice_verdicts.apprentice_pays_when()
+
+    def engine_ready(self) -> bool:
+        """True once the engine said ``ready`` (and has not died or failed since)."""
+        return self.engine.engine_info is not None
+
+    def model_failed(self) -> str | None:
+        """Why no model could be loaded (the engine's message), or None."""
+        return self.engine._fatal
+
+    # what tools (screenshot, audit) read of the answer and the engine: the owners' values
+    engine_info = property(lambda self: self.engine.engine_info, doc="The engine's ``ready`` info, or None.")
+    reports_received = property(lambda self: self.runner.reports_received, doc="Step reports received.")
+    last_report = property(lambda self: self.runner.last_report, doc="The last step report of this answer.")
+    answer_text = property(lambda self: self.runner.answer_text, doc="The visitor's answer so far.")
+    answer_token_ids = property(lambda self: self.runner.answer_token_ids, doc="Its token ids.")
+    loop_phrase = property(lambda self: self.runner.loop_phrase, doc="The phrase the answer was stopped for repeating.")
+
+    @property
+    def main_new_tokens(self) -> int:
+        """Tokens the visitor's answer may take (the kiosk's attract loop shortens it)."""
+        return self.runner.main_new_tokens
+
+    @main_new_tokens.setter
+    def main_new_tokens(self, n: int) -> None:
+        self.runner.main_new_tokens = int(n)
 
     # ---- pages: live and tour ----------------------------------------------------------------------------------
     @property
     def tour(self):
         """The tour page (``gui.tour.TourWidget``), built on first use with this window's engine bridge."""
         if self._tour is None:
-            from gui.tour.tour import TourWidget
             from gui.tour.data import TourData
+            from gui.tour.tour import TourWidget
             data = TourData(self.bridge.options.get("model_dir"))  # the model writing now, not always the code one
             self._tour = TourWidget(bridge=self.bridge, data=data, lang=self.lang, font_family=self.font_family)
             self.pages.addWidget(self._tour)
+        return self._tour
+
+    def built_tour(self):
+        """The tour page if it has been built, else None."""
         return self._tour
 
     def show_tour(self) -> None:
         """Show the tour page (the live answer pauses; it goes on when the live page is shown again)."""
         tour = self.tour
         if self.pages.currentWidget() is not tour:
-            self._resume_after_tour = self._running
-            if self._running:
+            self._resume_after_tour = self.session.is_running()
+            if self._resume_after_tour:
                 self.pause()
             tour.set_prompt(self.prompt())
             self.pages.setCurrentWidget(tour)
@@ -343,9 +407,35 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
             self._tour.set_language(self.lang)
         self._apply_type_scale()  # English punctuation is proportional, Chinese full-width (fonts change)
         self.retranslate()
-        if not self._model_pinned:  # the language's own model: poems for Chinese, code for English
+        if not self.models.pinned:  # the language's own model: poems for Chinese, code for English
             from model import catalog
             self.choose_model(catalog.for_language(self.lang).key)
+
+    # ---- which model writes (``ModelSwitcher``) -----------------------------------------------------------------
+    @property
+    def model_key(self) -> str:
+        return self.session.model_key
+
+    def presets(self) -> list[str]:
+        """Prompts the model writing now continues well."""
+        return self.models.presets()
+
+    def choose_model(self, key: str) -> None:
+        """Let model ``key`` ("code", "poems", "custom") write (``ModelSwitcher.choose_model``)."""
+        self.models.choose_model(key)
+
+    def _restart_on_new_model(self) -> None:
+        """Another model was chosen while an engine runs: reset the answer and start an engine on it."""
+        self.reset()
+        self.engine.engine_info = None
+        self.engine._readout_args = None
+        self.engine._update_readout()
+        self.bridge.restart()
+        self.status.set_status("Loading the model…")
+
+    def presenter_hidden(self) -> list[QWidget]:
+        """The Live page's controls a speaker does not use (hidden in presenter mode)."""
+        return [self.prompt_caption, self.pause_button, self.step_button, self.reset_button, self.lang_button]
 
     def toggle_fullscreen(self) -> None:
         """F: full screen on and off."""
@@ -365,38 +455,19 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self.setWindowTitle(_tr("One Trip: watch a real GPT-2 write, one trip per token"))
         if hasattr(self, "model_choice"):
             self.model_choice.retranslate()
-        self.prompt_caption.setText(_tr("Prompt"))
-        self.prompt_box.setToolTip(_tr("Pick a prompt or type your own (up to {n} characters)").format(
-            n=MAX_PROMPT_CHARS))
-        self.run_button.setText(_tr("Run"))
-        self.run_button.setToolTip(_tr("Start writing (Space runs and pauses)"))
-        self.pause_button.setText(_tr("Pause"))
-        self.pause_button.setToolTip(_tr("Stop after this trip (Space runs and pauses)"))
-        self.step_button.setText(_tr("Step one trip"))
-        self.step_button.setToolTip(_tr("Exactly one real forward pass (S)"))
-        self.reset_button.setText(_tr("Reset"))
-        self.reset_button.setToolTip(_tr("Clear the answer, the chips and the plots (R)"))
-        self.batch_caption.setText(_tr("Sharing a table"))
-        self.batch_slider.setToolTip(_tr("How many requests share each trip of the weights (1–16)"))
-        self.speed_caption.setText(_tr("Trip on screen"))
-        self.speed_slider.setToolTip(_tr("How long one trip takes on screen, in seconds (0.25–3)"))
-        self.real_time_box.setText(_tr("Real time"))
-        self.real_time_box.setToolTip(_tr("Show the trips at the speed they were measured"))
         self.lang_button.setText("English" if self.lang == "zh" else "中文")
         self.lang_button.setToolTip(_tr("Switch language"))
         self.rate_plot_title.setText(_tr("Tokens per second"))
         self.view.setToolTip(_tr("F: full screen · F12: frame times"))
-        self._on_batch_label()
-        self._on_speed_label()
-        self._update_readout()
-        self._retranslate_engine_texts()
-        if self._status_key is not None:
-            self.status_line.setText(_tr(self._status_key[0]).format(**self._status_key[1]))
+        self.controls.retranslate()
+        self.engine._update_readout()
+        self.engine._retranslate_engine_texts()
+        self.status.retranslate()
         self.frame_overlay.refresh()
         self.live_tab.setText(_tr("Live"))
         self.live_tab.setToolTip(_tr("The real model writing, one trip per token"))
         self.tour_tab.setText(_tr("Tour"))
-        self.tour_tab.setToolTip(_tr("The guided tour: fifteen sections, the game, the metaphor table"))
+        self.tour_tab.setToolTip(_tr("The guided tour: fifteen sections, the game, Terms and Three questions"))
         self.apprentice.retranslate()
         self.tear.retranslate()
         self.live_page.seats.retranslate()
@@ -404,24 +475,7 @@ class MainWindow(ModelSwitching, LiveSession, EngineEvents, ExhibitActions, Appr
         self.details_button.setToolTip(_tr("Everything measured: per-layer timings, plots, token chips, every slider"))
         self.live_page.exhibit.retranslate()
         self.live_page.split_row.retranslate()
-        self._update_extra_readout()
-
-    # ---- controls ----------------------------------------------------------------------------------------------
-    def _on_batch_changed(self, n: int) -> None:
-        self._on_batch_label()
-        self.bridge.set_max_batch(n)
-        self._fill_seats()
-
-    def _on_batch_label(self) -> None:
-        self.batch_value.setText(str(self.batch_slider.value()))
-
-    def _on_speed_changed(self, hundredths: int) -> None:
-        self.scene.trip_duration_s = hundredths / 100.0
-        self._on_speed_label()
-        self._update_readout()
-
-    def _on_speed_label(self) -> None:
-        self.speed_value.setText(_tr("{s} s").format(s=f"{self.speed_slider.value() / 100:.2f}"))
+        self.engine._update_extra_readout()
 
     # ---- layout and exit ---------------------------------------------------------------------------------------
     def resize(self, *size) -> None:

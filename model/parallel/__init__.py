@@ -30,6 +30,8 @@ clock on Linux, macOS and Windows, so timestamps of processes on one machine com
                  (pipeline fill), plus the time from its last micro-batch to the end of the whole pass
                  (drain); the sender's timestamp travels in the activation message itself
     weight_bytes bytes of the parameters the worker holds
+    weight_read_ms the part of compute_ms in the worker's weight GEMVs/GEMMs, LM head and embedding gathers
+                 (``model/timing.py``: clock reads around each)
 
 Control: one queue per worker carries the step's small tensors (numpy), one result queue brings back every
 worker's timings and, from rank 0 (TP) or the last stage (PP), the logits. Every wait has a timeout; a worker

@@ -51,7 +51,10 @@ def _mp_context(method: str | None):
         method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
     ctx = mp.get_context(method)
     if method == "forkserver":
-        ctx.set_forkserver_preload(["model.parallel"])
+        # the guard (the forkserver dies with this process) only when the main thread starts the forkserver: the
+        # kernel's parent-death signal follows the starting thread, and only the main thread lives as long as we do
+        main = threading.current_thread() is threading.main_thread()
+        ctx.set_forkserver_preload(["model.parallel"] + (["model.parallel.forkserver_guard"] if main else []))
     return ctx
 
 
@@ -141,7 +144,7 @@ class ShardedRunner:
         self.workers = [WorkerInfo(**{k: v for k, v in infos[r].items()}) for r in range(n)]
 
     @classmethod
-    def from_engine(cls, engine, mode: str, n: int, **kwargs) -> "ShardedRunner":
+    def from_engine(cls, engine, mode: str, n: int, **kwargs) -> ShardedRunner:
         """A runner for ``engine``'s model with its KV geometry, device and dtype (does not attach it)."""
         cache = engine.cache
         return cls(engine.model, engine.config, mode, n, num_blocks=0 if cache is None else cache.num_blocks,
@@ -253,7 +256,7 @@ class ShardedRunner:
         (B, 1, T, L), slot_mapping (B, T) and context_slots (B, L) into a cache of ``num_blocks·block_size + 1``
         slots, or None without a cache); logit_index: int64 (B, K).
         Returns (logits float32 (B, K, V) on the engine's device, workers): one dict per rank, in rank order,
-        {"rank", "compute_ms", "comm_ms", "bubble_ms", "weight_bytes", "t_start_ns", "t_end_ns"} (+
+        {"rank", "compute_ms", "comm_ms", "bubble_ms", "weight_bytes", "weight_read_ms", "t_start_ns", "t_end_ns"} (+
         "micro_batches" for PP), times in ms measured inside the workers.
         Raises ShardingError within ``timeout_s`` if a worker died, failed or hangs; the runner is then closed.
         """
@@ -329,7 +332,7 @@ class ShardedRunner:
                 q.close()
         self._store = None
 
-    def __enter__(self) -> "ShardedRunner":
+    def __enter__(self) -> ShardedRunner:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -9,6 +9,10 @@ import torch.nn.functional as F
 
 from model.gpt2 import Block, GPT2Config
 from model.parallel.plan import check_degree, split_layers
+from model.timing import NULL_TIMER
+
+# the worker's weight-read timer of the pass running now (one pass at a time per worker process; worker.py sets it)
+READ = [NULL_TIMER]
 
 
 def shard_state(state: dict[str, torch.Tensor], config: GPT2Config, mode: str, n: int,
@@ -72,7 +76,9 @@ class _TPAttention(nn.Module):
             k, v = cache.gather(layer, batch.context_slots)  # 2 × (B, L, nh/n, hs)
         y = F.scaled_dot_product_attention(q, k.transpose(1, 2), v.transpose(1, 2), attn_mask=batch.attn_mask)
         y = y.transpose(1, 2).reshape(B, T, self.heads * self.hs)  # (B, T, nh/n·hs)
+        READ[0].begin()
         y = F.linear(y, self.c_proj.weight)  # (B, T, C): this rank's share of the sum
+        READ[0].end()
         all_reduce(y)
         return y + self.c_proj.bias
 
@@ -84,7 +90,10 @@ class _TPMLP(nn.Module):
         self.c_proj = nn.Linear(inner, C)  # row-parallel
 
     def forward(self, x, all_reduce):
-        y = F.linear(F.gelu(self.c_fc(x), approximate="tanh"), self.c_proj.weight)  # (B, T, C) partial
+        h = F.gelu(self.c_fc(x), approximate="tanh")
+        READ[0].begin()
+        y = F.linear(h, self.c_proj.weight)  # (B, T, C) partial
+        READ[0].end()
         all_reduce(y)
         return y + self.c_proj.bias
 
@@ -135,6 +144,19 @@ class _Shard(nn.Module):
         return self.wte(input_ids) + self.wpe(positions)  # (B, T, C)
 
     def head(self, x, logit_index):
-        x = x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1)))  # (B, K, C)
-        return self.ln_f(x) @ self.wte.weight.t()  # (B, K, V)
+        x = self.ln_f(x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1))))  # (B, K, C)
+        READ[0].begin()
+        logits = x @ self.wte.weight.t()  # (B, K, V)
+        READ[0].end()
+        return logits
+
+
+class CurrentReadTimer:
+    """Forwards begin/end to the pass's timer in ``READ`` (module hooks are set once, the timer is per pass)."""
+
+    def begin(self) -> None:
+        READ[0].begin()
+
+    def end(self) -> None:
+        READ[0].end()
 

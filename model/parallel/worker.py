@@ -18,7 +18,8 @@ import torch
 from model.gpt2 import AttentionBatch, GPT2Config
 from model.kv_cache import PagedKVCache
 from model.parallel.plan import WORKER_POLL_S
-from model.parallel.shard import _Shard
+from model.parallel.shard import READ, CurrentReadTimer, _Shard
+from model.timing import NULL_TIMER, read_timer, time_modules
 
 
 def _now() -> int:
@@ -64,6 +65,7 @@ class _Worker:
                                       spec["block_size"], self.device, dtype)
         self.dtype = dtype
         self.sync = (lambda: torch.cuda.synchronize(self.device)) if self.device.type == "cuda" else (lambda: None)
+        self._read_hooks = time_modules(self.shard, CurrentReadTimer())  # the shard's Linear and Embedding calls
 
     def info(self) -> dict:
         d = {"rank": self.rank, "pid": os.getpid(), "weight_bytes": self.weight_bytes,
@@ -83,8 +85,14 @@ class _Worker:
         return t("input_ids"), batch, t("logit_index")
 
     def forward(self, p: dict) -> tuple[dict, np.ndarray | None]:
-        with torch.inference_mode():
-            return self._forward_tp(p) if self.mode == "tp" else self._forward_pp(p)
+        READ[0] = read_timer(self.device)
+        try:
+            with torch.inference_mode():
+                timing, logits = self._forward_tp(p) if self.mode == "tp" else self._forward_pp(p)
+            timing["weight_read_ms"] = READ[0].ms()
+            return timing, logits
+        finally:
+            READ[0] = NULL_TIMER
 
     def _forward_tp(self, p):
         input_ids, batch, logit_index = self._inputs(p)

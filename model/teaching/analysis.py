@@ -20,6 +20,7 @@ Kinds (each also a function of the same name):
     batching     static vs continuous batching on the scheduler, step by step, with block tables       §12
     speculative  the draft model guesses, the target verifies (only when a draft model is loaded)       §13
     prefix       two requests sharing a system prompt: the second reuses cached blocks                  §15
+    thin_book    the model with fp32 and int8 weights: bytes and decode trip ms (thin_book.py)        §14
     speculative_trip  one verify trip of the draft model's k guesses over a running text (the game)     game
     closing_line the source's closing line written by the model, one real decode trip per token
                  (teacher forcing: each trip feeds the line's own previous token, not a sample)         end
@@ -30,17 +31,18 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 
 from model.catalog import card_acceptance
 from model.engine import Engine
 from model.engine import PassItem as _PassItem
+from model.sampling import SamplingParams
 from model.teaching import lesson_runs
 from model.teaching.lesson_runs import LESSON_REPEATS
-from model.teaching.lessons import trip_split
-from model.sampling import SamplingParams
+from model.teaching.lessons import measured_split, steps_with_cpu
+from model.teaching.thin_book import LIVE_SAMPLING, thin_book  # LIVE_SAMPLING: decode as the Live page samples
 
 # A small pool: enough for one context window of the bundled model (the engine keeps at least one window).
 KV_BUDGET_BYTES = 8 * 2**20
@@ -143,18 +145,31 @@ def prefill(engine: Engine, prompt: str, long_tokens: int | None = None) -> dict
     return {"short_tokens": len(short), "short_ms": short_ms, "long_tokens": len(long), "long_ms": long_ms}
 
 
+def dictionary_bytes(model) -> int:
+    """Bytes of a model's dictionary, what every trip reads whatever its depth: the embedding (``wte``) and the
+    LM head (the same tensor when tied), counted from the tensors' sizes and dtypes."""
+    tensors = {id(model.wte.weight): model.wte.weight, id(model.lm_head_weight()): model.lm_head_weight()}
+    return sum(t.numel() * t.element_size() for t in tensors.values())
+
+
 def decode(engine: Engine, prompt: str, steps: int = 16, bandwidth: float | None = None) -> dict:
     """Time of each decode pass (one new token) after the prompt, and the floor weight bytes ÷ bandwidth.
 
-    ``bandwidth`` in bytes/s (measured by the engine process at start); the floor is None without it.
+    ``bandwidth`` in bytes/s (the engine process's, measured once per machine); the floor is None without it.
+    ``split``: the medians of the decode steps as measured reading, other work and the floor, with the lesson
+    key every screen uses (``measured_split``; model.teaching.lessons.trip_split); per step ``whole_ms_all`` (wall_ms)
+    and ``read_ms_all`` (weight_read_ms, 0 where the engine does not measure it).
     """
     e = _engine(engine)
-    e.add_request(_ids(engine, prompt), max_new_tokens=steps + 1)
-    reports = _run(e)
-    ms = [r.forward_ms for r in reports if r.phase == "decode"]
+    e.add_request(_ids(engine, prompt), max_new_tokens=steps + 1, sampling=LIVE_SAMPLING)
+    stepped, cpu = steps_with_cpu(e, cpu=torch.get_num_threads() == 1)  # wall − CPU: waiting for a busy machine
+    keep = [i for i, r in enumerate(stepped) if r.phase == "decode"]
+    reports, cpu = [stepped[i] for i in keep], [cpu[i] for i in keep] if cpu else None
+    ms = [r.forward_ms for r in reports]
     floor = e.weight_bytes / bandwidth * 1e3 if bandwidth else None
     return {"decode_ms": _median(ms), "decode_ms_all": ms, "weight_bytes": e.weight_bytes,
-            "bandwidth": bandwidth, "floor_ms": floor}
+            "whole_ms_all": [r.wall_ms for r in reports], "read_ms_all": [r.weight_read_ms for r in reports],
+            "bandwidth": bandwidth, "floor_ms": floor, "split": measured_split(reports, e.weight_bytes, bandwidth, cpu)}
 
 
 def kv_cache(engine: Engine, prompt: str, steps: int = 24) -> dict:
@@ -162,9 +177,10 @@ def kv_cache(engine: Engine, prompt: str, steps: int = 24) -> dict:
 
     Returns the tokens written (``new_tokens``: one per pass, the prefill's included; fewer than ``steps + 1``
     when the model ends its text), per-pass times of one run, totals (``*_total_ms``: the medians of ``runs``
-    interleaved runs after a warm-up, with ``*_summary`` min/max and the ``verdict``), K/V rows computed (tokens fed, summed over the decode passes: without the
-    cache pass i feeds prompt + i tokens, with it 1), whether both answers were identical, and the source's case
-    run for real: an 8-token prompt and 6 decode passes (``rows_8x6``: 69 without, 6 with).
+    interleaved runs after a warm-up, with ``*_summary`` min/max and the ``verdict``), K/V rows computed (tokens
+    fed, summed over the decode passes: without the cache pass i feeds prompt + i tokens, with it 1), whether both
+    answers were identical, and the source's case run for real: an 8-token prompt and 6 decode passes
+    (``rows_8x6``: 69 without, 6 with).
     """
     ids = _ids(engine, prompt)[: engine.config.n_positions - steps - 2]
 
@@ -278,12 +294,15 @@ def batching(engine: Engine, prompt: str, max_batch: int = 4, step_tokens: int =
 
 def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24, bandwidth: float | None = None) -> dict:
     """The draft model guesses ``k`` tokens, the target checks them in one pass (greedy, so the answer equals
-    plain greedy decoding). ``available`` is False when the engine has no draft model.
+    plain greedy decoding). ``available`` is False when the engine has no draft model. ``trips`` counts the
+    prefill (trip 1, ``prefill_labels``: the token it wrote) and the verify ``passes`` (trips 2, 3, ...).
 
     Also why a smaller apprentice is not proportionally cheaper: ``draft_weight_bytes`` / ``weight_bytes``,
     ``draft_pass_ms`` (median of one draft pass: a verify trip's draft time ÷ its guesses) against
-    ``plain_pass_ms`` (median plain decode pass), and with ``bandwidth`` (bytes/s) ``split``: the plain pass
-    cut into reading the weights and the rest (``model.teaching.lessons.trip_split``)."""
+    ``plain_pass_ms`` (median plain decode pass), ``split``: the plain steps as measured reading, other work
+    and (with ``bandwidth``, bytes/s) the floor (``measured_split``), and ``dictionary_bytes`` /
+    ``draft_dictionary_bytes``: each model's embedding + LM head, which the apprentice reads in full on every
+    guess however few chapters it has."""
     if engine.draft is None:
         return {"available": False}
     ids = _ids(engine, prompt)[: engine.config.n_positions // 4]
@@ -291,8 +310,10 @@ def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24, bandwidth:
     e.set_draft(engine.draft, engine.tokenizer)
     e.set_draft_k(k)
     rid = e.add_request(ids, max_new_tokens=n)
-    passes = []
+    passes, prefill_labels = [], []
     for r in _run(e):
+        if r.phase != "verify" and not passes and not prefill_labels:  # trip 1: reading the question
+            prefill_labels = [t.label for t in r.tokens]
         if r.phase == "verify":
             passes.append({"proposed": r.proposed, "accepted": r.accepted, "tokens": r.tokens_out,
                            "labels": [t.label for t in r.tokens], "draft_ms": r.draft_ms, "verify_ms": r.verify_ms})
@@ -301,10 +322,12 @@ def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24, bandwidth:
     plain_reports = _run(plain)
     trips = len(passes) + 1
     per_guess = [p["draft_ms"] / p["proposed"] for p in passes if p["proposed"]]
-    plain_ms = _median([r.forward_ms for r in plain_reports if r.phase == "decode"])
-    split = trip_split(plain_ms, e.weight_bytes, bandwidth) if bandwidth and plain_ms > 0 else None
+    plain_decode = [r for r in plain_reports if r.phase == "decode"]
+    plain_ms = _median([r.forward_ms for r in plain_decode])
+    split = measured_split(plain_decode, e.weight_bytes, bandwidth)
     return {"available": True, "k": k, "passes": passes, "trips": trips,
             "weight_bytes": e.weight_bytes, "draft_weight_bytes": engine.draft.weight_bytes(),
+            "dictionary_bytes": dictionary_bytes(engine.model), "draft_dictionary_bytes": dictionary_bytes(engine.draft),
             "draft_pass_ms": _median(per_guess), "plain_pass_ms": plain_ms, "split": split,
             "tokens": len(e.finished[rid].token_ids), "plain_trips": len(plain_reports),
             "same_tokens": e.finished[rid].token_ids == plain.finished[rid2].token_ids,
@@ -416,7 +439,7 @@ def closing_line(engine: Engine, prompt: str = "", text: str = CLOSING_LINE) -> 
 KINDS: dict[str, Callable] = {
     "attention": attention, "next_token": next_token, "prefill": prefill, "decode": decode,
     "kv_cache": kv_cache, "stream": stream, "reasoning": reasoning, "batching": batching,
-    "speculative": speculative, "prefix": prefix, "closing_line": closing_line,
+    "speculative": speculative, "prefix": prefix, "closing_line": closing_line, "thin_book": thin_book,
 }
 WITH_BANDWIDTH = ("decode", "speculative")  # kinds that take the measured read speed (bytes/s)
 ON_DEMAND: dict[str, Callable] = {"speculative_trip": speculative_trip}  # served by analyze, not part of "tour"
@@ -461,9 +484,10 @@ def analyze(engine: Engine, cmd: dict, bandwidth: float | None = None) -> dict:
 
 def analyze_model_dir(model_dir: str, cmd: dict, draft_dir: str | None = None, threads: int = 1) -> dict:
     """Load the model from ``model_dir`` and serve one command (for a short-lived helper process, e.g. the
-    offscreen screenshot). Measures memory bandwidth for the decode floor."""
+    offscreen screenshot). The decode floor's read speed is the one the window's engine uses
+    (``model.hardware.decode_floors``: measured once per machine, kept in the user's cache folder)."""
     from model.checkpoint import load_pretrained
-    from model.hardware import measure_memory_bandwidth
+    from model.hardware import decode_floors
 
     torch.set_num_threads(max(1, int(threads)))
     model, tokenizer = load_pretrained(model_dir)
@@ -474,7 +498,7 @@ def analyze_model_dir(model_dir: str, cmd: dict, draft_dir: str | None = None, t
             engine.set_draft(draft, dtok)
         except Exception:  # noqa: BLE001 - no draft: speculative reports unavailable
             pass
-    return analyze(engine, cmd, bandwidth=measure_memory_bandwidth())
+    return analyze(engine, cmd, bandwidth=decode_floors(engine.weight_bytes)["bandwidth_bytes_per_s"])
 
 
 __all__ = ["analyze", "analyze_model_dir", "tour", "KINDS", "ON_DEMAND", *KINDS, *ON_DEMAND]

@@ -9,8 +9,8 @@ comparison N times, to count how often the page agrees with its lesson). Times a
 from __future__ import annotations
 
 from model.engine import Engine
-from model.teaching.lessons import best_apprentice, interleaved, pays, summary, verdict, why_not
 from model.sampling import SamplingParams
+from model.teaching.lessons import best_apprentice, interleaved, pays, summary, verdict, why_not
 
 LESSON_REPEATS = 5  # interleaved runs of each side behind one page's figure
 

@@ -13,14 +13,15 @@ calls better has the lower median. A page that shows a figure shows the verdict 
 does not hold it says so in the same size as the figure, with the measured reason (``why_not``).
 
 Also here: when an apprentice pays (``pays``) and which one the Live page runs (``best_apprentice``), and
-``trip_split``, the reading-versus-paperwork split of one measured trip. No Qt, no GUI, no torch: the window's
+``trip_split``, one measured trip as reading the weights, other work and the floor, with the lesson key that
+every screen speaking of it uses (``trip_lesson``). No Qt, no GUI, no torch: the window's
 process reads these rules too.
 """
 
 from __future__ import annotations
 
 import statistics
-from typing import Callable
+from collections.abc import Callable
 
 
 def summary(values: list[float]) -> dict:
@@ -163,25 +164,143 @@ def least_bad_apprentice(verdicts: dict) -> str | None:
     return max(kept)[1] if kept else None
 
 
-def trip_split(step_ms: float, weight_bytes: int, bandwidth: float) -> dict:
-    """Split one measured trip into reading the weights and the rest (fixed per-step work).
+# A part of the trip at least this share of it "mostly" makes the trip; between the two, the page says both.
+MOSTLY = 2 / 3
+LESSON_KEYS = ("reading", "paperwork", "both", "communication", "unmeasured")
 
-    step_ms: the trip's measured time (ms, > 0). weight_bytes: bytes of weights the trip reads (every
-    parameter once). bandwidth: the measured read speed of this machine's memory (bytes/s, > 0), the floor
-    ``bench`` measures (``model.hardware.measure_memory_bandwidth``).
 
-    Reading is the roofline's memory term, weight_bytes ÷ bandwidth (Williams, Waterman & Patterson 2009,
-    "Roofline: an insightful visual performance model"): the least time a trip can take if it must stream
-    every weight byte once. The rest (Python, launching kernels, sampling, attention) is what the trip
-    spends beyond that. Returns ``{"reading_ms", "rest_ms", "reading_share"}`` with reading capped at the
-    step (a trip measured faster than its floor, e.g. weights served from cache, is all reading) and
-    reading_share in [0, 1]. Raises ValueError for a step, bytes or bandwidth that is not positive.
+def trip_lesson(reading_share: float | None, comm_share: float = 0.0) -> str:
+    """Which part of a measured trip dominates, as the key of the sentence every screen says about it.
+
+    ``reading_share``: measured weight reading ÷ whole step (None: not measured); ``comm_share``: measured
+    communication between desks ÷ whole step (0 for a book on one desk). Keys: "communication" when the
+    torn book's communication is the largest part; "reading" when reading is at least ``MOSTLY`` of the trip;
+    "paperwork" when the other work per step is; "both" in between; "unmeasured" without a reading figure.
     """
-    if not step_ms > 0 or not weight_bytes > 0 or not bandwidth > 0:
-        raise ValueError(f"trip_split needs a positive step, weight bytes and bandwidth; got step {step_ms!r} ms, "
-                         f"{weight_bytes!r} bytes, {bandwidth!r} bytes/s")
-    reading = min(float(step_ms), weight_bytes / bandwidth * 1e3)
-    return {"reading_ms": reading, "rest_ms": float(step_ms) - reading, "reading_share": reading / float(step_ms)}
+    comm = max(0.0, float(comm_share or 0.0))
+    if reading_share is None:
+        return "communication" if comm >= 0.5 else "unmeasured"
+    reading = max(0.0, float(reading_share))
+    other = max(0.0, 1.0 - reading - comm)
+    if comm > 0 and comm >= reading and comm >= other:
+        return "communication"
+    if reading >= MOSTLY:
+        return "reading"
+    if other >= MOSTLY:
+        return "paperwork"
+    return "both"
+
+
+def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: float = 0, bandwidth: float = 0.0,
+               comm_ms: float = 0.0, wait_ms: float = 0.0) -> dict:
+    """One measured trip in three figures, and the lesson they teach (``trip_lesson``).
+
+    whole_ms: the measured step (ms, > 0: forward pass, sampling, bookkeeping). weight_read_ms: the engine's
+    measured time of the weight reads (every weight GEMV/GEMM, the LM head and the embedding gather; the step
+    report's ``weight_read_ms``), or None where the engine did not measure it. comm_ms: measured time passing
+    pages between desks (a torn book; 0 otherwise). wait_ms: measured time the step's thread was not running
+    (wall time − the thread's CPU time: the machine was busy with other processes), which is no part of the
+    trip's own work, so the shares are of the busy step (whole − wait). weight_bytes and bandwidth (bytes/s, the memory's measured
+    read speed, ``model.hardware.decode_floors``): for the floor, a formula.
+
+        reading_ms   = weight_read_ms                            (measured, capped at the step)
+        comm_ms      = comm_ms                                   (measured, capped at what is left)
+        wait_ms      = wait_ms                                   (measured, capped at what is left)
+        paperwork_ms = whole_ms − reading_ms − comm_ms − wait_ms (measured: the rest of the step)
+        shares       = part ÷ (whole_ms − wait_ms)
+        floor_ms     = weight_bytes ÷ bandwidth × 1000           (formula: the roofline's memory term, Williams,
+                       Waterman & Patterson 2009, "Roofline"; None without bytes or bandwidth)
+        read_speed   = weight_bytes ÷ reading_ms                 (bytes/s the engine actually read at)
+        times_floor  = reading_ms ÷ floor_ms                     (how much slower than the memory could)
+
+    Returns {"whole_ms", "reading_ms", "paperwork_ms", "comm_ms", "wait_ms", "floor_ms", "reading_share", "comm_share",
+    "read_speed_bytes_per_s", "times_floor", "lesson"} (a figure that cannot be had is None; without a reading
+    figure reading_ms and the shares are None and the rest is all paperwork; a reading longer than the step's
+    CPU time, whole − wait, was interrupted by other programs: lesson "unmeasured", no claim). Raises ValueError for a step that
+    is not positive or a negative reading or communication time.
+    """
+    if not (isinstance(whole_ms, (int, float)) and whole_ms > 0):
+        raise ValueError(f"trip_split needs a positive step, got {whole_ms!r} ms")
+    if weight_read_ms is not None and not weight_read_ms >= 0:
+        raise ValueError(f"trip_split needs a reading time of at least 0, got {weight_read_ms!r} ms")
+    if not comm_ms >= 0 or not wait_ms >= 0:
+        raise ValueError(f"trip_split needs communication and waiting times of at least 0, got {comm_ms!r} ms, "
+                         f"{wait_ms!r} ms")
+    whole = float(whole_ms)
+    # a reading clock that ran longer than the step's whole CPU time was stopped by the machine's other programs
+    # mid-read (the reading is timed in wall time): its share is not the trip's own, so no lesson is drawn
+    interrupted = weight_read_ms is not None and wait_ms > 0 and float(weight_read_ms) > whole - float(wait_ms)
+    reading = None if weight_read_ms is None else min(whole, float(weight_read_ms))
+    comm = min(float(comm_ms), whole - (reading or 0.0))
+    wait = min(float(wait_ms), whole - (reading or 0.0) - comm)
+    paperwork = whole - (reading or 0.0) - comm - wait
+    busy = whole - wait
+    floor = float(weight_bytes) / float(bandwidth) * 1e3 if weight_bytes and bandwidth and bandwidth > 0 else None
+    speed = float(weight_bytes) / (reading / 1e3) if reading and weight_bytes else None
+    reading_share = None if reading is None else reading / busy
+    return {"whole_ms": whole, "reading_ms": reading, "paperwork_ms": paperwork, "comm_ms": comm, "wait_ms": wait,
+            "floor_ms": floor, "reading_share": reading_share, "comm_share": comm / busy,
+            "read_speed_bytes_per_s": speed, "times_floor": reading / floor if reading and floor else None,
+            "lesson": "unmeasured" if interrupted else trip_lesson(reading_share, comm / busy)}
+
+
+def steps_with_cpu(engine, cpu: bool = True, max_steps: int = 10_000) -> tuple[list, list[float] | None]:
+    """Run ``engine`` (a ``model.engine.Engine``) to the end: its step reports, and with ``cpu`` the stepping
+    thread's CPU ms of each (``time.thread_time_ns``; pass ``cpu=False`` when torch runs more than one thread,
+    whose CPU is not this thread's). A step's wall ms minus its CPU ms is the time it waited for a CPU."""
+    import time
+    reports, cpu_ms = [], []
+    for _ in range(max_steps):
+        if not engine.has_work():
+            break
+        c0 = time.thread_time_ns()
+        report = engine.step()
+        if report is not None:
+            reports.append(report)
+            cpu_ms.append((time.thread_time_ns() - c0) / 1e6)
+    return reports, (cpu_ms if cpu else None)
+
+
+def _read_ms(report) -> float | None:
+    """The step's measured weight-reading time (``StepReport.weight_read_ms``), None where the engine has none."""
+    v = getattr(report, "weight_read_ms", None)
+    return float(v) if isinstance(v, (int, float)) and v > 0 else None
+
+
+CLEAN_WAIT = 0.1  # a trip that waited for the processor less than this share of its step is a clean one
+
+
+def median_trip(splits: list[dict]) -> dict:
+    """The median trip of ``splits`` (``trip_split`` dicts, one per trip): among the clean ones (waited for the
+    processor under ``CLEAN_WAIT`` of the step: the machine's other programs did not interrupt them, so their
+    measured reading is the trip's own) if there are any, else among all, the one whose reading share is the
+    median (the lower middle of an even count; by whole step when no reading was measured). Every figure shown
+    is then of one real trip, and they add up. Raises ValueError for an empty list."""
+    if not splits:
+        raise ValueError("median_trip of no trips")
+    clean = [sp for sp in splits if sp.get("wait_ms", 0.0) < CLEAN_WAIT * sp["whole_ms"]]
+    pool = clean or splits
+    key = (lambda sp: sp["reading_share"]) if all(sp["reading_share"] is not None for sp in pool) else \
+        (lambda sp: sp["whole_ms"])
+    return sorted(pool, key=key)[(len(pool) - 1) // 2]
+
+
+def measured_split(reports: list, weight_bytes: int, bandwidth: float | None,
+                   cpu_ms: list[float] | None = None) -> dict | None:
+    """``trip_split`` of the median trip of ``reports`` (decode steps; ``median_trip``): its whole step
+    (``wall_ms``), measured weight reading (``weight_read_ms``; None when a step lacks it), with ``cpu_ms`` (the
+    stepping thread's CPU ms of each report) the waiting, wall − CPU; the floor from ``bandwidth`` (bytes/s).
+    None without steps. Adds "forward_ms" (that trip's), "trips" (how many it is the median of)."""
+    if not reports:
+        return None
+    measured = all(_read_ms(r) is not None for r in reports)
+    splits = []
+    for i, r in enumerate(reports):
+        wait = max(0.0, float(r.wall_ms) - cpu_ms[i]) if cpu_ms else 0.0
+        sp = trip_split(float(r.wall_ms), _read_ms(r) if measured else None, weight_bytes, bandwidth or 0.0,
+                        wait_ms=wait)
+        splits.append({**sp, "forward_ms": float(r.forward_ms)})
+    return {**median_trip(splits), "trips": len(reports)}
 
 
 def fmt_summary(s: dict, unit: str = "ms") -> str:

@@ -139,7 +139,7 @@ def collect_zh(root: Path, max_bytes: int) -> list[Document]:
 
 
 def is_heldout(doc: Document, every: int) -> bool:
-    digest = hashlib.sha1(f"{doc.domain}/{doc.name}".encode("utf-8")).digest()
+    digest = hashlib.sha1(f"{doc.domain}/{doc.name}".encode()).digest()
     return int.from_bytes(digest[:8], "big") % every == 0
 
 
@@ -226,7 +226,7 @@ def build(out: Path, docs_dir: Path, stdlib_dir: Path, zh_dir: Path | None, zh_m
 
     train_ids = _encode(tok, texts, eot_id)
     train_ids.tofile(out / "train.bin")
-    for domain, docs in domains.items():
+    for domain in domains:
         dm = manifest["domains"][domain]
         dm["train_tokens"] = int(sum(len(e.ids) for e in tok.encode_batch(
             [d.text for d in train_docs if d.domain == domain])))

@@ -219,7 +219,8 @@ def _engine_section(runs: list[dict]) -> list[str]:
             L.append(f"| {Path(r['draft']).name} | {pl['median']:.0f} ({pl['min']:.0f}–{pl['max']:.0f}) | "
                      f"{dr['median']:.0f} ({dr['min']:.0f}–{dr['max']:.0f}) | **{sp['speedup']:.2f}×** | "
                      f"{sum(x > 1 for x in sp['round_speedups'])} of {len(sp['round_speedups'])} | "
-                     f"{(pm.get('target') or {}).get('forward_ms', 0):.2f} | {(pm.get('draft') or {}).get('forward_ms', 0):.2f} |")
+                     f"{(pm.get('target') or {}).get('forward_ms', 0):.2f} | "
+                     f"{(pm.get('draft') or {}).get('forward_ms', 0):.2f} |")
         L.append("")
     return L
 
@@ -276,10 +277,13 @@ def render(res: dict, manifest: dict, assets_bytes: int) -> str:
                  f"self-speculative decoding), {d['parameters'] / t['parameters']:.2f} of its parameters")
     else:
         shape = (f"the draft is a separate model with {d['parameters'] / t['parameters']:.2f} of the target's "
-                 f"parameters and {d['n_layer']} layers")
+                 f"parameters, {d['file_bytes'] / t['file_bytes']:.2f} of its bytes, width {d['n_embd']} with its "
+                 f"own dictionary and {d['n_layer']} layers")
+    recipe = (d.get("training") or {}).get("recipe") or {}
+    how = ("distilled on the corpus and on the target's own greedy text" if recipe.get("selfgen_frac") else
+           "distilled on the target's next-token distributions over the corpus (KL at temperature 1)")
     L += ["", "The source text says a draft \"often guesses 3–4 of 5 on code\"; the project aims for ≥ 0.5 on code "
-          f"(issue #14). The figures above are what these two models reach: {shape}, distilled on the corpus and "
-          "on the target's own greedy text.", ""]
+          f"(issue #14). The figures above are what these two models reach: {shape}, {how}.", ""]
 
     L += _engine_section(res.get("engine_acceptance") or [])
 
@@ -388,8 +392,10 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(a.threads)
     if a.render_only:
         res = json.loads((a.models / "eval.json").read_text(encoding="utf-8"))
-        if a.engine_acceptance:
+        if a.engine_acceptance:  # the engine's figures measured since: kept in eval.json too
             res["engine_acceptance"] = [json.loads(f.read_text(encoding="utf-8")) for f in a.engine_acceptance]
+            (a.models / "eval.json").write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n",
+                                                encoding="utf-8")
     else:
         if not a.keep_corpus_json:
             shutil.copyfile(a.corpus / "manifest.json", a.models / "corpus.json")

@@ -39,8 +39,6 @@ import tarfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 from model.training.corpus import EOT, _encode, _sha256
 
 PACKAGE = "chinese-poetry@2.0.1"
@@ -125,7 +123,7 @@ def train_tokenizer(texts, vocab_size: int):
 
 
 def is_heldout(name: str, every: int) -> bool:
-    digest = hashlib.sha1(f"poems/{name}".encode("utf-8")).digest()
+    digest = hashlib.sha1(f"poems/{name}".encode()).digest()
     return int.from_bytes(digest[:8], "big") % every == 0
 
 

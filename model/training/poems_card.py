@@ -25,10 +25,9 @@ import torch
 import torch.nn.functional as F
 
 from model.catalog import POEMS, form_score
-from model.checkpoint import load_pretrained
 from model.gpt2 import GPT2
-from model.training.model_card import _commands, _fence, _load_timed, _mb, acceptance
 from model.tokenizer import Tokenizer
+from model.training.model_card import _commands, _fence, _load_timed, _mb, acceptance
 
 FORM_PROMPTS = ("床前明月光，", "白日依山尽，", "春风又绿江南岸，", "两个黄鹂鸣翠柳，")
 FORM_SEEDS = 12

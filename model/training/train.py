@@ -107,6 +107,8 @@ CONFIGS: dict[str, TrainConfig] = {
     # parameters = 3.9 MB in fp32, 0.23 of the target's bytes. Distilled on the target's next-token distributions
     # (KL at temperature 1 on the corpus, DistillSpec: Zhou et al. 2024), a little CE on the text; its embeddings
     # start as the target's projected on their top 128 principal directions (--init-embed-from, thin_embeddings).
+    # The shipped one ran 850 steps (3.5M tokens, ~55 min on one shared core): the load of the machine cut the
+    # planned 1,500 twice by --resume --steps N (its training.json lists each command and the steps it ran).
     "draft-thin": TrainConfig(n_embd=128, n_layer=2, n_head=4, batch=16, steps=1500, lr=3e-3, warmup=60,
                               long_frac=0.05, distill_alpha=0.95, eval_every=100, ckpt_every=100, bf16=True),
     # Its apprentice: ~0.8M parameters (the embedding is most of it), distilled from "poems".

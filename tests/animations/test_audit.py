@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 
@@ -56,16 +54,16 @@ def test_overlap_clip_empty_role_size_and_struck_text_are_found(scene):
 
 def test_rotated_text_keeps_its_size(scene):
     from animations.scenes import audit
-    from animations.scenes.base import px
+    from animations.scenes.look import px
     item = scene.text("axis", 40, 300, "small")
     item.setRotation(-90)
     (box,) = [b for b in audit.texts(scene) if b.text == "axis"]
-    assert box.px == pytest.approx(round(px("small")), abs=0.01)  # whole pixels, as base.font sets them
+    assert box.px == pytest.approx(round(px("small")), abs=0.01)  # whole pixels, as look.font sets them
 
 
 def test_type_scale_floor_holds_at_the_view_fraction():
     """At the view fraction the tour guarantees, the small style is the type scale's floor (height / 48)."""
-    from animations.scenes.base import SCENE_H, VIEW_FRACTION, px
+    from animations.scenes.look import SCENE_H, VIEW_FRACTION, px
     from animations.typescale import MIN_FRACTION
     window_h = 720
     scale = window_h * VIEW_FRACTION / SCENE_H  # window px per scene unit when the view is that fraction

@@ -78,7 +78,7 @@ def test_stage_renders_through_a_trip(qapp, request, lang):
     out = Path(os.environ["ONE_TRIP_SHOTS"]) if os.environ.get("ONE_TRIP_SHOTS") else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-    from gui.fonts import register_fonts
+    from animations.fonts import register_fonts
     scene = StageScene()
     scene.set_font_family(register_fonts())  # the bundled CJK family: no boxes for Chinese
     scene.set_language(lang)
@@ -130,7 +130,7 @@ def test_frame_cost_with_batch_16_is_small(qapp):
     scene = StageScene()
     scene.configure([3_150_000] * 12, 49_152, 512, "gpt2")
     costs = []
-    for k in range(2):
+    for _k in range(2):
         scene.show_trip(batch_trip(16))
         while scene.busy():
             t0 = time.perf_counter()

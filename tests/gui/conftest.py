@@ -47,5 +47,5 @@ def make_window(qtbot):
 @pytest.fixture
 def fonts(qapp):
     """The app's one font family, with the bundled glyphs registered."""
-    from gui.fonts import register_fonts
+    from animations.fonts import register_fonts
     return register_fonts()

@@ -9,6 +9,7 @@ Tokens are deterministic: request text is echoed word by word, so tests can comp
 whose compute / communication / bubble ms change from step to step (and lie inside the step's ``wall_ms``, as
 the real workers' do); with it or ``options["fake_timing"]`` the steps' ``wall_ms`` and ``forward_ms`` (a part
 of it) change from step to step too, so the screen's figures of one trip and of a window can be compared.
+Each step's ``weight_read_ms`` is ``options["fake_read_share"]`` (default 0.7) of its ``forward_ms``.
 ``options["fake_loop"]`` makes every answer a loop (" of the number" again and again, never stopped by the fake:
 the page must stop it). ``options["fake_extras"]`` offers the Live page's extras with nothing behind them: both apprentices
 (``draft_kinds``; a guess count is taken and ignored) and a book on one desk that may be torn two ways, by pages or
@@ -58,7 +59,9 @@ def engine_main(commands, events, options: dict) -> None:
         "vocab_size": 300, "parameters": 30_000, "weight_bytes": sum(layer_bytes) + 20_000,
         "layer_weight_bytes": layer_bytes}, "threads": 1, "device": "cpu",
         "memory_bandwidth_bytes_per_s": 10e9, "kv_bytes_per_block": 4096, "block_size": 16, "num_blocks": 64,
-        **({"sharding": {"mode": shard_mode, "n": 2, "degrees_tp": [1, 2], "max_pp": 2}} if shard_mode else {}),
+        **({"sharding": {"mode": shard_mode, "n": 2, "degrees_tp": [1, 2], "max_pp": 2,
+                         "workers": [{"rank": r, "layers": [r, r + 1]} for r in range(2)] if shard_mode == "pp"
+                         else []}} if shard_mode else {}),
         **({"draft_kinds": ["ngram", "model"], "sharding": {"mode": "tp", "n": 1, "degrees_tp": [1, 2], "max_pp": 2}}
            if extras else {})})
     max_batch = int(options.get("max_batch", 1))
@@ -99,9 +102,14 @@ def engine_main(commands, events, options: dict) -> None:
             elif op == "set_max_batch":
                 max_batch = max(1, int(cmd["n"]))
             elif op == "reset":
-                waiting.clear(); running.clear(); grants = 0
+                waiting.clear()
+                running.clear()
+                grants = 0
             elif op == "set_sharding" and extras:
-                events.put({"type": "sharding", "mode": str(cmd["mode"]), "n": int(cmd["n"]), "workers": []})
+                n = int(cmd["n"])  # like the real engine: a book torn by chapters says each worker's layers
+                workers = [{"rank": r, "layers": [r * n_layer // n, (r + 1) * n_layer // n]} for r in range(n)] \
+                    if cmd["mode"] == "pp" and n > 1 else []
+                events.put({"type": "sharding", "mode": str(cmd["mode"]), "n": n, "workers": workers})
             continue
         if not (waiting or running):
             if not announced_idle:
@@ -149,6 +157,7 @@ def engine_main(commands, events, options: dict) -> None:
             "tokens_in": sum(1 for _ in batch), "tokens_out": len(batch), "wall_ms": wall, "forward_ms": forward,
             "weight_bytes": 100_000, "kv_bytes": 0, "kv_bytes_in_use": 4096, "blocks_in_use": len(batch),
             "num_blocks": 64, "prefix_hit_tokens": 0, "layer_ms": [wall / 2, wall / 2], "tokens": tokens,
+            "weight_read_ms": forward * float(options.get("fake_read_share", 0.7)),  # a measured part of the forward
             "proposed": 0, "accepted": 0, "bonus": 0, "draft_ms": 0.0, "verify_ms": 0.0, "workers": workers,
             "stages": fake_stages(n_layer)}})
         for r in list(batch):

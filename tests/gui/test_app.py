@@ -27,8 +27,8 @@ class AppProcess:
 
     def __init__(self, model_dir: Path, extra_env: dict[str, str], kiosk: bool = False):
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen", ONE_TRIP_AUTORUN="1", **extra_env)
-        self.proc = subprocess.Popen([sys.executable, "-c", RUN_APP, str(model_dir)] + (["kiosk"] if kiosk else []), cwd=ROOT, env=env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen([sys.executable, "-c", RUN_APP, str(model_dir)] + (["kiosk"] if kiosk else []),
+                                     cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines: list[tuple[float, str]] = []
         self.children: set[int] = set()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -84,7 +84,7 @@ def _alive(pids: set[int]) -> list[int]:
     return alive
 
 
-def stop_mid_decode(app: "AppProcess", how: str, wait_engine: bool = True) -> None:
+def stop_mid_decode(app: AppProcess, how: str, wait_engine: bool = True) -> None:
     """Let ``app`` decode for a moment, stop it ``how`` (a signal, or "close"/"chord" which the app does itself
     from its environment), and check the exit: code 0 within 2 s of the window closing, no child process left,
     no QThread warning, traceback or Qt warning on stderr."""

@@ -128,9 +128,9 @@ def test_an_engine_that_keeps_dying_is_retried_with_back_off(make_window):
     window = make_window()
     delays = []
     for _ in range(12):
-        window._on_engine_died(-9)
-        assert window._restart_timer.isActive()  # never given up
-        delays.append(window._restart_timer.interval())
+        window.engine._on_engine_died(-9)
+        assert window.engine._restart_timer.isActive()  # never given up
+        delays.append(window.engine._restart_timer.interval())
     assert delays[0] == 400 and delays == sorted(delays) and delays[-1] == RESTART_MAX_DELAY_MS
     assert "trying again in 60 s" in window.status_line.text()
     window.run()

@@ -30,9 +30,9 @@ def ensure_tour(qtbot, window):
 def tour_analysis(model_dir, prompt: str) -> dict:
     """The engine's answer to an ``analyze`` of kind "tour" for ``prompt``, made by ``model.teaching.analysis`` on the model
     in ``model_dir`` (what the window's engine process sends the tour)."""
-    from model.teaching import analysis
     from model.checkpoint import load_pretrained
     from model.engine import Engine
+    from model.teaching import analysis
 
     model, tok = load_pretrained(model_dir)
     engine = Engine(model, tok, kv_budget_bytes=analysis.KV_BUDGET_BYTES)

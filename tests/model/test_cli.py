@@ -92,6 +92,7 @@ def test_json_contract(runs):
     for step in result["steps"]:
         assert CONTRACT_STEP <= set(step)
         assert step["phase"] in ("prefill", "decode", "mixed")
+        assert 0 < step["weight_read_ms"] <= step["forward_ms"]  # measured, model/timing.py
     assert result["tokens_per_s"] > 0
     generated = sum(len(r["token_ids"]) for r in result["requests"])
     assert sum(s["tokens_out"] for s in result["steps"]) >= generated

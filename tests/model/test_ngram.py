@@ -157,26 +157,24 @@ def test_a_bad_kind_or_a_missing_draft_model_is_refused(tiny):
         no_cache.set_draft_kind("ngram")
 
 
-def test_generate_cli_draft_ngram_matches_plain_greedy(tiny_model_dir):
+def test_generate_cli_draft_ngram_matches_plain_greedy(tiny_model_dir, capsys):
+    """``generate --draft ngram`` writes plain greedy's tokens. In this process (``model.cli.generate_main``, what
+    ``main.py generate`` runs): the command's own process is tests/model/test_cli.py's."""
     import json
-    import subprocess
-    import sys
-    from pathlib import Path
 
-    repo = Path(__file__).resolve().parents[2]
+    from model.cli import generate_main
 
     def gen(*extra):
-        done = subprocess.run([sys.executable, "main.py", "generate", REPETITIVE, "--model", str(tiny_model_dir),
-                               "--max-new-tokens", "16", "--threads", "1", "--json", "--greedy", *extra],
-                              cwd=repo, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
+        capsys.readouterr()
+        code = generate_main([REPETITIVE, "--model", str(tiny_model_dir), "--max-new-tokens", "16", "--threads", "1",
+                              "--json", "--greedy", *extra])
+        out = capsys.readouterr()
+        assert code == 0, out.err
+        return json.loads(out.out)
 
     plain, ngram = gen(), gen("--draft", "ngram")
     assert ngram["requests"][0]["token_ids"] == plain["requests"][0]["token_ids"]
     assert ngram["draft_kind"] == "ngram" and plain["draft_kind"] is None
     assert any(s["phase"] == "verify" for s in ngram["steps"])
-    refused = subprocess.run([sys.executable, "main.py", "generate", "x", "--model", str(tiny_model_dir),
-                              "--draft", "ngram", "--draft-model", str(tiny_model_dir)],
-                             cwd=repo, capture_output=True, text=True, timeout=120)
-    assert refused.returncode == 2 and "--draft ngram uses no draft model" in refused.stderr
+    code = generate_main(["x", "--model", str(tiny_model_dir), "--draft", "ngram", "--draft-model", str(tiny_model_dir)])
+    assert code == 2 and "--draft ngram uses no draft model" in capsys.readouterr().err

@@ -54,8 +54,9 @@ def _alive(procs: list[psutil.Process]) -> list[str]:
     left = []
     for p in procs:
         try:
-            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
-                left.append(f"{p.pid} {' '.join(p.cmdline())[:90]}")
+            status = p.status()
+            if p.is_running() and status not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD):
+                left.append(f"{p.pid} ({status}, parent {p.ppid()}) {' '.join(p.cmdline())[:90]}")
         except psutil.Error:
             pass
     return left
@@ -102,3 +103,37 @@ def test_generate_killed_leaves_no_worker(tmp_path):
     result pipe)."""
     argv = ["generate", *"abcdefgh", "--max-new-tokens", "400", "--tp", "2", "--threads", "1"]
     assert _kill_engine_and_count(argv, 2, 2.0, tmp_path) == []
+
+
+@pytest.mark.serial
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal is Linux's")
+def test_stopped_workers_die_with_their_engine(tmp_path):
+    """Workers that cannot run a line of their own (SIGSTOP, as a wedged process) still end with their engine on
+    Linux: the forkserver dies with the engine (model/parallel/forkserver_guard.py) and each worker with the
+    forkserver (PR_SET_PDEATHSIG, SIGKILL), all by the kernel."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.Popen([sys.executable, "main.py", "generate", *"abcdefgh", "--max-new-tokens", "400", "--tp",
+                             "2", "--threads", "1"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    top = psutil.Process(proc.pid)
+    family: list[psutil.Process] = []
+    try:
+        engine, family = _engine_with_workers(top, 2)
+        time.sleep(1.0)
+        family = list({p.pid: p for p in family + _family(engine)}.values())
+        server = next(p for p in family if _is_forkserver(p) and p.ppid() == engine.pid)
+        workers = _family(server)
+        for w in workers:
+            w.send_signal(signal.SIGSTOP)
+        engine.kill()
+        deadline = time.monotonic() + GRACE_S
+        while time.monotonic() < deadline and _alive(family):
+            time.sleep(0.1)
+        assert _alive(family) == []
+    finally:
+        for p in [*family, top]:
+            try:
+                p.kill()
+            except psutil.Error:
+                pass
+        proc.wait(30)

@@ -172,6 +172,7 @@ def test_sharded_equals_unsharded(tiny4, reference, runners, mode, n):
         assert [w["rank"] for w in workers] == list(range(n))
         for w in workers:
             assert w["compute_ms"] > 0 and w["comm_ms"] > 0 and w["bubble_ms"] >= 0
+            assert 0 < w["weight_read_ms"] <= w["compute_ms"]  # its own GEMVs, head, gathers (model/timing.py)
             assert w["weight_bytes"] == runner.weight_bytes[w["rank"]]
             if mode == "tp":
                 assert w["bubble_ms"] == 0
@@ -275,7 +276,9 @@ def test_generate_cli_sharded(model_dir, capsys, flag):
     assert [r["token_ids"] for r in sharded["requests"]] == [r["token_ids"] for r in local["requests"]]
     for step in sharded["steps"]:
         assert [w["rank"] for w in step["workers"]] == [0, 1]
-        assert all({"compute_ms", "comm_ms", "bubble_ms", "weight_bytes"} <= set(w) for w in step["workers"])
+        assert all({"compute_ms", "comm_ms", "bubble_ms", "weight_bytes", "weight_read_ms"} <= set(w)
+                   for w in step["workers"])
+        assert 0 < step["weight_read_ms"] == step["workers"][0]["weight_read_ms"] <= step["forward_ms"]  # rank 0's
     assert "workers" not in local["steps"][0]
     with pytest.raises(SystemExit) as e:
         generate_main(argv + ["--tp", "2", "--pp", "2"])

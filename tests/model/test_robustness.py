@@ -161,7 +161,8 @@ def test_when_both_workers_have_ended_the_cause_is_named(codes, named):
 
 # ---- GPU memory: bytes with a source, compared like with like ------------------------------------------------
 def test_gpu_memory_is_nvidia_smi_bytes_and_the_roofline_text_compares_gb_with_gb(capsys):
-    from model.teaching.costs import GPUS, roofline_main
+    from model.teaching.costs import GPUS
+    from model.teaching.costs_cli import roofline_main
     assert GPUS["h200"].memory_bytes == 143_771 * 2**20 == 150_754_820_096
     assert GPUS["h100"].memory_bytes == 81_559 * 2**20
     assert "143,771 MiB" in GPUS["h200"].source

@@ -105,7 +105,7 @@ def _unique(seq):
     return out
 
 
-@pytest.mark.parametrize("layer_timing", [True, False], ids=["modules", "fused"])
+@pytest.mark.parametrize("layer_timing", [True, False], ids=["layers-timed", "untimed"])
 def test_reported_stages_are_the_lines_that_ran(make_engine, tiny, layer_timing):
     model, tokenizer = tiny
     engine = make_engine(layer_timing=layer_timing)

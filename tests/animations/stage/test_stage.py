@@ -3,9 +3,13 @@
 import pytest
 from PySide6.QtCore import QRectF
 
-from animations.stage.scene import MAX_SEATS, SeatText, StageScene, format_bytes
+from animations.stage.scene import MAX_SEATS, SeatText, StageScene
+from animations.units import fmt_bytes
 
 LAYER_BYTES = [3_150_000, 3_150_000, 1_575_000, 6_300_000]
+# each desk's layers [start, stop) as the engine reports them for a book torn by chapters (model.parallel.plan.split_layers)
+PP2 = [(0, 2), (2, 4)]
+PP4_OF_12 = [(0, 3), (3, 6), (6, 9), (9, 12)]
 
 
 def trip(**over):
@@ -34,10 +38,10 @@ def run(stage, seconds, dt=1 / 60):
 
 
 def test_format_bytes():
-    assert format_bytes(512) == "512 B"
-    assert format_bytes(49_152) == "49.2 kB"
-    assert format_bytes(1_000_000) == "1.0 MB"
-    assert format_bytes(16_060_000_000) == "16.1 GB"
+    assert fmt_bytes(512) == "512 B"
+    assert fmt_bytes(49_152) == "49.2 kB"
+    assert fmt_bytes(1_000_000) == "1.0 MB"
+    assert fmt_bytes(16_060_000_000) == "16.1 GB"
 
 
 def test_chapter_widths_are_to_scale_by_bytes(stage):
@@ -155,17 +159,17 @@ def test_warehouse_cart_and_readout_add_up_to_the_same_total(qapp):
     scene.configure(LAYER_BYTES, 49_152, 64, "test-gpt2", dictionary_bytes=4_700_000)
     total = sum(LAYER_BYTES) + 4_700_000  # what the engine reports as weight_bytes read per trip
     assert scene.warehouse.total_bytes == total
-    assert format_bytes(total) in scene.warehouse.total.text()
+    assert fmt_bytes(total) in scene.warehouse.total.text()
     assert scene.desks.share_bytes(0) == total
-    assert format_bytes(total) in scene.desks.rows[0]["cart_label"].text()
+    assert fmt_bytes(total) in scene.desks.rows[0]["cart_label"].text()
     for mode in ("tp", "pp"):
-        scene.set_sharding(mode, 2)
+        scene.set_sharding(mode, 2, PP2 if mode == "pp" else None)
         assert sum(scene.desks.share_bytes(d) for d in range(2)) == pytest.approx(total, abs=1)
 
 
 @pytest.mark.parametrize("mode", ["tp", "pp"])
 def test_a_torn_book_gets_one_desk_and_one_cart_per_worker(stage, mode):
-    stage.set_sharding(mode, 2)
+    stage.set_sharding(mode, 2, PP2 if mode == "pp" else None)
     assert stage.desks.n == 2 and len(stage.desks.rows) == 2
     carts = {id(r["cart"]) for r in stage.desks.rows}
     assert len(carts) == 2
@@ -179,8 +183,18 @@ def test_a_torn_book_gets_one_desk_and_one_cart_per_worker(stage, mode):
     assert stage.desks.n == 1
 
 
+def test_pipeline_desks_take_the_layers_the_engine_reported(stage):
+    """The stage draws the split it is given (the engine's), not one of its own; without one it refuses."""
+    stage.set_sharding("pp", 2, [(0, 3), (3, 4)])
+    assert [sorted(i for i in r["bars"] if i >= 0) for r in stage.desks.rows] == [[0, 1, 2], [3]]
+    with pytest.raises(ValueError, match="layers"):
+        stage.set_sharding("pp", 2)
+    stage.set_sharding("pp", 1)
+    assert stage.desks.n == 1
+
+
 def test_pipeline_desk_without_the_chapter_says_it_is_waiting(stage):
-    stage.set_sharding("pp", 2)
+    stage.set_sharding("pp", 2, PP2)
     stage.show_trip(trip(layer_ms=[1, 1, 1, 1], workers=[{"rank": 0, "compute_ms": 1.0, "bubble_ms": 2.0},
                                                         {"rank": 1, "compute_ms": 1.0, "bubble_ms": 2.0}]))
     while stage.lit_chapter() != 3:
@@ -208,7 +222,7 @@ def test_cheat_sheet_cells_in_use_equal_blocks_in_use_and_name_their_bytes(stage
     stage.show_trip(trip(blocks_in_use=7))
     run(stage, 1.01)
     assert stage.filled_cells() == 7
-    assert format_bytes(7 * 49_152) in stage.cheat_sheet.count.text()
+    assert fmt_bytes(7 * 49_152) in stage.cheat_sheet.count.text()
     # the grid is scaled to the run: 7 pages are a visible share of it, not 7 of 64
     assert stage.cheat_sheet.grid.capacity < 64 and stage.cheat_sheet.grid.capacity >= 7
     stage.show_trip(trip(blocks_in_use=2))  # requests finished: pages freed, the grid shrinks back
@@ -379,7 +393,7 @@ def test_the_window_may_send_seats_as_plain_dicts(stage):
 def test_no_two_texts_overlap_with_12_chapters_and_4_desks(qapp, mode, n):
     scene = StageScene()
     scene.configure([7_087_872] * 12, 36_864, 2000, "GPT-2 124M", 412_700_000)
-    scene.set_sharding(mode, n)
+    scene.set_sharding(mode, n, PP4_OF_12 if mode == "pp" else None)
     scene.show_requests([SeatText(i, i, "a prompt of several words", "an answer " * 5, "writing") for i in range(16)])
     scene.show_trip(trip(layer_ms=[1] * 12, workers=[{"rank": r, "compute_ms": 3.0, "comm_ms": 5.0, "bubble_ms": 9.0}
                                                      for r in range(n)]))
@@ -410,7 +424,7 @@ def test_fewer_tokens_per_verify_trip_than_the_lesson_says_why(stage):
 def test_no_overlap_at_any_font_size_even_with_the_apprentice_and_16_seats(qapp, view):
     scene = StageScene()
     scene.configure([7_087_872] * 12, 36_864, 2000, "GPT-2 124M", 412_700_000)
-    scene.set_sharding("pp", 4)
+    scene.set_sharding("pp", 4, PP4_OF_12)
     scene.set_view(*view)
     scene.show_requests([SeatText(i, i, "a prompt", "an answer " * 5, "writing") for i in range(16)])
     tokens = [{"request_id": "r1", "label": "a", "accepted_from_draft": True}, {"request_id": "r1", "label": "X"}]

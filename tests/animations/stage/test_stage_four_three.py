@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from animations.fonts import register_fonts
 from animations.stage.scene import SeatText, StageScene
 from animations.stage.style import SCENE_MIN_HEIGHT
-from gui.fonts import register_fonts
 from tests.animations.stage.test_stage import run, trip
 
 VIEW = (1024.0, 384.0, 768.0)  # the stage view of a 1024x768 window with the extras' lines under it (fit 0.64)
@@ -19,7 +19,7 @@ def _stage(mode: str = "tp", n: int = 1) -> StageScene:
     scene.set_language("en")
     scene.set_scene_height(SCENE_MIN_HEIGHT)
     scene.configure([3_200_000] * 4, 131_072, 2048, "One Trip code model", 4_700_000)
-    scene.set_sharding(mode, n)
+    scene.set_sharding(mode, n, [(0, 2), (2, 4)] if mode == "pp" and n == 2 else None)  # the engine's split
     scene.set_view(*VIEW)
     return scene
 

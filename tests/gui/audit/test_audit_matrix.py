@@ -10,6 +10,7 @@ from gui.audit.audit_matrix import LIVE_KINDS, _size, audit_tour, write_report
 from gui.audit.layout_audit import collect_layout
 from gui.audit.layout_faults import faults
 
+
 def test_sizes_and_the_report(tmp_path):
     assert _size("3840x2160@2") == (1920, 1080, 2.0) and _size("1280x720") == (1280, 720, 1.0)
     results = [{"screen": "tour page 6 · zh · 1280x720", "items": 12,

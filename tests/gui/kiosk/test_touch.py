@@ -15,14 +15,14 @@ import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QInputDevice
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QAbstractButton, QAbstractSlider, QComboBox, QGraphicsView
+from PySide6.QtWidgets import QGraphicsView
 
-from gui.kiosk import touch, touch_card
 from gui.audit.controls_audit import collect_controls, target_problems
+from gui.kiosk import touch, touch_card
 from gui.kiosk.kiosk import KioskController
-from gui.settings import Settings
 from gui.kiosk.touch import install_touch
 from gui.kiosk.touch_targets import target_px
+from gui.settings import Settings
 
 _DEVICE = []
 
@@ -122,8 +122,9 @@ def tap_widget(window, widget, at: QPoint | None = None, finger: int = 0) -> Non
 
 def _live_controls(window) -> list:
     """Every control a visitor sees on the Live page (its top bar included), as the layout audit lists them."""
-    from gui.kiosk.touch_targets import is_control
     from PySide6.QtWidgets import QWidget
+
+    from gui.kiosk.touch_targets import is_control
     return [w for w in window.centralWidget().findChildren(QWidget) if is_control(w) and w.isVisible()]
 
 
@@ -209,7 +210,7 @@ def test_tap_every_control_of_the_live_page_and_see_it_react(qtbot, kiosk):
         tap_and_see(window.details_button, lambda: page.strip.isVisible() and window.details_button.isChecked())
         choice, tear = window.apprentice_choice, window.tear
         expected = {"liveTab", "tourTab", "modelBox", "greedyBox", "detailsButton", "langButton", "promptBox",
-                    "batchSlider", "speedSlider", "realTimeBox", "draftSlider", "apprentice_ngram",
+                    "batchSlider", "speedSlider", "realTimeBox", "int8Box", "draftSlider", "apprentice_ngram",
                     "apprentice_model", "tpButton", "ppButton", "tearSlider", "shareButton", "apprenticeButton",
                     "tearButton", "runButton", "pauseButton", "stepButton", "resetButton"}
         shown = {w.objectName() for w in _live_controls(window)}
@@ -233,6 +234,11 @@ def test_tap_every_control_of_the_live_page_and_see_it_react(qtbot, kiosk):
         tap_and_see(tear.slider, lambda: window.sharding() == ("tp", 1) and tear.slider.isEnabled(),
                     at=_slider_end(tear.slider))
         assert not ex.tear_button.isChecked()  # the toggle follows the torn book
+        # the thinner book: a fresh engine with int8 weights, then back to fp32
+        tap_and_see(mc.int8_box, lambda: mc.int8_box.isChecked() and window.bridge.options.get("weights") == "int8")
+        qtbot.waitUntil(lambda: window.engine_info is not None, timeout=10_000)
+        tap_and_see(mc.int8_box, lambda: not mc.int8_box.isChecked() and window.bridge.options.get("weights") == "fp32")
+        qtbot.waitUntil(lambda: window.engine_info is not None and window.tear.isEnabled(), timeout=10_000)
         # the controls the visitor's view shares with this one were tapped there; once more here, where they sit
         # in one row: Run and Reset (the other five toggle state the taps above set)
         tap_and_see(window.run_button, lambda: window.is_running())
@@ -259,11 +265,11 @@ def test_a_tap_on_the_stage_starts_one_trip_when_nothing_runs(qtbot, kiosk):
     assert not window.is_running()
     tap(window, spot)
     assert window.is_running() and router.runs_started == 1
-    session = window._session
+    session = window.session.answer_number
     for _ in range(5):
         qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
         tap(window, spot)
-    assert router.runs_started == 1 and window._session == session  # running: a tap starts nothing more
+    assert router.runs_started == 1 and window.session.answer_number == session  # running: a tap starts nothing more
     qtbot.waitUntil(lambda: window.reports_received > 0, timeout=5000)
 
 
@@ -363,7 +369,7 @@ def test_a_storm_of_fingers_and_taps_skips_no_pages_and_starts_no_second_run(qtb
     qtbot.waitUntil(lambda: len(ticks) >= 20 and window.frame_counter.stats_ms()[2] >= 20
                     and window.reports_received >= reports + 2, timeout=10_000)
     assert window.clock.is_running() and sum(ticks) > 0
-    assert window._grants_outstanding <= 1  # the engine is one trip ahead, never more
+    assert window.runner._grants_outstanding <= 1  # the engine is one trip ahead, never more
     qtbot.waitUntil(lambda: window.frame_jobs.pending() == 0, timeout=2000)  # after-paint work drains
     assert router.runs_started == 1 and router._mode == "idle"
 

@@ -83,8 +83,8 @@ def test_sixteen_changed_seat_cards_are_redrawn_a_few_at_a_time_and_reading_fini
 def test_english_punctuation_is_proportional_in_the_one_family(app_font):
     from PySide6.QtGui import QFont, QFontMetricsF
 
+    from animations.fonts import FAMILY
     from animations.typescale import set_text_features
-    from gui.fonts import FAMILY
     zh = QFont(FAMILY)
     zh.setPixelSize(100)
     en = set_text_features(QFont(zh), "en")
@@ -96,6 +96,6 @@ def test_english_punctuation_is_proportional_in_the_one_family(app_font):
 
 
 def test_the_tour_uses_the_cjk_family_first_in_both_languages(app_font):
-    from animations.scenes.base import CJK_FAMILY, families_for
+    from animations.scenes.look import CJK_FAMILY, families_for
     assert families_for(CJK_FAMILY, "en")[0] == CJK_FAMILY
     assert families_for(CJK_FAMILY, "zh")[0] == CJK_FAMILY

@@ -12,8 +12,9 @@ import re
 
 import pytest
 
-from gui.live.readout import fmt_ms, readout_text
+from animations.units import ms_figure
 from gui.live.meters import RECENT, ShardMeter, SpecMeter
+from gui.live.readout import readout_text
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -30,7 +31,7 @@ def run_until_trips(qtbot, w, trips: int) -> None:
     w.main_new_tokens = 60
     w.set_prompt("one trip one token per trip")
     w.run()
-    qtbot.waitUntil(lambda: w._trip_count >= trips and w.scene._trip is not None
+    qtbot.waitUntil(lambda: w.runner._trip_count >= trips and w.scene._trip is not None
                     and w.scene._trip.get("phase") == "decode", timeout=20_000)
 
 
@@ -48,7 +49,7 @@ def test_torn_book_headline_desks_legend_and_average_line_agree(qtbot, make_wind
     wall = float(trip["wall_ms"])
 
     # the headline is of this trip, and says so
-    assert headline.startswith("This trip:") and f"whole step {fmt_ms(wall)} ms" in headline
+    assert headline.startswith("This trip:") and f"whole step {ms_figure(wall)} ms" in headline
     # the desks are of the same trip: their parts lie inside the headline's whole
     parts = []
     for text, worker in zip(desks, sorted(trip["workers"], key=lambda x: x["rank"])):
@@ -86,7 +87,7 @@ def test_one_desk_names_the_forward_pass_as_a_part_of_the_headlines_step(qtbot, 
     name = w.scene.desks.rows[0]["name"].text()
     wall, forward = float(trip["wall_ms"]), float(trip["forward_ms"])
     assert forward < wall  # the fake's forward pass is a part of the step
-    assert f"whole step {fmt_ms(wall)} ms" in headline
+    assert f"whole step {ms_figure(wall)} ms" in headline
     assert name.endswith("this trip") and desk.startswith("forward pass") and not desk.endswith("…")
     assert num(r"forward pass {}", desk) == pytest.approx(forward, abs=0.051)
     assert num(r"of {} ms", desk) == pytest.approx(wall, abs=0.051)  # the same whole as the headline's
@@ -119,7 +120,8 @@ def test_apprentice_line_is_one_window_and_its_ms_per_token_matches_its_tok_s():
     tokens = sum(t["tokens_out"] for t in window)
     assert m.tokens_per_trip == pytest.approx(tokens / RECENT)
     assert m.acceptance == pytest.approx(sum(t["accepted"] for t in window) / sum(t["proposed"] for t in window))
-    from animations.textset import NBSP, plain as plain_text
+    from animations.textset import NBSP
+    from animations.textset import plain as plain_text
     shown = m.text(key, 4)
     assert re.search(rf"\(\d+\.\d\d{NBSP}ms per token\)", shown), shown  # a figure keeps its unit on a wrap
     text = plain_text(shown)  # the figures, read as a visitor reads them
@@ -141,7 +143,8 @@ def test_shard_meter_parts_stay_inside_the_step_over_a_changing_window():
                                             {"compute_ms": wall * 0.5, "comm_ms": wall * 0.1, "bubble_ms": 0.3}]})
     assert m.trips == RECENT
     assert m.compute_ms() + m.comm_ms() + m.bubble_ms() <= m.step_ms()
-    from animations.textset import NBSP, plain as plain_text
+    from animations.textset import NBSP
+    from animations.textset import plain as plain_text
     shown = m.text("pp", 2)
     assert f"0.15{NBSP}ms" in shown  # a figure keeps its unit on a wrap ("0.15" | "ms" was broken)
     text = plain_text(shown)  # as a visitor reads it
@@ -174,7 +177,7 @@ def test_readout_counts_the_trip_on_stage_when_the_stage_is_behind(qtbot, make_w
     assert trip is not None and trip is not w.last_report  # the stage is behind the engine
     headline, readout = w.scene._caption_fn(), w.readout.text()
     assert _per_trip(readout) == _per_trip(headline), (headline, readout)
-    assert f"whole step {fmt_ms(float(trip['wall_ms']))} ms" in readout
+    assert f"whole step {ms_figure(float(trip['wall_ms']))} ms" in readout
     # as a screenshot shows the page: the last report shown at human pace, half-way (the stage may still be
     # on an older trip: whichever it shows, the readout is of that one)
     w.set_real_time(False)
@@ -184,4 +187,4 @@ def test_readout_counts_the_trip_on_stage_when_the_stage_is_behind(qtbot, make_w
     trip = w.scene._trip
     headline, readout = w.scene._caption_fn(), w.readout.text()
     assert _per_trip(readout) == _per_trip(headline), (headline, readout)
-    assert f"whole step {fmt_ms(float(trip['wall_ms']))} ms" in readout
+    assert f"whole step {ms_figure(float(trip['wall_ms']))} ms" in readout

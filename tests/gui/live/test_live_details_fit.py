@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, QRect
-from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QWidget
 
 from gui.audit.controls_audit import collect_controls, target_problems
 from gui.kiosk.kiosk import KioskController
+from gui.kiosk.touch import install_touch
 from gui.live.page import PLOT_SHARE
 from gui.settings import Settings
-from gui.kiosk.touch import install_touch
 from tests.gui.kiosk.test_touch import drag
 
 SIZE = (1280, 720)

@@ -8,7 +8,6 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from gui.audit.layout_audit import collect_layout
-from gui.live.paperwork import split_text, trip_split
 from gui.live.readout import readout_text
 
 MAX_TEXTS = 40
@@ -124,24 +123,6 @@ def test_one_trip_tokens_are_said_the_same_way_on_stage_and_readout(qtbot, qapp)
     assert "20" in said and "1" in said
     assert said in scene._caption.text()
     assert said in readout_text({"wall": 5.0, "tokens": 1, "tokens_in": 20, "batch": 1}, True, False, 1.0)
-
-
-def test_trip_split_formula():
-    # 1 MB at 1 GB/s is 1 ms of reading; the rest of a 10 ms trip is paperwork
-    assert trip_split(10.0, 1e6, 1e9) == pytest.approx((1.0, 9.0))
-    # a trip faster than its floor (a measurement below the floor) is all reading, never negative paperwork
-    assert trip_split(0.5, 1e6, 1e9) == pytest.approx((0.5, 0.0))
-    for bad in ((0, 1e6, 1e9), (10, 0, 1e9), (10, 1e6, 0), (None, 1e6, 1e9), ("x", 1, 1)):
-        assert trip_split(*bad) is None
-
-
-def test_split_line_follows_the_measured_shares(qapp):
-    mostly_paperwork = split_text(0.4, 16.0, 17.4e6, "cpu")
-    mostly_reading = split_text(9.0, 1.0, 248e9, "cuda")
-    assert "0.400 ms" not in mostly_paperwork and "0.40" in mostly_paperwork and "16.0" in mostly_paperwork
-    assert "mostly fixed work" in mostly_paperwork and "CPU" in mostly_paperwork
-    assert "mostly reading" in mostly_reading and "GPU" in mostly_reading
-    assert mostly_paperwork != mostly_reading
 
 
 @pytest.mark.parametrize("lang, meaning", [("en", "end of text"), ("zh", "文末")])

@@ -62,7 +62,8 @@ def test_apprentice_falls_back_to_ngram_and_says_why_when_the_tokenizer_differs(
     assert w.engine_info["draft_kinds"] == ["ngram"] and "tokenizer" in w.engine_info["draft_error"]
     assert w.apprentice.is_available() and w.apprentice.slider.isEnabled()
     assert w.apprentice.reason() == ""  # nothing is disabled
-    assert "tokenizer" in w.apprentice.reason_label.text() and w.apprentice.reason_label.isVisibleTo(w.apprentice)  # in the details view
+    # in the details view
+    assert "tokenizer" in w.apprentice.reason_label.text() and w.apprentice.reason_label.isVisibleTo(w.apprentice)
     assert "tokenizer" in w.apprentice.reason_label.toolTip()  # the engine's own words
     w.set_draft_k(4)
     assert w.apprentice.value() == 4
@@ -104,10 +105,10 @@ def test_a_fallback_to_one_desk_moves_the_slider_back_calmly(qtbot, make_window)
 def test_tearing_request_without_an_answer_goes_back(qtbot, make_window):
     w = make_window()  # the fake engine never answers set_sharding
     w.tear.configure([1, 2, 4], 4)
-    w._sharding_timer.setInterval(50)
+    w.engine._sharding_timer.setInterval(50)
     w.set_sharding("pp", 4)
     assert w.tear.is_pending()
-    w._sharding_timer.start(50)
+    w.engine._sharding_timer.start(50)
     qtbot.waitUntil(lambda: not w.tear.is_pending(), timeout=3_000)
     assert w.tear.value() == 1
 

@@ -92,7 +92,7 @@ def test_presenter_starts_on_the_first_item_and_the_clicker_walks_the_deck(qtbot
         qtbot.keyClick(window, Qt.Key_PageDown)
         if not window.is_tour_visible():
             qtbot.waitUntil(lambda: window.reports_received > received or window.is_session_done(), timeout=5000)
-            qtbot.waitUntil(lambda: window._grants_outstanding == 0, timeout=5000)
+            qtbot.waitUntil(lambda: window.runner._grants_outstanding == 0, timeout=5000)
     assert window.is_tour_visible() and tour.pages_key() == "game"
     assert 1 <= window.reports_received <= 4 and window.answer_text  # the answer was written, trip by trip
     trips = tour.game.trips
@@ -181,7 +181,7 @@ def test_enter_in_the_live_prompt_box_hands_the_focus_back(qtbot, talk):
     qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key_Space)  # the presenter's Space again: run
     assert window.is_running()
     window.pause()
-    qtbot.waitUntil(lambda: window._grants_outstanding == 0, timeout=5000)
+    qtbot.waitUntil(lambda: window.runner._grants_outstanding == 0, timeout=5000)
 
 
 def test_a_click_elsewhere_takes_the_focus_out_of_a_field_in_presenter_mode(qtbot, talk):

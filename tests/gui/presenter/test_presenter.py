@@ -49,7 +49,7 @@ def test_live_keys(qtbot, stage):
     qtbot.waitUntil(lambda: window.reports_received > 0, timeout=5000)
     qtbot.keyClick(window, Qt.Key_Space)  # and pause
     assert not window.is_running()
-    qtbot.waitUntil(lambda: window._grants_outstanding == 0, timeout=5000)  # the trip in flight lands
+    qtbot.waitUntil(lambda: window.runner._grants_outstanding == 0, timeout=5000)  # the trip in flight lands
     received = window.reports_received
     qtbot.keyClick(window, Qt.Key_Right)  # → on the Live page: exactly one trip
     qtbot.waitUntil(lambda: window.reports_received == received + 1, timeout=5000)
@@ -173,7 +173,7 @@ def test_presenter_mode_hides_controls_and_enlarges_captions(qtbot, stage):
 
 def test_a_presenter_screenshot_of_a_tour_page_is_one_type_step_larger(qtbot):
     """``screenshot --section N --presenter`` shows the tour as presenter mode does: title and caption one step up."""
-    from gui.tour import open_section
+    from gui.capture.tour_shot import open_section
     sizes = {}
     for presenter in (False, True):
         w = open_section(7, "en", (1280, 720), live=False, presenter=presenter)

@@ -4,15 +4,14 @@ user's videos folder, with a line on screen saying where, then that it is saved 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
+from gui.capture.record import build_record_parser
 from gui.presenter import record_key
 from gui.presenter.presenter import Presenter
-from gui.capture.record import build_record_parser
 from tests.gui.tour_host import ensure_tour
 
 FAKE_RECORD = """

@@ -5,9 +5,9 @@ large figure contradicting the lesson without a word. Fed with hand-made measure
 from __future__ import annotations
 
 import pytest
-from tests.gui.tour_host import make_tour
 
 from model.teaching.lessons import verdict, why_not
+from tests.gui.tour_host import make_tour
 
 
 def _mode(ms: float, trips: int, spread: float = 4.0) -> dict:

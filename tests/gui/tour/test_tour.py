@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
 from tests.gui.tour_host import make_tour, tour_analysis
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -37,8 +38,8 @@ def measured(tiny_model_dir):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("live", [False, True])
 def test_every_page_renders(qtbot, tiny_model_dir, measured, fonts, lang, live):
-    from animations.scenes import base
-    base.RECORD = set()
+    from animations.scenes import look
+    look.RECORD = set()
     try:
         w = make_tour(qtbot, tiny_model_dir, lang, fonts, measured if live else None)
         assert w.section_count == 18
@@ -57,9 +58,9 @@ def test_every_page_renders(qtbot, tiny_model_dir, measured, fonts, lang, live):
                     w._game_mode(mode)
                     w._game_press()
         assert not w.grab().isNull()
-        recorded = set(base.RECORD)
+        recorded = set(look.RECORD)
     finally:
-        base.RECORD = None
+        look.RECORD = None
         from gui import i18n
         i18n.set_language("en")
     table = tour_translations()
@@ -92,7 +93,7 @@ def test_every_translated_character_has_a_glyph(qapp):
 def test_registered_fonts_cover_chinese(fonts):
     from PySide6.QtGui import QFont, QFontMetrics
 
-    from animations.scenes.base import CJK_FAMILY, families_for
+    from animations.scenes.look import CJK_FAMILY, families_for
     assert fonts == CJK_FAMILY
     fam = families_for(fonts, "zh")
     m = QFontMetrics(QFont(fam[0]))
@@ -100,7 +101,7 @@ def test_registered_fonts_cover_chinese(fonts):
 
 
 def test_navigation_and_language(qtbot, tiny_model_dir, fonts):
-    from animations.scenes.base import T
+    from animations.scenes.look import T
     w = make_tour(qtbot, tiny_model_dir, "en", fonts)
     w.show()
     seen = []
@@ -160,7 +161,7 @@ def test_live_answer_replaces_illustrations(qtbot, tiny_model_dir, measured, fon
 def test_render_section_png(tmp_path, qapp):
     from PySide6.QtGui import QImage
 
-    from gui.tour import render_section_png
+    from gui.capture.tour_shot import render_section_png
     out = tmp_path / "s9.png"
     assert render_section_png(9, "zh", str(out), size=(1280, 720), live=False) == 0
     img = QImage(str(out))

@@ -6,6 +6,7 @@ window px once the scene is fitted to the view."""
 from __future__ import annotations
 
 import pytest
+
 from tests.gui.tour_host import tour_analysis
 
 PROMPT = "The quick brown fox 每按一下 什么批？"
@@ -130,7 +131,7 @@ def test_byte_pieces_are_grouped_into_their_character():
 def test_a_missing_translation_never_blanks_a_label(qapp):
     from PySide6.QtCore import QCoreApplication
 
-    from animations.scenes.base import T
+    from animations.scenes.look import T
     from gui import i18n
     i18n.set_language("zh")
     try:
@@ -146,7 +147,7 @@ def test_scene_text_grows_when_its_view_is_small(qtbot, fonts):
     that is big enough, or not shown, gets the default; a sliver is capped."""
     from PySide6.QtWidgets import QGraphicsView, QVBoxLayout, QWidget
 
-    from animations.scenes import base
+    from animations.scenes import look
     from animations.scenes.opening import RequestScene
     from animations.typescale import TypeScale
 
@@ -156,21 +157,21 @@ def test_scene_text_grows_when_its_view_is_small(qtbot, fonts):
     QVBoxLayout(window).addWidget(view)
     scene = RequestScene()
     view.setScene(scene)
-    assert base.fit_factor(view) == 1.0  # not shown yet
+    assert look.fit_factor(view) == 1.0  # not shown yet
     window.resize(1280, 720)
     window.show()
     qtbot.waitUntil(lambda: view.viewport().height() > 600)
 
     def expected() -> float:  # the small style at the floor (height / 48), FLOOR_MARGIN above it, once fitted
-        scale = min(view.viewport().width() / base.SCENE_W, view.viewport().height() / base.SCENE_H)
-        return base.FLOOR_MARGIN * TypeScale(720).minimum / (scale * base.SCENE_TYPE.px("small"))
+        scale = min(view.viewport().width() / look.SCENE_W, view.viewport().height() / look.SCENE_H)
+        return look.FLOOR_MARGIN * TypeScale(720).minimum / (scale * look.SCENE_TYPE.px("small"))
 
     # a view taller than VIEW_FRACTION of its window: the text is built smaller, so it comes out at the type scale
-    assert base.fit_factor(view) == pytest.approx(expected(), rel=1e-3) and base.fit_factor(view) < 1.0
+    assert look.fit_factor(view) == pytest.approx(expected(), rel=1e-3) and look.fit_factor(view) < 1.0
     view.setFixedHeight(340)  # the rest of the window taken by other things
     qtbot.waitUntil(lambda: view.viewport().height() <= 340)
-    factor = base.fit_factor(view)
-    assert expected() < base.MAX_FACTOR  # the view is small, not a sliver: the factor is not capped
+    factor = look.fit_factor(view)
+    assert expected() < look.MAX_FACTOR  # the view is small, not a sliver: the factor is not capped
     assert factor == pytest.approx(expected(), rel=1e-3) and factor > 1.0
     scene.build({"prompt": "x"})
     assert scene.factor == pytest.approx(factor) and not scene.needs_rebuild(view)

@@ -9,10 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.gui.tour_host import make_tour
 
 from gui.tour.data import DEFAULT_PROMPTS, TOUR_PROMPTS, TourData, default_prompt, tour_prompt_for
 from model import catalog
+from tests.gui.tour_host import make_tour
 
 ROOT = Path(__file__).resolve().parents[3]
 CJK = re.compile(r"[\u3400-\u9fff]")
@@ -38,9 +38,9 @@ def test_live_presets_that_go_on_with_whitespace_are_replaced():
 def test_page_6_candidates_are_mostly_words(bundled):
     """The real bundled model's top 8 next tokens after the tour's question: at least 6 are words."""
     from animations.token_text import is_junk
-    from model.teaching import analysis
     from model.checkpoint import load_pretrained
     from model.engine import Engine
+    from model.teaching import analysis
 
     model, tok = load_pretrained(bundled.path())
     engine = Engine(model, tok, kv_budget_bytes=analysis.KV_BUDGET_BYTES)

@@ -200,6 +200,7 @@ def test_tour_text_follows_the_window_height(qtbot, tiny_model_dir, fonts):
     """At 4K no text of the tour's own widgets is under height / 60 (36 px); at 720p they follow the type scale
     (controls keep their floor)."""
     from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPushButton
+
     from gui.tour.tour import CONTROL_PX
     w = make_tour(qtbot, tiny_model_dir, "en", fonts)
     w.goto(5)

@@ -56,7 +56,8 @@ for lang in ("en", "zh"):
         app.processEvents()
     for w in [c for t in (QLabel, QPushButton, QCheckBox) for c in window.findChildren(t)]:
         text = w.text()
-        if not w.isVisible() or not text or "\n" in text or (isinstance(w, QLabel) and (w.wordWrap() or w.textFormat() == Qt.RichText)):
+        rich = isinstance(w, QLabel) and (w.wordWrap() or w.textFormat() == Qt.RichText)
+        if not w.isVisible() or not text or "\n" in text or rich:
             continue
         if isinstance(w, QLabel) and w.objectName() == "statusLine":
             continue  # a status message may run long; it is one line by design and its end is not essential

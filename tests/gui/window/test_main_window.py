@@ -174,9 +174,10 @@ def test_typed_prompt_is_capped(qtbot, make_window):
 
 
 def test_language_switch_is_live_and_chinese_has_glyphs(qtbot, make_window):
-    from gui.fonts import covers, register_fonts
-    from gui.i18n import I18N_DIR
     import xml.etree.ElementTree as ET
+
+    from animations.fonts import covers, register_fonts
+    from gui.i18n import I18N_DIR
 
     w = make_window()
     w.font_family = register_fonts()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from model.teaching import analysis
 from model.checkpoint import load_pretrained
 from model.engine import Engine
+from model.teaching import analysis
 
 SHORT = "The quick brown fox"
 LONG = "Once upon a time, a little robot carried books from the warehouse to the desk. " * 2

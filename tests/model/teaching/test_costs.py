@@ -11,19 +11,9 @@ from pathlib import Path
 import pytest
 
 from model.teaching import costs
-from model.teaching.costs import (
-    GPUS,
-    PRESETS,
-    kv_cache_bytes,
-    kv_size_main,
-    mla_cache_bytes,
-    preset_from_config,
-    preset_from_model_dir,
-    preset_kv_bytes,
-    roofline,
-    roofline_main,
-    weight_bytes,
-)
+from model.teaching.costs import (GPUS, PRESETS, kv_cache_bytes, mla_cache_bytes, preset_from_config,
+                                  preset_from_model_dir, preset_kv_bytes, roofline, weight_bytes)
+from model.teaching.costs_cli import kv_size_main, roofline_main
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -240,7 +230,7 @@ def _py(code: str, *argv: str) -> subprocess.CompletedProcess:
 
 
 def test_subprocess_cli():
-    code = "import sys; from model.teaching.costs import {fn}; sys.exit({fn}(sys.argv[1:]))"
+    code = "import sys; from model.teaching.costs_cli import {fn}; sys.exit({fn}(sys.argv[1:]))"
     r = _py(code.format(fn="kv_size_main"), "--preset", "llama-3-8b", "--tokens", "2000", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["bytes"] == 262_144_000

@@ -66,21 +66,45 @@ def test_why_not_is_none_when_the_lesson_holds_and_names_the_measured_reason_whe
     assert lessons.why_not("speculative", {"verdict": {"holds": True}, "acceptance": 0.1}) is None
 
 
-def test_trip_split_reading_is_weight_bytes_over_bandwidth():
-    # the issue's Live readout: a 7.24 ms step of a 17 MB book at 150 GB/s reads for 0.113 ms
-    s = lessons.trip_split(7.24, 17_000_000, 150e9)
-    assert s["reading_ms"] == pytest.approx(0.11333, rel=1e-3)
-    assert s["rest_ms"] == pytest.approx(7.24 - 0.11333, rel=1e-3)
-    assert s["reading_share"] == pytest.approx(0.11333 / 7.24, rel=1e-3)
-    # a 124M-parameter book (498 MB) at 20 GB/s: a 30 ms step is mostly reading
-    big = lessons.trip_split(30.0, 498_000_000, 20e9)
-    assert big["reading_ms"] == pytest.approx(24.9) and big["reading_share"] > 0.8
-    # measured faster than the floor (weights already in cache): all reading, never a negative rest
-    fast = lessons.trip_split(0.05, 17_000_000, 150e9)
-    assert fast["reading_ms"] == 0.05 and fast["rest_ms"] == 0.0 and fast["reading_share"] == 1.0
-    for bad in ((0.0, 1, 1.0), (1.0, 0, 1.0), (1.0, 1, 0.0), (float("nan"), 1, 1.0)):
+def test_trip_split_reading_is_the_measured_weight_read_time():
+    # issue 34: a 4.8 ms step whose weight GEMVs took 3.6 ms, 17.4 MB at 40 GB/s (floor 0.435 ms)
+    s = lessons.trip_split(4.8, 3.6, 17_400_000, 40e9)
+    assert s["reading_ms"] == 3.6  # measured, not bytes ÷ bandwidth
+    assert s["paperwork_ms"] == pytest.approx(1.2)
+    assert s["floor_ms"] == pytest.approx(0.435)
+    assert s["reading_share"] == pytest.approx(0.75)
+    assert s["read_speed_bytes_per_s"] == pytest.approx(17_400_000 / 3.6e-3)
+    assert s["times_floor"] == pytest.approx(3.6 / 0.435)
+    assert s["lesson"] == "reading"
+    # the same bytes and bandwidth, a different measured reading: a different lesson (the floor does not decide)
+    assert lessons.trip_split(4.8, 1.0, 17_400_000, 40e9)["lesson"] == "paperwork"
+    assert lessons.trip_split(4.8, 2.4, 17_400_000, 40e9)["lesson"] == "both"
+    # a reading time longer than the step (two clocks) is capped: never a negative rest
+    over = lessons.trip_split(2.0, 2.5)
+    assert over["reading_ms"] == 2.0 and over["paperwork_ms"] == 0.0 and over["floor_ms"] is None
+    # not measured: no reading figure, no claim
+    none = lessons.trip_split(4.8, None, 17_400_000, 40e9)
+    assert none["reading_ms"] is None and none["lesson"] == "unmeasured" and none["floor_ms"] == pytest.approx(0.435)
+    for bad in ((0.0, 1.0), (-1.0, 1.0), (float("nan"), 1.0), (1.0, -0.1), (1.0, float("nan"))):
         with pytest.raises(ValueError):
             lessons.trip_split(*bad)
+
+
+def test_torn_trip_names_communication_as_its_own_part():
+    # issue 38's torn book: communication 27.4 ms of a 48.5 ms step is its own part, not paperwork
+    s = lessons.trip_split(48.5, 6.0, comm_ms=27.42)
+    assert s["comm_ms"] == pytest.approx(27.42)
+    assert s["paperwork_ms"] == pytest.approx(48.5 - 6.0 - 27.42)
+    assert s["lesson"] == "communication"
+    assert lessons.trip_split(48.5, None, comm_ms=27.42)["lesson"] == "communication"
+    # communication smaller than the reading: the reading leads
+    assert lessons.trip_split(10.0, 7.0, comm_ms=1.0)["lesson"] == "reading"
+
+
+@pytest.mark.parametrize("share,key", [(0.9, "reading"), (2 / 3, "reading"), (0.6, "both"), (0.34, "both"),
+                                       (0.3, "paperwork"), (0.0, "paperwork")])
+def test_trip_lesson_thresholds(share, key):
+    assert lessons.trip_lesson(share) == key
 
 
 def _spec(speedup: float, acceptance: float = 0.6, spread: float = 1.0) -> dict:
@@ -90,8 +114,8 @@ def _spec(speedup: float, acceptance: float = 0.6, spread: float = 1.0) -> dict:
 
 
 def test_the_default_apprentice_is_the_one_that_pays_most_or_none():
-    from model.teaching.lesson_runs import combine_verdicts
     from model.sampling import SamplingParams
+    from model.teaching.lesson_runs import combine_verdicts
 
     live = SamplingParams(temperature=0.8, top_p=0.95, seed=0)
     both = combine_verdicts(live, {"model": _spec(0.6), "ngram": _spec(1.4)})
@@ -104,8 +128,8 @@ def test_the_default_apprentice_is_the_one_that_pays_most_or_none():
 
 
 def test_service_measures_both_apprentices_and_keeps_the_visitors_choice(tiny_model_dir, tmp_path):
-    from model.teaching.lesson_runs import APPRENTICE_ROUNDS
     from model.service import EngineService
+    from model.teaching.lesson_runs import APPRENTICE_ROUNDS
 
     events: list[dict] = []
     svc = EngineService({"model_dir": str(tiny_model_dir), "threads": 1, "layer_timing": False,
@@ -205,3 +229,40 @@ def test_service_chooses_the_least_slow_apprentice_when_none_pays(tiny_model_dir
     (ev,) = [e for e in events if e["type"] == "apprentice"]
     assert ev["pays_when"] is None and ev["chosen"] == chosen == svc.engine.draft_kind
     svc.close()
+
+
+def test_waiting_for_a_busy_machine_is_no_part_of_the_lesson():
+    # a 19 ms step of which 16.5 ms the engine's thread was not running (other programs had the processor):
+    # reading 1.1 ms of the 2.5 ms of work is 44 %, "both"; counted against the whole step it would say paperwork
+    s = lessons.trip_split(19.0, 1.1, 17_400_000, 80e9, wait_ms=16.5)
+    assert s["wait_ms"] == 16.5 and s["paperwork_ms"] == pytest.approx(1.4)
+    assert s["reading_share"] == pytest.approx(1.1 / 2.5) and s["lesson"] == "both"
+    assert lessons.trip_split(19.0, 1.1)["lesson"] == "paperwork"
+    with pytest.raises(ValueError):
+        lessons.trip_split(19.0, 1.1, wait_ms=-1.0)
+
+
+def test_median_trip_is_one_real_trip():
+    trips = [lessons.trip_split(w, r) for w, r in ((10.0, 2.0), (4.0, 2.0), (5.0, 4.0), (30.0, 3.0))]
+    m = lessons.median_trip(trips)  # shares 0.2, 0.5, 0.8, 0.1: the lower middle is 0.2
+    assert m is trips[0] and m["whole_ms"] == 10.0
+    assert lessons.median_trip(trips[:3]) is trips[1]
+    with pytest.raises(ValueError):
+        lessons.median_trip([])
+
+
+def test_median_trip_prefers_trips_the_machine_did_not_interrupt():
+    # two trips that waited 50 ms for the processor (one of them while reading: its reading clock ran on) and
+    # three clean ones: the median is a clean trip's
+    busy = [lessons.trip_split(63.0, 31.3, wait_ms=31.7), lessons.trip_split(60.0, 1.4, wait_ms=56.0)]
+    clean = [lessons.trip_split(2.9, 1.15), lessons.trip_split(2.8, 1.3), lessons.trip_split(2.7, 1.2)]
+    m = lessons.median_trip(busy + clean)
+    assert m is clean[2] and m["lesson"] == "both"  # shares 0.40, 0.46, 0.44: the middle one
+    assert lessons.median_trip(busy)["whole_ms"] in (63.0, 60.0)  # none clean: the median of all
+
+
+def test_a_reading_interrupted_by_other_programs_draws_no_lesson():
+    # the reading clock ran 9.9 ms in a step whose thread had only 5.3 ms of CPU: other programs stopped it mid-read
+    s = lessons.trip_split(13.56, 9.9, wait_ms=8.29)
+    assert s["lesson"] == "unmeasured" and s["reading_ms"] == 9.9
+    assert lessons.trip_split(13.56, 2.0, wait_ms=8.29)["lesson"] == "both"  # 2.0 of 5.27 ms of work

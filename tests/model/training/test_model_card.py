@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from model.training import model_card
 from model.checkpoint import load_pretrained
+from model.training import model_card
 from tests.model.training.test_train import ASSETS
 
 pytestmark = pytest.mark.skipif(not (ASSETS / "eval.json").exists(), reason="models not shipped yet")

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from model import catalog
-from model.training import poems as poems_mod
 from model.checkpoint import load_pretrained
 from model.tokenizer import Tokenizer
+from model.training import poems as poems_mod
 
 
 def test_regular_form_accepts_only_whole_couplets_of_five_or_seven():

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from model.checkpoint import load_pretrained
 from model.training import corpus as corpus_mod
 from model.training import train as train_mod
-from model.checkpoint import load_pretrained
 
 ROOT = Path(__file__).resolve().parents[3]
 ASSETS = ROOT / "assets" / "models"
@@ -33,7 +33,15 @@ def tiny_corpus(tmp_path_factory) -> Path:
         dst.parent.mkdir(parents=True, exist_ok=True)
         dst.write_bytes((stdlib / rel).read_bytes())
     prose.mkdir()
-    import bisect, colorsys, fnmatch, glob, heapq, json as json_lib, shlex, string, textwrap  # noqa: E401
+    import bisect  # noqa: E401
+    import colorsys
+    import fnmatch
+    import glob
+    import heapq
+    import json as json_lib
+    import shlex
+    import string
+    import textwrap
     for mod in (bisect, colorsys, fnmatch, glob, heapq, json_lib, shlex, string, textwrap):
         parts = [inspect.getdoc(mod) or ""]
         parts += [f"{n}\n{'-' * len(n)}\n\n{inspect.getdoc(o)}" for n, o in vars(mod).items()
@@ -47,7 +55,7 @@ def tiny_corpus(tmp_path_factory) -> Path:
 
 def test_corpus_is_deterministic_and_split(tiny_corpus, tmp_path):
     manifest = json.loads((tiny_corpus / "manifest.json").read_text())
-    for domain, m in manifest["domains"].items():
+    for m in manifest["domains"].values():
         assert m["license"].startswith("PSF")
         assert m["train_files"] > 0
     held = {n for m in manifest["domains"].values() for n in m["heldout_names"]}

@@ -1,4 +1,4 @@
-"""One font family for every text in both languages: the bundled Noto Sans SC subset (gui/fonts.py)."""
+"""One font family for every text in both languages: the bundled Noto Sans SC subset (animations/fonts.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QRawFont, QTextLayout
 
 import assets
-from gui import fonts
+from animations import fonts
 
 # the readable marks of token labels (model/tokenizer.py) and a few the stage draws
 MARKS = "␣↵⇥␀␛␍⟨⟩·…→×÷≈≤≥−±√²³"

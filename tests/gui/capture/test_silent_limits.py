@@ -13,10 +13,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from gui import screenshot
-from gui.record import MAX_SECONDS, build_record_parser
+from gui.capture import screenshot
+from gui.capture.record import MAX_SECONDS, build_record_parser
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = ROOT / "assets" / "models" / "target"
 
 

@@ -1,0 +1,279 @@
+"""The Live session's state, in one Qt-free object that the widgets, the stage, the presenter, the deck and the
+kiosk read and change (in the spirit of napari's evented models: a field change emits an event; views subscribe
+and never hold the truth).
+
+``SessionState`` owns:
+
+* ``batch``: seats sharing each trip of the weights (1-16, the "sharing a table" slider);
+* ``draft_k`` and ``draft_kind``: the apprentice (speculative decoding): guesses per trip (0 = off, 0-8) and
+  which apprentice guesses ("ngram": copied from the request's own text, "model": a draft model);
+* ``sharding``: ``(mode, n)``, the sharding in force as the engine last confirmed it (mode "tp" = tensor
+  parallel, by pages, or "pp" = pipeline parallel, by chapters; n worker processes, 1 = one desk);
+* ``sampling``: a ``Sampling`` (temperature, top-p, the seed of the answer being written, greedy or not);
+* ``model_key``: which weights write ("code", "poems", or "custom" for a ``--model DIR``);
+* ``weights``: their kind, "fp32" or "int8" (the thinner book: the engine restarts with int8 weights);
+* ``run_state``: the visitor's answer: "idle" (none), "running" (trips granted), "paused" (in progress, no trips
+  granted), "complete" (its last token came);
+* ``trip_seconds``: how long one trip takes on screen (s, 0.25-3; the animation's clock, not the engine's);
+* ``prompt``: the prompt to run (at most ``MAX_PROMPT_CHARS`` characters);
+* ``answer_number``: 1 for the first answer started, +1 for each next one (request ids and seeds use it);
+* ``trips``: the last ``history`` step reports (plain dicts from the engine, oldest first).
+
+Every change goes through a setter that validates (``ValueError`` with a one-line reason, nothing changed) and,
+when the value really changes, calls each subscriber with a ``Change(field, value, old)``. No Qt here: a Qt
+view subscribes with ``subscribe(callback, field)`` and re-renders from the event.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, replace
+from typing import Any
+from collections.abc import Callable
+
+MAX_BATCH = 16  # seats at the table
+MAX_DRAFT_K = 8  # the apprentice's guesses per trip
+DRAFT_KINDS = ("ngram", "model")
+SHARDING_MODES = ("tp", "pp")
+MAX_SHARDS = 4  # worker processes the book may be torn into (= model.parallel.plan.MAX_WORKERS, not imported: torch)
+RUN_STATES = ("idle", "running", "paused", "complete")
+WEIGHTS = ("fp32", "int8")
+MAX_PROMPT_CHARS = 2000
+HISTORY = 64  # step reports kept: enough for the plots' last screens, bounded for a kiosk that runs for days
+
+TRIP_SECONDS_RANGE = (0.25, 3.0)  # s on screen per trip
+
+FIELDS = ("batch", "draft_k", "draft_kind", "sharding", "sampling", "model_key", "weights", "run_state",
+          "trip_seconds", "prompt", "answer_number", "trips")
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How a token is drawn. ``temperature`` >= 0 and ``top_p`` in (0, 1] are the model's own (``model.catalog``);
+    ``greedy``: always the most likely token (temperature and seed then unused); ``seed``: the seed of the
+    answer being written (None before one is started, or when greedy)."""
+
+    temperature: float = 0.8
+    top_p: float = 0.95
+    seed: int | None = None
+    greedy: bool = False
+
+    def __post_init__(self):
+        if not (isinstance(self.temperature, (int, float)) and self.temperature >= 0):
+            raise ValueError(f"temperature must be a number >= 0, not {self.temperature!r}")
+        if not (isinstance(self.top_p, (int, float)) and 0 < self.top_p <= 1):
+            raise ValueError(f"top_p must be in (0, 1], not {self.top_p!r}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
+            raise ValueError(f"seed must be an int or None, not {self.seed!r}")
+
+    def request(self, seed: int) -> dict:
+        """Keyword arguments of ``EngineBridge.submit`` for a request drawn with ``seed``: temperature, top_p,
+        seed (greedy: temperature 0, top-p 1, no seed)."""
+        if self.greedy:
+            return {"temperature": 0.0, "top_p": 1.0, "seed": None}
+        return {"temperature": float(self.temperature), "top_p": float(self.top_p), "seed": int(seed)}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One field's change: ``field`` (one of ``FIELDS``), its new ``value`` and the ``old`` one."""
+
+    field: str
+    value: Any
+    old: Any
+
+
+Callback = Callable[[Change], None]
+
+
+def _int_in(name: str, value, lo: int, hi: int) -> int:
+    """``value`` if it is a whole number (an ``int``, not a bool) in [lo, hi]; else ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be a whole number {lo}-{hi}, not {value!r}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} must be {lo}-{hi}, not {value}")
+    return value
+
+
+class SessionState:
+    """The Live session's state (see the module docstring). Args: ``batch``, ``model_key``, ``sampling`` (a
+    ``Sampling``), ``history`` (step reports kept, >= 1)."""
+
+    def __init__(self, batch: int = 1, model_key: str = "code", sampling: Sampling | None = None,
+                 history: int = HISTORY):
+        self._batch = _int_in("batch", batch, 1, MAX_BATCH)
+        self._draft_k = 0
+        self._draft_kind = "ngram"
+        self._sharding: tuple[str, int] = ("tp", 1)
+        self._sampling = sampling or Sampling()
+        self._model_key = self._check_key(model_key)
+        self._weights = "fp32"
+        self._run_state = "idle"
+        self._trip_seconds = 1.0
+        self._prompt = ""
+        self._answer_number = 0
+        self._trips: deque[dict] = deque(maxlen=_int_in("history", history, 1, 1_000_000))
+        self._subscribers: list[tuple[Callback, str | None]] = []
+
+    # ---- events ----------------------------------------------------------------------------------------------
+    def subscribe(self, callback: Callback, field: str | None = None) -> Callable[[], None]:
+        """Call ``callback(change)`` after each change of ``field`` (every field when None), in the order of
+        subscription. Returns a function that unsubscribes. Raises ``ValueError`` for an unknown field."""
+        if field is not None and field not in FIELDS:
+            raise ValueError(f"no field {field!r}; the fields are {', '.join(FIELDS)}")
+        entry = (callback, field)
+        self._subscribers.append(entry)
+
+        def unsubscribe() -> None:
+            if entry in self._subscribers:
+                self._subscribers.remove(entry)
+        return unsubscribe
+
+    def _set(self, field: str, value) -> bool:
+        old = getattr(self, "_" + field)
+        if old == value:
+            return False
+        setattr(self, "_" + field, value)
+        change = Change(field, value, old)
+        for callback, wanted in list(self._subscribers):  # a callback may unsubscribe itself
+            if wanted is None or wanted == field:
+                callback(change)
+        return True
+
+    # ---- read ------------------------------------------------------------------------------------------------
+    batch = property(lambda self: self._batch, doc="Seats sharing each trip (1-16).")
+    draft_k = property(lambda self: self._draft_k, doc="The apprentice's guesses per trip (0 = off).")
+    draft_kind = property(lambda self: self._draft_kind, doc='"ngram" or "model".')
+    sharding = property(lambda self: self._sharding, doc="(mode, n) in force, as the engine last said.")
+    sampling = property(lambda self: self._sampling, doc="The ``Sampling`` of the next answer.")
+    model_key = property(lambda self: self._model_key, doc='"code", "poems" or "custom".')
+    weights = property(lambda self: self._weights, doc='"fp32" or "int8".')
+    run_state = property(lambda self: self._run_state, doc="idle | running | paused | complete")
+    trip_seconds = property(lambda self: self._trip_seconds, doc="Seconds one trip takes on screen.")
+    prompt = property(lambda self: self._prompt, doc="The prompt to run.")
+    answer_number = property(lambda self: self._answer_number, doc="Answers started so far.")
+
+    @property
+    def trips(self) -> tuple[dict, ...]:
+        """The last step reports, oldest first (at most ``history``)."""
+        return tuple(self._trips)
+
+    @property
+    def last_trip(self) -> dict | None:
+        return self._trips[-1] if self._trips else None
+
+    @property
+    def history(self) -> int:
+        return int(self._trips.maxlen or 0)
+
+    def is_running(self) -> bool:
+        return self._run_state == "running"
+
+    # ---- change ----------------------------------------------------------------------------------------------
+    def set_batch(self, n: int) -> bool:
+        """Seats sharing each trip, 1-16. Returns True if it changed."""
+        return self._set("batch", _int_in("batch", n, 1, MAX_BATCH))
+
+    def set_draft_k(self, k: int) -> bool:
+        """The apprentice's guesses per trip, 0 (off) to 8."""
+        return self._set("draft_k", _int_in("draft_k", k, 0, MAX_DRAFT_K))
+
+    def set_draft_kind(self, kind: str) -> bool:
+        """Which apprentice guesses: "ngram" or "model"."""
+        if kind not in DRAFT_KINDS:
+            raise ValueError(f"draft kind must be one of {', '.join(DRAFT_KINDS)}, not {kind!r}")
+        return self._set("draft_kind", kind)
+
+    def set_sharding(self, mode: str, n: int) -> bool:
+        """The sharding in force: ``mode`` "tp" or "pp", ``n`` 1-4 worker processes."""
+        if mode not in SHARDING_MODES:
+            raise ValueError(f"sharding mode must be tp or pp, not {mode!r}")
+        return self._set("sharding", (mode, _int_in("shards", n, 1, MAX_SHARDS)))
+
+    def set_sampling(self, **fields) -> bool:
+        """Change fields of ``sampling`` (temperature, top_p, seed, greedy); the others stay. Raises
+        ``ValueError`` for an unknown field or a bad value."""
+        unknown = set(fields) - {"temperature", "top_p", "seed", "greedy"}
+        if unknown:
+            raise ValueError(f"no sampling field {sorted(unknown)[0]!r}")
+        if "greedy" in fields and not isinstance(fields["greedy"], bool):
+            raise ValueError(f"greedy must be True or False, not {fields['greedy']!r}")
+        return self._set("sampling", replace(self._sampling, **fields))
+
+    def set_greedy(self, on: bool) -> bool:
+        return self.set_sampling(greedy=bool(on))
+
+    def set_seed(self, seed: int | None) -> bool:
+        return self.set_sampling(seed=seed)
+
+    def set_model_key(self, key: str) -> bool:
+        return self._set("model_key", self._check_key(key))
+
+    def set_weights(self, kind: str) -> bool:
+        """The weights' kind: "fp32" or "int8"."""
+        if kind not in WEIGHTS:
+            raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, not {kind!r}")
+        return self._set("weights", kind)
+
+    def set_run_state(self, state: str) -> bool:
+        if state not in RUN_STATES:
+            raise ValueError(f"run state must be one of {', '.join(RUN_STATES)}, not {state!r}")
+        return self._set("run_state", state)
+
+    def set_trip_seconds(self, seconds: float) -> bool:
+        """Seconds one trip takes on screen, 0.25-3 (kept to hundredths, the slider's step)."""
+        lo, hi = TRIP_SECONDS_RANGE
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not lo <= seconds <= hi:
+            raise ValueError(f"trip seconds must be a number {lo}-{hi}, not {seconds!r}")
+        return self._set("trip_seconds", round(float(seconds), 2))
+
+    def set_prompt(self, text: str) -> bool:
+        """The prompt to run; cut to ``MAX_PROMPT_CHARS`` characters."""
+        if not isinstance(text, str):
+            raise ValueError(f"the prompt must be text, not {type(text).__name__}")
+        return self._set("prompt", text[:MAX_PROMPT_CHARS])
+
+    def start_answer(self) -> int:
+        """A new answer: ``answer_number`` + 1 (returned), and the trips of the last one forgotten."""
+        self.clear_trips()
+        self._set("answer_number", self._answer_number + 1)
+        return self._answer_number
+
+    def add_trip(self, report: dict) -> None:
+        """Keep one step report (a dict with at least ``wall_ms``); the oldest goes past ``history``."""
+        if not isinstance(report, dict):
+            raise ValueError(f"a step report is a dict, not {type(report).__name__}")
+        old = self.trips
+        self._trips.append(report)
+        self._emit_trips(old)
+
+    def clear_trips(self) -> None:
+        if self._trips:
+            old = self.trips
+            self._trips.clear()
+            self._emit_trips(old)
+
+    def _emit_trips(self, old: tuple) -> None:
+        change = Change("trips", self.trips, old)
+        for callback, wanted in list(self._subscribers):
+            if wanted is None or wanted == "trips":
+                callback(change)
+
+    @staticmethod
+    def _check_key(key: str) -> str:
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"a model key is a non-empty name, not {key!r}")
+        return key
+
+    def snapshot(self) -> dict:
+        """Every field as plain data (for logs and tests)."""
+        return {"batch": self._batch, "draft_k": self._draft_k, "draft_kind": self._draft_kind,
+                "sharding": self._sharding, "sampling": self._sampling, "model_key": self._model_key,
+                "weights": self._weights, "run_state": self._run_state, "trip_seconds": self._trip_seconds,
+                "prompt": self._prompt,
+                "answer_number": self._answer_number,
+                "trips": len(self._trips)}
+
+
+__all__ = ["SessionState", "Sampling", "Change", "FIELDS", "RUN_STATES", "MAX_BATCH", "MAX_DRAFT_K",
+           "MAX_PROMPT_CHARS", "DRAFT_KINDS", "SHARDING_MODES", "HISTORY", "TRIP_SECONDS_RANGE", "WEIGHTS"]
