@@ -358,7 +358,8 @@ class LivePage(QWidget):
 
     def _row_heights(self, width: int) -> dict[str, int]:
         """The height each row needs at ``width`` (0 for a hidden row); the stage's is not among them."""
-        rows = {"readout": self._hfw(self.readout_panel, width), "split": self._hfw(self.split_row, width),
+        split = 0 if self.split_row.isHidden() else self.split_row.height_for(width)
+        rows = {"readout": self._hfw(self.readout_panel, width), "split": split,
                 "footer": self._hfw(self.footer, width), "strip": 0}
         if not self.strip.isHidden():
             # the strip's box layout does not count wrapped titles at their width: add the plots column up by hand

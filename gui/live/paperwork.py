@@ -30,7 +30,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from animations.textset import keep_units
 from animations.typescale import set_role
-from animations.units import fmt_bytes, fmt_ms
+from animations.units import fmt_bytes, ms_figure
 from gui.i18n import tr_window as _tr
 from gui.live.readout import device_name
 from model.teaching import lessons
@@ -115,19 +115,19 @@ def figures_text(f: dict) -> str:
     """The figures, each labelled measured or formula."""
     parts = []
     if f["comm_ms"] > 0:
-        parts.append(_tr("communication {c} ms, measured").format(c=fmt_ms(f["comm_ms"])))
+        parts.append(_tr("communication {c} ms, measured").format(c=ms_figure(f["comm_ms"])))
     if f["reading_ms"] is not None:
         # a wait too small to name stays in the other work, so the figures on screen add up to the step
         hidden = 0.0 if f.get("wait_ms", 0.0) >= WAIT_SHOWN * f["whole_ms"] else f.get("wait_ms", 0.0)
-        parts.append(_tr("reading the weights {r} ms, measured").format(r=fmt_ms(f["reading_ms"])))
-        parts.append(_tr("other work {p} ms, measured").format(p=fmt_ms(f["paperwork_ms"] + hidden)))
+        parts.append(_tr("reading the weights {r} ms, measured").format(r=ms_figure(f["reading_ms"])))
+        parts.append(_tr("other work {p} ms, measured").format(p=ms_figure(f["paperwork_ms"] + hidden)))
     else:
         parts.append(_tr("whole step {w} ms, measured; the reading is not timed separately here").format(
-            w=fmt_ms(f["whole_ms"])))
+            w=ms_figure(f["whole_ms"])))
     if f.get("wait_ms", 0.0) >= WAIT_SHOWN * f["whole_ms"]:
-        parts.append(_tr("waiting for a busy processor {w} ms, measured").format(w=fmt_ms(f["wait_ms"])))
+        parts.append(_tr("waiting for a busy processor {w} ms, measured").format(w=ms_figure(f["wait_ms"])))
     if f["floor_ms"] is not None:
-        parts.append(_tr("floor {f} ms, formula").format(f=fmt_ms(f["floor_ms"])))
+        parts.append(_tr("floor {f} ms, formula").format(f=ms_figure(f["floor_ms"])))
     return " · ".join(parts)
 
 
@@ -227,6 +227,13 @@ class SplitRow(QWidget):
         self._args: tuple | None = None
         self.trip: dict | None = None
         self.recent: deque[dict] = deque(maxlen=4 * SPLIT_WINDOW)  # reports shown, oldest first
+
+    def height_for(self, width: int) -> int:
+        """The row's height at ``width`` px: the line's wrapped height at the narrower of the width it has now and
+        its stretch share (4 of 5 after the spacing), so that a line that grows by one wrap is never clipped."""
+        share = int((width - 8) * 4 / 5)
+        label_w = min(self.label.width(), share) if self.label.width() > 0 else share
+        return max(self.bar.sizeHint().height(), self.label.heightForWidth(max(1, label_w)))
 
     def show_trip(self, report: dict | None, info: dict | None) -> None:
         """Split the trip ``report`` (``trip_figures``) and say it; a trip that cannot be split leaves the bar

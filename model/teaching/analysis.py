@@ -325,7 +325,7 @@ def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24, bandwidth:
     plain_decode = [r for r in plain_reports if r.phase == "decode"]
     plain_ms = _median([r.forward_ms for r in plain_decode])
     split = measured_split(plain_decode, e.weight_bytes, bandwidth)
-    return {"available": True, "k": k, "passes": passes, "trips": trips,
+    return {"available": True, "k": k, "passes": passes, "trips": trips, "prefill_labels": prefill_labels,
             "weight_bytes": e.weight_bytes, "draft_weight_bytes": engine.draft.weight_bytes(),
             "dictionary_bytes": dictionary_bytes(engine.model), "draft_dictionary_bytes": dictionary_bytes(engine.draft),
             "draft_pass_ms": _median(per_guess), "plain_pass_ms": plain_ms, "split": split,

@@ -30,10 +30,12 @@ class _FrozenWindow:
     """A window whose engine process runs but never reports ready (a frozen engine)."""
 
     engine_info = None
-    _fatal = None
 
     def __init__(self):
         self.bridge = SimpleNamespace(is_running=lambda: True)
+
+    def model_failed(self) -> str | None:
+        return None  # no fatal error: the engine runs, it only never says it is ready
 
 
 def test_a_frozen_engine_is_said_to_be_still_starting_before_the_timeout(monkeypatch, capsys):

@@ -29,7 +29,7 @@ def _shown(item) -> str:
 @pytest.fixture(scope="module", params=["en", "zh"])
 def lang_tour(request, qapp, app_font):
     from gui import i18n
-    from gui.tour import measure_in_subprocess
+    from gui.tour.measure import measure_in_subprocess
     from gui.tour.data import TourData, default_prompt
     from gui.tour.tour import TourWidget
     from model.catalog import for_language
