@@ -55,7 +55,7 @@ ROLE_TIER: dict[str, str] = {
     "axis": "label", "legend": "label", "pill": "label", "desk": "label", "chapter": "label", "status": "label",
     "info": "label", "extra": "label", "why": "label", "prompt": "label", "plot-title": "label", "small": "label",
     "seat-text": "label", "model-name": "label", "cart": "label", "overlay": "label", "reason": "label", "apprentice": "label",
-    "code": "label", "line-number": "label",  # the code view's source lines and their numbers (gui/code_view)
+    "line-number": "label",  # the code view's line numbers (gui/code_view); its source lines ("code") are content, like a chip
 }
 
 

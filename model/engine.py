@@ -10,8 +10,7 @@ Shape of one step (``Engine.step``):
     sample     draw the next token of every sequence that reached its last known token
     report     a plain-data ``StepReport``: phase, batch, tokens, measured ms, bytes read, blocks in use
 
-With the KV cache off (``kv_cache=False``) every step recomputes every sequence from its first token: the
-"no cheat sheet" baseline of the tour.
+With the KV cache off (``kv_cache=False``) every step recomputes every sequence from its first token (the tour's baseline).
 """
 
 from __future__ import annotations
@@ -411,7 +410,7 @@ class Engine:
             raise RuntimeError("the scheduler found work but could not place any of it (KV cache too small)")
         phase = sched.phase
         if self.draft_k > 0 and phase == "decode" and (self.draft_kind == "ngram" or self.draft is not None):
-            return self._speculative_step(sched, t0)
+            return speculative_step(self, sched, t0)  # draft k guesses, verify them in one pass (model/speculative.py)
         return self._plain_step(sched, t0)
 
     def _plain_step(self, sched: Schedule, t0: int) -> StepReport:
@@ -450,11 +449,10 @@ class Engine:
         return StepReport(
             step=self._step, phase=phase, request_ids=[it.seq.request_id for it in sched.items],
             batch=len(sched.items), tokens_in=sum(it.count for it in sched.items), tokens_out=len(events),
-            rows_computed=rows,
-            wall_ms=(time.perf_counter_ns() - t0) / 1e6, forward_ms=forward_ms, weight_read_ms=read_ms,
-            weight_bytes=self.weight_bytes, kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use, blocks_in_use=self.blocks_in_use,
-            num_blocks=self.num_blocks, prefix_hit_tokens=sched.prefix_hit_tokens, layer_ms=layer_ms,
-            tokens=events, workers=list(self.last_workers) if self.runner is not None else [],
+            rows_computed=rows, wall_ms=(time.perf_counter_ns() - t0) / 1e6, forward_ms=forward_ms, weight_read_ms=read_ms,
+            weight_bytes=self.weight_bytes, kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use,
+            blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks, prefix_hit_tokens=sched.prefix_hit_tokens,
+            layer_ms=layer_ms, tokens=events, workers=list(self.last_workers) if self.runner is not None else [],
             stages=self._head_stages(sched) + ["pack"] + self._pass_stages() + ["sample"])
 
     def _head_stages(self, sched: Schedule) -> list[str]:
@@ -466,13 +464,6 @@ class Engine:
         sharded = getattr(self.runner, "mode", "tp") if self.runner is not None else ""
         return forward_stages(self.config.n_layer, self.cache is not None, sharded,
                               fused=not sharded and self.model_runner.last_fused)
-
-    def _speculative_step(self, sched: Schedule, t0: int) -> StepReport:
-        """Draft k guesses per sequence, verify them in one target pass, keep the agreeing prefix
-        (``model/speculative.py``)."""
-        return speculative_step(self, sched, t0)
-
-    # ---- occupancy ------------------------------------------------------------------------------------------
 
     @property
     def blocks_in_use(self) -> int:
@@ -494,12 +485,9 @@ class Engine:
     def model_info(self) -> dict:
         cfg = self.config
         return {"name": cfg.name, "n_layer": cfg.n_layer, "n_head": cfg.n_head, "n_embd": cfg.n_embd,
-                "n_positions": cfg.n_positions, "vocab_size": cfg.vocab_size,
-                "parameters": self.model.num_parameters(), "weight_bytes": self.weight_bytes,
-                "weights": self.model.weights,
+                "n_positions": cfg.n_positions, "vocab_size": cfg.vocab_size, "parameters": self.model.num_parameters(),
+                "weight_bytes": self.weight_bytes, "weights": self.model.weights,
                 "layer_weight_bytes": self.model.layer_weight_bytes()}
-
-    # ---- convenience ---------------------------------------------------------------------------------------
 
     def run(self, max_steps: int | None = None):
         """Yield a StepReport per forward pass until every request has finished (or ``max_steps`` passes)."""

@@ -115,7 +115,7 @@ class GPT2Config:
                 "scale_attn_by_inverse_layer_idx")
 
     @classmethod
-    def from_hf_dict(cls, d: dict, name: str = "gpt2", generation: dict | None = None) -> "GPT2Config":
+    def from_hf_dict(cls, d: dict, name: str = "gpt2", generation: dict | None = None) -> GPT2Config:
         """Build from a parsed Hugging Face ``config.json`` (and ``generation_config.json``, which wins for
         ``eos_token_id`` / ``bos_token_id`` as in transformers).
 
@@ -212,8 +212,8 @@ class CausalSelfAttention(nn.Module):
         self.readable = False  # True: use attention_reference (slower, keeps the weights)
         self.last_weights: torch.Tensor | None = None  # (B, nh, T, L) when readable
 
-    def forward(self, x: torch.Tensor, layer: int, batch: "AttentionBatch | None",
-                kv_cache: "PagedKVCache | None") -> torch.Tensor:
+    def forward(self, x: torch.Tensor, layer: int, batch: AttentionBatch | None,
+                kv_cache: PagedKVCache | None) -> torch.Tensor:
         if isinstance(batch, RaggedBatch):  # x: (N, C), the flat rows of a ragged pass (model/ragged.py)
             return self.c_proj(attend(self.c_attn(x), layer, batch, kv_cache, self.scale, self.n_head))
         B, T, C = x.shape
@@ -309,7 +309,7 @@ class GPT2(nn.Module):
         self.ln_f = nn.LayerNorm(config.n_embd, eps=config.layer_norm_epsilon)
         self.lm_head = None if config.tie_word_embeddings else nn.Linear(config.n_embd, config.vocab_size, bias=False)
 
-    def init_weights(self, seed: int = 0) -> "GPT2":
+    def init_weights(self, seed: int = 0) -> GPT2:
         """GPT-2's initialisation: N(0, 0.02), residual projections scaled by 1/√(2·n_layer)."""
         gen = torch.Generator().manual_seed(seed)
         for name, p in self.named_parameters():
@@ -324,7 +324,7 @@ class GPT2(nn.Module):
         return self
 
     def forward(self, input_ids: torch.Tensor, batch: AttentionBatch | None = None,
-                kv_cache: "PagedKVCache | None" = None, layer_ms: list[float] | None = None,
+                kv_cache: PagedKVCache | None = None, layer_ms: list[float] | None = None,
                 logit_index: torch.Tensor | None = None, read_timer=None) -> torch.Tensor:
         """Logits for ``input_ids``.
 
@@ -409,7 +409,7 @@ class GPT2(nn.Module):
         ``wte.weight``."""
         return self.wte.weight if self.lm_head is None else self.lm_head.weight
 
-    def prepare_for_decode(self) -> "GPT2":
+    def prepare_for_decode(self) -> GPT2:
         """Lay the weights out for fast decoding; the results of a pass do not change (within float rounding).
 
         Measured on this project's 2-core CPU (docs/benchmarks.md, "Decode path"): a batch-1 step is a chain

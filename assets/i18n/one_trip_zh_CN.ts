@@ -420,7 +420,7 @@
     <name>CodeView</name>
     <message>
         <source>Tokenize: text to token ids</source>
-        <translation>切分：文字变成 token 编号</translation>
+        <translation>切分：文字变成字的编号</translation>
     </message>
     <message>
         <source>Prefix cache: find blocks already computed</source>
@@ -436,7 +436,7 @@
     </message>
     <message>
         <source>Draft model: guess k tokens</source>
-        <translation>草稿模型：猜 k 个 token</translation>
+        <translation>草稿模型：猜 k 个字</translation>
     </message>
     <message>
         <source>Prompt lookup: guess from the text so far</source>
@@ -448,7 +448,7 @@
     </message>
     <message>
         <source>Embedding: token and position rows</source>
-        <translation>嵌入：查 token 行和位置行</translation>
+        <translation>嵌入：查字的行和位置行</translation>
     </message>
     <message>
         <source>Attention: softmax(QKᵀ/√d)·V</source>
@@ -484,11 +484,11 @@
     </message>
     <message>
         <source>LM head: one score per token</source>
-        <translation>LM 头：每个 token 一个分数</translation>
+        <translation>LM 头：每个字一个分数</translation>
     </message>
     <message>
         <source>Sample the next token</source>
-        <translation>抽下一个 token</translation>
+        <translation>抽下一个字</translation>
     </message>
     <message>
         <source>Verify the draft's guesses (greedy)</source>

@@ -350,6 +350,13 @@ class LivePage(QWidget):
         margins = title.contentsMargins()
         return m.heightForWidth(width - margins.left() - margins.right()) + margins.top() + margins.bottom()
 
+    def place_beside_real_time(self, w: QWidget) -> None:
+        """Put ``w`` (the int8 switch) beside "Real time", among the engineer's controls in the details."""
+        grid = self.controls_inner.layout()
+        grid.removeWidget(self.real_time_box)
+        grid.addWidget(self.real_time_box, 2, 0)
+        grid.addWidget(w, 2, 1, 1, 2)
+
     def _hfw(self, w: QWidget, width: int) -> int:
         if w.isHidden():
             return 0

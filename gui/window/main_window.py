@@ -236,10 +236,7 @@ class MainWindow(QMainWindow):
                              (self.lang_button.clicked, self._toggle_language)):
             signal.connect(slot)
         self.model_choice.weights_chosen.connect(self.models.choose_weights)  # the thinner book (int8), in the details
-        grid = page.controls_inner.layout()  # beside "Real time", among the engineer's controls
-        grid.removeWidget(self.real_time_box)
-        grid.addWidget(self.real_time_box, 2, 0)
-        grid.addWidget(self.model_choice.int8_box, 2, 1, 1, 2)
+        page.place_beside_real_time(self.model_choice.int8_box)
 
     def _sync_ideas(self) -> None:
         if self.exhibit_actions is not None:  # built after the engine's handler (which calls this)

@@ -36,20 +36,16 @@ from collections.abc import Callable
 import torch
 
 from model.catalog import card_acceptance
-from model.engine import Engine
-from model.engine import PassItem as _PassItem
+from model.engine import Engine, PassItem as _PassItem
 from model.sampling import SamplingParams
 from model.teaching import lesson_runs
 from model.teaching.lesson_runs import LESSON_REPEATS
 from model.teaching.lessons import measured_split, steps_with_cpu
 from model.teaching.thin_book import LIVE_SAMPLING, thin_book  # LIVE_SAMPLING: decode as the Live page samples
 
-# A small pool: enough for one context window of the bundled model (the engine keeps at least one window).
-KV_BUDGET_BYTES = 8 * 2**20
-# Stand-in system prompt for the prefix-cache and long-prompt runs (the seed §01's example system prompt).
-SYSTEM_PROMPT = "You are a concise assistant. "
-# Stream and reasoning sample (seeded) rather than take the argmax: a tiny model's greedy text repeats itself.
-STREAM_SAMPLING = SamplingParams(temperature=0.8, top_k=40, seed=0)
+KV_BUDGET_BYTES = 8 * 2**20  # a small pool: one context window of the bundled model (the engine keeps one)
+SYSTEM_PROMPT = "You are a concise assistant. "  # the prefix-cache and long-prompt runs' (seed §01's example)
+STREAM_SAMPLING = SamplingParams(temperature=0.8, top_k=40, seed=0)  # seeded samples: a tiny model's greedy text loops
 REPEATS = 3  # median of this many runs for times that are compared with each other
 
 
