@@ -39,6 +39,7 @@ import torch.nn.functional as F
 
 from model.gpt2 import GPT2, GPT2Config
 from model.hardware import cpu_name
+from model.training.starts import early_exit_state, thin_embeddings  # noqa: F401 (tests use them from here)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class TrainConfig:
     selfgen_tokens: int = 32  # tokens the teacher writes at the end of each such window
     selfgen_windows: int = 1536  # such windows made once, before the first step
     bf16: bool = False  # forward and backward matmuls in bfloat16 (torch.autocast), weights and optimizer in fp32
+    init_layers: tuple[int, ...] | None = None  # with --init-from: which of its blocks start this model's (in order)
 
 
 CONFIGS: dict[str, TrainConfig] = {
@@ -111,6 +113,12 @@ CONFIGS: dict[str, TrainConfig] = {
     # planned 1,500 twice by --resume --steps N (its training.json lists each command and the steps it ran).
     "draft-thin": TrainConfig(n_embd=128, n_layer=2, n_head=4, batch=16, steps=1500, lr=3e-3, warmup=60,
                               long_frac=0.05, distill_alpha=0.95, eval_every=100, ckpt_every=100, bf16=True),
+    # The layer-skip code draft (issue 35), --init-from assets/models/target --teacher assets/models/target: the
+    # target's blocks 0, 2 and 3 (dropping block 1 costs the least acceptance, measured: docs/benchmarks.md),
+    # distilled on the target's distributions, then stored as int8 rows (model/quantize.py): 0.21x its bytes.
+    "draft-skip": TrainConfig(n_embd=256, n_layer=3, n_head=4, batch=16, steps=1200, lr=5e-4, warmup=30,
+                              long_frac=0.05, distill_alpha=0.95, eval_every=100, ckpt_every=50, bf16=True,
+                              init_layers=(0, 2, 3)),
     # Its apprentice: ~0.8M parameters (the embedding is most of it), distilled from "poems".
     "poems-draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=32, block=128, long_frac=0.04, steps=400,
                                lr=3e-3, eval_every=100, ckpt_every=100),
@@ -170,31 +178,6 @@ def teacher_windows(teacher: GPT2, tokenizer_json: Path, data: np.ndarray, cfg: 
             if len(res.token_ids) == gen_len:
                 out.append(np.concatenate([data[s:s + ctx_len], np.asarray(res.token_ids, dtype=np.uint16)]))
     return np.stack(out[:cfg.selfgen_windows])
-
-
-def early_exit_state(start: GPT2, n_layer: int) -> dict[str, torch.Tensor]:
-    """``start``'s weights for a model of its width with its first ``n_layer`` blocks: the embeddings, those
-    blocks and the final layer norm (the whole model when ``n_layer`` is its depth). A draft made so reads the
-    target's first chapters and exits early (self-speculative decoding: Zhang et al. 2024, "Draft & Verify";
-    Elhoushi et al. 2024, "LayerSkip"); distillation then teaches it to say what the later layers would have.
-    """
-    return {k: v for k, v in start.state_dict().items()
-            if not k.startswith("h.") or int(k.split(".")[1]) < n_layer}
-
-
-@torch.no_grad()
-def thin_embeddings(start: GPT2, n_embd: int) -> dict[str, torch.Tensor]:
-    """``start``'s token and position embeddings for a narrower model: ``wte`` (V, C) and ``wpe`` (P, C) projected
-    on the top ``n_embd`` right singular vectors of ``wte`` (V, n_embd and P, n_embd). The tied LM head then
-    starts from the target's logits restricted to that subspace (a rank-``n_embd`` approximation of its head).
-    Raises ValueError when ``n_embd`` is not narrower than ``start``.
-    """
-    wte, wpe = start.wte.weight.float(), start.wpe.weight.float()
-    if n_embd >= wte.shape[1]:
-        raise ValueError(f"n_embd {n_embd} is not narrower than the start model's {wte.shape[1]}")
-    _, _, vh = torch.linalg.svd(wte - wte.mean(0), full_matrices=False)
-    basis = vh[:n_embd].T  # (C, n_embd)
-    return {"wte.weight": wte @ basis, "wpe.weight": wpe @ basis}
 
 
 def make_optimizer(model: GPT2, cfg: TrainConfig) -> torch.optim.AdamW:
@@ -337,7 +320,7 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
                 or start.config.n_head != cfg.n_head or start.config.n_positions != cfg.n_positions \
                 or start.config.n_layer < cfg.n_layer:
             raise ValueError(f"{init_from} does not have the shape of the {config_name!r} recipe")
-        model.load_state_dict(early_exit_state(start, cfg.n_layer))
+        model.load_state_dict(early_exit_state(start, cfg.n_layer, cfg.init_layers))
         old = init_from / "training.json"
         earlier = json.loads(old.read_text(encoding="utf-8")) if old.exists() else {}
         earlier.pop("last", None)
