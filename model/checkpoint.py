@@ -26,7 +26,7 @@ import shutil
 from pathlib import Path
 
 import torch
-from safetensors import SafetensorError
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
 from model.errors import ModelLoadError
@@ -157,7 +157,8 @@ def load_pretrained(model_dir: str | Path, device: str = "cpu",
                     dtype: torch.dtype = torch.float32) -> tuple[GPT2, Tokenizer]:
     """Load a GPT-2 and its tokenizer from a Hugging Face style directory.
 
-    Returns the model in eval mode on ``device`` in ``dtype`` and the tokenizer.
+    Returns the model in eval mode on ``device`` in ``dtype`` (a file of int8 rows, ``stored_weights``: the int8
+    model on the CPU, its float weights elsewhere) and the tokenizer.
     Raises ModelLoadError with a one-line message for any missing or broken file; nothing half-loaded escapes.
     """
     model_dir = Path(model_dir)
@@ -169,28 +170,88 @@ def load_pretrained(model_dir: str | Path, device: str = "cpu",
     eos = config.eos_token_id
     if tokenizer.eos_token_id != eos:  # generation stops where config.json says, as in transformers
         tokenizer.set_eos_token_id(eos if eos < config.vocab_size else None)  # out of range: never produced
-    state = load_state(model_dir, config)
-    model = GPT2(config)
-    model.load_state_dict(state, strict=True)
+    if stored_weights(model_dir) == "int8":
+        model = load_int8(model_dir, config, device)
+        if model.weights == "int8":  # int8 rows keep their dtypes (the kernel's bfloat16 ones vector too)
+            return model.eval().requires_grad_(False), tokenizer
+    else:
+        state = load_state(model_dir, config)  # checked against the config's shapes before anything is allocated
+        model = GPT2(config)
+        model.load_state_dict(state, strict=True)
     model.eval().requires_grad_(False)
     return model.to(device=device, dtype=dtype), tokenizer
+
+
+INT8_METADATA = "one_trip.weights"  # safetensors metadata key: "int8" for a file of int8 rows and row scales
+
+
+def stored_weights(model_dir: str | Path) -> str:
+    """How ``model_dir/model.safetensors`` stores its weights: "int8" (this project's int8 rows and float32 row
+    scales, written by ``save_pretrained`` from a model quantized by ``model/quantize.py``) or "fp32" (anything
+    else: the Hugging Face layout in any float dtype). Raises ModelLoadError for a file that cannot be read."""
+    path = Path(model_dir) / "model.safetensors"
+    if not path.is_file():
+        raise ModelLoadError(f"no model.safetensors in {model_dir}")
+    try:
+        with safe_open(str(path), "pt") as f:
+            meta = f.metadata() or {}
+    except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+        raise ModelLoadError(f"{path} cannot be read (truncated or corrupt?): {e}") from None
+    return "int8" if meta.get(INT8_METADATA) == "int8" else "fp32"
+
+
+def load_int8(model_dir: str | Path, config: GPT2Config, device: str = "cpu") -> GPT2:
+    """A model whose file holds int8 rows and float32 row scales (``stored_weights`` "int8"): on the CPU the
+    int8 model itself (``model/quantize.py``: the bytes read per trip are the file's); on another device, where
+    the int8 kernel used here does not run, its float32 weights w = q · s (the same values, 4× the bytes).
+    Raises ModelLoadError for a missing, unexpected or mis-shaped tensor, or a non-finite scale."""
+    from model.quantize import dequantize_int8, quantize_int8
+    path = Path(model_dir) / "model.safetensors"
+    try:
+        tensors = load_file(str(path))
+    except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+        raise ModelLoadError(f"{path} cannot be read (truncated or corrupt?): {e}") from None
+    model = quantize_int8(GPT2(config))  # the int8 model's shapes; its random values are replaced below
+    expected = model.state_dict()
+    for name in sorted(set(expected) | set(tensors)):
+        if name not in tensors:
+            raise ModelLoadError(f"{path.name}: missing key {name!r} of an int8 model")
+        if name not in expected:
+            raise ModelLoadError(f"{path.name}: unexpected key {name!r} in an int8 model")
+        t, want = tensors[name], expected[name]
+        if t.shape != want.shape or t.dtype != want.dtype:
+            raise ModelLoadError(f"{path.name}: {name} is {t.dtype} {list(t.shape)}, expected {want.dtype} "
+                                 f"{list(want.shape)}")
+        if t.is_floating_point() and not torch.isfinite(t).all():
+            raise ModelLoadError(f"{path.name}: {name} holds NaN or infinite values; the checkpoint is broken")
+    model.load_state_dict(tensors, strict=True)
+    if torch.device(device).type != "cpu":
+        return dequantize_int8(model, config)
+    return model.prepare_for_decode()
 
 
 def save_pretrained(model: GPT2, out_dir: str | Path, tokenizer_json: str | Path | None = None) -> Path:
     """Write ``model`` as config.json + model.safetensors (HF GPT-2 layout: bare keys, Conv1D [in, out]).
 
-    ``tokenizer_json`` is copied beside them as tokenizer.json. Weights are saved as fp32.
-    Returns the directory. The files load with ``load_pretrained`` and with ``transformers``.
+    ``tokenizer_json`` is copied beside them as tokenizer.json. Weights are saved as fp32, or, for a model made
+    thinner by ``model/quantize.py``, as its int8 rows and float32 row scales in [out, in] layout, marked in the
+    file's metadata (``INT8_METADATA``; ``transformers`` cannot read those). Returns the directory. The files
+    load with ``load_pretrained`` (the fp32 ones with ``transformers`` too).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tensors = {}
-    for name, t in model.state_dict().items():
-        t = t.detach().to("cpu", torch.float32)
-        if name.endswith(_PROJECTIONS):
-            t = t.t()  # nn.Linear [out, in] -> HF Conv1D [in, out]
-        tensors[name] = t.contiguous()
-    save_file(tensors, str(out / "model.safetensors"), metadata={"format": "pt"})
+    metadata = {"format": "pt"}
+    if getattr(model, "weights", "fp32") == "int8":
+        tensors = {name: t.detach().cpu().contiguous() for name, t in model.state_dict().items()}
+        metadata[INT8_METADATA] = "int8"
+    else:
+        tensors = {}
+        for name, t in model.state_dict().items():
+            t = t.detach().to("cpu", torch.float32)
+            if name.endswith(_PROJECTIONS):
+                t = t.t()  # nn.Linear [out, in] -> HF Conv1D [in, out]
+            tensors[name] = t.contiguous()
+    save_file(tensors, str(out / "model.safetensors"), metadata=metadata)
     (out / "config.json").write_text(json.dumps(model.config.to_hf_dict(), indent=2) + "\n", encoding="utf-8")
     if tokenizer_json is not None and Path(tokenizer_json).resolve() != (out / "tokenizer.json").resolve():
         shutil.copyfile(tokenizer_json, out / "tokenizer.json")

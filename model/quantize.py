@@ -113,3 +113,21 @@ def quantize_int8(model):
     if model._flat is not None:
         model.prepare_for_decode()
     return model
+
+
+@torch.no_grad()
+def dequantize_int8(model, config=None):
+    """A float32 ``GPT2`` with the weights of int8 ``model``: every matrix w = q · s (row scales), the rest as is.
+    For devices where the int8 kernel does not run (``quantize_int8`` is CPU-only). Returns a new model on the CPU
+    (move it with ``.to``)."""
+    from model.gpt2 import GPT2
+    out = GPT2(config or model.config)
+    state = {}
+    for name, t in model.state_dict().items():
+        if name.endswith(".scale"):
+            continue
+        if t.dtype == torch.int8:
+            t = t.float() * model.state_dict()[name[:-len("weight")] + "scale"][:, None]
+        state[name] = t.float()
+    out.load_state_dict(state, strict=True)
+    return out

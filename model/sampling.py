@@ -7,6 +7,7 @@ Top-p ("nucleus") sampling: Holtzman et al. 2020, "The Curious Case of Neural Te
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 
@@ -98,6 +99,100 @@ def _nucleus_candidates(probs: torch.Tensor, top_p: float) -> torch.Tensor:
 def sorted_ids(values: torch.Tensor) -> torch.Tensor:
     """Token ids of a (V,) tensor, largest value first; equal values in increasing token id. int64 (V,)."""
     return torch.sort(values, descending=True, stable=True).indices  # stable: equal values keep id order
+
+
+@dataclass(frozen=True)
+class Nucleus:
+    """A distribution over the vocabulary given by its support: token ids and their probabilities (Python lists,
+    likeliest first, equal ones by token id; the probabilities sum to 1 within float rounding). The verify rule
+    of speculative sampling needs a guess's p and q, a draw, a top-5 and, at a rejection only, the whole rows:
+    a nucleus of a few dozen tokens answers all of these without V-sized tensors."""
+
+    ids: list[int]
+    probs: list[float]
+
+    @classmethod
+    def of(cls, probs: torch.Tensor) -> Nucleus:
+        """The support of a float (V,) distribution (``distribution``'s), in the order of the top-p cut."""
+        ids = torch.nonzero(probs).squeeze(1)
+        vals = probs[ids]
+        order = torch.sort(vals, descending=True, stable=True).indices  # ids ascending: ties stay in id order
+        return cls(ids[order].tolist(), vals[order].float().tolist())
+
+    @classmethod
+    def point(cls, token: int) -> Nucleus:
+        """All the mass on one token (a deterministic guess: prompt lookup's)."""
+        return cls([token], [1.0])
+
+    def prob(self, token: int) -> float:
+        """The probability of ``token`` (0.0 outside the support)."""
+        try:
+            return self.probs[self.ids.index(token)]
+        except ValueError:
+            return 0.0
+
+    def dense(self, vocab_size: int, device: str | torch.device = "cpu") -> torch.Tensor:
+        """The distribution as a float32 (V,) row."""
+        out = torch.zeros(vocab_size, dtype=torch.float32, device=device)
+        return out.index_put_((torch.tensor(self.ids, device=device),), torch.tensor(self.probs, device=device))
+
+    def draw(self, generator: torch.Generator | None) -> int:
+        """One token drawn from the nucleus with one uniform number of ``generator`` (inverse CDF)."""
+        u = float(torch.rand((), generator=generator)) * sum(self.probs)
+        acc = 0.0
+        for token, p in zip(self.ids, self.probs):
+            acc += p
+            if u < acc:
+                return token
+        return self.ids[-1]  # u at the very top of the float range
+
+    def top(self, k: int = 5) -> list[tuple[int, float]]:
+        """The k most likely (token id, probability) pairs, most likely first."""
+        return list(zip(self.ids[:k], self.probs[:k]))
+
+
+def nuclei(logits: torch.Tensor, params: SamplingParams) -> list[Nucleus]:
+    """The sampling distribution (``distribution``) of each row of ``logits`` (R, V) as its ``Nucleus``: the same
+    tokens and probabilities (within float rounding), for a few small ops per row instead of a V-sized cut.
+
+    Temperature and top-p are cut from a probe of the softmax's m + 1 likeliest tokens (m = 64, then 512, as
+    ``NUCLEUS_PROBES``): when the mass above the (m + 1)-th reaches top-p and it is less likely than the last
+    token kept, the nucleus lies among the m, and the mass above each (likelier tokens, equal ones with a lower
+    id first) is a prefix sum of the probe's sorted values (swapping equal values changes no prefix sum). Rows
+    past the last probe, greedy (its plain softmax), top-k and temperature without top-p go through
+    ``distribution``."""
+    logits = logits.float()
+    R, V = logits.shape
+    if params.greedy or params.top_k or params.top_p >= 1.0 or NUCLEUS_PROBES[0] >= V:
+        return [Nucleus.of(distribution(row, params)) for row in logits]
+    probs = torch.softmax((logits - logits.amax(-1, keepdim=True)) / params.temperature, dim=-1)  # as distribution
+    m = NUCLEUS_PROBES[0]
+    vals, ids = torch.topk(probs, m + 1, dim=-1)  # (R, m + 1), likeliest first
+    before = torch.cumsum(vals, dim=-1) - vals  # mass strictly above each candidate
+    out = []
+    for r, probe in enumerate(zip(vals.tolist(), ids.tolist(), before.tolist())):
+        nucleus = _cut(*probe, params.top_p)
+        for wider in NUCLEUS_PROBES[1:]:
+            if nucleus is not None or wider >= V:
+                break
+            v, i = torch.topk(probs[r], wider + 1)
+            nucleus = _cut(v.tolist(), i.tolist(), (torch.cumsum(v, 0) - v).tolist(), params.top_p)
+        out.append(nucleus if nucleus is not None else Nucleus.of(distribution(logits[r], params)))
+    return out
+
+
+def _cut(v: list[float], i: list[int], before: list[float], top_p: float) -> Nucleus | None:
+    """The top-p nucleus from a probe of m + 1 tokens (probabilities ``v`` likeliest first, ids ``i``, mass
+    ``before`` each), or None when it may reach past the probe (the m + 1-th kept, or tied with the last kept)."""
+    m = len(v) - 1
+    n = bisect.bisect_left(before, top_p, 0, m)  # kept: a prefix (before is non-decreasing)
+    if n == m or v[n - 1] == v[m]:
+        return None
+    if len(set(v[:n + 1])) < n + 1:  # equal probabilities among them: the full cut orders them by token id (the
+        # group of the last kept ends inside the probe, so sorting the probe finds its lowest ids)
+        v, i = map(list, zip(*sorted(zip(v, i), key=lambda t: (-t[0], t[1]))))
+    total = sum(v[:n])
+    return Nucleus(i[:n], [x / total for x in v[:n]])
 
 
 def sample(logits: torch.Tensor, params: SamplingParams, generator: torch.Generator | None

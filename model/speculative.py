@@ -18,10 +18,10 @@ import time
 
 import torch
 
-from model.ngram import NgramIndex, point_mass
+from model.ngram import NgramIndex
 from model.report import StepReport
 from model.runner import PassItem
-from model.sampling import distribution, draw, sample, top_k_probs
+from model.sampling import Nucleus, draw, nuclei
 from model.scheduler import Status
 
 
@@ -41,28 +41,33 @@ def accept_greedy(target_logits: torch.Tensor, draft_tokens: list[int]) -> tuple
     return len(draft_tokens), out + [target[len(draft_tokens)]]
 
 
-def accept_sampled(p: torch.Tensor, q: torch.Tensor, draft_tokens: list[int],
+def accept_sampled(p, q, draft_tokens: list[int],
                    generator: torch.Generator | None) -> tuple[int, list[int]]:
     """Stochastic verification that preserves the target's distribution.
 
-    p: float32 (k + 1, V) target distributions; q: float32 (k, V) the distributions the draft sampled its
-    guesses from (same temperature, top-k and top-p); draft_tokens: the k guesses.
-    Returns (accepted count a, emitted tokens), 1 ≤ len(emitted) ≤ k + 1.
+    p: the k + 1 target distributions, q: the k distributions the draft sampled its guesses from (same
+    temperature, top-k and top-p), each as float32 (rows, V) tensors or lists of ``Nucleus``; draft_tokens: the
+    k guesses. Returns (accepted count a, emitted tokens), 1 ≤ len(emitted) ≤ k + 1.
     """
+    if isinstance(p, torch.Tensor):
+        p = [Nucleus.of(row) for row in p]
+    if isinstance(q, torch.Tensor):
+        q = [Nucleus.of(row) for row in q]
     out = []
     for j, x in enumerate(draft_tokens):
-        px, qx = float(p[j, x]), float(q[j, x])
-        r = float(torch.rand((), generator=generator, device=p.device))
+        px, qx = p[j].prob(x), q[j].prob(x)
+        r = float(torch.rand((), generator=generator))
         if qx > 0 and r < min(1.0, px / qx):
             out.append(x)
             continue
-        residual = torch.clamp(p[j] - q[j], min=0.0)
+        V = max(max(p[j].ids), max(q[j].ids)) + 1  # the rows need only reach the largest id of either support
+        pj = p[j].dense(V)
+        residual = torch.clamp(pj - q[j].dense(V), min=0.0)
         total = float(residual.sum())
         # p == q up to rounding leaves no residual mass; then p itself is the right distribution.
-        dist = residual / total if total > 1e-12 else p[j]
-        return j, out + [draw(dist, generator)]
+        return j, out + [draw(residual / total, generator) if total > 1e-12 else p[j].draw(generator)]
     k = len(draft_tokens)
-    return k, out + [draw(p[k], generator)]
+    return k, out + [p[k].draw(generator)]
 
 
 def speculative_step(engine, sched, t0: int) -> StepReport:
@@ -86,7 +91,7 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
     t_draft = time.perf_counter_ns()
     proposals: list[list[int]] = [[] for _ in seqs]
     draft_read_ms = 0.0
-    q_rows: list[list[torch.Tensor]] = [[] for _ in seqs]
+    q_rows: list[list[Nucleus | None]] = [[] for _ in seqs]  # per guess, the draft's distribution
     if engine.draft_kind == "ngram":
         for b, seq in enumerate(seqs):
             if ks[b]:
@@ -117,7 +122,12 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
         if pick is not None:
             logits = logits.view(len(items), 1, -1)
         for row, b in enumerate(rows):
-            token, q = sample(logits[row, -1], seqs[b].sampling, seqs[b].generator)
+            params = seqs[b].sampling
+            if params.greedy:  # the verify rule compares argmaxes: no distribution needed
+                token, q = int(torch.argmax(logits[row, -1])), None
+            else:
+                q = nuclei(logits[row, -1:], params)[0]
+                token = q.draw(seqs[b].generator)
             proposals[b].append(token)
             q_rows[b].append(q)
     for b, seq in enumerate(seqs):
@@ -143,19 +153,19 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
         if seq.sampling.greedy:
             a, emitted = accept_greedy(rows, proposals[b])
         else:
-            p = torch.stack([distribution(r, seq.sampling) for r in rows])
+            p = nuclei(rows, seq.sampling)  # the k + 1 target distributions
             if engine.draft_kind == "ngram":  # a deterministic guess: the draft's q is a point mass on it
-                q = point_mass(proposals[b], p.size(-1), p.dtype, p.device)
+                q = [Nucleus.point(t) for t in proposals[b]]
             else:
-                q = torch.stack(q_rows[b]) if k else p[:0]
+                q = q_rows[b]
             a, emitted = accept_sampled(p, q, proposals[b], seq.generator)
         accepted += a
         bonus += int(k > 0 and a == k)
-        if seq.sampling.greedy:  # one softmax and top-5 for every emitted row (greedy shows the plain softmax)
+        if seq.sampling.greedy:  # the top-5 of every emitted row: greedy shows the plain softmax
             top = torch.topk(torch.softmax(rows[:len(emitted)], dim=-1), min(5, rows.size(-1)))
-            tops = [list(zip(i, p)) for i, p in zip(top.indices.tolist(), top.values.tolist())]
-        else:
-            tops = [top_k_probs(p[i], 5) for i in range(len(emitted))]  # p: the rows' distributions above
+            tops = [list(zip(i, v)) for i, v in zip(top.indices.tolist(), top.values.tolist())]
+        else:  # sampling, the rows' distributions
+            tops = [p[i].top(5) for i in range(len(emitted))]
         for i, token in enumerate(emitted):
             event = engine._emit(seq, token, tops[i], now)
             event.accepted_from_draft = i < a

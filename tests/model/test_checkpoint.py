@@ -198,3 +198,53 @@ def test_non_finite_weights_refused(ckpt, bad):
     _edit_tensors(ckpt, poison)
     message = _load_error(ckpt)
     assert "h.0.mlp.c_fc.weight" in message and "NaN or infinite" in message
+
+
+# ---- int8 files (a draft model stored as int8 rows and row scales) ------------------------------------------------
+
+@pytest.fixture
+def int8_ckpt(tiny_model_dir, tmp_path, tokenizer_json):
+    from model.quantize import quantize_int8
+    model, _ = load_pretrained(tiny_model_dir)
+    return save_pretrained(quantize_int8(model), tmp_path / "int8", tokenizer_json)
+
+
+def test_int8_file_loads_as_the_int8_model(tiny_model_dir, int8_ckpt):
+    """The file holds what the int8 model reads per trip (~1/4 of the fp32 bytes), and loads to the same logits."""
+    from model.checkpoint import stored_weights
+    from model.quantize import quantize_int8
+    assert stored_weights(int8_ckpt) == "int8" and stored_weights(tiny_model_dir) == "fp32"
+    back, _ = load_pretrained(int8_ckpt)
+    want = quantize_int8(load_pretrained(tiny_model_dir)[0])
+    assert back.weights == "int8" and back.weight_bytes() == want.weight_bytes()
+    assert (int8_ckpt / "model.safetensors").stat().st_size < 0.45 * (tiny_model_dir / "model.safetensors").stat().st_size
+    ids = torch.tensor([[1, 5, 9, 2]])
+    with torch.no_grad():
+        assert torch.equal(back(ids), want(ids))
+
+
+def test_int8_file_off_the_cpu_is_its_float_weights(int8_ckpt):
+    """Where the int8 kernel does not run, the same weights come back as float32 w = q · s."""
+    from model.checkpoint import load_int8, read_config
+    from model.quantize import dequantize_int8
+    config = read_config(int8_ckpt)
+    int8 = load_int8(int8_ckpt, config, "cpu")
+    floats = dequantize_int8(int8, config)
+    assert floats.weights == "fp32"
+    w = floats.h[0].mlp.c_fc.weight
+    q, s = int8.h[0].mlp.c_fc.weight, int8.h[0].mlp.c_fc.scale
+    assert torch.allclose(w, q.float() * s[:, None])
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda t: t.pop("h.0.mlp.c_fc.scale"), "missing key 'h.0.mlp.c_fc.scale'"),
+    (lambda t: t.update({"h.0.mlp.c_fc.weight": t["h.0.mlp.c_fc.weight"].float()}), "h.0.mlp.c_fc.weight is torch.float32"),
+    (lambda t: t["wte.scale"].__setitem__(0, float("nan")), "wte.scale holds NaN"),
+    (lambda t: t.update({"extra": torch.zeros(2)}), "unexpected key 'extra'"),
+])
+def test_broken_int8_file_is_refused(int8_ckpt, edit, words):
+    path = int8_ckpt / "model.safetensors"
+    tensors = load_file(str(path))
+    edit(tensors)
+    save_file(tensors, str(path), metadata={"format": "pt", "one_trip.weights": "int8"})
+    assert words in _load_error(int8_ckpt)

@@ -207,3 +207,48 @@ def test_a_draw_never_leaves_the_nucleus_and_follows_it():
     for _ in range(3000):
         counts[draw(probs, gen)] += 1  # a KeyError here: a token outside the nucleus
     assert abs(counts[5] / 3000 - 0.5) < 0.04 and abs(counts[4000] / 3000 - 0.2) < 0.04
+
+
+# ---- the nucleus of a row (speculative decoding's p and q) ------------------------------------------------------
+
+@pytest.mark.parametrize("scale", [0.3, 1.0, 3.0, 8.0])  # flat to peaked: nuclei past both probes to a handful
+def test_nuclei_are_the_distributions_nonzero_entries(scale):
+    """``nuclei`` cuts from a top-65 (then top-513) probe: the same tokens as ``distribution``, in its order,
+    with the same probabilities, ties across the cut included (they fall back to the full cut)."""
+    from model.sampling import nuclei
+    gen = torch.Generator().manual_seed(int(scale * 10) + 1)
+    for trial in range(12):
+        logits = torch.randn(5, 4096, generator=gen) * scale
+        if trial % 3 == 1:  # many tokens with the same logit near the top
+            logits[:, torch.randint(0, 4096, (300,), generator=gen)] = float(logits.max() - 1.0)
+        if trial % 3 == 2:  # a few equal probabilities inside a small nucleus
+            logits[:, :4] = float(logits.max() + 2.0)
+        for params in (SamplingParams(temperature=0.8, top_p=0.95), SamplingParams(temperature=1.2, top_p=0.5),
+                       SamplingParams(temperature=0.8), SamplingParams(temperature=0.9, top_k=7, top_p=0.9)):
+            for row, nucleus in zip(logits, nuclei(logits, params)):
+                want = distribution(row, params)
+                ids = torch.tensor(nucleus.ids)
+                assert set(nucleus.ids) == set(torch.nonzero(want).flatten().tolist()), (scale, trial, params)
+                assert torch.allclose(torch.tensor(nucleus.probs), want[ids], atol=1e-6)
+                probs = nucleus.probs
+                assert all(a >= b for a, b in zip(probs, probs[1:]))  # likeliest first
+                assert torch.allclose(nucleus.dense(4096), want, atol=1e-6)
+
+
+def test_a_nucleus_draw_follows_it_and_never_leaves_it():
+    from model.sampling import Nucleus
+    nucleus = Nucleus([5, 900, 4000], [0.5, 0.3, 0.2])
+    gen = make_generator(4)
+    counts = {5: 0, 900: 0, 4000: 0}
+    for _ in range(4000):
+        counts[nucleus.draw(gen)] += 1  # a KeyError here: a token outside the nucleus
+    assert abs(counts[5] / 4000 - 0.5) < 0.035 and abs(counts[4000] / 4000 - 0.2) < 0.035
+    assert nucleus.prob(900) == 0.3 and nucleus.prob(6) == 0.0
+    assert nucleus.top(2) == [(5, 0.5), (900, 0.3)]
+    assert Nucleus.point(7).draw(gen) == 7 and Nucleus.point(7).prob(7) == 1.0
+
+
+def test_greedy_nucleus_is_the_plain_softmax():
+    from model.sampling import nuclei
+    (nucleus,) = nuclei(LOGITS[None], SamplingParams())
+    assert torch.allclose(nucleus.dense(LOGITS.numel()), torch.softmax(LOGITS, -1))

@@ -155,6 +155,21 @@ def test_an_early_exit_draft_starts_from_the_first_layers_of_a_deeper_model():
     assert train_mod.early_exit_state(deep, 3).keys() == deep.state_dict().keys()
 
 
+def test_a_layer_skip_draft_takes_the_blocks_it_names_in_order():
+    """draft-skip keeps the target's blocks 0, 2 and 3: block i of the draft is the named block, renumbered."""
+    from model.gpt2 import GPT2, GPT2Config
+    deep = GPT2(GPT2Config(vocab_size=64, n_positions=32, n_embd=16, n_layer=4, n_head=2)).init_weights(0)
+    skip = GPT2(GPT2Config(vocab_size=64, n_positions=32, n_embd=16, n_layer=3, n_head=2)).init_weights(1)
+    skip.load_state_dict(train_mod.early_exit_state(deep, 3, (0, 2, 3)))  # strict
+    for mine, theirs in ((0, 0), (1, 2), (2, 3)):
+        assert torch.equal(skip.h[mine].mlp.c_fc.weight, deep.h[theirs].mlp.c_fc.weight)
+    assert torch.equal(skip.ln_f.weight, deep.ln_f.weight) and torch.equal(skip.wte.weight, deep.wte.weight)
+    for bad in ((0, 1), (0, 2, 4)):
+        with pytest.raises(ValueError, match="blocks"):
+            train_mod.early_exit_state(deep, 3, bad)
+    assert train_mod.CONFIGS["draft-skip"].init_layers == (0, 2, 3)
+
+
 def test_init_from_refuses_another_shape(tiny_corpus, tmp_path):
     first = tmp_path / "first"
     train_mod.train("tiny-test", tiny_corpus, first / "out", first / "run", steps=2, seed=0, quiet=True)
