@@ -5,13 +5,12 @@ Shape of one step (``Engine.step``):
     pack       build the flat (N,) tokens of every request, positions, KV slots and attention groups (ragged:
                model/ragged.py), or, for the sharded runner and readable attention, padded (B, T) inputs
                (``model/runner.py``, the ModelRunner)
-    forward    one real pass of the model over those tokens, timed in parts by the ModelRunner
-               (a verify step of speculative decoding first runs the draft passes: ``model/speculative.py``)
+    forward    one real pass of the model over those tokens, timed in parts by the ModelRunner (speculative
+               decoding, ``model/speculative.py``: a verify step first runs the draft passes; a prefill, the draft's)
     sample     draw the next token of every sequence that reached its last known token
     report     a plain-data ``StepReport``: phase, batch, tokens, measured ms, bytes read, blocks in use
 
-With the KV cache off (``kv_cache=False``) every step recomputes every sequence from its first token (the tour's baseline).
-"""
+With the KV cache off (``kv_cache=False``) every step recomputes every sequence from its first token (the tour's baseline)."""
 
 from __future__ import annotations
 
@@ -30,7 +29,7 @@ from model.report import StepReport, TokenEvent
 from model.runner import ModelRunner, PassItem
 from model.sampling import SamplingParams, make_generator, sample, top_k_probs
 from model.scheduler import Schedule, Scheduler, Sequence, Status
-from model.speculative import speculative_step
+from model.speculative import draft_prefill, speculative_step
 from model.stages import forward_stages
 from model.tokenizer import StreamDecoder, Tokenizer
 
@@ -333,8 +332,7 @@ class Engine:
 
     def forward_timed(self, input_ids, batch, logit_index, model: GPT2 | None = None,
                       cache: PagedKVCache | None = None) -> tuple[torch.Tensor, float, list[float]]:
-        """One forward pass (of the target unless ``model`` is given). Returns (logits (B, K, V), wall ms,
-        per-layer ms or []); ``forward_parts`` also returns the weight-reading ms."""
+        """``forward_parts`` without the weight-reading ms: (logits (B, K, V), wall ms, per-layer ms or [])."""
         logits, ms, layer_ms, _ = self.forward_parts(input_ids, batch, logit_index, model, cache)
         return logits, ms, layer_ms
 
@@ -416,6 +414,7 @@ class Engine:
     def _plain_step(self, sched: Schedule, t0: int) -> StepReport:
         """One forward pass over the scheduled tokens; every sequence at its last token samples one more."""
         phase = sched.phase
+        draft_ms = draft_prefill(self, sched) if phase != "decode" else 0.0  # the draft reads the prompt too
         items = [PassItem(it.seq.token_ids[it.start:it.start + it.count], it.start, it.seq.table)
                  for it in sched.items]
         input_ids, batch, logit_index, context, pick, rows = self._pack_pass(items, self.cache, True, mirror=True)
@@ -453,7 +452,8 @@ class Engine:
             weight_bytes=self.weight_bytes, kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use,
             blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks, prefix_hit_tokens=sched.prefix_hit_tokens,
             layer_ms=layer_ms, tokens=events, workers=list(self.last_workers) if self.runner is not None else [],
-            stages=self._head_stages(sched) + ["pack"] + self._pass_stages() + ["sample"])
+            draft_ms=draft_ms, stages=self._head_stages(sched) + (["draft"] if draft_ms else []) + ["pack"]
+            + self._pass_stages() + ["sample"])
 
     def _head_stages(self, sched: Schedule) -> list[str]:
         """The stages before a pass: the prefix-cache lookup when it found blocks for a request admitted now."""

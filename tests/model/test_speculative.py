@@ -45,6 +45,30 @@ def _greedy(tiny, prompts, draft=None, k=0, new_tokens=24, ragged=True):
     return [engine.finished[i].token_ids for i in ids], reports, engine
 
 
+def test_the_draft_reads_the_prompt_in_the_prefill_not_in_the_first_trip(tiny, random_draft):
+    """The draft's prefill runs beside the target's (its ms in the prefill report), so the first verify trip's
+    draft passes feed one token, not the whole prompt; the answer is still the target's own."""
+    model, tokenizer = tiny
+    prompt = PROMPTS["prose"]
+    plain, _, _ = _greedy(tiny, [prompt])
+    drafted, reports, engine = _greedy(tiny, [prompt], random_draft, 4)
+    assert drafted == plain
+    prefill = [r for r in reports if r.phase == "prefill"]
+    assert prefill and prefill[0].draft_ms > 0 and "draft" in prefill[0].stages
+    fed = []
+    original = engine.forward_parts
+    def spy(input_ids, batch, logit_index, model=None, cache=None):
+        if model is not None:
+            fed.append(input_ids.numel())
+        return original(input_ids, batch, logit_index, model, cache)
+    engine.forward_parts = spy
+    engine.add_request(prompt, max_new_tokens=3)
+    reports = list(engine.run())
+    assert fed[0] >= len(tokenizer.encode(prompt))  # the prefill step's draft pass: the whole prompt, once
+    assert fed[1:] and max(fed[1:]) <= 2  # every verify trip's draft pass feeds one or two tokens
+    assert [r.phase for r in reports][0] == "prefill" and reports[0].draft_ms > 0
+
+
 @pytest.mark.parametrize("ragged", [True, False], ids=["ragged", "padded"])
 @pytest.mark.parametrize("k", [1, 2, 4, 8])
 def test_greedy_with_a_random_draft_is_token_for_token_the_target(tiny, random_draft, k, ragged):
