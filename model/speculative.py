@@ -72,18 +72,21 @@ def accept_sampled(p, q, draft_tokens: list[int],
 
 def draft_prefill(engine, sched) -> float:
     """The draft model reads the prompt alongside the target: in a prefill (or mixed) pass of ``engine``, each
-    prompt chunk of ``sched`` that starts where the draft's cache ends also goes through one draft pass, as
-    serving engines run a draft's prefill beside the target's. Otherwise the first verify trip would catch the
-    draft up on the whole prompt and count that reading as decoding. The cost lands in the prefill step's time
-    (time to first token), not in the trips. Returns the draft pass's ms (0.0 when no draft model guesses)."""
+    prompt chunk of ``sched`` goes through one draft pass too, from where the draft's cache ends (with the tokens
+    a prefix-cache hit spared the target), as serving engines run a draft's prefill beside the target's.
+    Otherwise the first verify trip would catch the draft up on the whole prompt and count that reading as
+    decoding. The cost lands in the prefill step's time (time to first token), not in the trips. Returns the
+    draft pass's ms (0.0 when no draft model guesses)."""
     if not (engine.draft_k > 0 and engine.draft_kind == "model" and engine.draft is not None):
         return 0.0
-    chunks = [it for it in sched.items if it.seq.in_prefill and it.start == it.seq.draft_computed]
+    chunks = [it for it in sched.items if it.seq.in_prefill and it.seq.draft_computed <= it.start]
     if not chunks:
         return 0.0
     engine._sync()
     t = time.perf_counter_ns()
-    items = [PassItem(it.seq.token_ids[it.start:it.start + it.count], it.start, it.seq.table) for it in chunks]
+    # from where the draft's cache ends: a prefix-cache hit spares the target those tokens, not the draft
+    items = [PassItem(it.seq.token_ids[it.seq.draft_computed:it.start + it.count], it.seq.draft_computed, it.seq.table)
+             for it in chunks]
     input_ids, batch, logit_index, _, _, _ = engine._pack_pass(items, engine.draft_cache, False)
     engine.forward_parts(input_ids, batch, logit_index, engine.draft, engine.draft_cache)
     for it in chunks:

@@ -62,7 +62,7 @@ def test_the_draft_reads_the_prompt_in_the_prefill_not_in_the_first_trip(tiny, r
             fed.append(input_ids.numel())
         return original(input_ids, batch, logit_index, model, cache)
     engine.forward_parts = spy
-    engine.add_request(prompt, max_new_tokens=3)
+    engine.add_request(prompt, max_new_tokens=6)  # the same prompt: a prefix-cache hit for the target only
     reports = list(engine.run())
     assert fed[0] >= len(tokenizer.encode(prompt))  # the prefill step's draft pass: the whole prompt, once
     assert fed[1:] and max(fed[1:]) <= 2  # every verify trip's draft pass feeds one or two tokens
