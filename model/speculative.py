@@ -21,8 +21,11 @@ import torch
 from model.ngram import NgramIndex
 from model.report import StepReport
 from model.runner import PassItem
-from model.sampling import Nucleus, draw, nuclei
+from model.sampling import Nucleus, Row, draw, nuclei
 from model.scheduler import Status
+
+
+STOP_BELOW = 0.0
 
 
 def accept_greedy(target_logits: torch.Tensor, draft_tokens: list[int]) -> tuple[int, list[int]]:
@@ -46,13 +49,14 @@ def accept_sampled(p, q, draft_tokens: list[int],
     """Stochastic verification that preserves the target's distribution.
 
     p: the k + 1 target distributions, q: the k distributions the draft sampled its guesses from (same
-    temperature, top-k and top-p), each as float32 (rows, V) tensors or lists of ``Nucleus``; draft_tokens: the
-    k guesses. Returns (accepted count a, emitted tokens), 1 ≤ len(emitted) ≤ k + 1.
+    temperature, top-k and top-p), each as float32 (rows, V) tensors or lists of ``Nucleus`` / ``Row``
+    (``model.sampling.nuclei``); draft_tokens: the k guesses.
+    Returns (accepted count a, emitted tokens), 1 ≤ len(emitted) ≤ k + 1.
     """
     if isinstance(p, torch.Tensor):
-        p = [Nucleus.of(row) for row in p]
+        p = [Row(row) for row in p]
     if isinstance(q, torch.Tensor):
-        q = [Nucleus.of(row) for row in q]
+        q = [Row(row) for row in q]
     out = []
     for j, x in enumerate(draft_tokens):
         px, qx = p[j].prob(x), q[j].prob(x)
@@ -60,7 +64,7 @@ def accept_sampled(p, q, draft_tokens: list[int],
         if qx > 0 and r < min(1.0, px / qx):
             out.append(x)
             continue
-        V = max(max(p[j].ids), max(q[j].ids)) + 1  # the rows need only reach the largest id of either support
+        V = max(_reach(p[j]), _reach(q[j]))  # the dense rows need only reach the largest id of either support
         pj = p[j].dense(V)
         residual = torch.clamp(pj - q[j].dense(V), min=0.0)
         total = float(residual.sum())
@@ -68,6 +72,11 @@ def accept_sampled(p, q, draft_tokens: list[int],
         return j, out + [draw(residual / total, generator) if total > 1e-12 else p[j].draw(generator)]
     k = len(draft_tokens)
     return k, out + [p[k].draw(generator)]
+
+
+def _reach(row: Nucleus | Row) -> int:
+    """How long a dense copy of ``row`` must be to hold its support: V for a ``Row``, max id + 1 for a nucleus."""
+    return row.probs.numel() if isinstance(row, Row) else max(row.ids) + 1
 
 
 def draft_prefill(engine, sched) -> float:
@@ -133,6 +142,8 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
         ks_model = ks
     for j in range(max(ks_model)):
         rows = [b for b, k in enumerate(ks_model) if j < k]
+        if not rows:  # every sequence's draft stopped early
+            break
         items = []
         for b in rows:
             seq = seqs[b]
@@ -150,11 +161,15 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
             params = seqs[b].sampling
             if params.greedy:  # the verify rule compares argmaxes: no distribution needed
                 token, q = int(torch.argmax(logits[row, -1])), None
+                sure = float(torch.softmax(logits[row, -1], -1)[token]) if STOP_BELOW else 1.0
             else:
                 q = nuclei(logits[row, -1:], params)[0]
                 token = q.draw(seqs[b].generator)
+                sure = q.top(1)[0][1]
             proposals[b].append(token)
             q_rows[b].append(q)
+            if sure < STOP_BELOW and j + 1 < ks_model[b]:
+                ks_model[b] = j + 1
     for b, seq in enumerate(seqs):
         if ks_model[b]:
             seq.draft_computed = len(seq.token_ids) + ks_model[b] - 1
