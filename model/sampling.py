@@ -106,18 +106,11 @@ class Nucleus:
     """A distribution over the vocabulary given by its support: token ids and their probabilities (Python lists,
     likeliest first, equal ones by token id; the probabilities sum to 1 within float rounding). The verify rule
     of speculative sampling needs a guess's p and q, a draw, a top-5 and, at a rejection only, the whole rows:
-    a nucleus of a few dozen tokens answers all of these without V-sized tensors."""
+    a nucleus of a few dozen tokens answers all of these without V-sized tensors. ``Row`` answers the same
+    questions for a wide distribution kept as a (V,) tensor."""
 
     ids: list[int]
     probs: list[float]
-
-    @classmethod
-    def of(cls, probs: torch.Tensor) -> Nucleus:
-        """The support of a float (V,) distribution (``distribution``'s), in the order of the top-p cut."""
-        ids = torch.nonzero(probs).squeeze(1)
-        vals = probs[ids]
-        order = torch.sort(vals, descending=True, stable=True).indices  # ids ascending: ties stay in id order
-        return cls(ids[order].tolist(), vals[order].float().tolist())
 
     @classmethod
     def point(cls, token: int) -> Nucleus:
@@ -131,10 +124,9 @@ class Nucleus:
         except ValueError:
             return 0.0
 
-    def dense(self, vocab_size: int, device: str | torch.device = "cpu") -> torch.Tensor:
+    def dense(self, vocab_size: int) -> torch.Tensor:
         """The distribution as a float32 (V,) row."""
-        out = torch.zeros(vocab_size, dtype=torch.float32, device=device)
-        return out.index_put_((torch.tensor(self.ids, device=device),), torch.tensor(self.probs, device=device))
+        return torch.zeros(vocab_size).index_put_((torch.tensor(self.ids),), torch.tensor(self.probs))
 
     def draw(self, generator: torch.Generator | None) -> int:
         """One token drawn from the nucleus with one uniform number of ``generator`` (inverse CDF)."""
@@ -151,33 +143,47 @@ class Nucleus:
         return list(zip(self.ids[:k], self.probs[:k]))
 
 
-def nuclei(logits: torch.Tensor, params: SamplingParams) -> list[Nucleus]:
-    """The sampling distribution (``distribution``) of each row of ``logits`` (R, V) as its ``Nucleus``: the same
-    tokens and probabilities (within float rounding), for a few small ops per row instead of a V-sized cut.
+@dataclass(frozen=True)
+class Row:
+    """A distribution as a float32 (V,) tensor (``distribution``'s), with ``Nucleus``'s questions: for wide
+    distributions, where a few V-sized ops cost less than Python lists of thousands of entries."""
 
-    Temperature and top-p are cut from a probe of the softmax's m + 1 likeliest tokens (m = 64, then 512, as
-    ``NUCLEUS_PROBES``): when the mass above the (m + 1)-th reaches top-p and it is less likely than the last
-    token kept, the nucleus lies among the m, and the mass above each (likelier tokens, equal ones with a lower
-    id first) is a prefix sum of the probe's sorted values (swapping equal values changes no prefix sum). Rows
-    past the last probe, greedy (its plain softmax), top-k and temperature without top-p go through
-    ``distribution``."""
+    probs: torch.Tensor
+
+    def prob(self, token: int) -> float:
+        return float(self.probs[token])
+
+    def dense(self, vocab_size: int) -> torch.Tensor:
+        return self.probs[:vocab_size]
+
+    def draw(self, generator: torch.Generator | None) -> int:
+        return draw(self.probs, generator)
+
+    def top(self, k: int = 5) -> list[tuple[int, float]]:
+        return top_k_probs(self.probs, k)
+
+
+def nuclei(logits: torch.Tensor, params: SamplingParams) -> list[Nucleus | Row]:
+    """The sampling distribution (``distribution``) of each row of ``logits`` (R, V): a ``Nucleus`` with the same
+    tokens and probabilities (within float rounding) where the top-p nucleus is narrow, else a ``Row``.
+
+    Temperature and top-p are cut from one probe of the softmax's 65 likeliest tokens: when the mass above the
+    65th reaches top-p and it is less likely than the last token kept, the nucleus lies among the first 64,
+    and the mass above each (likelier tokens, equal ones with a lower id first) is a prefix sum of the probe's
+    sorted values (swapping equal values changes no prefix sum). Wider rows, greedy (its plain softmax), top-k and
+    temperature without top-p are ``Row``s of ``distribution``."""
     logits = logits.float()
     R, V = logits.shape
-    if params.greedy or params.top_k or params.top_p >= 1.0 or NUCLEUS_PROBES[0] >= V:
-        return [Nucleus.of(distribution(row, params)) for row in logits]
-    probs = torch.softmax((logits - logits.amax(-1, keepdim=True)) / params.temperature, dim=-1)  # as distribution
     m = NUCLEUS_PROBES[0]
+    if params.greedy or params.top_k or params.top_p >= 1.0 or m >= V:
+        return [Row(distribution(row, params)) for row in logits]
+    probs = torch.softmax((logits - logits.amax(-1, keepdim=True)) / params.temperature, dim=-1)  # as distribution
     vals, ids = torch.topk(probs, m + 1, dim=-1)  # (R, m + 1), likeliest first
     before = torch.cumsum(vals, dim=-1) - vals  # mass strictly above each candidate
-    out = []
+    out: list[Nucleus | Row] = []
     for r, probe in enumerate(zip(vals.tolist(), ids.tolist(), before.tolist())):
         nucleus = _cut(*probe, params.top_p)
-        for wider in NUCLEUS_PROBES[1:]:
-            if nucleus is not None or wider >= V:
-                break
-            v, i = torch.topk(probs[r], wider + 1)
-            nucleus = _cut(v.tolist(), i.tolist(), (torch.cumsum(v, 0) - v).tolist(), params.top_p)
-        out.append(nucleus if nucleus is not None else Nucleus.of(distribution(logits[r], params)))
+        out.append(nucleus if nucleus is not None else Row(distribution(logits[r], params)))
     return out
 
 

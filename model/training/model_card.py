@@ -232,9 +232,10 @@ def render(res: dict, manifest: dict, assets_bytes: int) -> str:
          "corpus; do not edit by hand.", "",
          "Two GPT-2s trained from scratch for this app, on CPU, with the script in `model/training/train.py`: `target/` is "
          "the model the app runs, `draft/` is its \"apprentice\" (小徒弟) for speculative decoding. Both are in the "
-         "Hugging Face GPT-2 layout (`config.json`, `model.safetensors` fp32, `tokenizer.json`) and share one "
-         "tokenizer. They are tiny and under-trained: they write Python-looking code and English-looking "
-         "sentences, and they are wrong about almost everything. They exist so every number in the app is measured "
+         "Hugging Face GPT-2 layout (`config.json`, `model.safetensors`, `tokenizer.json`; the target's weights in "
+         "fp32, the draft's as int8 rows with a float32 scale per row, `model/quantize.py`) and share one tokenizer. "
+         "They are tiny and under-trained: they write Python-looking code and English-looking sentences, and "
+         "they are wrong about almost everything. They exist so every number in the app is measured "
          "on a real model, not to answer questions.", "",
          "The Chinese pair, `poems/` and `poems-draft/`, has its own card: [poems/README.md](poems/README.md).", ""]
 
@@ -244,7 +245,8 @@ def render(res: dict, manifest: dict, assets_bytes: int) -> str:
         L.append(f"| {label} | {t[key]} | {d[key]} |")
     L.append(f"| parameters (LM head tied to wte) | {t['parameters']:,} | {d['parameters']:,} "
              f"({d['parameters'] / t['parameters']:.3f} of target) |")
-    L.append(f"| weight bytes (fp32) | {t['weight_bytes']:,} | {d['weight_bytes']:,} |")
+    L.append(f"| weight bytes (as stored and read per trip) | {t['weight_bytes']:,} | {d['weight_bytes']:,} "
+             f"({d['weight_bytes'] / t['weight_bytes']:.3f} of target) |")
     L.append(f"| model.safetensors | {_mb(t['file_bytes'])} | {_mb(d['file_bytes'])} |")
     L.append(f"| load time here (`load_pretrained`, best of 3) | {t['load_seconds']:.3f} s | {d['load_seconds']:.3f} s |")
     L += ["", f"All of `assets/` when this card was written: {_mb(assets_bytes)}.", ""]
@@ -271,7 +273,15 @@ def render(res: dict, manifest: dict, assets_bytes: int) -> str:
     for domain, a in res["acceptance"].items():
         L.append(f"| {domain} | **{a['rate']:.3f}** | {a['mean_accepted']:.2f} | {a['tokens_per_target_pass']:.2f} | "
                  f"{' / '.join(str(h) for h in a['histogram'])} |")
-    if d["n_embd"] == t["n_embd"] and d["n_layer"] < t["n_layer"]:
+    recipe = (d.get("training") or {}).get("recipe") or {}
+    kept = recipe.get("init_layers")
+    if d["n_embd"] == t["n_embd"] and kept:
+        skipped = [i for i in range(t["n_layer"]) if i not in kept]
+        shape = (f"the draft is the target's own blocks {', '.join(map(str, kept))} (it skips block"
+                 f"{'s' if len(skipped) > 1 else ''} {', '.join(map(str, skipped))}) with its embeddings and final "
+                 f"norm (layer skipping: self-speculative decoding), stored as int8 rows, "
+                 f"{d['weight_bytes'] / t['weight_bytes']:.2f} of the target's bytes")
+    elif d["n_embd"] == t["n_embd"] and d["n_layer"] < t["n_layer"]:
         first = ("first layer" if d["n_layer"] == 1 else f"first {d['n_layer']} layers") + f" of {t['n_layer']}"
         shape = (f"the draft is the target's own {first} with its embeddings and final norm (an early exit: "
                  f"self-speculative decoding), {d['parameters'] / t['parameters']:.2f} of its parameters")
@@ -279,7 +289,6 @@ def render(res: dict, manifest: dict, assets_bytes: int) -> str:
         shape = (f"the draft is a separate model with {d['parameters'] / t['parameters']:.2f} of the target's "
                  f"parameters, {d['file_bytes'] / t['file_bytes']:.2f} of its bytes, width {d['n_embd']} with its "
                  f"own dictionary and {d['n_layer']} layers")
-    recipe = (d.get("training") or {}).get("recipe") or {}
     how = ("distilled on the corpus and on the target's own greedy text" if recipe.get("selfgen_frac") else
            "distilled on the target's next-token distributions over the corpus (KL at temperature 1)")
     L += ["", "The source text says a draft \"often guesses 3–4 of 5 on code\"; the project aims for ≥ 0.5 on code "
@@ -321,7 +330,9 @@ def render(res: dict, manifest: dict, assets_bytes: int) -> str:
           "of step *s* come from a generator seeded with (seed, s), so a resumed run sees the same data). Most "
           "steps use 256-token windows (fast on CPU); the final fraction uses 512-token windows with half the batch "
           "so that every position embedding up to 511 is trained. The draft is distilled from the target: its "
-          "loss is (1 − α)·cross-entropy + α·KL(target ‖ draft).", "",
+          "loss is (1 − α)·cross-entropy + α·KL(target ‖ draft)."
+          + (" Its training starts from the target's weights (the blocks it keeps) and ends in fp32; "
+             "`python -m model.quantize` then stores it as int8 rows." if dt.get("quantized") else ""), "",
           "![target loss](target/loss.png)", "", "![draft loss](draft/loss.png)", ""]
 
     L += ["## Reproduce", "", "On a Debian machine with Python 3.11 and this repository installed "
@@ -329,6 +340,7 @@ def render(res: dict, manifest: dict, assets_bytes: int) -> str:
           "apt-get install python3.11-doc manpages-zh",
           "python -m model.training.corpus --out corpus",
           *_commands(tt), *_commands(dt),
+          *([dt["quantized"]["command"]] if dt.get("quantized") else []),
           "python -m model.training.model_card --corpus corpus --models assets/models", "```", "",
           "A resumed part keeps the weights, optimizer state and step of the checkpoint; with a new `--steps` "
           "the cosine schedule is recomputed for the new length from the step it resumes at. "

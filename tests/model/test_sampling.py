@@ -215,8 +215,9 @@ def test_a_draw_never_leaves_the_nucleus_and_follows_it():
 def test_nuclei_are_the_distributions_nonzero_entries(scale):
     """``nuclei`` cuts from a top-65 (then top-513) probe: the same tokens as ``distribution``, in its order,
     with the same probabilities, ties across the cut included (they fall back to the full cut)."""
-    from model.sampling import nuclei
+    from model.sampling import Row, nuclei
     gen = torch.Generator().manual_seed(int(scale * 10) + 1)
+    narrow = 0
     for trial in range(12):
         logits = torch.randn(5, 4096, generator=gen) * scale
         if trial % 3 == 1:  # many tokens with the same logit near the top
@@ -227,12 +228,14 @@ def test_nuclei_are_the_distributions_nonzero_entries(scale):
                        SamplingParams(temperature=0.8), SamplingParams(temperature=0.9, top_k=7, top_p=0.9)):
             for row, nucleus in zip(logits, nuclei(logits, params)):
                 want = distribution(row, params)
-                ids = torch.tensor(nucleus.ids)
+                assert torch.allclose(nucleus.dense(4096), want, atol=1e-6), (scale, trial, params)
+                if isinstance(nucleus, Row):  # wide, or ties reaching past the probe: the full cut itself
+                    assert torch.equal(nucleus.probs, want)
+                    continue
                 assert set(nucleus.ids) == set(torch.nonzero(want).flatten().tolist()), (scale, trial, params)
-                assert torch.allclose(torch.tensor(nucleus.probs), want[ids], atol=1e-6)
-                probs = nucleus.probs
-                assert all(a >= b for a, b in zip(probs, probs[1:]))  # likeliest first
-                assert torch.allclose(nucleus.dense(4096), want, atol=1e-6)
+                assert len(nucleus.ids) <= 64 and all(a >= b for a, b in zip(nucleus.probs, nucleus.probs[1:]))
+                narrow += 1
+    assert narrow > 0 or scale < 3  # peaked rows: the probe's cut was checked, not only the fallback
 
 
 def test_a_nucleus_draw_follows_it_and_never_leaves_it():
