@@ -2700,6 +2700,10 @@
         <source>This answer copies its prompt, so the apprentice copies too: the n-gram apprentice, {k} guesses per trip, {sampling}. {measured}</source>
         <translation>这个答案照抄提示，所以小徒弟也照抄：照抄的小徒弟（前文查找），每趟猜 {k} 个，{sampling}。{measured}</translation>
     </message>
+    <message>
+        <source>bench/lookup_bench.py measured {x}× over {n} rounds; a few trips on a busy machine vary more</source>
+        <translation>bench/lookup_bench.py 测了 {n} 轮，得 {x}×；机器忙时，短短几趟的波动更大</translation>
+    </message>
 </context>
 <context>
     <name>TokenChips</name>

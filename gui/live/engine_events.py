@@ -223,8 +223,9 @@ class EngineEventHandler:
             lines.append(self.shard_meter.text(mode, n))
         why = ""
         if k > 0 and self.apprentice.is_available() and self.spec_meter.trips:
-            reason = slower_reason(self.apprentice_choice.event, self.apprentice_choice.kind(),
-                                   self.session.sampling.greedy, self.spec_meter.acceptance)
+            reason = (self.lookup.slower_reason() if self.lookup is not None and self.lookup.active is not None else
+                      slower_reason(self.apprentice_choice.event, self.apprentice_choice.kind(),
+                                    self.session.sampling.greedy, self.spec_meter.acceptance))
             # the details view shows each apprentice's verdict with its reason: one reason on screen, not two
             shown = getattr(self.live_page, "details", False) and \
                 reason in self.apprentice_choice.verdict_text(self.apprentice_choice.kind())

@@ -161,6 +161,16 @@ class LookupPresets:
         self.free["kind"] = kind
         return True
 
+    def slower_reason(self) -> str:
+        """Why the page may measure the lookup preset slower than plain decoding, in words: the benchmark's figure
+        against the few trips on the page (the start-up check measured free writing, not this prompt)."""
+        figures = self._measured(self.active.key) if self.active is not None else None
+        if not figures:
+            return _tr("the runs with and without it overlap: no clear difference on this busy machine")
+        n = len(figures.get("round_speedups") or []) or 1
+        return _tr("bench/lookup_bench.py measured {x}× over {n} rounds; a few trips on a busy machine vary "
+                   "more").format(x=f"{float(figures['speedup']):.2f}", n=n)
+
     def line(self) -> str:
         """The line over the readout while a lookup preset runs: why the n-gram apprentice, at what sampling, and
         its measured speed-up; "" otherwise."""

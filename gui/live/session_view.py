@@ -126,7 +126,12 @@ class SessionControls:
     def _show_prompt(self, change) -> None:
         """The session's prompt changed (the kiosk, the tour, a test): the box shows it."""
         if self._box_prompt() != change.value:
-            self.page.prompt_box.setEditText(change.value)
+            box = self.page.prompt_box
+            index = box.findData(change.value)  # a preset's prompt: the box shows its item (a label, a ⏎)
+            if index >= 0:
+                box.setCurrentIndex(index)
+            else:
+                box.setEditText(change.value)
 
     def retranslate(self) -> None:
         """The controls' words and tooltips in the current language."""

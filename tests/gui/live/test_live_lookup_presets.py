@@ -90,6 +90,12 @@ def test_the_start_up_verdict_waits_while_the_lookup_preset_runs(window):
     assert window.session.draft_kind == "model"  # free writing gets the check's choice
 
 
+def test_the_lookup_prompt_set_from_elsewhere_shows_its_label(window):
+    window.set_prompt(PRESET.prompt)  # the kiosk, the screenshot command, a test
+    assert window.prompt_box.currentText() == PRESET.label
+    assert window.session.prompt == PRESET.prompt and window.session.draft_kind == "ngram"
+
+
 def test_a_restarted_engine_keeps_the_lookup_presets_apprentice(window):
     _pick(window, PRESET.prompt)
     window.engine._configure_extras({**(window.engine_info or {}), "draft_kinds": ["model", "ngram"],
@@ -146,3 +152,15 @@ def test_the_label_and_the_line_are_translated(window):
     assert window.session.draft_kind == "ngram"
     assert "This answer copies" not in window.extra_readout.text() and window.extra_readout.text()
     i18n.set_language("en")
+
+
+def test_slower_on_the_page_gives_the_benchmarks_figure_not_the_free_writing_check(window):
+    _pick(window, PRESET.prompt)
+    meter, key = window.spec_meter, window.engine._spec_key()
+    for _ in range(3):
+        meter.add({"phase": "decode", "wall_ms": 2.0, "tokens_out": 1}, key)
+    meter.add({"phase": "verify", "wall_ms": 9.0, "tokens_out": 3, "proposed": 4, "accepted": 2}, key)
+    assert meter.speedup(key) < 1.0
+    window.engine._update_extra_readout()
+    why = _plain(window.live_page.readout_panel.why_label.text())
+    assert "bench/lookup_bench.py measured 1.59× over 3 rounds; a few trips on a busy machine vary more" in why
