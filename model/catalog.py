@@ -91,7 +91,7 @@ CODE = BundledModel(
             key="doctest",
             prompt=">>> from decimal import Decimal\n>>> Decimal('1.1') + Decimal('2.2')\nDecimal('3.3')\n"
                    ">>> Decimal('1.1') * Decimal('2.2')\n",
-            label="✂ more of a doctest: the answer repeats the prompt",
+            label="↻ more of a doctest: the answer repeats the prompt",
             temperature=0.6),
     ),
 )

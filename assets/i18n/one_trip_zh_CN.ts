@@ -2677,8 +2677,8 @@
         <translation>启动时的检查测得 {x}×（{n} 次）；在忙碌的机器上，几趟的结果起伏更大</translation>
     </message>
     <message>
-        <source>✂ more of a doctest: the answer repeats the prompt</source>
-        <translation>✂ 续写 doctest：答案照抄提示</translation>
+        <source>↻ more of a doctest: the answer repeats the prompt</source>
+        <translation>↻ 续写 doctest：答案照抄提示</translation>
     </message>
     <message>
         <source>copying text: greedy, temperature 0</source>

@@ -5,7 +5,7 @@ writes the prompt again (more lines of a doctest, a renamed variable), and littl
 guesses are kept mostly when the answer loops. So the catalog lists such prompts apart (``model.catalog``'s
 ``LookupPreset``: prompt, label, its own sampling, guesses per trip), and this module puts them to work:
 
-* the prompt box offers them among the presets, each under its label ("✂ ...: the answer repeats the prompt");
+* the prompt box offers them among the presets, each under its label ("↻ ...: the answer repeats the prompt");
 * picking one switches the session to the n-gram apprentice at the preset's k and sampling (the engine is told),
   and one line over the readout says why, with the speed-up ``bench/lookup_bench.py`` measured for it
   (``model.catalog.lookup_measured``), or that it was not measured;
@@ -29,7 +29,7 @@ LOOKUP_ROLE = Qt.UserRole + 1  # the prompt box's items of lookup presets hold t
 
 def preset_label(preset: catalog.LookupPreset) -> str:
     """The label the prompt box shows for ``preset``, in the current language (the catalog's English otherwise)."""
-    return {"doctest": _tr("✂ more of a doctest: the answer repeats the prompt"),
+    return {"doctest": _tr("↻ more of a doctest: the answer repeats the prompt"),
             }.get(preset.key, preset.label)
 
 

@@ -148,7 +148,7 @@ def test_the_label_and_the_line_are_translated(window):
     _pick(window, PRESET.prompt)
     box = window.prompt_box
     label = box.itemText(_index(box, PRESET.prompt))
-    assert label != PRESET.label and "✂" in label
+    assert label != PRESET.label and "↻" in label
     assert window.session.draft_kind == "ngram"
     assert "This answer copies" not in window.extra_readout.text() and window.extra_readout.text()
     i18n.set_language("en")
