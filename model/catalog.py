@@ -7,7 +7,10 @@ Two pairs, each a target with its draft model (the apprentice) sharing one token
   token per common character; the Chinese default. It continues a first line in the line length it was given.
 
 The window samples by default (``temperature`` 0.8, ``top_p`` 0.95) so that a visitor never watches a greedy
-loop; greedy is one switch away. This module only names files; it imports no torch and no Qt.
+loop; greedy is one switch away. A model may also have *lookup presets* (``LookupPreset``): prompts whose answer
+repeats the prompt, where the n-gram apprentice (prompt lookup, ``model/ngram.py``) pays; each carries its own
+sampling, and its speed-up as ``bench/lookup_bench.py`` measured it is read from ``assets/lookup.json``
+(``lookup_measured``). This module only names files; it imports no torch and no Qt.
 """
 
 from __future__ import annotations
@@ -25,6 +28,23 @@ POEM_LINE_END = re.compile(r"[，。！？；\n]")
 
 
 @dataclass(frozen=True)
+class LookupPreset:
+    """A prompt whose answer repeats the prompt: the n-gram apprentice's own preset (prompt lookup copies from the
+    prompt what the answer writes again). The Live page runs the n-gram apprentice for it, at its own sampling."""
+
+    key: str  # names its measurement in assets/lookup.json
+    prompt: str
+    label: str  # what the prompt box shows for it (English; the window translates it)
+    temperature: float  # its sampling: lower than free writing's, so the answer copies more (0 would be greedy)
+    top_p: float = 0.95
+    k: int = 4  # the apprentice's guesses per trip for it
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0
+
+
+@dataclass(frozen=True)
 class BundledModel:
     """One bundled target model and its draft model. Folder names are relative to ``assets/models``."""
 
@@ -37,6 +57,11 @@ class BundledModel:
     presets: tuple[str, ...]  # prompts it continues well, best first
     temperature: float = 0.8  # the window's default sampling
     top_p: float = 0.95
+    lookup_presets: tuple[LookupPreset, ...] = ()  # prompts whose answer repeats the prompt (the n-gram apprentice's)
+
+    def lookup_preset(self, prompt: str) -> LookupPreset | None:
+        """The lookup preset whose prompt is ``prompt`` (exactly), or None."""
+        return next((p for p in self.lookup_presets if p.prompt == prompt), None)
 
     def path(self, models_dir: Path | None = None) -> Path:
         return (models_dir or MODELS_DIR) / self.folder
@@ -58,6 +83,16 @@ CODE = BundledModel(
         "This module provides",
         "The function returns",
         "To open a file, use",
+    ),
+    # measured with bench/lookup_bench.py (docs/benchmarks.md, "Prompt lookup where it belongs"): at temperature
+    # 0.6 the answer goes on with the doctest, copying its lines, without looping; at 0.8 it strays from them
+    lookup_presets=(
+        LookupPreset(
+            key="doctest",
+            prompt=">>> from decimal import Decimal\n>>> Decimal('1.1') + Decimal('2.2')\nDecimal('3.3')\n"
+                   ">>> Decimal('1.1') * Decimal('2.2')\n",
+            label="↻ more of a doctest: the answer repeats the prompt",
+            temperature=0.6),
     ),
 )
 
@@ -123,6 +158,25 @@ def card_acceptance(models_dir: Path | None = None) -> dict[str, float | None]:
         except (OSError, ValueError, KeyError, TypeError):
             out[key] = None
     return out
+
+
+LOOKUP_MEASURED = "lookup.json"  # in assets/: bench/lookup_bench.py's figures for the lookup presets
+
+
+def lookup_measured(key: str, path: Path | None = None) -> dict | None:
+    """What ``bench/lookup_bench.py`` measured for the lookup preset ``key``: ``{"speedup" (plain ÷ n-gram medians),
+    "round_speedups", "rounds", "acceptance" (guesses kept ÷ proposed, 0..1), "loops", "answers", "date", ...}``,
+    or None where ``assets/lookup.json`` (or ``path``) is missing, unreadable or has no such preset."""
+    import json
+
+    try:
+        data = json.loads((path or assets.path(LOOKUP_MEASURED)).read_text(encoding="utf-8"))
+        entry = data["presets"][key]
+        entry = {**entry, "date": data.get("date", ""), "load_average": data.get("load_average")}
+        float(entry["speedup"])
+        return entry
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def poem_lines(text: str) -> list[str]:

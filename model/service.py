@@ -38,8 +38,9 @@ Events (engine → GUI), each a dict with "type":
     idle          no request left
     analysis      analysis_id, kind, prompt, data (plain measurements) or error, elapsed_ms
     apprentice    checks: [model.teaching.lesson_runs.combine_verdicts for the sampling in use, then greedy], chosen:
-                  the apprentice now set ("model" | "ngram"; the one that pays under the sampling in use, else
-                  the least slow there that kept guesses; a visitor's own choice stands), pays_when: where the
+                  the apprentice now set ("model" | "ngram"; the free-writing one, the draft model where one is
+                  loaded (model.teaching.lessons.free_writing_apprentice), when it pays or at least kept guesses
+                  under the sampling in use; a visitor's own choice stands), pays_when: where the
                   chosen one pays, "sampling" | "greedy" | None. Each verdict carries "pays"
                   (model.teaching.lesson_runs.pays). Measured at start-up
                   (when the option measure_apprentice is on, as the window's engine process has it) while idle
@@ -145,10 +146,11 @@ class EngineService:
     def apprentice_step(self) -> None:
         """Run the next round of the check; after the last, choose the apprentice and emit "apprentice".
 
-        The choice: the apprentice that pays (``model.teaching.lesson_runs.combine_verdicts``' ``best``) under the
-        sampling in use (the page keeps it when the apprentice joins); when none pays there, the one that loses
-        least under it among those that kept guesses (``model.teaching.lessons.least_bad_apprentice``: the page shows it
-        working and says why it is slower), else the one set now. ``pays_when``: the first checked sampling
+        The choice, for free writing: the free-writing apprentice (the draft model where one is loaded, never the
+        n-gram one then: it has its own presets, ``model.catalog.LookupPreset``) when it pays under the sampling in
+        use (``model.teaching.lesson_runs.combine_verdicts``' ``best``), else when it kept guesses there
+        (``model.teaching.lessons.least_bad_apprentice``: the page shows it working and says why it is slower),
+        else the one set now. ``pays_when``: the first checked sampling
         where the chosen one pays ("sampling" | "greedy"), or None."""
         check = next(c for c in self.apprentice_queue if not c.done())
         check.step()

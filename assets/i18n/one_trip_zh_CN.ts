@@ -2676,6 +2676,34 @@
         <source>the start-up check measured {x}× over {n} runs; a few trips on a busy machine vary more</source>
         <translation>启动时的检查测得 {x}×（{n} 次）；在忙碌的机器上，几趟的结果起伏更大</translation>
     </message>
+    <message>
+        <source>↻ more of a doctest: the answer repeats the prompt</source>
+        <translation>↻ 续写 doctest：答案照抄提示</translation>
+    </message>
+    <message>
+        <source>copying text: greedy, temperature 0</source>
+        <translation>照抄文本：贪心，温度 0</translation>
+    </message>
+    <message>
+        <source>temperature {t} · top-p {p}</source>
+        <translation>温度 {t} · top-p {p}</translation>
+    </message>
+    <message>
+        <source>Its speed-up is not measured yet (python -m bench.lookup_bench).</source>
+        <translation>它的加速还没有测过（python -m bench.lookup_bench）。</translation>
+    </message>
+    <message>
+        <source>Measured by bench/lookup_bench.py ({date}): {x}× the speed of plain decoding ({lo}–{hi}× over {n} rounds), {kept} of its guesses kept, {loops} of {answers} answers looped.</source>
+        <translation>bench/lookup_bench.py 实测（{date}）：速度是普通解码的 {x}×（{n} 轮，{lo}–{hi}×），猜的字留下 {kept}，{answers} 个答案中 {loops} 个陷入重复。</translation>
+    </message>
+    <message>
+        <source>This answer copies its prompt, so the apprentice copies too: the n-gram apprentice, {k} guesses per trip, {sampling}. {measured}</source>
+        <translation>这个答案照抄提示，所以小徒弟也照抄：照抄的小徒弟（前文查找），每趟猜 {k} 个，{sampling}。{measured}</translation>
+    </message>
+    <message>
+        <source>bench/lookup_bench.py measured {x}× over {n} rounds; a few trips on a busy machine vary more</source>
+        <translation>bench/lookup_bench.py 测了 {n} 轮，得 {x}×；机器忙时，短短几趟的波动更大</translation>
+    </message>
 </context>
 <context>
     <name>TokenChips</name>

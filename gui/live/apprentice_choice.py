@@ -210,13 +210,17 @@ class ApprenticeVerdicts:
         self._update_extra_readout = update_extra_readout
         self._greedy_for_apprentice = False  # an older page turned greedy on for the apprentice (turned off here)
         self._apprentice_picked = False  # the visitor picked an apprentice themselves (the Details view)
+        self.lookup = None  # the LookupPresets: while one runs, the free-writing choice waits (gui.live.lookup_presets)
         bridge.apprentice.connect(self._on_apprentice_verdict)
         apprentice_choice.kind_chosen.connect(self._on_apprentice_kind_chosen)
         greedy_box.toggled.connect(self._on_greedy_toggled)
 
     def _on_apprentice_verdict(self, event: dict) -> None:
-        self.apprentice_choice.set_event(event)
         kind = event.get("chosen")
+        if self.lookup is not None and kind in KINDS and self.lookup.free_writing_kind(kind):
+            kind = None  # a lookup preset runs the n-gram apprentice; free writing gets ``chosen`` back later
+            event = {**event, "chosen": None}
+        self.apprentice_choice.set_event(event)
         if kind in KINDS:
             self.session.set_draft_kind(kind)
         self._apply_apprentice_sampling(self.session.draft_k)
@@ -257,7 +261,7 @@ class ApprenticeVerdicts:
         """The sampling changed: switch to the apprentice that the start-up check found paying under it (the
         check measured each setting, ``check_for``), unless the visitor picked one."""
         event = self.apprentice_choice.event
-        if self._apprentice_picked or not event:
+        if self._apprentice_picked or not event or (self.lookup is not None and self.lookup.active is not None):
             return
         check = next((c for c in event.get("checks") or []
                       if (float((c.get("sampling") or {}).get("temperature", 0)) == 0) == bool(greedy)), None)
@@ -273,7 +277,8 @@ class ApprenticeVerdicts:
         """While the apprentice runs under sampling where the start-up check found it paying only greedy: which
         temperature it needs and why, in words, with both measured shares of guesses kept ("" otherwise)."""
         s = self.session
-        if s.draft_k <= 0 or s.sampling.greedy or self.apprentice_pays_when() != "greedy":
+        if s.draft_k <= 0 or s.sampling.greedy or self.apprentice_pays_when() != "greedy" or \
+                (self.lookup is not None and self.lookup.active is not None):  # a lookup preset says its own line
             return ""
         event, kind = self.apprentice_choice.event, self.apprentice_choice.kind()
         sampled, greedy = check_for(event, kind, False), check_for(event, kind, True)

@@ -61,6 +61,7 @@ class EngineEventHandler:
         self.status = status
         self._sync_ideas = sync_ideas
         self.verdicts = None  # the ApprenticeVerdicts, set by the window
+        self.lookup = None  # the LookupPresets (gui.live.lookup_presets), set by SessionControls
         self.auto_restart = auto_restart
         self.engine_info: dict | None = None
         self.floor_ms: float | None = None
@@ -177,6 +178,8 @@ class EngineEventHandler:
         if info.get("draft_kind") in ("ngram", "model"):
             self.apprentice_choice.set_kind(info["draft_kind"])
             self.session.set_draft_kind(info["draft_kind"])
+        if self.lookup is not None:
+            self.lookup.reapply()  # a lookup preset runs the n-gram apprentice, whatever the engine started with
         if draft_ok and k:
             self.apprentice.blockSignals(True)
             self.apprentice.set_value(k)
@@ -208,6 +211,8 @@ class EngineEventHandler:
 
     def _update_extra_readout(self) -> None:
         lines = []
+        if self.lookup is not None and (why_lookup := self.lookup.line()):
+            lines.append(why_lookup)  # a lookup preset: why the n-gram apprentice, and its measured speed-up
         k = self.session.draft_k
         if k > 0 and self.apprentice.is_available():
             lines.append(self.spec_meter.text(self._spec_key(), k))
@@ -218,8 +223,9 @@ class EngineEventHandler:
             lines.append(self.shard_meter.text(mode, n))
         why = ""
         if k > 0 and self.apprentice.is_available() and self.spec_meter.trips:
-            reason = slower_reason(self.apprentice_choice.event, self.apprentice_choice.kind(),
-                                   self.session.sampling.greedy, self.spec_meter.acceptance)
+            reason = (self.lookup.slower_reason() if self.lookup is not None and self.lookup.active is not None else
+                      slower_reason(self.apprentice_choice.event, self.apprentice_choice.kind(),
+                                    self.session.sampling.greedy, self.spec_meter.acceptance))
             # the details view shows each apprentice's verdict with its reason: one reason on screen, not two
             shown = getattr(self.live_page, "details", False) and \
                 reason in self.apprentice_choice.verdict_text(self.apprentice_choice.kind())

@@ -53,6 +53,7 @@ class ModelChoice(QWidget):
         super().__init__(parent)
         self.custom_dir = custom_dir
         self.seed: int | None = None  # the seed of the answer being written, shown beside the switch
+        self.shown: tuple[float, float] | None = None  # (temperature, top-p) in force, when not the model's own
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(6)
@@ -121,6 +122,15 @@ class ModelChoice(QWidget):
         self.seed = seed
         self._update_label()
 
+    def show_sampling(self, temperature: float, top_p: float) -> None:
+        """The temperature and top-p in force (the session's: a lookup preset brings its own), shown beside the
+        switch."""
+        m = self.bundled()
+        shown = None if (temperature, top_p) == (m.temperature, m.top_p) else (float(temperature), float(top_p))
+        if shown != self.shown:
+            self.shown = shown
+            self._update_label()
+
     # ---- text ----------------------------------------------------------------------------------------------
     def retranslate(self) -> None:
         self.caption.setText(_tr("Model"))
@@ -155,7 +165,8 @@ class ModelChoice(QWidget):
             self.sampling_label.setText(_tr("always the most likely token"))
             return
         m = self.bundled()
-        text = _tr("temperature {t} · top-p {p}").format(t=f"{m.temperature:g}", p=f"{m.top_p:g}")
+        t, p = self.shown or (m.temperature, m.top_p)
+        text = _tr("temperature {t} · top-p {p}").format(t=f"{t:g}", p=f"{p:g}")
         if self.seed is not None:
             text += " · " + _tr("seed {n}").format(n=self.seed)
         self.sampling_label.setText(" · ".join(keep_together(part) for part in text.split(" · ")))
@@ -191,6 +202,7 @@ class ModelSwitcher:
         self.live_page = None
         self._tour = lambda: None
         self._restart = lambda: None
+        self.lookup = None  # the LookupPresets (gui.live.lookup_presets), set by SessionControls
 
     def attach(self, model_choice: ModelChoice, page, tour, restart) -> None:
         self.model_choice = model_choice
@@ -245,6 +257,8 @@ class ModelSwitcher:
         self.bridge.options["draft_model_dir"] = None  # a bundled model brings its own draft
         self.model_choice.set_current(key)
         self.live_page.set_presets(self.presets())
+        if self.lookup is not None:
+            self.lookup.offer()  # the new model's lookup presets, after its others
         tour = self._tour()
         if tour is not None:
             tour.use_model(path)

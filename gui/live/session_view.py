@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
+from gui.live.lookup_presets import LookupPresets
 from gui.live.state import MAX_PROMPT_CHARS
 
 
@@ -27,9 +28,14 @@ class SessionControls:
         bridge: the ``EngineBridge`` (``set_max_batch``).
         runner: the ``LiveRunner`` (fills the seats a larger table has).
         engine: the ``EngineEventHandler`` (the apprentice's change, the readout).
+        models: the ``ModelSwitcher`` (it offers the lookup presets again when it puts a model's presets in the
+            prompt box), or None.
+
+    Also builds ``lookup``, the ``LookupPresets`` (the n-gram apprentice's own presets, ``gui.live.lookup_presets``),
+    and hands it to the engine events, the apprentice's verdicts and the model switcher.
     """
 
-    def __init__(self, session, page, model_choice, scene, bridge, runner, engine):
+    def __init__(self, session, page, model_choice, scene, bridge, runner, engine, models=None):
         self.session = session
         self.page = page
         self.model_choice = model_choice
@@ -48,7 +54,14 @@ class SessionControls:
         s.subscribe(self._show_sampling, "sampling")
         s.subscribe(self._show_prompt, "prompt")
         s.subscribe(lambda c: self._show_trip_seconds(c.value), "trip_seconds")
+        self.lookup = LookupPresets(s, bridge, page, engine.apprentice_choice, engine.spec_meter,
+                                    engine._update_extra_readout)
+        engine.lookup = self.lookup
+        for owner in (engine.verdicts, models):
+            if owner is not None:
+                owner.lookup = self.lookup
         s.set_prompt(self._box_prompt())
+        self.lookup.offer()
         s.set_trip_seconds(page.speed_slider.value() / 100.0)
         self._show_trip_seconds(s.trip_seconds)
 
@@ -95,6 +108,7 @@ class SessionControls:
             self.model_choice.greedy_box.setChecked(sampling.greedy)
         if self.model_choice.seed != sampling.seed:
             self.model_choice.set_seed(sampling.seed)
+        self.model_choice.show_sampling(sampling.temperature, sampling.top_p)  # a lookup preset has its own
 
     # ---- the prompt -------------------------------------------------------------------------------------------
     def _box_prompt(self) -> str:
@@ -112,7 +126,12 @@ class SessionControls:
     def _show_prompt(self, change) -> None:
         """The session's prompt changed (the kiosk, the tour, a test): the box shows it."""
         if self._box_prompt() != change.value:
-            self.page.prompt_box.setEditText(change.value)
+            box = self.page.prompt_box
+            index = box.findData(change.value)  # a preset's prompt: the box shows its item (a label, a ⏎)
+            if index >= 0:
+                box.setCurrentIndex(index)
+            else:
+                box.setEditText(change.value)
 
     def retranslate(self) -> None:
         """The controls' words and tooltips in the current language."""
@@ -136,3 +155,4 @@ class SessionControls:
         p.real_time_box.setToolTip(_tr("Show the trips at the speed they were measured"))
         self._on_batch_label()
         self._on_speed_label()
+        self.lookup.retranslate()

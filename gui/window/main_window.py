@@ -219,11 +219,11 @@ class MainWindow(QMainWindow):
         self.engine = EngineEventHandler(session, b, self.scene, page, self.runner, self.status, self.spec_meter,
                                          self.shard_meter, self._sync_ideas, self.auto_restart)
         self.runner.engine = self.engine
-        self.apprentice_verdicts = ApprenticeVerdicts(session, b, self.apprentice_choice,
-                                                      self.model_choice.greedy_box, self.spec_meter,
-                                                      self.engine._update_extra_readout)
+        self.apprentice_verdicts = ApprenticeVerdicts(session, b, self.apprentice_choice, self.model_choice.greedy_box,
+                                                      self.spec_meter, self.engine._update_extra_readout)
         self.engine.verdicts = self.apprentice_verdicts
-        self.controls = SessionControls(session, page, self.model_choice, self.scene, b, self.runner, self.engine)
+        self.controls = SessionControls(session, page, self.model_choice, self.scene, b, self.runner, self.engine,
+                                        self.models)
         self.exhibit_actions = ExhibitActions(session, page, self.details_button, self.model_choice, self.scene,
                                               self.engine._update_extra_readout)
         self.exhibit_actions.set_details(False)

@@ -286,8 +286,8 @@ def combine_verdicts(sampling: SamplingParams | None, verdicts: dict) -> dict:
     """``apprentice_verdicts``' answer from per-apprentice verdicts (``speculative_times``' or
     ``ApprenticeCheck``'s dicts): ``{"sampling": {"temperature", "top_k", "top_p"}, "verdicts", "best"}``.
 
-    ``best`` is ``model.teaching.lessons.best_apprentice``: None when no apprentice pays; else the n-gram apprentice
-    when it pays, unless the draft model pays and beats it by more than the spread of their runs.
+    ``best`` is ``model.teaching.lessons.best_apprentice``: the free-writing apprentice (the draft model when one is
+    loaded, else the n-gram one) when it pays, else None.
     """
     s = sampling or SamplingParams()
     return {"sampling": {"temperature": s.temperature, "top_k": s.top_k, "top_p": s.top_p},

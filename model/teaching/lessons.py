@@ -107,10 +107,11 @@ def why_not(kind: str, data: dict) -> str | None:
 # setting), so a check whose median is only a few per cent above 1 would be shown losing about half the time.
 PAYS_MIN_SPEEDUP = 1.1
 
-# The apprentice the Live page prefers when more than one pays: the n-gram one costs next to nothing per guess
-# (a lookup in the text already written), so its speed-up moves little with the machine's load; the draft
-# model's own passes do, and on a small shared CPU its margin over plain decoding is thin and noisy.
-PREFERRED_APPRENTICES = ("ngram", "model")
+# The apprentice for free writing, where there is a choice: the draft model. The n-gram apprentice copies the
+# request's own text, so on free writing its guesses are kept mostly where the answer loops (issue 35: greedy
+# "def fibonacci" measured it fast on a loop); it has its own presets, prompts whose answer repeats the prompt
+# (``model.catalog.LookupPreset``), and is the free-writing apprentice only where no draft model is loaded.
+FREE_WRITING_APPRENTICES = ("model", "ngram")
 
 
 def pays(v: dict | None) -> bool:
@@ -141,27 +142,26 @@ def clearly_faster(a: dict, b: dict) -> bool:
     return bool(verdict(a["with"], b["with"])["separated"])
 
 
+def free_writing_apprentice(verdicts: dict) -> str | None:
+    """The apprentice free writing may use, from per-apprentice verdicts (``{"ngram": ..., "model": ...}``): the
+    first in ``FREE_WRITING_APPRENTICES`` that was measured (the draft model when one is loaded), else None."""
+    return next((a for a in FREE_WRITING_APPRENTICES
+                 if verdicts.get(a) and verdicts[a].get("available", True)), None)
+
+
 def best_apprentice(verdicts: dict) -> str | None:
-    """The apprentice the Live page runs by default, from per-apprentice verdicts (``{"ngram": ..., "model":
-    ...}``, each as ``pays`` reads it): None when none ``pays``; else the first that pays in
-    ``PREFERRED_APPRENTICES`` (the n-gram apprentice), unless another that pays is ``clearly_faster`` than it
-    (the draft model must beat the n-gram apprentice by more than the spread of their runs, not by a median
-    that a busy moment can move)."""
-    paying = [a for a in PREFERRED_APPRENTICES if pays(verdicts.get(a))]
-    paying += [a for a in verdicts if a not in paying and pays(verdicts[a])]
-    best = paying[0] if paying else None
-    for other in paying[1:]:
-        if clearly_faster(verdicts[other], verdicts[best]):
-            best = other
-    return best
+    """The apprentice the Live page runs by default for free writing, from per-apprentice verdicts (each as
+    ``pays`` reads it): ``free_writing_apprentice`` when it ``pays``, else None. The n-gram apprentice is never
+    chosen over a loaded draft model, however it measured (its own presets run it: ``model.catalog``)."""
+    a = free_writing_apprentice(verdicts)
+    return a if a is not None and pays(verdicts[a]) else None
 
 
 def least_bad_apprentice(verdicts: dict) -> str | None:
-    """When no apprentice pays: the one the page still shows working, the apprentice with the highest median
-    speed-up among those that kept some of their guesses (so the visitor sees guesses inked, and the page says
-    why it is slower); None when none kept a guess."""
-    kept = [(float(v.get("speedup") or 0.0), a) for a, v in verdicts.items() if v and v.get("acceptance")]
-    return max(kept)[1] if kept else None
+    """When none pays: the apprentice the page still shows working, ``free_writing_apprentice`` when it kept some
+    of its guesses (so the visitor sees guesses inked, and the page says why it is slower); else None."""
+    a = free_writing_apprentice(verdicts)
+    return a if a is not None and verdicts[a].get("acceptance") else None
 
 
 # A part of the trip at least this share of it "mostly" makes the trip; between the two, the page says both.
