@@ -92,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--draft-k", type=int_in(0, 8, "a number of draft guesses"), default=None, metavar="K",
                    help="speculative decoding: draft guesses per verify pass, 0 (off) to 8 "
                         f"(default: {DEFAULT_DRAFT_K} with --draft or --draft-model, else 0)")
+    p.add_argument("--draft-stop", type=float_in(0.0, 1.0, "a probability"), default=None, metavar="P",
+                   help="the draft model stops guessing once its likeliest token has a probability under P, 0-1 "
+                        "(0: always K guesses; default: the engine's, DRAFT_STOP_BELOW in model/speculative.py)")
     p.add_argument("--draft", choices=("model", "ngram"), default=None,
                    help="the apprentice: a draft model, or ngram (prompt lookup: guesses copied from the "
                         "request's own earlier text, no model)")
@@ -165,6 +168,7 @@ def result_json(engine, reports, request_ids, elapsed_s: float, threads: int, de
             "tokens_per_s": generated / elapsed_s if elapsed_s > 0 else 0.0,
             "acceptance_rate": engine.acceptance_rate,
             "draft_kind": engine.draft_kind if engine.draft_k else None,
+            "draft_stop_below": engine.draft_stop_below if engine.draft_k and engine.draft_kind == "model" else None,
             # tokens written per decode trip and sequence: 1 without a draft, up to k + 1 with one
             "tokens_per_trip": (sum(r.tokens_out for r in decode_steps) / sum(r.batch for r in decode_steps)
                                 if decode_steps else None),
@@ -246,6 +250,8 @@ def _generate(args) -> int:
     if k:
         engine.set_draft_kind(kind)
         engine.set_draft_k(k)
+    if args.draft_stop is not None:
+        engine.draft_stop_below = args.draft_stop
     runner = None
     if args.tp > 1 or args.pp > 1:
         from model.parallel import ShardedRunner

@@ -29,7 +29,7 @@ from model.report import StepReport, TokenEvent
 from model.runner import ModelRunner, PassItem
 from model.sampling import SamplingParams, make_generator, sample, top_k_probs
 from model.scheduler import Schedule, Scheduler, Sequence, Status
-from model.speculative import draft_prefill, speculative_step
+from model.speculative import DRAFT_STOP_BELOW, draft_prefill, speculative_step
 from model.stages import forward_stages
 from model.tokenizer import StreamDecoder, Tokenizer
 
@@ -126,9 +126,9 @@ class Engine:
         self.draft: GPT2 | None = None
         self.draft_cache: PagedKVCache | None = None
         self.draft_k = 0
+        self.draft_stop_below = DRAFT_STOP_BELOW  # the draft model stops guessing once it is less sure than this
         self.draft_kind = "model"  # who guesses: "model" (the draft model) or "ngram" (prompt lookup, model/ngram.py)
-        self.spec_proposed = 0  # over the engine's life: draft guesses checked, and kept
-        self.spec_accepted = 0
+        self.spec_proposed = self.spec_accepted = 0  # over the engine's life: draft guesses checked, and kept
         # packs and runs the passes, times them; a sharded runner (model/parallel/) set on it runs the target's
         self.model_runner = ModelRunner(self.model, self.cache, block_size=block_size, n_positions=cfg.n_positions,
                                         ragged=ragged, layer_timing=layer_timing)

@@ -25,7 +25,12 @@ from model.sampling import Nucleus, Row, draw, nuclei
 from model.scheduler import Status
 
 
-STOP_BELOW = 0.0
+# The draft model stops guessing once the likeliest token of its own distribution (after temperature and top-p)
+# has less than this probability: an unsure guess is likely rejected, and the guesses after it are wasted passes
+# (dynamic draft length, as in SpecDec++, Huang et al. 2024, and EAGLE-2's confidence). Which guesses are made
+# depends on the draft alone, so the output keeps the target's distribution (greedy: its tokens). Measured on held-out
+# code (docs/benchmarks.md, "The apprentice made for the job").
+DRAFT_STOP_BELOW = 0.5
 
 
 def accept_greedy(target_logits: torch.Tensor, draft_tokens: list[int]) -> tuple[int, list[int]]:
@@ -108,8 +113,10 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
     """One verify step of ``engine`` (``model.engine.Engine``) over the scheduled decode sequences ``sched``:
     the apprentice (the draft model, or prompt lookup) guesses k tokens per sequence, one target pass checks
     them all, the agreeing prefix is kept (``accept_greedy`` / ``accept_sampled``) with the target's own token
-    after it. t0: perf_counter_ns at the step's start. Returns the step's StepReport (phase "verify"), or the
-    plain decode step's when prompt lookup found no guess anywhere."""
+    after it. The draft model guesses at most ``engine.draft_k``, and stops after a guess whose distribution's
+    likeliest token is under ``engine.draft_stop_below`` (``DRAFT_STOP_BELOW``). t0: perf_counter_ns at the
+    step's start. Returns the step's StepReport (phase "verify"), or the plain decode step's when prompt lookup
+    found no guess anywhere."""
     seqs = [it.seq for it in sched.items]
     ks = []
     for seq in seqs:
@@ -140,6 +147,7 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
         ks_model = [0] * len(seqs)
     else:
         ks_model = ks
+    stop_below = engine.draft_stop_below
     for j in range(max(ks_model)):
         rows = [b for b, k in enumerate(ks_model) if j < k]
         if not rows:  # every sequence's draft stopped early
@@ -161,14 +169,14 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
             params = seqs[b].sampling
             if params.greedy:  # the verify rule compares argmaxes: no distribution needed
                 token, q = int(torch.argmax(logits[row, -1])), None
-                sure = float(torch.softmax(logits[row, -1], -1)[token]) if STOP_BELOW else 1.0
+                sure = float(torch.softmax(logits[row, -1], -1)[token]) if stop_below else 1.0
             else:
                 q = nuclei(logits[row, -1:], params)[0]
                 token = q.draw(seqs[b].generator)
                 sure = q.top(1)[0][1]
             proposals[b].append(token)
             q_rows[b].append(q)
-            if sure < STOP_BELOW and j + 1 < ks_model[b]:
+            if sure < stop_below and j + 1 < ks_model[b]:  # unsure: no more guesses for this sequence
                 ks_model[b] = j + 1
     for b, seq in enumerate(seqs):
         if ks_model[b]:

@@ -34,15 +34,36 @@ def random_draft(tiny):
     return lively_gpt2(cfg, seed=7)
 
 
-def _greedy(tiny, prompts, draft=None, k=0, new_tokens=24, ragged=True):
+def _greedy(tiny, prompts, draft=None, k=0, new_tokens=24, ragged=True, stop=0.0):
+    """Greedy answers of ``prompts`` with ``draft`` guessing ``k`` (all k every trip unless ``stop`` > 0)."""
     model, tokenizer = tiny
     engine = Engine(model, tokenizer, max_batch=len(prompts), ragged=ragged)
     if draft is not None:
         engine.set_draft(draft, tokenizer)
         engine.set_draft_k(k)
+        engine.draft_stop_below = stop
     ids = [engine.add_request(p, max_new_tokens=new_tokens) for p in prompts]
     reports = list(engine.run())
     return [engine.finished[i].token_ids for i in ids], reports, engine
+
+
+def test_an_unsure_draft_stops_guessing_and_the_answer_stays_the_targets(tiny, random_draft):
+    """draft_stop_below 0: every trip proposes k guesses (room allowing); 1.0: one guess a trip (nothing is that
+    sure). Either way greedy decoding writes the target's own tokens."""
+    model, tokenizer = tiny
+    plain, _, _ = _greedy(tiny, [PROMPTS["code"]])
+    proposed = {}
+    for stop in (0.0, 1.0):
+        engine = Engine(model, tokenizer, max_batch=1)
+        engine.set_draft(random_draft, tokenizer)
+        engine.set_draft_k(4)
+        engine.draft_stop_below = stop
+        rid = engine.add_request(PROMPTS["code"], max_new_tokens=24)
+        verify = [r for r in engine.run() if r.phase == "verify"]
+        assert engine.finished[rid].token_ids == plain[0]
+        proposed[stop] = [r.proposed for r in verify]
+    assert max(proposed[1.0]) == 1
+    assert proposed[0.0][0] == 4 and sum(proposed[0.0]) > sum(proposed[1.0])
 
 
 def test_the_draft_reads_the_prompt_in_the_prefill_not_in_the_first_trip(tiny, random_draft):
