@@ -335,7 +335,6 @@ def speculative_trip(engine: Engine, prompt: str, k: int = 5) -> dict:
     """One real trip of speculative decoding over ``prompt`` (the game's running text): the bundled draft model
     guesses ``k`` tokens, the target checks them all in one verify pass (greedy) and keeps the agreeing prefix
     plus its own next token. The prompt is read first in a prefill pass that is not part of the answer.
-
     Returns ``available`` (False without a draft model), ``proposed``, ``accepted`` (0..proposed), the
     guesses' ``guesses`` labels, the ``written`` labels and ``text`` of the tokens the trip wrote (the first
     token comes from the reading pass), ``draft_ms`` and ``verify_ms`` (measured)."""
@@ -346,6 +345,7 @@ def speculative_trip(engine: Engine, prompt: str, k: int = 5) -> dict:
     e = _engine(engine, prefix_cache=False)
     e.set_draft(engine.draft, engine.tokenizer)
     e.set_draft_k(k)
+    e.draft_stop_below = 0.0  # the game deals k slips: the apprentice fills all k, sure or not
     e.add_request(ids, max_new_tokens=k + 2)
     first = e.step()  # reading the text (prefill), writes the first token
     r = e.step()  # the trip the game counts: draft guesses, one verify pass
