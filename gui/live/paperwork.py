@@ -233,7 +233,8 @@ class SplitRow(QWidget):
         its stretch share (4 of 5 after the spacing), so that a line that grows by one wrap is never clipped."""
         share = int((width - 8) * 4 / 5)
         label_w = min(self.label.width(), share) if self.label.width() > 0 else share
-        return max(self.bar.sizeHint().height(), self.label.heightForWidth(max(1, label_w)))
+        # + 2 px: a text layout of the same lines can come out a pixel taller than the label's own estimate
+        return max(self.bar.sizeHint().height(), self.label.heightForWidth(max(1, label_w)) + 2)
 
     def show_trip(self, report: dict | None, info: dict | None) -> None:
         """Split the trip ``report`` (``trip_figures``) and say it; a trip that cannot be split leaves the bar
