@@ -120,8 +120,7 @@ def dequantize_int8(model, config=None):
     """A float32 ``GPT2`` with the weights of int8 ``model``: every matrix w = q · s (row scales), the rest as is.
     For devices where the int8 kernel does not run (``quantize_int8`` is CPU-only). Returns a new model on the CPU
     (move it with ``.to``)."""
-    from model.gpt2 import GPT2
-    out = GPT2(config or model.config)
+    out = type(model)(config or model.config)  # a GPT2 (model/gpt2.py imports this module's kernel)
     state = {}
     for name, t in model.state_dict().items():
         if name.endswith(".scale"):
@@ -132,36 +131,3 @@ def dequantize_int8(model, config=None):
     out.load_state_dict(state, strict=True)
     return out
 
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m model.quantize SRC OUT``: write the fp32 model folder SRC as int8 rows and row scales into OUT
-    (``model.checkpoint.save_pretrained``; the bundled draft is made so), with its tokenizer and its training
-    files; OUT's ``training.json`` records the command under ``"quantized"``."""
-    import argparse
-    import json
-    import shutil
-    import sys
-    from pathlib import Path
-
-    from model.checkpoint import load_pretrained, save_pretrained
-    p = argparse.ArgumentParser(prog="python -m model.quantize", description=main.__doc__.splitlines()[0])
-    p.add_argument("src", type=Path, help="a model folder (config.json, model.safetensors, tokenizer.json)")
-    p.add_argument("out", type=Path, help="the folder to write (created; its model files are replaced)")
-    a = p.parse_args(argv)
-    model, _ = load_pretrained(a.src)
-    save_pretrained(quantize_int8(model), a.out, a.src / "tokenizer.json")
-    for name in ("loss.csv", "loss.png"):
-        if (a.src / name).is_file() and (a.src / name).resolve() != (a.out / name).resolve():
-            shutil.copyfile(a.src / name, a.out / name)
-    training = a.src / "training.json"
-    if training.is_file():
-        summary = json.loads(training.read_text(encoding="utf-8"))
-        summary["quantized"] = {"command": "python -m model.quantize " + " ".join(sys.argv[1:] if argv is None else argv),
-                                "weights": "int8", "weight_bytes": model.weight_bytes()}
-        (a.out / "training.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-    print(f"{a.out}: int8, {model.weight_bytes():,} bytes of weights")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

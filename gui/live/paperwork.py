@@ -206,6 +206,11 @@ class SplitBar(QWidget):
         p.end()
 
 
+# the line's share of the row against the bar's 1: five sixths, so that the line with every figure named (a wait
+# for a busy processor too) stays two lines at 1280 px and the stage above keeps its width
+LABEL_STRETCH = 5
+
+
 class SplitRow(QWidget):
     """The bar and its line. ``show_trip(report, info)`` when a trip goes on stage; until then the line says what
     the bar means. ``trip``: the figures and the lesson key on screen now (None before a trip)."""
@@ -223,15 +228,15 @@ class SplitRow(QWidget):
         self.label.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Minimum)
         set_role(self.label, "split")
         row.addWidget(self.bar, 1, Qt.AlignVCenter)
-        row.addWidget(self.label, 4)
+        row.addWidget(self.label, LABEL_STRETCH)
         self._args: tuple | None = None
         self.trip: dict | None = None
         self.recent: deque[dict] = deque(maxlen=4 * SPLIT_WINDOW)  # reports shown, oldest first
 
     def height_for(self, width: int) -> int:
         """The row's height at ``width`` px: the line's wrapped height at the narrower of the width it has now and
-        its stretch share (4 of 5 after the spacing), so that a line that grows by one wrap is never clipped."""
-        share = int((width - 8) * 4 / 5)
+        its stretch share (5 of 6 after the spacing), so that a line that grows by one wrap is never clipped."""
+        share = int((width - 8) * LABEL_STRETCH / (LABEL_STRETCH + 1))
         label_w = min(self.label.width(), share) if self.label.width() > 0 else share
         # + 2 px: a text layout of the same lines can come out a pixel taller than the label's own estimate
         return max(self.bar.sizeHint().height(), self.label.heightForWidth(max(1, label_w)) + 2)

@@ -332,7 +332,7 @@ def render(res: dict, manifest: dict, assets_bytes: int) -> str:
           "so that every position embedding up to 511 is trained. The draft is distilled from the target: its "
           "loss is (1 − α)·cross-entropy + α·KL(target ‖ draft)."
           + (" Its training starts from the target's weights (the blocks it keeps) and ends in fp32; "
-             "`python -m model.quantize` then stores it as int8 rows." if dt.get("quantized") else ""), "",
+             "`python -m model.training.quantize` then stores it as int8 rows." if dt.get("quantized") else ""), "",
           "![target loss](target/loss.png)", "", "![draft loss](draft/loss.png)", ""]
 
     L += ["## Reproduce", "", "On a Debian machine with Python 3.11 and this repository installed "

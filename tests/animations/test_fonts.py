@@ -14,7 +14,7 @@ from animations import fonts
 
 # the readable marks of token labels (model/tokenizer.py) and a few the stage draws
 MARKS = "␣↵⇥␀␛␍⟨⟩·…→×÷≈≤≥−±√²³"
-LACKED = set("↵⇥␀␛␍⟨⟩ᵀ✗")  # the marks NotoSansSC-OneTrip.otf has no glyph for (checked with fontTools)
+LACKED = set("↵⇥␀␛␍⟨⟩ᵀ✗↻")  # the marks NotoSansSC-OneTrip.otf has no glyph for (checked with fontTools)
 GENERIC = {"Sans Serif", "Serif", "Monospace"}  # names Qt's fontconfig database always lists
 
 

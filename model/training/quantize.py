@@ -1,0 +1,47 @@
+"""``python -m model.training.quantize SRC OUT``: an fp32 model folder written again as int8 rows and float32 row
+scales (``model/quantize.py``, ``model.checkpoint.save_pretrained``): how the bundled code draft is made.
+
+OUT gets the model files, the tokenizer, SRC's loss curve without the rows of the model SRC started from (steps
+written "-N": that model's own folder keeps them) and its plot, and SRC's ``training.json`` with this command
+under ``"quantized"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from model.checkpoint import load_pretrained, save_pretrained
+from model.quantize import quantize_int8
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(prog="python -m model.training.quantize", description=__doc__.splitlines()[0])
+    p.add_argument("src", type=Path, help="a model folder (config.json, model.safetensors, tokenizer.json)")
+    p.add_argument("out", type=Path, help="the folder to write (created; its model files are replaced)")
+    a = p.parse_args(argv)
+    model, _ = load_pretrained(a.src)
+    save_pretrained(quantize_int8(model), a.out, a.src / "tokenizer.json")
+    if (a.src / "loss.csv").is_file():
+        with (a.src / "loss.csv").open(newline="") as f:
+            rows = list(csv.reader(f))
+        with (a.out / "loss.csv").open("w", newline="") as f:
+            csv.writer(f).writerows(rows[:1] + [r for r in rows[1:] if not r[0].startswith("-")])
+        from model.training.train import plot_losses  # matplotlib, when installed (the [train] extra)
+        plot_losses(a.out / "loss.csv", a.out / "loss.png", f"{a.out.name}: {model.num_parameters() / 1e6:.2f}M "
+                    "parameters, int8 rows")
+    if (a.src / "training.json").is_file():
+        summary = json.loads((a.src / "training.json").read_text(encoding="utf-8"))
+        summary["quantized"] = {"command": "python -m model.training.quantize " + " ".join(argv),
+                                "weights": "int8", "weight_bytes": model.weight_bytes()}
+        (a.out / "training.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    print(f"{a.out}: int8, {model.weight_bytes():,} bytes of weights")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
