@@ -9,6 +9,8 @@ times in a row (``model.loops.find_loop``). Writes a Markdown report (``--out``,
 ``docs/live-apprentice-runs.md``) and the raw rows beside it as JSON.
 
 Pass: speed-up >= ``--bar`` (1.2) at a temperature >= 0.6 with no loop in the answer; the report counts passes.
+``--lookup``: the same on the code model's lookup preset (``model.catalog.CODE.lookup_presets``), where the page
+runs the n-gram apprentice at the preset's own sampling; report in ``docs/live-lookup-runs.md``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ def one_run(args, i: int, tmp: Path) -> dict:
     layout, png = tmp / f"run{i}.json", tmp / f"run{i}.png"
     cmd = [sys.executable, str(REPO / "main.py"), "screenshot", "--draft-k", str(args.k), "--steps", str(args.steps),
            "--lang", args.lang, "--size", args.size, "--layout-json", str(layout), "--out", str(png)]
+    if args.lookup:  # the code model's lookup preset, its prompt exactly (the page runs it with its own sampling)
+        from model.catalog import CODE
+        cmd += ["--model", str(CODE.path()), "--prompt", CODE.lookup_presets[0].prompt]
     t0 = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, cwd=REPO,
                           env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
@@ -55,11 +60,14 @@ def one_run(args, i: int, tmp: Path) -> dict:
 def report(args, rows: list[dict]) -> str:
     ok = [r for r in rows if r.get("speedup")]
     sp = [r["speedup"] for r in ok]
+    what = (", on the code model's lookup preset (the answer repeats the prompt)" if args.lookup else "")
     lines = [
-        "# The Live page with the apprentice on, 10 times",
+        f"# The Live page with the apprentice on{what}, {len(rows)} times",
         "",
         f"`main.py screenshot --draft-k {args.k} --steps {args.steps} --lang {args.lang} --size {args.size} "
-        f"--layout-json F` run {len(rows)} times in a row (`python -m bench.live_apprentice_runs`), each a fresh "
+        + ("--model assets/models/target --prompt PRESET " if args.lookup else "")
+        + f"--layout-json F` run {len(rows)} times in a row (`python -m bench.live_apprentice_runs"
+        + (" --lookup" if args.lookup else "") + "`), each a fresh "
         "window and engine: the start-up check picks the apprentice under the page's own sampling, then a plain "
         f"run of {args.steps} trips and {args.steps} trips with the apprentice. Speed-up: the readout's figure "
         "(plain ms per token ÷ apprentice ms per token). Loop: a phrase three times in a row in the answer as "
@@ -96,8 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", default="1920x1080")
     p.add_argument("--bar", type=float, default=1.2)
     p.add_argument("--timeout", type=int, default=400)
-    p.add_argument("--out", type=Path, default=REPO / "docs/live-apprentice-runs.md")
+    p.add_argument("--lookup", action="store_true",
+                   help="the code model's lookup preset as the prompt (default --out docs/live-lookup-runs.md)")
+    p.add_argument("--out", type=Path, default=None, help="default docs/live-apprentice-runs.md")
     a = p.parse_args(argv)
+    if a.out is None:
+        a.out = REPO / ("docs/live-lookup-runs.md" if a.lookup else "docs/live-apprentice-runs.md")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(a.runs):
