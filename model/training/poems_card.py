@@ -132,7 +132,14 @@ def render(res: dict, manifest: dict) -> str:
         L.append(f"| {label} | {t[key]} | {d[key]} |")
     L.append(f"| parameters (LM head tied to wte) | {t['parameters']:,} | {d['parameters']:,} "
              f"({d['parameters'] / t['parameters']:.3f} of poems) |")
+    L.append(f"| weight bytes (as stored and read per trip) | {t['weight_bytes']:,} | {d['weight_bytes']:,} "
+             f"({d['weight_bytes'] / t['weight_bytes']:.3f} of poems) |")
     L.append(f"| model.safetensors | {_mb(t['file_bytes'])} | {_mb(d['file_bytes'])} |")
+    kept = (d["training"].get("recipe") or {}).get("init_layers")
+    if kept and d["training"].get("quantized"):
+        L += ["", f"The draft is the poems model's own blocks {', '.join(map(str, kept))} with its embeddings and final "
+              "norm (layer skipping), distilled on its next-token distributions, then stored as int8 rows with a "
+              "float32 scale per row (`python -m model.training.quantize`)."]
     L += ["", "## Held-out poems", "",
           f"{manifest['heldout_poems']:,} poems ({manifest['heldout_chars']:,} characters) that neither the tokenizer "
           "nor the models saw; windows of 256 tokens, every token after the first of a window predicted once.", "",
@@ -178,7 +185,7 @@ def render(res: dict, manifest: dict) -> str:
           f"| distillation | — | KL to poems, α = {dt['recipe']['distill_alpha']} |", "",
           "![poems loss](loss.png)", "", "## Reproduce", "", "```sh", "apt-get install npm    # once, to fetch the corpus",
           "pip install -e .[train]", "python -m model.training.poems --out corpus-poems",
-          *_commands(tt), *_commands(dt),
+          *_commands(tt), *_commands(dt), *([dt["quantized"]["command"]] if dt.get("quantized") else []),
           "python -m model.training.poems_card --corpus corpus-poems --models assets/models", "```", "",
           "## Corpus", "",
           f"- Source: {manifest['source']}; licence: {manifest['license']}.",
