@@ -167,10 +167,13 @@ class SpeculativeScene(TourScene):
             made.append(item)
         card = s.get("card_acceptance") or {}
         if card.get("code") is not None and card.get("poems") is not None:
-            made.append(self.para(T("The model cards, 4 guesses on held-out text: the code apprentice keeps "
-                                    "{code:.0f}%, the poetry apprentice {poems:.0f}%. Code repeats itself; a poem's "
-                                    "next character is open.").format(code=100 * card["code"],
-                                                                       poems=100 * card["poems"]),
+            # the source's reason (code repeats itself, a poem is open) only where the figures agree with it
+            line = (T("The model cards, 4 guesses on held-out text: the code apprentice keeps {code:.0f}%, the poetry "
+                      "apprentice {poems:.0f}%. Code repeats itself; a poem's next character is open.")
+                    if card["code"] > card["poems"] else
+                    T("The model cards, 4 guesses on held-out text: the code apprentice keeps {code:.0f}%, the poetry "
+                      "apprentice {poems:.0f}%."))
+            made.append(self.para(line.format(code=100 * card["code"], poems=100 * card["poems"]),
                                   40, y + 6, lw, "label", DIM, role="caption")[0])
         return made
 

@@ -1882,6 +1882,10 @@
         <translation>本机实测：小徒弟猜的留下了 {pct:.0f}%，比原文说的“5 个里猜中 3–4 个”少：这里两个模型都很小、训练时间很短，彼此一致的时候不如好的草稿模型和大模型那么多。</translation>
     </message>
     <message>
+        <source>The model cards, 4 guesses on held-out text: the code apprentice keeps {code:.0f}%, the poetry apprentice {poems:.0f}%.</source>
+        <translation>模型卡实测（每次猜 4 个，没学过的文本）：代码小徒弟猜中 {code:.0f}%，古诗小徒弟猜中 {poems:.0f}%。</translation>
+    </message>
+    <message>
         <source>The model cards, 4 guesses on held-out text: the code apprentice keeps {code:.0f}%, the poetry apprentice {poems:.0f}%. Code repeats itself; a poem's next character is open.</source>
         <translation>模型卡实测（每次猜 4 个，没学过的文本）：代码小徒弟猜中 {code:.0f}%，古诗小徒弟猜中 {poems:.0f}%。代码常常重复自己；诗的下一个字却有很多种写法。</translation>
     </message>

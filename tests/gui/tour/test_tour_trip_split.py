@@ -66,6 +66,19 @@ def test_page_13_explains_the_apprentice_with_its_dictionary_bytes(qtbot, tiny_m
     assert "every guess reads it whole" in text and "not its dictionary" in text
 
 
+@pytest.mark.parametrize("code, poems, reason", [(0.69, 0.15, True), (0.69, 0.81, False)])
+def test_page_13_gives_the_sources_reason_only_where_the_model_cards_agree(qtbot, tiny_model_dir, fonts, code,
+                                                                         poems, reason):
+    """'Code repeats itself; a poem's next character is open' explains a code apprentice that keeps more; where
+    the poetry apprentice keeps more, the page gives the two figures and no reason they would contradict."""
+    analysis = _analysis("reading")
+    analysis["speculative"]["card_acceptance"] = {"code": code, "poems": poems}
+    w = make_tour(qtbot, tiny_model_dir, "en", fonts, analysis)
+    text = " ".join(_texts(w, 12).split())
+    assert f"the code apprentice keeps {100 * code:.0f}%, the poetry apprentice {100 * poems:.0f}%" in text
+    assert ("Code repeats itself" in text) is reason
+
+
 def test_pages_speak_chinese(qtbot, tiny_model_dir, fonts):
     w = make_tour(qtbot, tiny_model_dir, "zh", fonts, _analysis("reading"))
     assert "大多在读权重" in _texts(w, 6) and "大多在读权重" in _texts(w, 12) and "读权重也占 75%" in _texts(w, 17)
