@@ -101,6 +101,13 @@ def sorted_ids(values: torch.Tensor) -> torch.Tensor:
     return torch.sort(values, descending=True, stable=True).indices  # stable: equal values keep id order
 
 
+def uniform(generator: torch.Generator | None) -> float:
+    """One number uniform in [0, 1) from ``generator`` (on the generator's own device: a request's generator lives
+    where its engine runs, ``make_generator``)."""
+    device = generator.device if generator is not None else "cpu"
+    return float(torch.rand((), generator=generator, device=device))
+
+
 @dataclass(frozen=True)
 class Nucleus:
     """A distribution over the vocabulary given by its support: token ids and their probabilities (Python lists,
@@ -124,13 +131,14 @@ class Nucleus:
         except ValueError:
             return 0.0
 
-    def dense(self, vocab_size: int) -> torch.Tensor:
-        """The distribution as a float32 (V,) row."""
-        return torch.zeros(vocab_size).index_put_((torch.tensor(self.ids),), torch.tensor(self.probs))
+    def dense(self, vocab_size: int, device: str | torch.device = "cpu") -> torch.Tensor:
+        """The distribution as a float32 (V,) row on ``device``."""
+        return torch.zeros(vocab_size, device=device).index_put_(
+            (torch.tensor(self.ids, device=device),), torch.tensor(self.probs, device=device))
 
     def draw(self, generator: torch.Generator | None) -> int:
         """One token drawn from the nucleus with one uniform number of ``generator`` (inverse CDF)."""
-        u = float(torch.rand((), generator=generator)) * sum(self.probs)
+        u = uniform(generator) * sum(self.probs)
         acc = 0.0
         for token, p in zip(self.ids, self.probs):
             acc += p
@@ -153,8 +161,8 @@ class Row:
     def prob(self, token: int) -> float:
         return float(self.probs[token])
 
-    def dense(self, vocab_size: int) -> torch.Tensor:
-        return self.probs[:vocab_size]
+    def dense(self, vocab_size: int, device: str | torch.device = "cpu") -> torch.Tensor:
+        return self.probs[:vocab_size].to(device)
 
     def draw(self, generator: torch.Generator | None) -> int:
         return draw(self.probs, generator)

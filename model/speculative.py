@@ -21,7 +21,7 @@ import torch
 from model.ngram import NgramIndex
 from model.report import StepReport
 from model.runner import PassItem
-from model.sampling import Nucleus, Row, draw, nuclei
+from model.sampling import Nucleus, Row, draw, nuclei, uniform
 from model.scheduler import Status
 
 
@@ -64,15 +64,15 @@ def accept_sampled(p, q, draft_tokens: list[int],
     if isinstance(q, torch.Tensor):
         q = [Row(row) for row in q]
     out = []
+    device = generator.device if generator is not None else "cpu"  # where the request's draws are made
     for j, x in enumerate(draft_tokens):
         px, qx = p[j].prob(x), q[j].prob(x)
-        r = float(torch.rand((), generator=generator))
+        r = uniform(generator)
         if qx > 0 and r < min(1.0, px / qx):
             out.append(x)
             continue
         V = max(_reach(p[j]), _reach(q[j]))  # the dense rows need only reach the largest id of either support
-        pj = p[j].dense(V)
-        residual = torch.clamp(pj - q[j].dense(V), min=0.0)
+        residual = torch.clamp(p[j].dense(V, device) - q[j].dense(V, device), min=0.0)
         total = float(residual.sum())
         # p == q up to rounding leaves no residual mass; then p itself is the right distribution.
         return j, out + [draw(residual / total, generator) if total > 1e-12 else p[j].draw(generator)]
@@ -133,7 +133,7 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
     t_draft = time.perf_counter_ns()
     proposals: list[list[int]] = [[] for _ in seqs]
     draft_read_ms = 0.0
-    q_rows: list[list[Nucleus | None]] = [[] for _ in seqs]  # per guess, the draft's distribution
+    q_rows: list[list[Nucleus | Row | None]] = [[] for _ in seqs]  # per guess, the draft's distribution
     if engine.draft_kind == "ngram":
         for b, seq in enumerate(seqs):
             if ks[b]:
