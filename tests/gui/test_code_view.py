@@ -172,7 +172,7 @@ def test_kiosk_shows_the_code_toggle_only_when_allowed_and_a_tap_opens_it(qtbot,
             assert not window.code_view.panel.isVisibleTo(window)
             return
         _tap(window, button, qtbot)
-        # the panel renders the engine's source first: on a loaded machine that took more than 3 s once
+        # a 3 s limit was missed once in a full run on a loaded machine; the wait ends as soon as the panel shows
         qtbot.waitUntil(lambda: window.code_view.panel.isVisible(), timeout=10_000)
         assert button.isChecked()
         layout = collect_layout(window)
