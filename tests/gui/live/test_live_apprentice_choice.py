@@ -31,13 +31,8 @@ def _event(chosen: str, pays_when: str | None) -> dict:
 
 
 @pytest.fixture
-def window(make_window):
-    w = make_window()
-    # the fake engine has no apprentice: give the page both, as a real engine with a draft model would
-    w.engine._configure_extras({**(w.engine_info or {}), "draft_kinds": ["model", "ngram"], "draft_kind": "model"})
-    w.sent = []
-    w.bridge.send = lambda cmd: w.sent.append(cmd) or True
-    return w
+def window(apprentice_window):
+    return apprentice_window
 
 
 @pytest.mark.parametrize("chosen", ["ngram", "model"])

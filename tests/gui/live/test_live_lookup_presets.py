@@ -19,14 +19,9 @@ FIGURES = {"speedup": 1.59, "round_speedups": [1.31, 1.6, 2.13], "acceptance": 0
 
 
 @pytest.fixture
-def window(make_window):
-    w = make_window()
-    # the fake engine has no apprentice: give the page both, as a real engine with a draft model would
-    w.engine._configure_extras({**(w.engine_info or {}), "draft_kinds": ["model", "ngram"], "draft_kind": "model"})
-    w.sent = []
-    w.bridge.send = lambda cmd: w.sent.append(cmd) or True
-    w.controls.lookup._measured = lambda key: FIGURES if key == PRESET.key else None
-    return w
+def window(apprentice_window):
+    apprentice_window.controls.lookup._measured = lambda key: FIGURES if key == PRESET.key else None
+    return apprentice_window
 
 
 def _index(box, prompt: str) -> int:
