@@ -27,7 +27,7 @@ from model.kv_cache import BlockManager, PagedKVCache
 from model.loops import LoopWatch
 from model.report import StepReport, TokenEvent
 from model.runner import ModelRunner, PassItem
-from model.sampling import SamplingParams, make_generator, sample, top_k_probs
+from model.sampling import SamplingParams, make_generator, nuclei
 from model.scheduler import Schedule, Scheduler, Sequence, Status
 from model.speculative import DRAFT_STOP_BELOW, draft_prefill, speculative_step
 from model.stages import forward_stages
@@ -440,9 +440,9 @@ class Engine:
                     self.logits.setdefault(seq.request_id, []).append(last[b].clone())
                 if seq.sampling.greedy:
                     token, top5 = greedy_ids[b], list(zip(top_ids[b], top_ps[b]))
-                else:
-                    token, probs = sample(last[b], seq.sampling, seq.generator)
-                    top5 = top_k_probs(probs, 5)
+                else:  # the same draws' distribution as speculative decoding's target rows
+                    dist = nuclei(last[b:b + 1], seq.sampling)[0]
+                    token, top5 = dist.draw(seq.generator), dist.top(5)
                 events.append(self._emit(seq, token, top5, now))
         self._step += 1
         return StepReport(

@@ -7,10 +7,10 @@ Top-p ("nucleus") sampling: Holtzman et al. 2020, "The Curious Case of Neural Te
 
 from __future__ import annotations
 
-import bisect
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from model.errors import RequestError
@@ -171,42 +171,43 @@ class Row:
         return top_k_probs(self.probs, k)
 
 
+# nuclei wider than this stay dense ``Row``s: Python lists of thousands of entries cost more than V-sized ops
+NUCLEUS_MAX = 512
+
+
 def nuclei(logits: torch.Tensor, params: SamplingParams) -> list[Nucleus | Row]:
     """The sampling distribution (``distribution``) of each row of ``logits`` (R, V): a ``Nucleus`` with the same
-    tokens and probabilities (within float rounding) where the top-p nucleus is narrow, else a ``Row``.
+    tokens and probabilities (within float rounding) where the top-p nucleus has at most ``NUCLEUS_MAX`` tokens,
+    else a ``Row``.
 
-    Temperature and top-p are cut from one probe of the softmax's 65 likeliest tokens: when the mass above the
-    65th reaches top-p and it is less likely than the last token kept, the nucleus lies among the first 64,
-    and the mass above each (likelier tokens, equal ones with a lower id first) is a prefix sum of the probe's
-    sorted values (swapping equal values changes no prefix sum). Wider rows, greedy (its plain softmax), top-k and
-    temperature without top-p are ``Row``s of ``distribution``."""
+    The cut is found from the row's probabilities sorted by value alone (numpy's vectorised sort: 5 rows of 4,096
+    in ~0.03 ms on this CPU, where torch's sort with indices takes ~0.9 ms and a top-513 ~0.1 ms): the mass above
+    each sorted value is a prefix sum (equal values in any order give the same prefix sums), the nucleus keeps
+    the n values with less than top_p above them, and its tokens are those at least as likely as the n-th, ties
+    at that edge taken in token-id order, as ``distribution``'s stable sort does. Greedy (its plain softmax), top-k
+    and temperature without top-p are ``Row``s of ``distribution``."""
     logits = logits.float()
     R, V = logits.shape
-    m = NUCLEUS_PROBES[0]
-    if params.greedy or params.top_k or params.top_p >= 1.0 or m >= V:
+    if params.greedy or params.top_k or params.top_p >= 1.0:
         return [Row(distribution(row, params)) for row in logits]
     probs = torch.softmax((logits - logits.amax(-1, keepdim=True)) / params.temperature, dim=-1)  # as distribution
-    vals, ids = torch.topk(probs, m + 1, dim=-1)  # (R, m + 1), likeliest first
-    before = torch.cumsum(vals, dim=-1) - vals  # mass strictly above each candidate
+    a = probs.cpu().numpy()  # (R, V) float32
+    desc = np.sort(a, axis=-1)[:, ::-1][:, :NUCLEUS_MAX + 1]  # the likeliest values, likeliest first
+    # as torch's cumsum on the CPU: accumulated in double, stored as float32
+    before = np.cumsum(desc, axis=-1, dtype=np.float64).astype(np.float32) - desc  # mass above each value
+    kept = (before < np.float32(params.top_p)).sum(axis=-1)  # (R,): at least 1 (nothing is above the first)
     out: list[Nucleus | Row] = []
-    for r, probe in enumerate(zip(vals.tolist(), ids.tolist(), before.tolist())):
-        nucleus = _cut(*probe, params.top_p)
-        out.append(nucleus if nucleus is not None else Row(distribution(logits[r], params)))
+    for r in range(R):
+        n = int(kept[r])
+        if n > NUCLEUS_MAX:
+            out.append(Row(distribution(logits[r], params)))
+            continue
+        ids = np.flatnonzero(a[r] >= desc[r, n - 1])  # ascending ids, ties at the edge included
+        vals = a[r, ids]
+        order = np.argsort(-vals, kind="stable")[:n]  # likeliest first, equal ones by id
+        ids, vals = ids[order], vals[order]
+        out.append(Nucleus(ids.tolist(), (vals / vals.sum(dtype=np.float32)).tolist()))
     return out
-
-
-def _cut(v: list[float], i: list[int], before: list[float], top_p: float) -> Nucleus | None:
-    """The top-p nucleus from a probe of m + 1 tokens (probabilities ``v`` likeliest first, ids ``i``, mass
-    ``before`` each), or None when it may reach past the probe (the m + 1-th kept, or tied with the last kept)."""
-    m = len(v) - 1
-    n = bisect.bisect_left(before, top_p, 0, m)  # kept: a prefix (before is non-decreasing)
-    if n == m or v[n - 1] == v[m]:
-        return None
-    if len(set(v[:n + 1])) < n + 1:  # equal probabilities among them: the full cut orders them by token id (the
-        # group of the last kept ends inside the probe, so sorting the probe finds its lowest ids)
-        v, i = map(list, zip(*sorted(zip(v, i), key=lambda t: (-t[0], t[1]))))
-    total = sum(v[:n])
-    return Nucleus(i[:n], [x / total for x in v[:n]])
 
 
 def sample(logits: torch.Tensor, params: SamplingParams, generator: torch.Generator | None

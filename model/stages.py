@@ -89,7 +89,7 @@ _STAGE_LIST = [
     Stage('lm_head', 'LM head: one score per token', 'model.gpt2:GPT2._forward_modules',
           'elif logit_index is not None:', 'logits = x @ self.lm_head_weight().t()'),
     Stage('sample', 'Sample the next token', 'model.engine:Engine._plain_step',
-          'last = logits[:, -1].float()', 'top5 = top_k_probs(probs, 5)'),
+          'last = logits[:, -1].float()', 'token, top5 = dist.draw(seq.generator), dist.top(5)'),
     Stage('verify', "Verify the draft's guesses (greedy)", 'model.speculative:accept_greedy',
           'target = target_logits.argmax'),
     Stage('verify_sampled', "Verify the draft's guesses (sampled)", 'model.speculative:accept_sampled'),
