@@ -57,11 +57,14 @@ class FlatForward:
             self.weights = [[(lin.weight, lin.scale, lin.bias, lin.ones) if self.int8 else (lin.weight.t(), lin.bias)
                              for lin in block] for block in linears]
         self.key = model.weights_key()
+        # int8 embeddings: each row's float32 scale as a Python float, so one row's gather is one multiply
+        self._row_scales = (model.wte.scale.tolist(), model.wpe.scale.tolist()) if self.int8 else None
         self.packable = [] if self.int8 else [
             lin.weight for block in linears for lin in block] + [model.lm_head_weight()]
         self._packed: list | None = None  # oneDNN-packed weights, and the (data_ptr, version) of each weight they copy
         self._packed_for: tuple | None = None
         self._head_t: torch.Tensor | None = None
+        self._tri: torch.Tensor | None = None  # decode_one's causal masks are views of it
         self._head_t_for: tuple | None = None
         if not self.int8:
             self.head_t()
@@ -160,6 +163,64 @@ class FlatForward:
                                                                                          [None], "")
         rt.end()
         return logits if K is None else logits.view(B, K, -1)
+
+    def decode_one(self, token_ids: list[int], position: int, kv_cache: PagedKVCache, start: int,
+                   rt=NULL_TIMER) -> torch.Tensor:
+        """A few tokens of one sequence, as lean as this engine gets: the draft model's guesses
+        (model/speculative.py), where a pass of packed (B, T) tensors spends about a third of its time on inputs
+        and ops that a lone sequence does not need (slot and position tensors, gathers). The sequence's K/V fill
+        the pool's slots ``start`` .. ``start + position + T - 1`` in one run (a lone request whose blocks are
+        consecutive: ``AttentionBatch``'s ``context_start``); the tokens' K/V are written there.
+
+        token_ids: the T tokens fed (1 for a guess, 2 when the draft catches up after a bonus token), the first at
+        ``position`` (0-based). rt: the weight-read timer. Returns float logits (V,) of the last token: the
+        numbers ``forward`` gives for the same pass (tests/model/test_speculative.py compares them)."""
+        m = self.model
+        cfg = self.config
+        C, nh, hs, eps = cfg.n_embd, cfg.n_head, cfg.head_dim, cfg.layer_norm_epsilon
+        T = len(token_ids)
+        mm = self._mm_int8 if self.int8 else self._mm
+        rt.begin()
+        if T == 1 and self.int8:  # one row: a Python index and a multiply (no index tensors)
+            tok_scale, pos_scale = self._row_scales
+            x = (m.wte.weight[token_ids[0]] * tok_scale[token_ids[0]]
+                 + m.wpe.weight[position] * pos_scale[position])[None]  # (1, C)
+        elif T == 1:
+            x = (m.wte.weight[token_ids[0]] + m.wpe.weight[position])[None]  # (1, C)
+        else:
+            ids = torch.tensor(token_ids, device=m.wte.weight.device)
+            pos = torch.arange(position, position + T, device=ids.device)
+            x = m.wte(ids) + m.wpe(pos) if self.int8 else m.wte.weight[ids] + m.wpe.weight[pos]  # (T, C)
+        rt.end()
+        slot, L = start + position, position + T
+        mask = None if T == 1 else self._causal(position, T, L, x.device)  # (1, 1, T, L)
+        for i, (w1, b1, w2, b2, scale, act) in enumerate(self.layers):
+            qkv = mm(F.layer_norm(x, (C,), w1, b1, eps), i, 0, rt, None)  # (T, 3C)
+            kv_cache.k[i, slot:slot + T] = qkv[:, C:2 * C].view(T, nh, hs)
+            kv_cache.v[i, slot:slot + T] = qkv[:, 2 * C:].view(T, nh, hs)
+            k = kv_cache.k[i, start:start + L].transpose(0, 1)[None]  # (1, nh, L, hs): a view of the pool
+            v = kv_cache.v[i, start:start + L].transpose(0, 1)[None]
+            q = qkv[:, :C].view(T, nh, hs).transpose(0, 1)[None]  # (1, nh, T, hs)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)  # (1, nh, T, hs)
+            x = x + mm(y[0].transpose(0, 1).reshape(T, C), i, 1, rt, None)
+            x = x + mm(mm(F.layer_norm(x, (C,), w2, b2, eps), i, 2, rt, None, act), i, 3, rt, None)
+        x = F.layer_norm(x[-1:], (C,), m.ln_f.weight, m.ln_f.bias, eps)  # (1, C): the last token's
+        rt.begin()
+        if self.int8:
+            logits = m.wte.logits(x) if m.lm_head is None else m.lm_head(x)
+        else:
+            logits = x @ self.head_t()
+        rt.end()
+        return logits[0]
+
+    def _causal(self, position: int, T: int, L: int, device) -> torch.Tensor:
+        """The causal mask of T queries at positions ``position``.. over keys 0 .. L - 1: a (1, 1, T, L) bool view
+        of a lower-triangular matrix kept for the model's context window."""
+        tri = self._tri
+        if tri is None or tri.device != device:
+            n = self.config.n_positions
+            tri = self._tri = torch.ones(n, n, dtype=torch.bool, device=device).tril()
+        return tri[position:position + T, :L][None, None]
 
     def _attend(self, qkv, i, B, T, batch, kv_cache, scale, mask, in_place, mirror, L, start) -> torch.Tensor:
         """Attention of block i over a padded (B, T) pass: writes the new K/V, reads the context (in place, from

@@ -342,8 +342,6 @@ class GPT2(nn.Module):
         Raises ValueError if a position reaches n_positions.
         """
         if self.takes_fused_path(batch, kv_cache):
-            if self._flat.key != self.weights_key():  # a weight was replaced (not modified in place): re-take views
-                self.prepare_for_decode()
             return self._flat.forward(input_ids, batch, kv_cache, logit_index, read_timer or NULL_TIMER, layer_ms)
         if read_timer is None:
             return self._forward_modules(input_ids, batch, kv_cache, layer_ms, logit_index, NULL_TIMER)
@@ -401,8 +399,27 @@ class GPT2(nn.Module):
         """True when ``forward`` with these arguments (and autograd off) runs ``FlatForward.forward``
         (model/flat_forward.py), not the blocks' modules (``_forward_modules``), layer timing or not: the flat
         pass times its layers too (model/stages.py names the stages of either)."""
-        return (batch is not None and kv_cache is not None and self._flat is not None
-                and not torch.is_grad_enabled() and not self.h[0].attn.readable and not self._hooked())
+        return batch is not None and kv_cache is not None and self.flat_ready()
+
+    def flat_ready(self) -> bool:
+        """The flat pass (model/flat_forward.py) can run now: the model is prepared for decoding, autograd is off,
+        attention is not kept readable and no module hook is set. Re-takes the flat pass's views if the weights
+        were replaced."""
+        if self._flat is None or torch.is_grad_enabled() or self.h[0].attn.readable or self._hooked():
+            return False
+        if self._flat.key != self.weights_key():  # a weight was replaced (not modified in place): re-take views
+            self.prepare_for_decode()
+        return True
+
+    def decode_one(self, token_ids: list[int], position: int, kv_cache: PagedKVCache, start: int,
+                   read_timer=None) -> torch.Tensor:
+        """Float logits (V,) of the last of a few tokens (``token_ids``, the first at ``position``) of a lone
+        sequence whose K/V fill ``kv_cache``'s slots from ``start`` in one run: ``FlatForward.decode_one``. Call
+        only when ``flat_ready()``. Raises ValueError if a position is outside the context window."""
+        if not token_ids or position < 0 or position + len(token_ids) > self.config.n_positions:
+            raise ValueError(f"positions {position}..{position + len(token_ids) - 1} are outside the context "
+                             f"window of {self.config.n_positions}")
+        return self._flat.decode_one(token_ids, position, kv_cache, start, read_timer or NULL_TIMER)
 
     def lm_head_weight(self) -> torch.Tensor:
         """The LM head's weight, (V, C): ``lm_head.weight`` when the model has a separate head, else the tied

@@ -129,7 +129,11 @@ class BlockManager:
             block.hash, block.token_ids = None, ()
 
     def truncate(self, table: BlockTable, num_tokens: int) -> None:
-        """Give back the blocks past the first ``num_tokens`` tokens (speculative guesses that were rejected)."""
+        """Give back the blocks past the first ``num_tokens`` tokens (speculative guesses that were rejected).
+
+        They go to the front of the free list, so the sequence's next block is the one it just gave back: they
+        hold no prefix worth keeping (a guess block is never full of verified tokens), and a lone request's blocks
+        stay consecutive, which lets its passes read the context in place (``AttentionBatch.context_start``)."""
         keep = self.blocks_needed(num_tokens)
         surplus = table.blocks[keep:]
         del table.blocks[keep:]
@@ -138,6 +142,7 @@ class BlockManager:
             block.ref_count -= 1
             if block.ref_count == 0:
                 self.free[block_id] = None
+                self.free.move_to_end(block_id, last=False)  # the first surplus block ends up first
 
     def register_full_blocks(self, table: BlockTable, token_ids: list[int], num_computed: int) -> None:
         """Give every block whose tokens are all computed its chained hash, so later prompts can share it."""

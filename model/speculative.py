@@ -22,6 +22,7 @@ from model.ngram import NgramIndex
 from model.report import StepReport
 from model.runner import PassItem
 from model.sampling import Nucleus, Row, draw, nuclei, uniform
+from model.timing import read_timer
 from model.scheduler import Status
 
 
@@ -83,6 +84,15 @@ def accept_sampled(p, q, draft_tokens: list[int],
 def _reach(row: Nucleus | Row) -> int:
     """How long a dense copy of ``row`` must be to hold its support: V for a ``Row``, max id + 1 for a nucleus."""
     return row.probs.numel() if isinstance(row, Row) else max(row.ids) + 1
+
+
+def _one_run_start(seq, n_tokens: int, block_size: int) -> int | None:
+    """The pool slot of position 0 of ``seq`` when its first ``n_tokens`` positions lie in consecutive blocks (the
+    usual case for a lone request), else None."""
+    blocks = seq.table.blocks[:-(-n_tokens // block_size)]
+    if not blocks or blocks != list(range(blocks[0], blocks[0] + len(blocks))):
+        return None
+    return blocks[0] * block_size
 
 
 def draft_prefill(engine, sched) -> float:
@@ -149,23 +159,41 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
     else:
         ks_model = ks
     stop_below = engine.draft_stop_below
+    # a lone sequence whose blocks are consecutive guesses token by token on the lean path (``GPT2.decode_one``)
+    lone = None
+    if len(seqs) == 1 and ks_model[0]:
+        with torch.inference_mode():
+            if engine.draft.flat_ready():
+                lone = _one_run_start(seqs[0], len(seqs[0].token_ids) + ks_model[0], engine.block_size)
+    timer = read_timer(engine.device) if lone is not None else None
     for j in range(max(ks_model)):
         rows = [b for b, k in enumerate(ks_model) if j < k]
         if not rows:  # every sequence's draft stopped early
             break
-        items = []
-        for b in rows:
-            seq = seqs[b]
-            if j == 0:
-                start = min(seq.draft_computed, len(seq.token_ids) - 1)
-                items.append(PassItem(seq.token_ids[start:], start, seq.table))
+        seq0, last = seqs[rows[0]], len(seqs[rows[0]].token_ids) - 1
+        if lone is not None and (j > 0 or seq0.draft_computed >= last - 1):  # one token to feed, or two
+            if j == 0:  # from where the draft's cache ends: the last token, or (after a bonus token) two
+                position = min(seq0.draft_computed, last)
+                fed = seq0.token_ids[position:]
             else:
-                items.append(PassItem([proposals[b][-1]], len(seq.token_ids) + j - 1, seq.table))
-        input_ids, batch, logit_index, _, pick, _ = engine._pack_pass(items, engine.draft_cache, False)
-        logits, _, _, read = engine.forward_parts(input_ids, batch, logit_index, engine.draft, engine.draft_cache)
-        draft_read_ms += read
-        if pick is not None:
-            logits = logits.view(len(items), 1, -1)
+                fed, position = proposals[0][-1:], last + j
+            with torch.inference_mode():
+                logits = engine.draft.decode_one(fed, position, engine.draft_cache, lone, timer)[None, None]
+        else:
+            items = []
+            for b in rows:
+                seq = seqs[b]
+                if j == 0:
+                    start = min(seq.draft_computed, len(seq.token_ids) - 1)
+                    items.append(PassItem(seq.token_ids[start:], start, seq.table))
+                else:
+                    items.append(PassItem([proposals[b][-1]], len(seq.token_ids) + j - 1, seq.table))
+            input_ids, batch, logit_index, _, pick, _ = engine._pack_pass(items, engine.draft_cache, False)
+            logits, _, _, read = engine.forward_parts(input_ids, batch, logit_index, engine.draft,
+                                                      engine.draft_cache)
+            draft_read_ms += read
+            if pick is not None:
+                logits = logits.view(len(items), 1, -1)
         for row, b in enumerate(rows):
             params = seqs[b].sampling
             if params.greedy:  # the verify rule compares argmaxes: no distribution needed
@@ -179,6 +207,8 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
             q_rows[b].append(q)
             if sure < stop_below and j + 1 < ks_model[b]:  # unsure: no more guesses for this sequence
                 ks_model[b] = j + 1
+    if timer is not None:
+        draft_read_ms += timer.ms()
     for b, seq in enumerate(seqs):
         if ks_model[b]:
             seq.draft_computed = len(seq.token_ids) + ks_model[b] - 1

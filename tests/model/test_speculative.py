@@ -145,7 +145,62 @@ def test_rejected_guesses_give_their_kv_blocks_back(tiny, random_draft):
         if seq is not None:
             # a live sequence holds exactly the blocks its committed tokens need, never the rejected guesses'
             assert len(seq.table.blocks) == -(-len(seq.token_ids) // engine.block_size)
+            # and a lone request gets back the block it gave: its blocks stay one run, read in place
+            first = seq.table.blocks[0]
+            assert seq.table.blocks == list(range(first, first + len(seq.table.blocks)))
     assert engine.blocks_in_use == 0
+
+
+@pytest.mark.parametrize("weights", ["fp32", "int8"])
+def test_the_lean_draft_step_gives_the_logits_of_a_full_pass(tiny, weights):
+    """``GPT2.decode_one`` (a lone sequence's one token, the draft's guesses) against the engine's packed pass for
+    the same token at the same position: the same logits, in fp32 and in int8."""
+    from model.quantize import quantize_int8
+    from model.runner import PassItem
+
+    model, tokenizer = tiny
+    if weights == "int8":
+        model = quantize_int8(copy.deepcopy(model))
+    engine = Engine(model, tokenizer, max_batch=1)
+    engine.add_request(PROMPTS["code"], max_new_tokens=8)
+    next(engine.run())  # the prefill
+    seq = engine.sequences()[0]
+    n = len(seq.token_ids)
+    start = seq.table.blocks[0] * engine.block_size
+    assert engine.blocks.ensure_capacity(seq.table, n + 2)
+    with torch.inference_mode():
+        # the last token, a guess after it, then two tokens at once (the draft catching up after a bonus token)
+        for fed, position in (([seq.token_ids[-1]], n - 1), ([17], n), ([17, 40], n)):
+            item = PassItem(fed, position, seq.table)
+            input_ids, batch, logit_index, _, _, _ = engine._pack_pass([item], engine.cache, True)
+            full = engine.forward_parts(input_ids, batch, logit_index)[0][0, -1]
+            assert model.flat_ready()
+            lean = model.decode_one(fed, position, engine.cache, start)
+            assert lean.shape == full.shape and torch.allclose(lean, full, atol=1e-5, rtol=1e-5)
+        before = lean.clone()
+        lean = model.decode_one([17, 41], n, engine.cache, start)  # another second token: other logits
+        assert not torch.allclose(lean, before, atol=1e-3)
+        with pytest.raises(ValueError, match="context window"):
+            model.decode_one([1], model.config.n_positions, engine.cache, start)
+
+
+def test_a_lone_request_guesses_on_the_lean_path_and_a_copy_of_the_target_is_always_kept(tiny, monkeypatch):
+    """One request, a draft identical to the target: every guess is made by ``GPT2.decode_one`` (after a bonus
+    token, from two tokens fed at once), and every one is kept: the lean step's logits are the target's own."""
+    from model.gpt2 import GPT2
+
+    model, _ = tiny
+    fed = []
+    lean = GPT2.decode_one
+    monkeypatch.setattr(GPT2, "decode_one", lambda self, token_ids, position, *a, **kw: fed.append(position)
+                        or lean(self, token_ids, position, *a, **kw))
+    for prompt in PROMPTS.values():
+        plain, _, _ = _greedy(tiny, [prompt])
+        drafted, reports, engine = _greedy(tiny, [prompt], copy.deepcopy(model), 4)
+        assert drafted == plain and engine.acceptance_rate == 1.0
+        trips = [r for r in reports if r.phase == "verify"]
+        assert len(fed) == sum(r.proposed for r in trips) > 0  # every guess, the first after a bonus token too
+        fed.clear()
 
 
 def test_accept_greedy_keeps_the_agreeing_prefix_then_the_target_token():
