@@ -30,8 +30,18 @@ def kind_name(kind: str) -> str:
     return _tr("n-gram apprentice") if kind == "ngram" else _tr("draft model")
 
 
-def why_text(key: str | None) -> str:
-    """The measured reason (a ``model.teaching.lessons.why_not`` key, or "unclear" for runs that overlap) in words."""
+def why_text(key: str | None, v: dict | None = None) -> str:
+    """The measured reason (a ``model.teaching.lessons.why_not`` key, or "unclear" for runs that overlap) in words.
+    With the verdict ``v``, an apprentice whose guesses are kept but whose trips cost too much says what a trip
+    costs, from the trips' own timers (``model.teaching.lesson_runs.trip_costs``): a guess and the check, in plain
+    trips."""
+    costs = (v or {}).get("trip_costs")
+    if key == "speculative_overhead" and costs and costs.get("check"):
+        check = f"{costs['check']:.1f}"
+        if costs.get("guess") is not None and costs["guess"] >= 0.05:
+            return _tr("its guesses are kept, but here each costs {guess} of a plain trip and the check "
+                       "{check} trips").format(guess=f"{costs['guess']:.2f}", check=check)
+        return _tr("its guesses are kept, but here the check costs {check} plain trips").format(check=check)
     return {"no_guess": _tr("it found nothing in the text to copy a guess from"),
             "speculative_acceptance": _tr("its guesses are kept too rarely to pay for its own passes"),
             "speculative_overhead": _tr("its guesses are kept, but its own passes cost more than the trips saved"),
@@ -73,7 +83,7 @@ def slower_reason(event: dict | None, kind: str, greedy: bool, acceptance: float
     v = check_for(event, kind, greedy)
     if v and v.get("speedup"):
         if not _pays(v):
-            return why_text(_why_key(v))
+            return why_text(_why_key(v), v)
         return _tr("the start-up check measured {x}× over {n} runs; a few trips on a busy machine vary more").format(
             x=f"{v['speedup']:.2f}", n=int(v.get("runs") or 0))
     if acceptance is None:
@@ -103,7 +113,7 @@ def verdict_text(checks: list[dict], kind: str) -> str:
         figures.append(verdict_line(v, greedy))
         if not why and v and v.get("speedup") and not _pays(v):
             why = _tr("does not pay here, {where}: {why}").format(where=_tr("greedy") if greedy else _tr("sampling"),
-                                                                  why=why_text(_why_key(v)))
+                                                                  why=why_text(_why_key(v), v))
     text = " · ".join(figures) or _tr("not measured")
     return f"{text}\n{why}" if why else text
 

@@ -147,11 +147,19 @@ def prefix_times(src: Engine, system: list[int], q1: list[int], q2: list[int], k
     return out
 
 
+TRIP_PARTS = ("trips", "trip_ms", "guess_ms", "guesses", "check_ms", "tokens")
+
+
 def _spec_run(src: Engine, ids: list[int], n: int, kv_budget_bytes: int, apprentice: str | None, k: int,
-              sampling: SamplingParams | None) -> tuple[float, int, int]:
+              sampling: SamplingParams | None, parts: dict | None = None) -> tuple[float, int, int]:
     """One answer of ``n`` tokens after ``ids`` on a fresh engine over ``src``'s model: with ``apprentice``
     ("model" | "ngram") guessing ``k`` per trip, or plain decoding (None). Returns (wall ms summed over the
-    steps: draft passes, verify pass, sampling; guesses proposed; guesses kept)."""
+    steps: draft passes, verify pass, sampling; guesses proposed; guesses kept).
+
+    parts: if given, the trips' own timers are added to it (``TRIP_PARTS``, sums over the decode and verify steps,
+    the prefill left out): trips, their wall ms, the apprentice's ms (``StepReport.draft_ms``: its passes and
+    draws) and guesses, the rest of the verify steps' ms (the verify pass, the target's distributions, the
+    verify rule) and the tokens written."""
     e = _engine(src, kv_budget_bytes, prefix_cache=False)
     if apprentice is not None:
         if apprentice == "model":
@@ -159,17 +167,44 @@ def _spec_run(src: Engine, ids: list[int], n: int, kv_budget_bytes: int, apprent
         e.set_draft_kind(apprentice)
         e.set_draft_k(k)
     e.add_request(ids, max_new_tokens=n, sampling=sampling)
-    ms = sum(r.wall_ms for r in e.run(max_steps=10_000))
-    return ms, e.spec_proposed, e.spec_accepted
+    reports = list(e.run(max_steps=10_000))
+    if parts is not None:
+        for r in reports:
+            if r.phase in ("decode", "verify"):
+                for key, value in zip(TRIP_PARTS, (1, r.wall_ms, r.draft_ms, r.proposed,
+                                                   r.wall_ms - r.draft_ms if r.phase == "verify" else 0.0,
+                                                   r.tokens_out)):
+                    parts[key] = parts.get(key, 0) + value
+    return sum(r.wall_ms for r in reports), e.spec_proposed, e.spec_accepted
+
+
+def trip_costs(with_parts: dict | None, plain_parts: dict | None) -> dict | None:
+    """Where a trip with the apprentice goes, in plain trips (the measured wall ms of a plain decode trip, with
+    its sampling): ``guess`` (one guess: the apprentice's ms ÷ its guesses), ``check`` (a verify step without
+    the apprentice's part: the target's pass over k + 1 tokens, their distributions, the verify rule), and
+    ``tokens_per_trip``. A trip of k guesses then costs k · guess + check plain trips and writes tokens_per_trip
+    tokens (the speed-up is about their ratio). From the steps' timers (``_spec_run``'s parts), never from
+    bytes and a bandwidth. None without both sides' trips."""
+    if not with_parts or not plain_parts or not with_parts.get("trips") or not plain_parts.get("trips"):
+        return None
+    plain_trip = plain_parts["trip_ms"] / plain_parts["trips"]
+    checks = with_parts["trips"]
+    if plain_trip <= 0:
+        return None
+    return {"plain_trip_ms": plain_trip,
+            "guess": (with_parts["guess_ms"] / with_parts["guesses"] / plain_trip) if with_parts["guesses"] else None,
+            "check": with_parts["check_ms"] / checks / plain_trip,
+            "tokens_per_trip": with_parts["tokens"] / checks}
 
 
 def _spec_result(apprentice: str, k: int, with_ms: list[float], plain_ms: list[float], proposed: int,
-                 accepted: int) -> dict:
+                 accepted: int, with_parts: dict | None = None, plain_parts: dict | None = None) -> dict:
     """``speculative_times``' dict from the runs of one apprentice and the plain runs taken beside them (the
-    same number, round by round: ``round_speedups`` pairs them)."""
+    same number, round by round: ``round_speedups`` pairs them); ``trip_costs`` from the runs' parts."""
     out = {"available": True, "apprentice": apprentice, "k": k, "with": summary(with_ms), "plain": summary(plain_ms),
            "acceptance": accepted / proposed if proposed else None, "runs": len(with_ms),
-           "round_speedups": [p / w if w > 0 else 0.0 for w, p in zip(with_ms, plain_ms)]}
+           "round_speedups": [p / w if w > 0 else 0.0 for w, p in zip(with_ms, plain_ms)],
+           "trip_costs": trip_costs(with_parts, plain_parts)}
     out["speedup"] = out["plain"]["median"] / out["with"]["median"] if out["with"]["median"] > 0 else None
     out["verdict"] = verdict(out["with"], out["plain"])
     out["why_not"] = why_not("speculative", out)
@@ -185,21 +220,24 @@ def speculative_times(src: Engine, ids: list[int], n: int, kv_budget_bytes: int,
 
     A warm-up of each side first (the draft's first trip is cold), then ``repeats`` interleaved runs.
     Returns ``{"apprentice", "k", "with": summary, "plain": summary, "acceptance", "speedup" (plain ÷ with
-    medians), "round_speedups", "runs", "verdict", "why_not", "pays"}``; ``{"available": False}`` when the
+    medians), "round_speedups", "runs", "trip_costs" (``trip_costs``), "verdict", "why_not", "pays"}``;
+    ``{"available": False}`` when the
     draft model is asked for and none is loaded.
     """
     if apprentice == "model" and src.draft is None:
         return {"available": False, "apprentice": apprentice}
     acc = [0, 0]
+    parts: dict[bool, dict] = {True: {}, False: {}}
 
     def run(spec: bool) -> float:
-        ms, proposed, accepted = _spec_run(src, ids, n, kv_budget_bytes, apprentice if spec else None, k, sampling)
+        ms, proposed, accepted = _spec_run(src, ids, n, kv_budget_bytes, apprentice if spec else None, k, sampling,
+                                           parts[spec])
         acc[0] += proposed
         acc[1] += accepted
         return ms
 
     w, p = interleaved(lambda: run(True), lambda: run(False), repeats=repeats)
-    return _spec_result(apprentice, k, w, p, *acc)
+    return _spec_result(apprentice, k, w, p, *acc, parts[True], parts[False])
 
 
 APPRENTICE_ROUNDS = 6  # rounds of the start-up check: plain, n-gram and draft model once each per round
@@ -228,6 +266,7 @@ class ApprenticeCheck:
         self.rounds, self.warmup, self.done_rounds = rounds, warmup, -warmup
         self.ms: dict = {s: [] for s in self.sides}
         self.guesses = {a: [0, 0] for a in self.kinds}  # proposed, kept (kept rounds only)
+        self.parts: dict = {s: {} for s in self.sides}  # the trips' timers, kept rounds only (_spec_run)
 
     def order(self, i: int) -> list[str | None]:
         """The sides in round ``i``: turned by ``i`` places, reversed every other round."""
@@ -245,7 +284,7 @@ class ApprenticeCheck:
         keep = self.done_rounds >= 0
         for side in self.order(self.done_rounds + self.warmup):
             ms, proposed, accepted = _spec_run(self.src, self.ids, self.n, self.kv_budget_bytes, side, self.k,
-                                               self.sampling)
+                                               self.sampling, self.parts[side] if keep else None)
             if keep:
                 self.ms[side].append(ms)
                 if side is not None:
@@ -257,7 +296,8 @@ class ApprenticeCheck:
         """``combine_verdicts``' dict of the kept rounds (run ``step`` until ``done`` first)."""
         if not self.done():
             raise RuntimeError("the apprentice check has rounds left")
-        verdicts = {a: _spec_result(a, self.k, self.ms[a], self.ms[None], *self.guesses[a]) for a in self.kinds}
+        verdicts = {a: _spec_result(a, self.k, self.ms[a], self.ms[None], *self.guesses[a], self.parts[a],
+                                    self.parts[None]) for a in self.kinds}
         return combine_verdicts(self.sampling, verdicts)
 
 

@@ -212,6 +212,33 @@ def test_slower_reason_before_the_check_uses_the_pages_own_share_kept():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_apprentice_that_costs_too_much_says_what_a_trip_costs_from_the_check(qapp, lang):
+    """The start-up check's trip costs (``trip_costs``: a guess and the check, in plain trips) are what the why
+    line says, in both languages; an apprentice whose guesses cost nothing names the check alone."""
+    from gui import i18n
+    from gui.live.apprentice_choice import slower_reason, verdict_text
+
+    i18n.set_language(lang)
+    try:
+        v = _v(0.85, 0.8, False, True, "speculative_overhead")
+        v["trip_costs"] = {"plain_trip_ms": 0.9, "guess": 0.43, "check": 1.82, "tokens_per_trip": 3.9}
+        event = {"type": "apprentice", "chosen": "model", "pays_when": None,
+                 "checks": [{"sampling": {"temperature": 0.8, "top_k": 0, "top_p": 0.95}, "best": None,
+                             "verdicts": {"model": v}}]}
+        why = slower_reason(event, "model", False, 0.8)
+        assert "0.43" in why and "1.8" in why
+        assert ("plain trip" in why) if lang == "en" else ("核对" in why and "趟" in why)
+        assert "0.43" in verdict_text(event["checks"], "model")
+        v["trip_costs"] = {**v["trip_costs"], "guess": 0.01}  # prompt lookup: a guess is a table look-up
+        why = slower_reason(event, "model", False, 0.8)
+        assert "0.01" not in why and "1.8" in why
+        v.pop("trip_costs")  # a check without the trips' timers: the reason in words alone
+        assert "1.8" not in slower_reason(event, "model", False, 0.8)
+    finally:
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_stage_names_the_apprentice_that_guesses(qapp, lang):
     from animations.stage.apprentice import apprentice_title
     from gui import i18n

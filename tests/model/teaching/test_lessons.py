@@ -269,3 +269,31 @@ def test_a_reading_interrupted_by_other_programs_draws_no_lesson():
     s = lessons.trip_split(13.56, 9.9, wait_ms=8.29)
     assert s["lesson"] == "unmeasured" and s["reading_ms"] == 9.9
     assert lessons.trip_split(13.56, 2.0, wait_ms=8.29)["lesson"] == "both"  # 2.0 of 5.27 ms of work
+
+
+def test_the_apprentice_check_says_what_a_trip_costs_from_the_trips_own_timers(tiny_model_dir):
+    """``trip_costs`` from the check's runs: a guess of the draft model costs a share of a plain trip (its passes
+    and draws, ``StepReport.draft_ms``), a guess of prompt lookup almost nothing; the check (a verify step
+    without the guesses) costs about a trip or more; tokens per trip lie between 1 and k + 1. Sums of the steps'
+    timers: k · guess + check plain trips is what a trip with the apprentice cost, per trip."""
+    from model.checkpoint import load_pretrained
+    from model.engine import Engine
+    from model.sampling import SamplingParams
+    from model.teaching.lesson_runs import ApprenticeCheck
+
+    model, tokenizer = load_pretrained(tiny_model_dir)
+    draft, _ = load_pretrained(tiny_model_dir)
+    src = Engine(model, tokenizer, max_batch=1)
+    src.set_draft(draft, tokenizer)
+    check = ApprenticeCheck(src, SamplingParams(temperature=0.8, top_p=0.95, seed=0), n=16, rounds=2)
+    while not check.done():
+        check.step()
+    verdicts = check.result()["verdicts"]
+    model_costs, ngram_costs = verdicts["model"]["trip_costs"], verdicts["ngram"]["trip_costs"]
+    assert model_costs["plain_trip_ms"] > 0 and 0 < model_costs["guess"]
+    assert 1.0 <= model_costs["tokens_per_trip"] <= 5.0 and model_costs["check"] > 0.3
+    assert ngram_costs["guess"] is None or ngram_costs["guess"] < model_costs["guess"]
+    # the parts add up to the trips they were measured on (ms per trip, in plain trips)
+    parts = check.parts["model"]
+    per_trip = parts["trip_ms"] / parts["trips"] / model_costs["plain_trip_ms"]
+    assert per_trip == pytest.approx(parts["guesses"] / parts["trips"] * model_costs["guess"] + model_costs["check"])
