@@ -10,8 +10,10 @@ k per trip, on fresh engines over one loaded model (paged KV cache, prefix cache
   sampling: the whole step);
 * speed-up = median plain ms ÷ median n-gram ms over the rounds; the per-round speed-ups give the spread
   and the rounds the apprentice was faster in;
-* acceptance = guesses kept ÷ guesses proposed over every kept round; loops = answers with the apprentice in which
-  a phrase comes three times in a row (``model.loops.find_loop``), out of all of them.
+* acceptance = guesses kept ÷ guesses proposed over every kept round; answers = the distinct answers (seeds);
+  loops = those of them in which the apprentice's answer wrote a phrase three times in a row
+  (``model.loops.find_loop``). As on the Live page, the engine stops a looping request (``Engine.stop_loops``), on
+  both sides, so a loop is not timed as if it were an answer.
 
 Writes the figures as JSON (``--json``, default ``assets/lookup.json``: the Live page reads them through
 ``model.catalog.lookup_measured``) and prints a Markdown table. ``--temperature`` overrides the presets'
@@ -36,6 +38,7 @@ def one_answer(target, tokenizer, ids: list[int], n: int, k: int, sampling) -> d
     trip (0: plain). Returns {"ms": summed step wall ms, "proposed", "accepted", "text"}."""
     from model.engine import Engine
     e = Engine(target, tokenizer, kv_budget_bytes=8 * 2**20, prefix_cache=False, max_batch=1)
+    e.stop_loops = True  # as the Live page's engine does (model/service.py)
     if k:
         e.set_draft_kind("ngram")
         e.set_draft_k(k)
@@ -51,7 +54,8 @@ def measure(target, tokenizer, prompt: str, k: int, sampling_for, n: int, answer
     ids = tokenizer.encode(prompt)
     plain_ms: list[float] = []
     with_ms: list[float] = []
-    proposed = accepted = loops = written = 0
+    proposed = accepted = 0
+    looped: set[int] = set()  # seeds whose answer with the apprentice looped (and was stopped)
     example = ""
     for r in range(-1, rounds):  # round -1: the warm-up
         sides = (0, k) if r % 2 == 0 else (k, 0)
@@ -63,19 +67,20 @@ def measure(target, tokenizer, prompt: str, k: int, sampling_for, n: int, answer
                 if side and r >= 0:
                     proposed += out["proposed"]
                     accepted += out["accepted"]
-                    written += 1
-                    loops += find_loop(out["text"]) is not None
-                    example = example or out["text"]
+                    if find_loop(out["text"]) is not None:
+                        looped.add(seed)
+                    elif not example:
+                        example = out["text"]
         if r >= 0:
             plain_ms.append(totals[0])
             with_ms.append(totals[k])
     speedup = statistics.median(plain_ms) / statistics.median(with_ms)
     rounds_x = [p / w for p, w in zip(plain_ms, with_ms)]
-    return {"k": k, "tokens": n, "answers": written, "rounds": rounds,
+    return {"k": k, "tokens": n, "answers": answers, "looped_seeds": sorted(looped), "rounds": rounds,
             "plain_ms": {"median": statistics.median(plain_ms), "min": min(plain_ms), "max": max(plain_ms)},
             "ngram_ms": {"median": statistics.median(with_ms), "min": min(with_ms), "max": max(with_ms)},
             "speedup": speedup, "round_speedups": rounds_x, "rounds_faster": sum(1 for x in rounds_x if x > 1.0),
-            "acceptance": accepted / proposed if proposed else None, "loops": loops, "example": example}
+            "acceptance": accepted / proposed if proposed else None, "loops": len(looped), "example": example}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2705,8 +2705,8 @@
         <translation>它的加速还没有测过（python -m bench.lookup_bench）。</translation>
     </message>
     <message>
-        <source>Measured by bench/lookup_bench.py ({date}): {x}× the speed of plain decoding ({lo}–{hi}× over {n} rounds), {kept} of its guesses kept, {loops} of {answers} answers looped.</source>
-        <translation>bench/lookup_bench.py 实测（{date}）：速度是普通解码的 {x}×（{n} 轮，{lo}–{hi}×），猜的字留下 {kept}，{answers} 个答案中 {loops} 个陷入重复。</translation>
+        <source>Measured by bench/lookup_bench.py ({date}): {x}× the speed of plain decoding ({lo}–{hi}× over {n} rounds), {kept} of its guesses kept; {loops} of {answers} answers fell into a loop and were stopped.</source>
+        <translation>bench/lookup_bench.py 实测（{date}）：速度是普通解码的 {x}×（{n} 轮，{lo}–{hi}×），猜的字留下 {kept}；{answers} 个答案中 {loops} 个陷入重复，已被停下。</translation>
     </message>
     <message>
         <source>This answer copies its prompt, so the apprentice copies too: the n-gram apprentice, {k} guesses per trip, {sampling}. {measured}</source>

@@ -47,7 +47,8 @@ def measured_words(figures: dict | None) -> str:
     rounds = [float(x) for x in figures.get("round_speedups") or []] or [float(figures["speedup"])]
     acc = figures.get("acceptance")
     return _tr("Measured by bench/lookup_bench.py ({date}): {x}× the speed of plain decoding ({lo}–{hi}× over "
-               "{n} rounds), {kept} of its guesses kept, {loops} of {answers} answers looped.").format(
+               "{n} rounds), {kept} of its guesses kept; {loops} of {answers} answers fell into a loop and were "
+               "stopped.").format(
         date=figures.get("date") or "?", x=f"{float(figures['speedup']):.2f}", lo=f"{min(rounds):.2f}",
         hi=f"{max(rounds):.2f}", n=len(rounds), kept=f"{float(acc) * 100:.0f}%" if acc is not None else "–",
         loops=int(figures.get("loops") or 0), answers=int(figures.get("answers") or 0))

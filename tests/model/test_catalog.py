@@ -23,12 +23,14 @@ def test_the_code_model_has_lookup_presets_with_their_own_sampling():
     assert catalog.POEMS.lookup_presets == ()
 
 
-def test_the_shipped_figures_are_for_each_presets_own_sampling_and_show_a_speedup_without_a_loop():
+def test_the_shipped_figures_are_for_each_presets_own_sampling_and_show_a_speedup_a_loop_rare_and_stopped():
     for p in catalog.CODE.lookup_presets:
         f = catalog.lookup_measured(p.key)
         assert f is not None, f"python -m bench.lookup_bench has not measured {p.key}"
         assert f["temperature"] == p.temperature and f["k"] == p.k
-        assert f["speedup"] > 1.0 and f["loops"] == 0 and f["answers"] > 0
+        # ten distinct answers at least; a loop (stopped, as on the page) in at most one in four of them
+        assert f["speedup"] > 1.0 and f["answers"] >= 10 and f["loops"] <= f["answers"] // 4
+        assert f["loops"] == len(f["looped_seeds"])
         assert f["rounds_faster"] == len(f["round_speedups"]) == f["rounds"]
 
 
