@@ -103,7 +103,7 @@ def speed(target, tokenizer, draft, prompts, n: int, k: int, sampling, rounds: i
     """Interleaved rounds (ABBA) of plain and draft decoding over every prompt: tokens/s per round."""
     plain, spec, ratio = [], [], []
     split = {"plain": {"ms": 0.0, "forward_ms": 0.0, "trips": 0, "tokens": 0},
-             "draft": {"ms": 0.0, "forward_ms": 0.0, "draft_ms": 0.0, "trips": 0, "tokens": 0}}
+             "draft": {"ms": 0.0, "forward_ms": 0.0, "draft_ms": 0.0, "trips": 0, "tokens": 0, "proposed": 0}}
     one_run(target, tokenizer, draft, prompts[0], 8, k, sampling)  # warm-up of both sides
     one_run(target, tokenizer, draft, prompts[0], 8, 0, sampling)
     for rnd in range(rounds):
@@ -132,7 +132,15 @@ def speed(target, tokenizer, draft, prompts, n: int, k: int, sampling, rounds: i
     per_trip = {side: {"ms": v["ms"] / max(1, v["trips"]), "target_pass_ms": v["forward_ms"] / max(1, v["trips"]),
                        "draft_ms": v.get("draft_ms", 0.0) / max(1, v["trips"]),
                        "tokens_per_trip": v["tokens"] / max(1, v["trips"])} for side, v in split.items()}
-    return {"k": k, "per_trip": per_trip, "plain_tokens_per_s": summ(plain), "draft_tokens_per_s": summ(spec),
+    # the same in plain trips (the whole step's wall ms of a plain trip): one guess (the draft's passes and draws
+    # ÷ its guesses) and the check (a verify step without the draft's part), as the Live page's why line says it
+    plain_trip = per_trip["plain"]["ms"]
+    d = split["draft"]
+    trip_costs = {"guess": d["draft_ms"] / max(1, d["proposed"]) / plain_trip if plain_trip else None,
+                  "check": (d["ms"] - d["draft_ms"]) / max(1, d["trips"]) / plain_trip if plain_trip else None,
+                  "guesses_per_trip": d["proposed"] / max(1, d["trips"])}
+    return {"k": k, "per_trip": per_trip, "trip_costs": trip_costs, "plain_tokens_per_s": summ(plain),
+            "draft_tokens_per_s": summ(spec),
             "round_speedups": ratio,
             "speedup": statistics.median(spec) / statistics.median(plain)}
 
