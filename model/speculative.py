@@ -127,7 +127,11 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
     after it. The draft model guesses at most ``engine.draft_k``, and stops after a guess whose distribution's
     likeliest token is under ``engine.draft_stop_below`` (``DRAFT_STOP_BELOW``). t0: perf_counter_ns at the
     step's start. Returns the step's StepReport (phase "verify"), or the plain decode step's when prompt lookup
-    found no guess anywhere."""
+    found no guess anywhere or a sequence has more than its newest token to feed (a recompute)."""
+    if any(it.start != len(it.seq.token_ids) - 1 for it in sched.items):
+        # a verify pass feeds each sequence's newest token only: a sequence readmitted after preemption whose
+        # prefix-cache hit reaches past its prompt is a "decode" by its prompt, but recomputes its answer first
+        return engine._plain_step(sched, t0)
     seqs = [it.seq for it in sched.items]
     ks = []
     for seq in seqs:

@@ -16,7 +16,7 @@ from model.errors import RequestError
 from model.gpt2 import GPT2Config
 from model.sampling import SamplingParams, distribution
 from model.speculative import accept_greedy, accept_sampled
-from tests.model.conftest import lively_gpt2
+from tests.model.conftest import lively_gpt2, prompt_ids
 
 REPO = Path(__file__).resolve().parents[2]
 PROMPTS = {
@@ -261,3 +261,34 @@ def test_generate_cli_reports_acceptance_and_tokens_per_trip(tiny_model_dir, cap
                           "--draft-k", "9", "--draft-model", str(tiny_model_dir)], cwd=REPO, capture_output=True,
                          text=True, timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_a_request_readmitted_after_preemption_recomputes_before_it_guesses(tiny, random_draft):
+    """A short prompt is preempted after many answer tokens (a pool of 8 blocks, four requests), then readmitted
+    with its first block still in the prefix cache: past its prompt, so by the prompt alone it looks like a
+    decode. Its other 23 tokens must be recomputed by a prefill-like pass before a verify trip, which feeds only
+    the newest token. Greedy answers stay the target's own, token for token."""
+    model, tokenizer = tiny
+    eos = model.config.eos_token_id
+    vocab = model.config.vocab_size
+    head = prompt_ids(40, 1, vocab, eos)
+    prompts = [head, head[:37] + prompt_ids(5, 2, vocab, eos), head[:20] + [5], prompt_ids(3, 9, vocab, eos)]
+    new_tokens = [3, 60, 10, 40]
+    plain = [_greedy(tiny, [p], new_tokens=n)[0][0] for p, n in zip(prompts, new_tokens)]
+    for ragged in (True, False):
+        engine = Engine(model, tokenizer, max_batch=4, ragged=ragged, kv_budget_bytes=130 * engine_bpt(tiny))
+        assert engine.num_blocks == 8
+        engine.set_draft(random_draft, tokenizer)
+        engine.set_draft_k(3)
+        ids = [engine.add_request(p, max_new_tokens=n) for p, n in zip(prompts, new_tokens)]
+        reports = list(engine.run())
+        assert any(r.prefix_hit_tokens > len(prompts[3]) for r in reports)  # the readmission this test is about
+        assert [engine.finished[i].token_ids for i in ids] == plain
+
+
+def engine_bpt(tiny) -> int:
+    """KV bytes per token of the tiny model (fp32)."""
+    from model.kv_cache import PagedKVCache
+
+    cfg = tiny[0].config
+    return PagedKVCache.bytes_per_token(cfg.n_layer, cfg.n_head, cfg.head_dim, 4)
