@@ -147,7 +147,7 @@ def prefix_times(src: Engine, system: list[int], q1: list[int], q2: list[int], k
     return out
 
 
-TRIP_PARTS = ("trips", "trip_ms", "guess_ms", "guesses", "check_ms", "tokens")
+TRIP_PARTS = ("trips", "trip_ms", "guess_ms", "guesses", "check_ms", "tokens", "checks", "check_tokens")
 
 
 def _spec_run(src: Engine, ids: list[int], n: int, kv_budget_bytes: int, apprentice: str | None, k: int,
@@ -159,7 +159,8 @@ def _spec_run(src: Engine, ids: list[int], n: int, kv_budget_bytes: int, apprent
     parts: if given, the trips' own timers are added to it (``TRIP_PARTS``, sums over the decode and verify steps,
     the prefill left out): trips, their wall ms, the apprentice's ms (``StepReport.draft_ms``: its passes and
     draws) and guesses, the rest of the verify steps' ms (the verify pass, the target's distributions, the
-    verify rule) and the tokens written."""
+    verify rule), the tokens written, the verify steps and their tokens (prompt lookup's trips without a guess
+    are plain decode steps)."""
     e = _engine(src, kv_budget_bytes, prefix_cache=False)
     if apprentice is not None:
         if apprentice == "model":
@@ -171,9 +172,10 @@ def _spec_run(src: Engine, ids: list[int], n: int, kv_budget_bytes: int, apprent
     if parts is not None:
         for r in reports:
             if r.phase in ("decode", "verify"):
+                check = r.phase == "verify"
                 for key, value in zip(TRIP_PARTS, (1, r.wall_ms, r.draft_ms, r.proposed,
-                                                   r.wall_ms - r.draft_ms if r.phase == "verify" else 0.0,
-                                                   r.tokens_out)):
+                                                   r.wall_ms - r.draft_ms if check else 0.0, r.tokens_out,
+                                                   int(check), r.tokens_out if check else 0)):
                     parts[key] = parts.get(key, 0) + value
     return sum(r.wall_ms for r in reports), e.spec_proposed, e.spec_accepted
 
@@ -183,18 +185,19 @@ def trip_costs(with_parts: dict | None, plain_parts: dict | None) -> dict | None
     its sampling): ``guess`` (one guess: the apprentice's ms ÷ its guesses), ``check`` (a verify step without
     the apprentice's part: the target's pass over k + 1 tokens, their distributions, the verify rule), and
     ``tokens_per_trip``. A trip of k guesses then costs k · guess + check plain trips and writes tokens_per_trip
-    tokens (the speed-up is about their ratio). From the steps' timers (``_spec_run``'s parts), never from
-    bytes and a bandwidth. None without both sides' trips."""
+    tokens (the speed-up is about their ratio): both per verify trip, so prompt lookup's trips without a guess
+    (plain decode steps) do not dilute them. From the steps' timers (``_spec_run``'s parts), never from
+    bytes and a bandwidth. None without both sides' trips or without a verify trip."""
     if not with_parts or not plain_parts or not with_parts.get("trips") or not plain_parts.get("trips"):
         return None
     plain_trip = plain_parts["trip_ms"] / plain_parts["trips"]
-    checks = with_parts["trips"]
-    if plain_trip <= 0:
+    checks = with_parts.get("checks", 0)
+    if plain_trip <= 0 or not checks:
         return None
     return {"plain_trip_ms": plain_trip,
             "guess": (with_parts["guess_ms"] / with_parts["guesses"] / plain_trip) if with_parts["guesses"] else None,
             "check": with_parts["check_ms"] / checks / plain_trip,
-            "tokens_per_trip": with_parts["tokens"] / checks}
+            "tokens_per_trip": with_parts["check_tokens"] / checks}
 
 
 def _spec_result(apprentice: str, k: int, with_ms: list[float], plain_ms: list[float], proposed: int,

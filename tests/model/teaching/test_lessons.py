@@ -297,3 +297,32 @@ def test_the_apprentice_check_says_what_a_trip_costs_from_the_trips_own_timers(t
     parts = check.parts["model"]
     per_trip = parts["trip_ms"] / parts["trips"] / model_costs["plain_trip_ms"]
     assert per_trip == pytest.approx(parts["guesses"] / parts["trips"] * model_costs["guess"] + model_costs["check"])
+
+
+def test_the_check_of_prompt_lookup_is_per_verify_trip_not_diluted_by_its_plain_trips(tiny_model_dir, monkeypatch):
+    """Prompt lookup finds no guess on some trips, which then run as plain decode steps. ``trip_costs``' check is
+    the cost of a verify step (its wall ms less the apprentice's), in plain trips: the plain fallback trips must not
+    count as checks of 0 ms, and tokens per trip are a verify trip's."""
+    from model.checkpoint import load_pretrained
+    from model.engine import Engine
+    from model.sampling import SamplingParams
+    from model.teaching.lesson_runs import _spec_run, trip_costs
+    from tests.model.conftest import CORPUS
+
+    model, tokenizer = load_pretrained(tiny_model_dir)
+    src = Engine(model, tokenizer, max_batch=1)
+    reports = []
+    step = Engine.step
+    monkeypatch.setattr(Engine, "step", lambda self: reports.append(step(self)) or reports[-1])
+    ids = tokenizer.encode(CORPUS[0] + CORPUS[1])
+    sampling = SamplingParams(temperature=0.8, top_p=0.95, seed=0)
+    with_parts, plain_parts = {}, {}
+    _spec_run(src, ids, 40, 1 << 20, "ngram", 4, sampling, with_parts)
+    verify = [r for r in reports if r.phase == "verify"]
+    fallback = [r for r in reports if r.phase == "decode"]
+    assert verify and fallback  # both kinds of trip, which this test is about
+    _spec_run(src, ids, 40, 1 << 20, None, 4, sampling, plain_parts)
+    costs = trip_costs(with_parts, plain_parts)
+    check_ms = sum(r.wall_ms - r.draft_ms for r in verify) / len(verify)
+    assert costs["check"] == pytest.approx(check_ms / costs["plain_trip_ms"])
+    assert costs["tokens_per_trip"] == pytest.approx(sum(r.tokens_out for r in verify) / len(verify))
