@@ -174,9 +174,15 @@ class FlatForward:
 
         token_ids: the T tokens fed (1 for a guess, 2 when the draft catches up after a bonus token), the first at
         ``position`` (0-based). rt: the weight-read timer. Returns float logits (V,) of the last token: the
-        numbers ``forward`` gives for the same pass (tests/model/test_speculative.py compares them)."""
+        numbers ``forward`` gives for the same pass (tests/model/test_speculative.py compares them).
+        Raises ValueError for no tokens or a position outside the context window."""
         m = self.model
         cfg = self.config
+        if not token_ids:
+            raise ValueError("decode_one needs at least one token to feed")
+        if position < 0 or position + len(token_ids) > cfg.n_positions:
+            raise ValueError(f"positions {position}..{position + len(token_ids) - 1} are outside the context "
+                             f"window of {cfg.n_positions}")
         C, nh, hs, eps = cfg.n_embd, cfg.n_head, cfg.head_dim, cfg.layer_norm_epsilon
         T = len(token_ids)
         mm = self._mm_int8 if self.int8 else self._mm

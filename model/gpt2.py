@@ -396,15 +396,13 @@ class GPT2(nn.Module):
         return logits
 
     def takes_fused_path(self, batch, kv_cache) -> bool:
-        """True when ``forward`` with these arguments (and autograd off) runs ``FlatForward.forward``
-        (model/flat_forward.py), not the blocks' modules (``_forward_modules``), layer timing or not: the flat
-        pass times its layers too (model/stages.py names the stages of either)."""
+        """True when ``forward`` with these arguments runs ``FlatForward.forward`` (model/flat_forward.py), not the
+        blocks' modules (``_forward_modules``), layer timing or not (model/stages.py names the stages of either)."""
         return batch is not None and kv_cache is not None and self.flat_ready()
 
     def flat_ready(self) -> bool:
-        """The flat pass (model/flat_forward.py) can run now: the model is prepared for decoding, autograd is off,
-        attention is not kept readable and no module hook is set. Re-takes the flat pass's views if the weights
-        were replaced."""
+        """The flat pass (model/flat_forward.py) can run now: prepared for decoding, autograd off, attention not kept
+        readable, no module hook set. Re-takes the flat pass's views if the weights were replaced."""
         if self._flat is None or torch.is_grad_enabled() or self.h[0].attn.readable or self._hooked():
             return False
         if self._flat.key != self.weights_key():  # a weight was replaced (not modified in place): re-take views
@@ -415,10 +413,7 @@ class GPT2(nn.Module):
                    read_timer=None) -> torch.Tensor:
         """Float logits (V,) of the last of a few tokens (``token_ids``, the first at ``position``) of a lone
         sequence whose K/V fill ``kv_cache``'s slots from ``start`` in one run: ``FlatForward.decode_one``. Call
-        only when ``flat_ready()``. Raises ValueError if a position is outside the context window."""
-        if not token_ids or position < 0 or position + len(token_ids) > self.config.n_positions:
-            raise ValueError(f"positions {position}..{position + len(token_ids) - 1} are outside the context "
-                             f"window of {self.config.n_positions}")
+        only when ``flat_ready()``. Raises ValueError for no tokens or a position outside the context window."""
         return self._flat.decode_one(token_ids, position, kv_cache, start, read_timer or NULL_TIMER)
 
     def lm_head_weight(self) -> torch.Tensor:

@@ -182,6 +182,10 @@ def test_the_lean_draft_step_gives_the_logits_of_a_full_pass(tiny, weights):
         assert not torch.allclose(lean, before, atol=1e-3)
         with pytest.raises(ValueError, match="context window"):
             model.decode_one([1], model.config.n_positions, engine.cache, start)
+        with pytest.raises(ValueError, match="context window"):
+            model.decode_one([1, 2], model.config.n_positions - 1, engine.cache, start)
+        with pytest.raises(ValueError, match="at least one token"):
+            model.decode_one([], n, engine.cache, start)
 
 
 def test_a_lone_request_guesses_on_the_lean_path_and_a_copy_of_the_target_is_always_kept(tiny, monkeypatch):
