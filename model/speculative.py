@@ -1,7 +1,8 @@
 """Speculative decoding: a small draft model guesses k tokens, the target checks them all in one pass.
 
 ``speculative_step`` is the engine's verify step (draft passes, one target pass, acceptance); the two
-acceptance rules below decide which guesses are kept.
+acceptance rules below decide which guesses are kept. A lone request's draft guesses on the lean single-sequence
+path (``GPT2.decode_one``: no packed inputs); a batch's draft runs packed passes like the target's.
 
 Acceptance rule (Leviathan, Kalman & Matias 2023, "Fast Inference from Transformers via Speculative Decoding";
 Chen et al. 2023, "Accelerating Large Language Model Decoding with Speculative Sampling"):
@@ -22,8 +23,8 @@ from model.ngram import NgramIndex
 from model.report import StepReport
 from model.runner import PassItem
 from model.sampling import Nucleus, Row, draw, nuclei, uniform
-from model.timing import read_timer
 from model.scheduler import Status
+from model.timing import read_timer
 
 
 # With ``Engine.draft_stop_below`` > 0 the draft model stops guessing once the likeliest token of its own
