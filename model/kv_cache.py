@@ -39,6 +39,14 @@ class BlockTable:
     blocks: list[int] = field(default_factory=list)
     prefix_hit_tokens: int = 0
 
+    def run_start(self, num_tokens: int, block_size: int) -> int | None:
+        """The pool slot of position 0 when the blocks holding the first ``num_tokens`` tokens are consecutive (one
+        run: a pass can read the context in place), else None (also without blocks)."""
+        blocks = self.blocks[:-(-num_tokens // block_size)]
+        if not blocks or blocks != list(range(blocks[0], blocks[0] + len(blocks))):
+            return None
+        return blocks[0] * block_size
+
 
 class BlockManager:
     """Allocates blocks to sequences, shares cached prefix blocks, and recycles freed ones (least recent first).

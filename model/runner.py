@@ -136,11 +136,7 @@ class ModelRunner:
             context = 0
         else:
             bs = self.block_size
-            context_start = None
-            if B == 1:
-                blocks = items[0].table.blocks[:-(-L // bs)]
-                if blocks == list(range(blocks[0], blocks[0] + len(blocks))):  # one run: read in place
-                    context_start = blocks[0] * bs
+            context_start = items[0].table.run_start(L, bs) if B == 1 else None  # one run: read in place
             if context_start is not None:
                 context_slots = ar[:L][None] + context_start  # (1, L)
                 slot_mapping = positions + context_start  # (1, T)

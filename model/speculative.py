@@ -87,15 +87,6 @@ def _reach(row: Nucleus | Row) -> int:
     return row.probs.numel() if isinstance(row, Row) else max(row.ids) + 1
 
 
-def _one_run_start(seq, n_tokens: int, block_size: int) -> int | None:
-    """The pool slot of position 0 of ``seq`` when its first ``n_tokens`` positions lie in consecutive blocks (the
-    usual case for a lone request), else None."""
-    blocks = seq.table.blocks[:-(-n_tokens // block_size)]
-    if not blocks or blocks != list(range(blocks[0], blocks[0] + len(blocks))):
-        return None
-    return blocks[0] * block_size
-
-
 def draft_prefill(engine, sched) -> float:
     """The draft model reads the prompt alongside the target: in a prefill (or mixed) pass of ``engine``, each
     prompt chunk of ``sched`` goes through one draft pass too, from where the draft's cache ends (with the tokens
@@ -169,7 +160,7 @@ def speculative_step(engine, sched, t0: int) -> StepReport:
     if len(seqs) == 1 and ks_model[0]:
         with torch.inference_mode():
             if engine.draft.flat_ready():
-                lone = _one_run_start(seqs[0], len(seqs[0].token_ids) + ks_model[0], engine.block_size)
+                lone = seqs[0].table.run_start(len(seqs[0].token_ids) + ks_model[0], engine.block_size)
     timer = read_timer(engine.device) if lone is not None else None
     for j in range(max(ks_model)):
         rows = [b for b, k in enumerate(ks_model) if j < k]
