@@ -2621,12 +2621,12 @@
         <translation>它猜的字留下得太少，抵不上它自己跑的趟</translation>
     </message>
     <message>
-        <source>its guesses are kept, but here each costs {guess} of a plain trip and the check {check} trips</source>
-        <translation>它猜的字能留下，但在这里每猜一个字要花 {guess} 趟，核对又要花 {check} 趟</translation>
+        <source>its guesses are kept, but each costs {guess} of a plain trip and the check {check} trips</source>
+        <translation>猜的字能留下，可每猜一个要 {guess} 趟，核对要 {check} 趟</translation>
     </message>
     <message>
-        <source>its guesses are kept, but here the check costs {check} plain trips</source>
-        <translation>它猜的字能留下，但在这里核对一次要花 {check} 趟</translation>
+        <source>its guesses are kept, but the check costs {check} plain trips</source>
+        <translation>猜的字能留下，可核对一次要 {check} 趟</translation>
     </message>
     <message>
         <source>its guesses are kept, but its own passes cost more than the trips saved</source>

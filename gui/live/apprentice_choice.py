@@ -39,9 +39,9 @@ def why_text(key: str | None, v: dict | None = None) -> str:
     if key == "speculative_overhead" and costs and costs.get("check"):
         check = f"{costs['check']:.1f}"
         if costs.get("guess") is not None and costs["guess"] >= 0.05:
-            return _tr("its guesses are kept, but here each costs {guess} of a plain trip and the check "
+            return _tr("its guesses are kept, but each costs {guess} of a plain trip and the check "
                        "{check} trips").format(guess=f"{costs['guess']:.2f}", check=check)
-        return _tr("its guesses are kept, but here the check costs {check} plain trips").format(check=check)
+        return _tr("its guesses are kept, but the check costs {check} plain trips").format(check=check)
     return {"no_guess": _tr("it found nothing in the text to copy a guess from"),
             "speculative_acceptance": _tr("its guesses are kept too rarely to pay for its own passes"),
             "speculative_overhead": _tr("its guesses are kept, but its own passes cost more than the trips saved"),
