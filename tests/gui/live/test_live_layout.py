@@ -122,7 +122,9 @@ def test_live_extras_read_at_1280x720(qtbot, make_window, tiny_model_dir, lang):
             if not details:  # the extras' lines take a row under the stage: it gets shorter, never narrower
                 assert not w.extra_readout.isHidden()
                 layout = collect_layout(w, lang)
-                assert layout["stage"][2] >= 0.9 * w.width(), f"{lang} {state}: the stage is {layout['stage']}"
+                assert layout["stage"][2] >= 0.9 * w.width(), (
+                    f"{lang} {state}: the stage is {layout['stage']}; under it: {w.extra_readout.text()!r} / "
+                    f"{w.live_page.readout_panel.why_label.text()!r}")
                 assert not [f for f in faults(layout) if f.kind == "stage"]
             problems = _check(w, (1280, 720), lang, allow={"tiny"})  # the test model's folder: tiny_gpt2…
             assert not problems, f"{lang} {state} details {details}:\n" + "\n".join(problems)
