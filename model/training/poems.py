@@ -127,8 +127,12 @@ def is_heldout(name: str, every: int) -> bool:
     return int.from_bytes(digest[:8], "big") % every == 0
 
 
-def build(out: Path, cache: Path, vocab_size: int, heldout_every: int, seed: int) -> dict:
-    """Fetch, convert, filter, split, train the tokenizer, encode; returns the manifest (also manifest.json)."""
+def build(out: Path, cache: Path, vocab_size: int, heldout_every: int, seed: int,
+          tokenizer: Path | None = None) -> dict:
+    """Fetch, convert, filter, split, train the tokenizer, encode; returns the manifest (also manifest.json).
+
+    tokenizer: encode with this existing ``tokenizer.json`` instead of training one, so that a corpus rebuilt
+    for a bigger model of the family (``poems-big``) has the bundled model's ids."""
     import opencc
 
     t0 = time.time()
@@ -151,7 +155,11 @@ def build(out: Path, cache: Path, vocab_size: int, heldout_every: int, seed: int
     texts = [t for _, t in train]
     out.mkdir(parents=True, exist_ok=True)
     (out / "heldout").mkdir(exist_ok=True)
-    tok = train_tokenizer(texts, vocab_size)
+    if tokenizer is not None:
+        from tokenizers import Tokenizer
+        tok = Tokenizer.from_file(str(tokenizer))
+    else:
+        tok = train_tokenizer(texts, vocab_size)
     tok.save(str(out / "tokenizer.json"))
     eot_id = tok.token_to_id(EOT)
     train_ids = _encode(tok, texts, eot_id)
@@ -194,9 +202,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--vocab-size", type=int, default=6144)
     p.add_argument("--heldout-every", type=int, default=100)
     p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--tokenizer", type=Path, default=None,
+                   help="reuse this tokenizer.json (e.g. assets/models/poems/tokenizer.json) instead of training one")
     a = p.parse_args(argv)
     try:
-        build(a.out, a.cache, a.vocab_size, a.heldout_every, a.seed)
+        build(a.out, a.cache, a.vocab_size, a.heldout_every, a.seed, a.tokenizer)
     except RuntimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

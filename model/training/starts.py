@@ -46,3 +46,67 @@ def thin_embeddings(start: GPT2, n_embd: int) -> dict[str, torch.Tensor]:
     _, _, vh = torch.linalg.svd(wte - wte.mean(0), full_matrices=False)
     basis = vh[:n_embd].T  # (C, n_embd)
     return {"wte.weight": wte @ basis, "wpe.weight": wpe @ basis}
+
+
+@torch.no_grad()
+def grown_state(start: GPT2, wide: GPT2, seed: int = 0) -> dict[str, torch.Tensor]:
+    """``start``'s function in a model twice as wide and twice as deep (``wide``'s config), as a state dict.
+
+    Width (C -> 2C, heads of the same size, nh -> 2·nh): the residual stream carries ``a·[x; x]`` with
+    a = 1/√2, so every LayerNorm sees the same mean and a variance of var/2 (only its eps moves, 1e-5 against
+    a variance of order 1) and outputs ``[LN(x); LN(x)]``; a projection reading it takes ``[W/2, W/2]``. The old
+    heads and MLP units compute what they did; the new ones start random (N(0, 0.02)) and write through output
+    columns of zero, so they add nothing until they learn to. Each block's output is written as ``a·[y; y]``;
+    ``ln_f`` is scaled by ``a`` and the tied embeddings by ``a``, so the logits are ``a²·2 = 1`` times the old
+    ones. Depth (L -> 2L): after every old block a new one whose two output projections are zero (an identity
+    until trained). Net2Net (Chen et al. 2016) duplicates units the same way; zero-initialised output
+    projections are how new blocks start as the identity (as in ReZero, Bachlechner et al. 2021).
+
+    Raises ValueError unless ``wide`` is exactly 2× ``start``'s width, heads and depth, with its vocabulary,
+    context and head size.
+    """
+    s, w = start.config, wide.config
+    if (w.n_embd, w.n_head, w.n_layer) != (2 * s.n_embd, 2 * s.n_head, 2 * s.n_layer) \
+            or (w.vocab_size, w.n_positions) != (s.vocab_size, s.n_positions) or not s.tie_word_embeddings:
+        raise ValueError(f"{w.n_embd}x{w.n_layer} ({w.n_head} heads) is not {s.n_embd}x{s.n_layer} "
+                         f"({s.n_head} heads) grown twice as wide and deep with its vocabulary and context")
+    gen = torch.Generator().manual_seed(seed)
+    a = 2 ** -0.5
+    C, I = s.n_embd, s.inner_dim
+
+    def rand(*shape):
+        return torch.randn(*shape, generator=gen) * 0.02
+
+    def dup(v):  # a vector read on the wide residual stream: (C,) -> (2C,)
+        return torch.cat([v, v])
+
+    def read(W, new_rows):  # (out, C) reading [h; h] -> (out + new_rows, 2C); the new rows random
+        return torch.cat([torch.cat([W / 2, W / 2], dim=1), rand(new_rows, 2 * C)])
+
+    def write(W, b, new_cols):  # (C, in) writing a·[y; y] -> (2C, in + new_cols); the new columns zero
+        top = torch.cat([a * W, torch.zeros(C, new_cols)], dim=1)
+        return torch.cat([top, top]), a * dup(b)
+
+    out = {"wte.weight": a * dup(start.wte.weight.T).T, "wpe.weight": a * dup(start.wpe.weight.T).T,
+           "ln_f.weight": a * dup(start.ln_f.weight), "ln_f.bias": a * dup(start.ln_f.bias)}
+    for i, blk in enumerate(start.h):
+        old, new = f"h.{2 * i}.", f"h.{2 * i + 1}."
+        q, k, v = blk.attn.c_attn.weight.split(C)  # 3 × (C, C)
+        bq, bk, bv = blk.attn.c_attn.bias.split(C)
+        out[old + "attn.c_attn.weight"] = torch.cat([read(q, C), read(k, C), read(v, C)])  # (6C, 2C)
+        out[old + "attn.c_attn.bias"] = torch.cat([bq, torch.zeros(C), bk, torch.zeros(C), bv, torch.zeros(C)])
+        out[old + "attn.c_proj.weight"], out[old + "attn.c_proj.bias"] = write(
+            blk.attn.c_proj.weight, blk.attn.c_proj.bias, C)
+        out[old + "mlp.c_fc.weight"] = read(blk.mlp.c_fc.weight, I)  # (2I, 2C)
+        out[old + "mlp.c_fc.bias"] = torch.cat([blk.mlp.c_fc.bias, torch.zeros(I)])
+        out[old + "mlp.c_proj.weight"], out[old + "mlp.c_proj.bias"] = write(blk.mlp.c_proj.weight,
+                                                                            blk.mlp.c_proj.bias, I)
+        for ln in ("ln_1", "ln_2"):
+            out[old + ln + ".weight"] = dup(getattr(blk, ln).weight)
+            out[old + ln + ".bias"] = dup(getattr(blk, ln).bias)
+            out[new + ln + ".weight"], out[new + ln + ".bias"] = torch.ones(2 * C), torch.zeros(2 * C)
+        out[new + "attn.c_attn.weight"], out[new + "attn.c_attn.bias"] = rand(6 * C, 2 * C), torch.zeros(6 * C)
+        out[new + "mlp.c_fc.weight"], out[new + "mlp.c_fc.bias"] = rand(2 * I, 2 * C), torch.zeros(2 * I)
+        for name, cols in (("attn.c_proj", 2 * C), ("mlp.c_proj", 2 * I)):
+            out[new + name + ".weight"], out[new + name + ".bias"] = torch.zeros(2 * C, cols), torch.zeros(2 * C)
+    return out

@@ -39,7 +39,7 @@ import torch.nn.functional as F
 
 from model.gpt2 import GPT2, GPT2Config
 from model.hardware import cpu_name
-from model.training.starts import early_exit_state, thin_embeddings  # noqa: F401 (tests use them from here)
+from model.training.starts import early_exit_state, grown_state, thin_embeddings  # noqa: F401 (tests use them)
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,15 @@ CONFIGS: dict[str, TrainConfig] = {
     # Its apprentice: ~0.8M parameters (the embedding is most of it), distilled from "poems".
     "poems-draft": TrainConfig(n_embd=96, n_layer=2, n_head=3, batch=32, block=128, long_frac=0.04, steps=400,
                                lr=3e-3, eval_every=100, ckpt_every=100),
+    # The big books (issue 43): 512 wide, 8 blocks, 8 heads of 64: ~27M parameters (code) and ~28M (poems), 109 and
+    # 113 MB in fp32, larger than a desktop CPU's last-level cache, so a trip goes to the memory. Grown from the
+    # family's small model with its function kept (--init-from assets/models/target: grown_state), then trained
+    # on at a low peak (the start is already good; a high one would first undo it). One thread, 2,048 tokens a
+    # step, a held-out look every 50 steps: what one core of a 2-core machine trains in a session.
+    "target-big": TrainConfig(n_embd=512, n_layer=8, n_head=8, batch=8, steps=1500, lr=2e-4, min_lr_frac=0.1,
+                              warmup=40, long_frac=0.05, eval_every=50, ckpt_every=50, eval_windows=32),
+    "poems-big": TrainConfig(n_embd=512, n_layer=8, n_head=8, batch=16, block=128, long_frac=0.04, steps=1500,
+                             lr=2e-4, min_lr_frac=0.1, warmup=40, eval_every=50, ckpt_every=50, eval_windows=32),
     # For the tests: trains in seconds.
     "tiny-test": TrainConfig(n_embd=32, n_layer=1, n_head=2, n_positions=64, batch=4, block=32, long_frac=0.2,
                              steps=30, lr=1e-2, warmup=3, eval_every=10, ckpt_every=10, eval_windows=2),
@@ -321,11 +330,15 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
     if init_from is not None:
         from model.checkpoint import load_pretrained
         start, _ = load_pretrained(init_from, device=device)
-        if start.config.vocab_size != vocab_size or start.config.n_embd != cfg.n_embd \
-                or start.config.n_head != cfg.n_head or start.config.n_positions != cfg.n_positions \
-                or start.config.n_layer < cfg.n_layer:
+        if start.config.vocab_size != vocab_size:
+            raise ValueError(f"{init_from} has another vocabulary than the {config_name!r} recipe")
+        if start.config.n_embd < cfg.n_embd:  # a bigger book grown from a smaller one, its function kept
+            model.load_state_dict(grown_state(start.cpu(), GPT2(gcfg), seed))
+        elif start.config.n_embd != cfg.n_embd or start.config.n_head != cfg.n_head \
+                or start.config.n_positions != cfg.n_positions or start.config.n_layer < cfg.n_layer:
             raise ValueError(f"{init_from} does not have the shape of the {config_name!r} recipe")
-        model.load_state_dict(early_exit_state(start, cfg.n_layer, cfg.init_layers))
+        else:
+            model.load_state_dict(early_exit_state(start, cfg.n_layer, cfg.init_layers))
         old = init_from / "training.json"
         earlier = json.loads(old.read_text(encoding="utf-8")) if old.exists() else {}
         earlier.pop("last", None)

@@ -223,3 +223,39 @@ def test_thin_embeddings_keep_the_main_directions_of_the_wide_ones():
     assert torch.allclose(thin["wpe.weight"].abs(), torch.full((16, 1), 0.5), atol=0.02)
     with pytest.raises(ValueError):
         train_mod.thin_embeddings(wide, 32)
+
+
+def _randomised(model):
+    """A model whose every weight, norms and biases included, is random: growth must keep all of them."""
+    gen = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen) * 0.3)
+    return model
+
+
+def test_a_grown_book_writes_what_the_small_one_did():
+    """grown_state: twice as wide and deep, the same next-token logits (the small model's function kept), and the
+    new heads, MLP units and blocks are really there (random inputs, zero outputs) for training to use."""
+    from model.gpt2 import GPT2, GPT2Config
+    small_cfg = GPT2Config(vocab_size=64, n_positions=32, n_embd=16, n_layer=2, n_head=2)
+    wide_cfg = GPT2Config(vocab_size=64, n_positions=32, n_embd=32, n_layer=4, n_head=4)
+    small = _randomised(GPT2(small_cfg)).eval()
+    wide = GPT2(wide_cfg).eval()
+    wide.load_state_dict(train_mod.grown_state(small, GPT2(wide_cfg), seed=0))  # strict: every weight named
+    ids = torch.randint(0, 64, (3, 20), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        want, got = small(ids), wide(ids)
+    assert (got - want).abs().max() < 1e-3 * want.abs().max()
+    state = wide.state_dict()
+    assert state["h.1.attn.c_attn.weight"].abs().sum() > 0  # a new block reads through random weights
+    assert torch.count_nonzero(state["h.1.attn.c_proj.weight"]) == 0  # and writes nothing yet
+    assert torch.count_nonzero(state["h.0.mlp.c_fc.weight"][64:]) > 0  # new MLP units (inner 64 -> 128)
+    assert torch.count_nonzero(state["h.0.mlp.c_proj.weight"][:, 64:]) == 0
+
+
+def test_growth_refuses_a_shape_that_is_not_twice_the_small_one():
+    from model.gpt2 import GPT2, GPT2Config
+    small = GPT2(GPT2Config(vocab_size=64, n_positions=32, n_embd=16, n_layer=2, n_head=2))
+    with pytest.raises(ValueError, match="twice as wide and deep"):
+        train_mod.grown_state(small, GPT2(GPT2Config(vocab_size=64, n_positions=32, n_embd=32, n_layer=3, n_head=4)))
