@@ -1,10 +1,17 @@
 """The models bundled in ``assets/models``: which is which, whom each is for, and what to ask it.
 
-Two pairs, each a target with its draft model (the apprentice) sharing one tokenizer:
+Two families, each a big book (the default), a pocket book, and their apprentices, all sharing the family's
+tokenizer:
 
 * ``code``: a GPT-2 trained on the Python 3.11 documentation and standard library; the English default.
 * ``poems``: a GPT-2 trained on the Tang and Song *shi* of the ``chinese-poetry`` corpus (Simplified), one
   token per common character; the Chinese default. It continues a first line in the line length it was given.
+
+The big book (``code``, ``poems``: 512 wide, 8 blocks, ~27–28M parameters, over 100 MB in fp32, FP16 on disk) is
+larger than a desktop CPU's last-level cache, so every trip reads it from memory, as the source's 16 GB book is
+read from HBM; its apprentice is the family's small model (at most a fifth of its parameters). The pocket book
+(``code-pocket``, ``poems-pocket``: the small model, ~17–20 MB) fits the cache: a visitor who switches between the
+two sees that where the book lives decides the trip. The pocket book's apprentice is its own layer-skip draft.
 
 The window samples by default (``temperature`` 0.8, ``top_p`` 0.95) so that a visitor never watches a greedy
 loop; greedy is one switch away. A model may also have *lookup presets* (``LookupPreset``): prompts whose answer
@@ -16,7 +23,7 @@ sampling, and its speed-up as ``bench/lookup_bench.py`` measured it is read from
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import assets
@@ -48,7 +55,8 @@ class LookupPreset:
 class BundledModel:
     """One bundled target model and its draft model. Folder names are relative to ``assets/models``."""
 
-    key: str  # "code" or "poems": what --model-key / the picker calls it
+    key: str  # "code", "poems" (the big books), "code-pocket", "poems-pocket": what the picker calls it
+    family: str  # "code" or "poems": the corpus, tokenizer, presets and tour questions it shares with its family
     folder: str  # the target's folder
     draft_folder: str  # its draft model's folder (same tokenizer)
     language: str  # the interface language it is the default for: "en" or "zh"
@@ -70,9 +78,9 @@ class BundledModel:
         return (models_dir or MODELS_DIR) / self.draft_folder
 
 
-CODE = BundledModel(
-    key="code", folder="target", draft_folder="draft", language="en",
-    name="One Trip code model",
+CODE_POCKET = BundledModel(
+    key="code-pocket", family="code", folder="target", draft_folder="draft", language="en",
+    name="One Trip pocket code model",
     about="A 4.3M-parameter GPT-2 trained here on Python's documentation and source: it writes Python-like "
           "code and documentation-like English, and knows nothing else.",
     presets=(
@@ -96,9 +104,9 @@ CODE = BundledModel(
     ),
 )
 
-POEMS = BundledModel(
-    key="poems", folder="poems", draft_folder="poems-draft", language="zh",
-    name="One Trip poetry model",
+POEMS_POCKET = BundledModel(
+    key="poems-pocket", family="poems", folder="poems", draft_folder="poems-draft", language="zh",
+    name="One Trip pocket poetry model",
     about="A 5M-parameter GPT-2 trained here on 278,000 Tang and Song poems: given a first line, it writes on "
           "in the same line length, one character per trip; its lines rhyme by luck, not by meaning.",
     presets=(
@@ -112,7 +120,18 @@ POEMS = BundledModel(
     ),
 )
 
-BUNDLED: tuple[BundledModel, ...] = (CODE, POEMS)
+# The big books: the pocket books grown twice as wide and deep and trained on (model/training/starts.py
+# grown_state, recipes target-big and poems-big); the pocket book is their apprentice. Same presets and sampling.
+CODE = replace(
+    CODE_POCKET, key="code", folder="target-big", draft_folder="target", name="One Trip code model",
+    about="A 27M-parameter GPT-2 trained here on Python's documentation and source: it writes Python-like code and "
+          "documentation-like English, and knows nothing else.")
+POEMS = replace(
+    POEMS_POCKET, key="poems", folder="poems-big", draft_folder="poems", name="One Trip poetry model",
+    about="A 28M-parameter GPT-2 trained here on 278,000 Tang and Song poems: given a first line, it writes on in "
+          "the same line length, one character per trip; its lines rhyme by luck, not by meaning.")
+
+BUNDLED: tuple[BundledModel, ...] = (CODE, POEMS, CODE_POCKET, POEMS_POCKET)
 
 
 def by_key(key: str) -> BundledModel:

@@ -230,10 +230,13 @@ def load_int8(model_dir: str | Path, config: GPT2Config, device: str = "cpu") ->
     return model.prepare_for_decode()
 
 
-def save_pretrained(model: GPT2, out_dir: str | Path, tokenizer_json: str | Path | None = None) -> Path:
+def save_pretrained(model: GPT2, out_dir: str | Path, tokenizer_json: str | Path | None = None,
+                    dtype: torch.dtype = torch.float32) -> Path:
     """Write ``model`` as config.json + model.safetensors (HF GPT-2 layout: bare keys, Conv1D [in, out]).
 
-    ``tokenizer_json`` is copied beside them as tokenizer.json. Weights are saved as fp32, or, for a model made
+    ``tokenizer_json`` is copied beside them as tokenizer.json. Weights are saved in ``dtype`` (float32, or
+    float16: the source's precision on disk, half the bytes; ``load_pretrained`` reads them back into the
+    precision the engine runs), or, for a model made
     thinner by ``model/quantize.py``, as its int8 rows and float32 row scales in [out, in] layout, marked in the
     file's metadata (``INT8_METADATA``; ``transformers`` cannot read those). Returns the directory. The files
     load with ``load_pretrained`` (the fp32 ones with ``transformers`` too).
@@ -247,7 +250,7 @@ def save_pretrained(model: GPT2, out_dir: str | Path, tokenizer_json: str | Path
     else:
         tensors = {}
         for name, t in model.state_dict().items():
-            t = t.detach().to("cpu", torch.float32)
+            t = t.detach().to("cpu", torch.float32).to(dtype)
             if name.endswith(_PROJECTIONS):
                 t = t.t()  # nn.Linear [out, in] -> HF Conv1D [in, out]
             tensors[name] = t.contiguous()

@@ -33,8 +33,8 @@ from model.argtypes import OneLineParser, command_name, float_in, int_in, say, t
 from model.catalog import BundledModel
 
 ASSETS = assets.root()  # importlib.resources: a checkout, an editable install or site-packages
-BUNDLED_MODEL = ASSETS / "models" / "target"
-BUNDLED_DRAFT = ASSETS / "models" / "draft"
+BUNDLED_MODEL = ASSETS / "models" / "target-big"  # the big code book (model/catalog.py CODE)
+BUNDLED_DRAFT = ASSETS / "models" / "target"  # its apprentice: the pocket code book
 DEFAULT_DRAFT_K = 4  # guesses per verify pass when --draft is given without --draft-k (docs/benchmarks.md)
 
 

@@ -2716,6 +2716,30 @@
         <source>bench/lookup_bench.py measured {x}× over {n} rounds; a few trips on a busy machine vary more</source>
         <translation>bench/lookup_bench.py 测了 {n} 轮，得 {x}×；机器忙时，短短几趟的波动更大</translation>
     </message>
+    <message>
+        <source>One Trip pocket code model</source>
+        <translation>一趟·袖珍代码模型</translation>
+    </message>
+    <message>
+        <source>One Trip pocket poetry model</source>
+        <translation>一趟·袖珍古诗模型</translation>
+    </message>
+    <message>
+        <source>Pocket code model (English, fits the cache)</source>
+        <translation>袖珍代码模型（英文，装得进缓存）</translation>
+    </message>
+    <message>
+        <source>Pocket poetry model (Chinese, fits the cache)</source>
+        <translation>袖珍古诗模型（中文，装得进缓存）</translation>
+    </message>
+    <message>
+        <source>{size} of weights, inside this CPU's {llc} cache</source>
+        <translation>{size} 的权重，装得进这台 CPU 的 {llc} 缓存</translation>
+    </message>
+    <message>
+        <source>{size} of weights, more than this CPU's {llc} cache: read from RAM</source>
+        <translation>{size} 的权重，比这台 CPU 的 {llc} 缓存大：从内存读</translation>
+    </message>
 </context>
 <context>
     <name>TokenChips</name>

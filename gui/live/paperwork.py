@@ -95,8 +95,9 @@ def trip_figures(report: dict | None, info: dict | None, recent: list[dict] | No
                        "weight_read_ms": _num(r.get("weight_read_ms")) if measured else None,
                        "cpu_ms": cpu})
     median = lessons.median_trip(splits)
+    floor = info.get("floor") or {}
     return {**median, "on_stage": report.get("step"), "phase": report.get("phase"), "batch": report.get("batch"),
-            "weight_bytes": weight_bytes, "desks": max(1, len(report.get("workers") or [])), "trips": len(trips),
+            "weight_bytes": weight_bytes, "l3_bytes": _num(floor.get("l3_bytes")), "lives_in": floor.get("applies"), "desks": max(1, len(report.get("workers") or [])), "trips": len(trips),
             "steps": [r.get("step") for r in trips]}
 
 
@@ -131,10 +132,25 @@ def figures_text(f: dict) -> str:
     return " · ".join(parts)
 
 
+def where_text(f: dict, device: str) -> str:
+    """Where the book lives: its bytes beside this CPU's last-level cache (``model.hardware.decode_floors``: the
+    size the OS reports, and which memory's floor applies), "17.4 MB of weights, inside this CPU's 32 MB cache" or
+    "109 MB of weights, more than this CPU's 32 MB cache: read from RAM"; without a cache size (a GPU, or an OS
+    that does not say), "17.4 MB of weights on a CPU"."""
+    size = fmt_bytes(f["weight_bytes"])
+    llc = f.get("l3_bytes")
+    if not llc or f.get("lives_in") not in ("cache", "dram") or device_name(device) != _tr("CPU"):
+        return _tr("{size} of weights on a {device}").format(size=size, device=device_name(device))
+    if f["lives_in"] == "cache":
+        return _tr("{size} of weights, inside this CPU's {llc} cache").format(size=size, llc=fmt_bytes(llc))
+    return _tr("{size} of weights, more than this CPU's {llc} cache: read from RAM").format(size=size,
+                                                                                          llc=fmt_bytes(llc))
+
+
 def lesson_text(f: dict, device: str) -> str:
     """The sentence for ``f["lesson"]`` (``model.teaching.lessons.trip_lesson``), of what is on screen only: the trip's
     parts on this machine; "" when the reading was not measured (no claim)."""
-    where = _tr("{size} of weights on a {device}").format(size=fmt_bytes(f["weight_bytes"]), device=device_name(device))
+    where = where_text(f, device)
     key = f["lesson"]
     if key == "communication":
         return _tr("Book torn {n} ways: passing the pages between desks is the largest part of the trip").format(

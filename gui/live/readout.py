@@ -34,8 +34,9 @@ def fmt_params(n: int, lang: str | None = None) -> str:
 
 def model_display_name(folder: str) -> str:
     """A visitor's name for a model folder: the bundled ones by what they learned, any other by its folder."""
-    names = {"target": _tr("One Trip code model"), "draft": _tr("One Trip apprentice model"),
-             "poems": _tr("One Trip poetry model"), "poems-draft": _tr("One Trip poetry apprentice")}
+    names = {"target-big": _tr("One Trip code model"), "target": _tr("One Trip pocket code model"),
+             "draft": _tr("One Trip apprentice model"), "poems-big": _tr("One Trip poetry model"),
+             "poems": _tr("One Trip pocket poetry model"), "poems-draft": _tr("One Trip poetry apprentice")}
     return names.get(folder, folder or "GPT-2")
 
 

@@ -21,7 +21,7 @@ import assets
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-BUNDLED_MODEL = assets.path("models", "target")  # importlib.resources, not beside the code
+BUNDLED_MODEL = assets.path("models", "target-big")  # importlib.resources, not beside the code
 ZH_SAMPLE = "什么是批处理？"  # page 2 cuts this when the question has no Chinese: 什, 批 and ？ split on GPT-2's BPE
 # The tour's question when the model is none of the bundled ones (a user's own --model DIR), by language.
 DEFAULT_PROMPTS = {"en": "Explain the KV cache in one sentence.", "zh": "用一句话解释 KV 缓存。"}
@@ -41,8 +41,8 @@ def default_prompt(model_dir: str | Path | None, lang: str) -> str:
     bundled model, else ``DEFAULT_PROMPTS`` of ``lang`` ("en"/"zh"; anything else reads as "en")."""
     from model.catalog import identify  # standard library only: no torch
     bundled = identify(model_dir if model_dir else BUNDLED_MODEL)
-    if bundled is not None and bundled.key in TOUR_PROMPTS:
-        return TOUR_PROMPTS[bundled.key]
+    if bundled is not None and bundled.family in TOUR_PROMPTS:
+        return TOUR_PROMPTS[bundled.family]
     return DEFAULT_PROMPTS.get(lang, DEFAULT_PROMPTS["en"])
 
 
@@ -56,7 +56,7 @@ def tour_prompt_for(offered: str, model_dir: str | Path | None, lang: str) -> st
     if not text:
         return default_prompt(model_dir, lang)
     if bundled is not None and text in (p.strip() for p in bundled.presets):
-        friendly = TOUR_FRIENDLY.get(bundled.key)
+        friendly = TOUR_FRIENDLY.get(bundled.family)
         if friendly is not None and text not in friendly:
             return default_prompt(model_dir, lang)
     return text

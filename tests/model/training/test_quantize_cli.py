@@ -33,3 +33,18 @@ def test_an_fp32_folder_becomes_its_int8_model_with_its_own_stage_of_training(ti
     assert summary["quantized"]["weight_bytes"] == back.weight_bytes()
     steps = [r["step"] for r in csv.DictReader((out / "loss.csv").open())]
     assert steps == ["1", "2"]  # the earlier model's curve stays in its own folder
+
+
+def test_fp16_on_disk_is_half_the_bytes_and_loads_back_to_the_same_float16_values(tiny_model_dir, tmp_path):
+    """--fp16: the big books' format. Every weight comes back as its float16 rounding, in float32."""
+    out = tmp_path / "half"
+    assert quantize_cli.main([str(tiny_model_dir), str(out), "--fp16"]) == 0
+    src, _ = load_pretrained(tiny_model_dir)
+    back, _ = load_pretrained(out)
+    assert stored_weights(out) == "fp32"  # any float dtype loads through the plain path
+    size = (out / "model.safetensors").stat().st_size
+    assert size < 0.55 * (tiny_model_dir / "model.safetensors").stat().st_size
+    for name, t in src.state_dict().items():
+        got = back.state_dict()[name]
+        assert got.dtype == torch.float32
+        assert torch.equal(got, t.half().float()), name
