@@ -97,7 +97,8 @@ def trip_figures(report: dict | None, info: dict | None, recent: list[dict] | No
     median = lessons.median_trip(splits)
     floor = info.get("floor") or {}
     return {**median, "on_stage": report.get("step"), "phase": report.get("phase"), "batch": report.get("batch"),
-            "weight_bytes": weight_bytes, "l3_bytes": _num(floor.get("l3_bytes")), "lives_in": floor.get("applies"), "desks": max(1, len(report.get("workers") or [])), "trips": len(trips),
+            "weight_bytes": weight_bytes, "l3_bytes": _num(floor.get("l3_bytes")), "lives_in": floor.get("applies"),
+            "desks": max(1, len(report.get("workers") or [])), "trips": len(trips),
             "steps": [r.get("step") for r in trips]}
 
 

@@ -72,7 +72,7 @@ def grown_state(start: GPT2, wide: GPT2, seed: int = 0) -> dict[str, torch.Tenso
                          f"({s.n_head} heads) grown twice as wide and deep with its vocabulary and context")
     gen = torch.Generator().manual_seed(seed)
     a = 2 ** -0.5
-    C, I = s.n_embd, s.inner_dim
+    C, H = s.n_embd, s.inner_dim  # width, MLP hidden width
 
     def rand(*shape):
         return torch.randn(*shape, generator=gen) * 0.02
@@ -97,16 +97,16 @@ def grown_state(start: GPT2, wide: GPT2, seed: int = 0) -> dict[str, torch.Tenso
         out[old + "attn.c_attn.bias"] = torch.cat([bq, torch.zeros(C), bk, torch.zeros(C), bv, torch.zeros(C)])
         out[old + "attn.c_proj.weight"], out[old + "attn.c_proj.bias"] = write(
             blk.attn.c_proj.weight, blk.attn.c_proj.bias, C)
-        out[old + "mlp.c_fc.weight"] = read(blk.mlp.c_fc.weight, I)  # (2I, 2C)
-        out[old + "mlp.c_fc.bias"] = torch.cat([blk.mlp.c_fc.bias, torch.zeros(I)])
+        out[old + "mlp.c_fc.weight"] = read(blk.mlp.c_fc.weight, H)  # (2I, 2C)
+        out[old + "mlp.c_fc.bias"] = torch.cat([blk.mlp.c_fc.bias, torch.zeros(H)])
         out[old + "mlp.c_proj.weight"], out[old + "mlp.c_proj.bias"] = write(blk.mlp.c_proj.weight,
-                                                                            blk.mlp.c_proj.bias, I)
+                                                                            blk.mlp.c_proj.bias, H)
         for ln in ("ln_1", "ln_2"):
             out[old + ln + ".weight"] = dup(getattr(blk, ln).weight)
             out[old + ln + ".bias"] = dup(getattr(blk, ln).bias)
             out[new + ln + ".weight"], out[new + ln + ".bias"] = torch.ones(2 * C), torch.zeros(2 * C)
         out[new + "attn.c_attn.weight"], out[new + "attn.c_attn.bias"] = rand(6 * C, 2 * C), torch.zeros(6 * C)
-        out[new + "mlp.c_fc.weight"], out[new + "mlp.c_fc.bias"] = rand(2 * I, 2 * C), torch.zeros(2 * I)
-        for name, cols in (("attn.c_proj", 2 * C), ("mlp.c_proj", 2 * I)):
+        out[new + "mlp.c_fc.weight"], out[new + "mlp.c_fc.bias"] = rand(2 * H, 2 * C), torch.zeros(2 * H)
+        for name, cols in (("attn.c_proj", 2 * C), ("mlp.c_proj", 2 * H)):
             out[new + name + ".weight"], out[new + name + ".bias"] = torch.zeros(2 * C, cols), torch.zeros(2 * C)
     return out
