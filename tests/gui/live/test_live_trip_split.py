@@ -173,3 +173,41 @@ def test_details_offer_int8_weights_and_restart_the_engine(qtbot, make_window):
 def test_figures_keep_their_units_on_a_wrapped_line(en):
     raw = paperwork.split_text(trip_figures(_report(4.8, 3.6), INFO), "cpu")
     assert "17.4\u00a0MB" in raw and "3.6\u00a0ms" in raw and "17.4 MB" not in raw
+
+
+def _floor_info(weight_bytes: int, l3: int | None, applies: str) -> dict:
+    return {**INFO, "model": {"weight_bytes": weight_bytes},
+            "floor": {"l3_bytes": l3, "applies": applies, "weight_bytes": weight_bytes}}
+
+
+def test_a_book_that_fits_the_cache_is_said_to_live_there(en):
+    """The pocket book: its bytes beside this CPU's last-level cache, as the engine's floor reports them."""
+    f = trip_figures(_report(4.8, 3.6), _floor_info(17_400_000, 32 * 2**20, "cache"))
+    text = split_text(f, "cpu")
+    assert "17.4 MB of weights, inside this CPU's 33.6 MB cache" in text
+    assert "read from RAM" not in text
+
+
+def test_a_book_larger_than_the_cache_is_read_from_ram(en):
+    f = trip_figures(_report(14.0, 12.0), _floor_info(110_000_000, 32 * 2**20, "dram"))
+    text = split_text(f, "cpu")
+    assert "110 MB of weights, more than this CPU's 33.6 MB cache: read from RAM" in text
+    assert "inside this" not in text
+
+
+@pytest.mark.parametrize("info", [
+    {**INFO, "model": {"weight_bytes": 17_400_000}},  # an engine that did not say (no floor)
+    {**INFO, "model": {"weight_bytes": 17_400_000}, "floor": {"l3_bytes": None, "applies": "dram"}},  # no size
+])
+def test_without_a_cache_size_the_line_names_only_the_device(en, info):
+    text = split_text(trip_figures(_report(4.8, 3.6), info), "cpu")
+    assert "17.4 MB of weights on a CPU" in text and "cache" not in text
+
+
+def test_the_chinese_line_says_where_the_book_lives(qapp):
+    i18n.set_language("zh")
+    try:
+        text = split_text(trip_figures(_report(14.0, 12.0), _floor_info(110_000_000, 32 * 2**20, "dram")), "cpu")
+        assert "比这台 CPU 的 33.6 MB 缓存大：从内存读" in text
+    finally:
+        i18n.set_language("en")
