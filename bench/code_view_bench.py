@@ -22,7 +22,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from gui.code_view.panel import CodePanel
-    from gui.fonts import register_fonts
+    from animations.fonts import register_fonts
     app = QApplication.instance() or QApplication([])
     family = register_fonts()
     for w, h, height in PANELS:

@@ -36,7 +36,7 @@ def live_once(steps: int, layer_every: int, size: tuple[int, int] = (1280, 720),
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import psutil
 
-    from gui.capture.screenshot import _wait, open_live_window, prepare_live
+    from gui.capture.screenshot import open_live_window, prepare_live, wait_until
     args = argparse.Namespace(lang="en", model=None, draft_model=None, device="cpu", threads=None, batch=1,
                               steps=steps, prompt=None, draft_k=0, tp=None, pp=None, presenter=False, kiosk=False,
                               details=False, layer_timing_every=layer_every, engine_target=None)
@@ -47,7 +47,7 @@ def live_once(steps: int, layer_every: int, size: tuple[int, int] = (1280, 720),
     try:
         if prepare_live(app, window, args, "bench") != 0:
             raise RuntimeError("the engine did not start")
-        _wait(app, lambda: window.bridge.apprentice_info is not None, 60)  # the start-up check runs while idle
+        wait_until(app, lambda: window.bridge.apprentice_info is not None, 60)  # the start-up check runs while idle
         submitted, reports = [], []
         submit = window.bridge.submit
 
@@ -67,7 +67,7 @@ def live_once(steps: int, layer_every: int, size: tuple[int, int] = (1280, 720),
         cpu0, t0 = sum(me.cpu_times()[:2]), time.perf_counter()
         if not window.run_trips(steps):
             raise RuntimeError("could not start the run")
-        _wait(app, lambda: len(reports) >= steps or window.is_session_done(), 120)
+        wait_until(app, lambda: len(reports) >= steps or window.is_session_done(), 120)
         gui_cpu = (sum(me.cpu_times()[:2]) - cpu0) / (time.perf_counter() - t0)
         decode = [r for r in reports if r.get("phase") == "decode" and r.get("batch") == 1]
         return {"whole_ms": [r["wall_ms"] for r in decode], "forward_ms": [r["forward_ms"] for r in decode],

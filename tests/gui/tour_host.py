@@ -36,7 +36,11 @@ def tour_analysis(model_dir, prompt: str) -> dict:
 
     model, tok = load_pretrained(model_dir)
     engine = Engine(model, tok, kv_budget_bytes=analysis.KV_BUDGET_BYTES)
-    return analysis.tour(engine, prompt, bandwidth=1e10)
+    out = analysis.tour(engine, prompt, bandwidth=1e10)
+    # a kind that failed comes back as {"error": ...} and its page draws nothing: a test must not pass on that
+    failed = {kind: v["error"] for kind, v in out.items() if isinstance(v, dict) and "error" in v}
+    assert not failed, f"tour measurements failed: {failed}"
+    return out
 
 
 def make_tour(qtbot, model_dir, lang, family, analysis=None, show: bool = False):

@@ -30,7 +30,10 @@ def test_every_trip_when_asked(tiny_model_dir, tmp_path, monkeypatch):
     svc.handle({"op": "free_run", "on": True})
     while svc.wants_step():
         svc.step()
-    assert all(e["report"]["layer_ms"] for e in events if e["type"] == "step")
+    steps = [e["report"] for e in events if e["type"] == "step"]
+    assert len(steps) == 3  # greedy "hello", 3 new tokens: the prefill trip and two decode trips (as above: 9 -> 9)
+    n_layer = svc.engine.config.n_layer
+    assert all(len(r["layer_ms"]) == n_layer and all(ms > 0 for ms in r["layer_ms"]) for r in steps)
 
 
 def test_window_asks_for_sampled_layer_timing():

@@ -170,8 +170,15 @@ def test_top_k_one_and_tiny_top_p_equal_greedy(make_engine, prompts):
 
 
 def test_unseeded_requests_still_run(make_engine, prompts):
-    ids = _engine_ids(make_engine, prompts, lambda i: SamplingParams(temperature=1.0), max_new=5)
-    assert all(len(x) <= 5 for x in ids)
+    engine = make_engine()
+    rids = [engine.add_request(p, max_new_tokens=5, sampling=SamplingParams(temperature=1.0)) for p in prompts]
+    run_to_end(engine)
+    vocab, eos = engine.tokenizer.vocab_size, engine.tokenizer.eos_token_id
+    for r in (engine.finished[r] for r in rids):
+        # an answer stops at its length, or earlier only for a reason the engine names (end of text, a loop)
+        assert (r.finish_reason == "length") == (len(r.token_ids) == 5), (r.finish_reason, r.token_ids)
+        assert r.finish_reason in ("length", "stop", "loop") and len(r.token_ids) <= 5
+        assert all(0 <= t < vocab and t != eos for t in r.token_ids)
 
 
 def _nucleus_by_full_sort(logits: torch.Tensor, temperature: float, top_p: float) -> torch.Tensor:

@@ -1,5 +1,5 @@
 """``main.py screenshot`` with bad arguments: one line, exit status 2, and no engine started; Ctrl+C: one line,
-exit status 130 (issue #15). The window's own test hooks in the environment are range-checked too."""
+exit status 130 (issue #15); SIGTERM: one line, 143. The window's own test hooks in the environment are range-checked too."""
 
 from __future__ import annotations
 
@@ -142,6 +142,48 @@ def test_ctrl_c_during_a_screenshot_run_is_one_line_and_130(tmp_path, after_s):
     assert proc.returncode == 130, stderr
     assert stderr.decode().strip() == "interrupted"
     assert stdout == b"" and not out.exists()
+    gone, alive = psutil.wait_procs(engines, timeout=10)
+    assert not alive, alive
+
+
+@pytest.mark.serial  # bounds a wall-clock time: the clean way out, not the backstop FORCE_EXIT_S later
+@pytest.mark.skipif(not (BUNDLED / "model.safetensors").is_file(), reason="the bundled model is not here")
+def test_sigterm_during_a_screenshot_run_is_one_line_and_143(tmp_path):
+    """SIGTERM to the screenshot process alone (``kill PID``, a supervisor stopping it) while the window runs its
+    trips: the same clean way out as Ctrl+C (``gui.cli.Terminated``, main.py's docstring): 'terminated', status
+    143 (128 + SIGTERM), within ``gui.cli.FORCE_EXIT_S`` (the backstop that would leave at once), no PNG and
+    nothing else under the output folder, and the engine process ended."""
+    from gui.cli import FORCE_EXIT_S
+
+    env = {k: v for k, v in os.environ.items() if k != "ONE_TRIP_LOG_DIR"}
+    env.update(PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen", ONE_TRIP_CONFIG_DIR=str(tmp_path / "config"))
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    out = shots / "x.png"
+    proc = subprocess.Popen([sys.executable, "main.py", "screenshot", "--out", str(out), "--steps", "1000",
+                             "--lang", "en", "--threads", "1"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    me = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 120
+    try:
+        while not any("spawn_main" in " ".join(c.cmdline()) for c in me.children()):  # the engine process is up
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.1)
+        time.sleep(1.0)  # the window is running its trips (the answer takes about 3 s more here)
+        engines = me.children(recursive=True)
+        assert proc.poll() is None, "the screenshot ended before the signal"
+        sent = time.monotonic()
+        proc.terminate()
+        stdout, stderr = proc.communicate(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 143, stderr
+    assert stderr.decode().strip().splitlines()[-1] == "terminated", stderr.decode()
+    assert took < FORCE_EXIT_S, f"{took:.1f} s: the backstop ended it, not the clean way out"
+    assert stdout == b"" and list(shots.iterdir()) == []  # no PNG, whole or half-written, and no temporary file
     gone, alive = psutil.wait_procs(engines, timeout=10)
     assert not alive, alive
 

@@ -4,6 +4,9 @@ apprentice chosen for free writing. On the fake engine: these assert state, neve
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from PySide6.QtGui import QInputDevice
 from PySide6.QtTest import QTest
@@ -13,14 +16,19 @@ from model import catalog
 
 pytestmark = pytest.mark.filterwarnings("error")
 
+ROOT = Path(__file__).resolve().parents[3]
 PRESET = catalog.CODE.lookup_presets[0]
-FIGURES = {"speedup": 1.59, "round_speedups": [1.31, 1.6, 2.13], "acceptance": 0.52, "loops": 0, "answers": 40,
-           "date": "2026-12-03"}
+# What bench/lookup_bench.py measured, read here from the file it writes (not through model.catalog, which the page
+# uses): the page must say these figures, never a stand-in's (an earlier stand-in said "0 of 40 answers looped", a
+# count of 4 distinct answers ten times each that the project found wrong)
+MEASURED = json.loads((ROOT / "assets" / "lookup.json").read_text(encoding="utf-8"))
+FIGURES = MEASURED["presets"][PRESET.key]
+ROUNDS = FIGURES["round_speedups"]
 
 
 @pytest.fixture
 def window(apprentice_window):
-    apprentice_window.controls.lookup._measured = lambda key: FIGURES if key == PRESET.key else None
+    assert apprentice_window.controls.lookup._measured is catalog.lookup_measured  # the page reads the asset
     return apprentice_window
 
 
@@ -59,7 +67,10 @@ def test_picking_the_lookup_preset_runs_the_ngram_apprentice_and_says_why(window
     assert f"temperature {PRESET.temperature:g}" in _plain(window.model_choice.sampling_label.text())
     line = _plain(window.extra_readout.text())
     assert "This answer copies its prompt, so the apprentice copies too" in line
-    assert "1.59× the speed of plain decoding (1.31–2.13× over 3 rounds), 52% of its guesses kept" in line
+    assert (f"Measured by bench/lookup_bench.py ({MEASURED['date']}): {FIGURES['speedup']:.2f}× the speed of plain "
+            f"decoding ({min(ROUNDS):.2f}–{max(ROUNDS):.2f}× over {len(ROUNDS)} rounds), "
+            f"{round(FIGURES['acceptance'] * 100)}% of its guesses kept; {len(FIGURES['looped_seeds'])} of "
+            f"{FIGURES['answers']} answers fell into a loop and were stopped.") in line
     assert not window.extra_readout.isHidden()
 
 
@@ -158,4 +169,15 @@ def test_slower_on_the_page_gives_the_benchmarks_figure_not_the_free_writing_che
     assert meter.speedup(key) < 1.0
     window.engine._update_extra_readout()
     why = _plain(window.live_page.readout_panel.why_label.text())
-    assert "bench/lookup_bench.py measured 1.59× over 3 rounds; a few trips on a busy machine vary more" in why
+    assert (f"bench/lookup_bench.py measured {FIGURES['speedup']:.2f}× over {len(ROUNDS)} rounds; a few trips on a "
+            "busy machine vary more") in why
+
+
+def test_the_measured_loop_count_is_the_benchmarks_own():
+    """The figures the page reads agree with themselves and with docs/benchmarks.md's lookup table: a count of
+    distinct answers (``--answers``), each seed that looped named once."""
+    looped = FIGURES["looped_seeds"]
+    assert FIGURES["loops"] == len(looped) == len(set(looped)) <= FIGURES["answers"]
+    assert f"--answers {FIGURES['answers']}" in MEASURED["command"]
+    table = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert f"{len(looped)} of {FIGURES['answers']}, stopped" in table
