@@ -22,6 +22,7 @@ def counted(monkeypatch, tmp_path):
         calls.append((weight_bytes, threads, passes))
         return {"cache": [10e9, 30e9, 20e9], "dram": [4e9, 6e9, 5e9]}
     monkeypatch.setattr(hardware, "_measure_bandwidths", fake)
+    monkeypatch.setattr(hardware, "cpu_snapshot", lambda: (0.0, 0.0, 0.0))  # a quiet machine
     return calls
 
 
@@ -93,3 +94,25 @@ def test_engine_service_second_start_does_not_measure(counted, tiny_model_dir, t
     assert second.floor["source"] == "cached" and second.bandwidth == first.bandwidth
     third = EngineService({**options, "remeasure_floor": True}, lambda e: None)
     assert len(counted) == 2 and third.floor["source"] == "measured"
+
+
+def test_a_measurement_beside_busy_programs_is_used_but_not_kept(counted, monkeypatch, tmp_path):
+    """Other programs kept 60 % of the cores busy during the measurement: this start uses it, the next measures
+    again (nothing was written); a quiet measurement is then kept."""
+    snaps = iter([(100.0, 1000.0, 5.0), (106.5, 1010.0, 5.5)])  # others: 6.5 - 0.5 = 6 of 10 core-seconds
+    monkeypatch.setattr(hardware, "cpu_snapshot", lambda: next(snaps))
+    f = hardware.read_speeds(17_400_000)
+    assert f["kept"] is False and f["others_busy_share"] == pytest.approx(0.6)
+    assert not (tmp_path / "cache" / "read_speed.json").exists()
+    monkeypatch.setattr(hardware, "cpu_snapshot", lambda: (0.0, 0.0, 0.0))
+    assert hardware.read_speeds(17_400_000)["source"] == "measured"  # measured again, not read back
+    assert len(counted) == 2
+    assert hardware.read_speeds(17_400_000)["source"] == "cached"
+
+
+def test_others_busy_share_counts_only_other_processes():
+    # all cores: 4 busy of 10 core-seconds; this process used 3 of them: others 1 of 10
+    assert hardware.others_busy_share((0.0, 0.0, 0.0), (4.0, 10.0, 3.0)) == pytest.approx(0.1)
+    assert hardware.others_busy_share((0.0, 5.0, 0.0), (0.0, 5.0, 0.0)) == 0.0  # no time passed
+    real = hardware.others_busy_share(hardware.cpu_snapshot(), hardware.cpu_snapshot())
+    assert 0.0 <= real <= 1.0
