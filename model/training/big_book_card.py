@@ -135,7 +135,15 @@ def render(res: dict) -> str:
               f"{f['in_form']} of {f['lines']} lines keep the first line's length ({100 * f['score']:.0f} %); "
               f"{f['copied_lines']} lines are copied whole from the training poems.", ""]
         L += [f"- `{s['prompt']}` (seed {s['seed']}): {s['text'].strip()[:80]}" for s in f["samples"][:4]] + [""]
-    L += ["## Training", "", "![loss](loss.png)", "", "```sh", *_commands(b["training"]), "```", ""]
+    corpus = ("python -m model.training.corpus --out corpus --tokenizer assets/models/target/tokenizer.json"
+              if fam == "code" else
+              "python -m model.training.poems --out corpus-poems --tokenizer assets/models/poems/tokenizer.json")
+    quantized = (b["training"].get("quantized") or {}).get("command")
+    L += ["## Training", "", "The loss per step of this stage (the pocket book's own curve is in its folder); the "
+          "held-out points are nats per token on 32 windows.", "", "![loss](loss.png)", "", "## Reproduce", "",
+          "```sh", "pip install -e .[train]", corpus, *_commands(b["training"]), *([quantized] if quantized else []),
+          f"python -m model.training.big_book_card --family {fam} --corpus {corpus.split('--out ')[1].split()[0]}",
+          "```", ""]
     return "\n".join(L)
 
 

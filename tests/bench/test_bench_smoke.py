@@ -196,3 +196,22 @@ def test_every_bench_module_imports_only_what_exists():
                 except ImportError:
                     missing.append(f"{path.name}:{line}: {module}.{name}")
     assert not missing, "\n".join(missing)
+
+
+# ---- bench/book_bench.py ---------------------------------------------------------------------------------------
+
+def test_book_bench_gives_each_book_its_shares_costs_and_floor(tiny_model_dir, monkeypatch, tmp_path):
+    """Two rounds of two books (the tiny model under two names): the figures' shapes and signs, the reading a part
+    of the forward, the floor of the book's own bytes."""
+    from bench.book_bench import markdown, run
+    monkeypatch.setenv("ONE_TRIP_CACHE_DIR", str(tmp_path / "cache"))
+    res = run({"pocket": tiny_model_dir, "big": tiny_model_dir}, rounds=2, n=4, batch=2)
+    for name in ("pocket", "big"):
+        r = res[name]
+        assert _summary_ok({**r["forward_ms"], "n": 2}, 2)
+        assert 0 < r["reading_share"]["min"] <= r["reading_share"]["max"] < 1
+        assert r["batch_cost"]["min"] > 0
+        assert r["floor"]["weight_bytes"] == r["weight_bytes"] == 4 * sum(p.numel() for p in load_pretrained(
+            tiny_model_dir)[0].parameters())
+    table = markdown({"books": res}, 2)
+    assert table.count("\n") == 3 and "| big |" in table and "batch 2 ÷ batch 1" in table
