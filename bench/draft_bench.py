@@ -160,8 +160,9 @@ def pass_costs(target, tokenizer, draft, prompts, repeats: int = 200) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.draft_bench", description=__doc__.splitlines()[0])
-    p.add_argument("--target", type=Path, default=REPO / "assets/models/target")
-    p.add_argument("--draft", type=Path, default=REPO / "assets/models/draft")
+    from model.catalog import CODE  # the big code book and its apprentice, the pocket book
+    p.add_argument("--target", type=Path, default=CODE.path())
+    p.add_argument("--draft", type=Path, default=CODE.draft_path())
     p.add_argument("--prompts", type=int, default=10)
     p.add_argument("--presets", default=None, metavar="KEY",
                    help="use the bundled model KEY's presets as prompts (e.g. poems) instead of held-out code")
