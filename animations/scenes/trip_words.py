@@ -85,10 +85,10 @@ def page18_line(split: dict) -> str:
     """Page 18, under the answer on memory: what this computer measured (§7)."""
     key = split["lesson"]
     if key == "reading":
-        return T("Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book too.").format(
+        return T("Measured here (§7): reading the weights is {pct}% of the work of a trip of this book too.").format(
             pct=f"{100 * split['reading_share']:.0f}")
     if key == "paperwork":
-        return T("Measured here (§7): this small book's trip is mostly other work per step; a big model's trip is "
+        return T("Measured here (§7): this book's trip is mostly other work per step; a big model's trip is "
                  "mostly reading.")
-    return T("Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book; the rest "
+    return T("Measured here (§7): reading the weights is {pct}% of the work of a trip of this book; the rest "
              "is other work per step.").format(pct=f"{100 * split['reading_share']:.0f}")

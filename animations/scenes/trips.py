@@ -254,9 +254,14 @@ class DecodeScene(TourScene):
             read_all = (d.get("read_ms_all") or [])[:24] if split else []
             floor = d.get("floor_ms")
             if floor:
-                fl, y = self.para(T("red line, the floor: {bytes} ÷ {bw}/s = {ms}").format(
-                    bytes=fmt_bytes(d["weight_bytes"]), bw=fmt_bytes(d["bandwidth"]), ms=fmt_ms(floor)),
-                    rx + 20, y, rw - 40, "label", RED, role="legend")
+                where = {"cache": T("red line, the floor: {bytes} ÷ {bw}/s, the read speed of the {llc} cache it "
+                                    "fits in = {ms}"),
+                         "dram": T("red line, the floor: {bytes} ÷ {bw}/s, the read speed of RAM (the book is "
+                                   "larger than the {llc} cache) = {ms}")}
+                text = where.get(d.get("lives_in"), T("red line, the floor: {bytes} ÷ {bw}/s = {ms}"))
+                fl, y = self.para(text.format(bytes=fmt_bytes(d["weight_bytes"]), bw=fmt_bytes(d["bandwidth"]),
+                                              ms=fmt_ms(floor), llc=fmt_bytes(d.get("l3_bytes") or 0)),
+                                  rx + 20, y, rw - 40, "label", RED, role="legend")
                 y += 6
             top_ms = max(ms_all + [floor or 0.0, 0.1]) * 1.15
             bx, by = rx + 40, y
@@ -283,7 +288,7 @@ class DecodeScene(TourScene):
                 _, y = self.para(T("each bar: one trip, one new token · median {ms}").format(
                     ms=fmt_ms(d["decode_ms"])), rx + 20, y, rw - 40, "label", TEXT, role="legend")
                 y = self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom()
-            if floor and d["decode_ms"] < floor:
+            if floor and d["decode_ms"] < floor and d.get("lives_in") != "dram":
                 _, y = self.para(T("Faster than the memory floor: this small book fits in the processor's cache, "
                                    "so a trip does not go all the way to main memory."), rx + 20, y + 8, rw - 40,
                                  style, DIM, role="caption")

@@ -1826,12 +1826,12 @@
         <translation>这里读权重占一趟干活时间的 {pct}%，{pace}；其余是每步的杂事。</translation>
     </message>
     <message>
-        <source>Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book too.</source>
-        <translation>这台电脑上实测（§7）：这本小书的一趟干活时间里，读权重也占 {pct}%。</translation>
+        <source>Measured here (§7): reading the weights is {pct}% of the work of a trip of this book too.</source>
+        <translation>这台电脑上实测（§7）：这本书的一趟干活时间里，读权重也占 {pct}%。</translation>
     </message>
     <message>
-        <source>Measured here (§7): reading the weights is {pct}% of the work of a trip of this small book; the rest is other work per step.</source>
-        <translation>这台电脑上实测（§7）：这本小书的一趟干活时间里读权重占 {pct}%；其余是每步的杂事。</translation>
+        <source>Measured here (§7): reading the weights is {pct}% of the work of a trip of this book; the rest is other work per step.</source>
+        <translation>这台电脑上实测（§7）：这本书的一趟干活时间里读权重占 {pct}%；其余是每步的杂事。</translation>
     </message>
     <message>
         <source>waiting for a busy processor {t} (measured)</source>
@@ -1866,8 +1866,8 @@
         <translation>这里一趟大多是每步的其余杂事（注意力、采样、调度），不是读权重：这么薄的书很快就读完了。</translation>
     </message>
     <message>
-        <source>Measured here (§7): this small book's trip is mostly other work per step; a big model's trip is mostly reading.</source>
-        <translation>这台电脑上实测（§7）：这本小书的一趟大多是每步的杂事；大模型的一趟大多在读权重。</translation>
+        <source>Measured here (§7): this book's trip is mostly other work per step; a big model's trip is mostly reading.</source>
+        <translation>这台电脑上实测（§7）：这本书的一趟大多是每步的杂事；大模型的一趟大多在读权重。</translation>
     </message>
     <message>
         <source>each bar: one trip, one new token; orange: reading the weights; blue: the rest of the step</source>
@@ -2024,6 +2024,14 @@
     <message>
         <source>trips {a}–{b} are not drawn here (no room)</source>
         <translation>第 {a}–{b} 趟这里没画（放不下）</translation>
+    </message>
+    <message>
+        <source>red line, the floor: {bytes} ÷ {bw}/s, the read speed of the {llc} cache it fits in = {ms}</source>
+        <translation>红线是下限：{bytes} ÷ {bw}/s（书装得进 {llc} 缓存，按缓存的读速）= {ms}</translation>
+    </message>
+    <message>
+        <source>red line, the floor: {bytes} ÷ {bw}/s, the read speed of RAM (the book is larger than the {llc} cache) = {ms}</source>
+        <translation>红线是下限：{bytes} ÷ {bw}/s（书比 {llc} 缓存大，按内存的读速）= {ms}</translation>
     </message>
 </context>
 <context>

@@ -152,6 +152,9 @@ def decode(engine: Engine, prompt: str, steps: int = 16, bandwidth: float | None
     """Time of each decode pass (one new token) after the prompt, and the floor weight bytes ÷ bandwidth.
 
     ``bandwidth`` in bytes/s (the engine process's, measured once per machine); the floor is None without it.
+    ``l3_bytes``: this CPU's last-level cache (None on a GPU or where the OS does not say); ``lives_in``: "cache"
+    when the weights fit it, "dram" when not (the memory whose read speed ``bandwidth`` is, as
+    ``model.hardware.decode_floors`` chooses it), None without a cache size.
     ``split``: the medians of the decode steps as measured reading, other work and the floor, with the lesson
     key every screen uses (``measured_split``; model.teaching.lessons.trip_split); per step ``whole_ms_all`` (wall_ms)
     and ``read_ms_all`` (weight_read_ms, 0 where the engine does not measure it).
@@ -163,7 +166,11 @@ def decode(engine: Engine, prompt: str, steps: int = 16, bandwidth: float | None
     reports, cpu = [stepped[i] for i in keep], [cpu[i] for i in keep] if cpu else None
     ms = [r.forward_ms for r in reports]
     floor = e.weight_bytes / bandwidth * 1e3 if bandwidth else None
-    return {"decode_ms": _median(ms), "decode_ms_all": ms, "weight_bytes": e.weight_bytes,
+    from model.hardware import last_level_cache_bytes
+    llc = last_level_cache_bytes() if next(e.model.parameters()).device.type == "cpu" else None
+    lives_in = None if llc is None else "cache" if e.weight_bytes <= llc else "dram"  # decode_floors' rule
+    return {"decode_ms": _median(ms), "decode_ms_all": ms, "weight_bytes": e.weight_bytes, "l3_bytes": llc,
+            "lives_in": lives_in,
             "whole_ms_all": [r.wall_ms for r in reports], "read_ms_all": [r.weight_read_ms for r in reports],
             "bandwidth": bandwidth, "floor_ms": floor, "split": measured_split(reports, e.weight_bytes, bandwidth, cpu)}
 

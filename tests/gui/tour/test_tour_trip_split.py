@@ -14,10 +14,10 @@ SPLITS = {  # whole 4.8 ms; the reading measured; floor 0.43 ms (17.4 MB at 40 G
 }
 # what each page says for each key, and what it must then never say
 SAYS = {
-    "reading": ("mostly reading the weights", "mostly reading the weights", "is 75% of the work of a trip of this small book too"),  # noqa: E501
+    "reading": ("mostly reading the weights", "mostly reading the weights", "is 75% of the work of a trip of this book too"),  # noqa: E501
     "paperwork": ("mostly other work per step", "mostly other work per step", "mostly other work per step"),
     "both": ("reading the weights is 50% of the trip", "Reading the weights is 50% of a trip's work here",
-             "reading the weights is 50% of the work of a trip of this small book"),
+             "reading the weights is 50% of the work of a trip of this book"),
 }
 
 
@@ -105,3 +105,18 @@ def test_page_14_draws_this_machines_int8_book_measured(qtbot, tiny_model_dir, f
     # without the measurement the page keeps only its formula bars
     bare = make_tour(qtbot, tiny_model_dir, lang, fonts, {})
     assert "int8" not in " ".join(_texts(bare, 13).split())
+
+
+@pytest.mark.parametrize("lives_in, says, never", [
+    ("dram", "the read speed of RAM (the book is larger than the 33.6 MB cache)", "cache it fits in"),
+    ("cache", "the read speed of the 33.6 MB cache it fits in", "read speed of RAM"),
+    (None, "red line, the floor: 17.4 MB ÷ 40.0 GB/s = 0.43 ms", "cache it fits in"),
+])
+def test_page_7_floor_names_the_memory_the_book_lives_in(qtbot, tiny_model_dir, fonts, lives_in, says, never):
+    """The floor is the book's bytes at the read speed of the memory it lives in (issue 43 item 4): the line says
+    which, with this CPU's cache size; without a cache size it says the plain formula."""
+    analysis = _analysis("reading")
+    analysis["decode"].update(lives_in=lives_in, l3_bytes=32 * 2**20 if lives_in else None)
+    w = make_tour(qtbot, tiny_model_dir, "en", fonts, analysis)
+    text = " ".join(_texts(w, 6).replace("\u00a0", " ").split())
+    assert says in text and never not in text
