@@ -23,29 +23,30 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-WEIGHT_KINDS = ("fp32", "int8")
-ACT_DTYPE = torch.bfloat16  # the kernel's fast path on CPU (float32 activations take a slow scalar path)
+from model.weight_mm import INT8_ACT_DTYPE as ACT_DTYPE
+from model.weight_mm import PRECISIONS, WeightMatrix, int8_matmul, linear, quantize_rows
+
+WEIGHT_KINDS = PRECISIONS
+__all__ = ["ACT_DTYPE", "Fp16Embedding", "Fp16Linear", "Int8Embedding", "Int8Linear", "int8_matmul",
+           "quantize_int8", "quantize_rows", "set_precision", "to_fp16"]
 
 
-def quantize_rows(w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Symmetric per-row int8 of a float matrix w (R, K): returns (q int8 (R, K), scale float32 (R,)), w ≈ q·s."""
-    w = w.detach().float()
-    scale = (w.abs().amax(dim=1) / 127.0).clamp(min=1e-12)  # an all-zero row keeps scale > 0 (q = 0)
-    q = torch.round(w / scale[:, None]).clamp(-127, 127).to(torch.int8)
-    return q.contiguous(), scale.contiguous()
+class _Matrix:
+    """A module whose weight is multiplied through ``model/weight_mm.py``: ``matrix()`` is its ``WeightMatrix``,
+    made at first use and again when the weight is replaced or changed in place. Copies leave it out."""
+
+    def matrix(self) -> WeightMatrix:
+        key = (self.weight.data_ptr(), self.weight._version)
+        if self.__dict__.get("_wm_for") != key:
+            self.__dict__["_wm"] = self._make_matrix()
+            self.__dict__["_wm_for"] = key
+        return self.__dict__["_wm"]
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_wm", "_wm_for")}
 
 
-def int8_matmul(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor, ones: torch.Tensor,
-                bias: torch.Tensor | None = None) -> torch.Tensor:
-    """x (N, K) float32 times (q · scale)ᵀ: (N, R) float32, plus bias (R,) if given.
-
-    q int8 (R, K), scale float32 (R,), ones: a bfloat16 vector of at least R ones (the kernel's own scale
-    argument; the float32 scale is applied after, so it is not rounded to bfloat16)."""
-    y = torch._weight_int8pack_mm(x.to(ACT_DTYPE), q, ones[:q.size(0)])  # (N, R) bfloat16, unscaled
-    return torch.addcmul(bias, y, scale) if bias is not None else y.float().mul_(scale)
-
-
-class Int8Linear(nn.Module):
+class Int8Linear(_Matrix, nn.Module):
     """``nn.Linear`` with int8 weight rows and float32 row scales: y = x (q · s)ᵀ + b.
 
     weight: int8 (out, in), a Parameter without gradient (counted in ``num_parameters``); scale: float32 (out,)
@@ -63,12 +64,14 @@ class Int8Linear(nn.Module):
                                                                   requires_grad=False)
         self.register_buffer("ones", torch.ones(self.out_features, dtype=ACT_DTYPE), persistent=False)
 
+    def _make_matrix(self) -> WeightMatrix:
+        return WeightMatrix.from_int8(self.weight, self.scale, self.bias)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = int8_matmul(x.reshape(-1, self.in_features), self.weight, self.scale, self.ones, self.bias)
-        return y.view(*x.shape[:-1], self.out_features)
+        return linear(x, self.matrix())
 
 
-class Int8Embedding(nn.Module):
+class Int8Embedding(_Matrix, nn.Module):
     """``nn.Embedding`` with int8 rows and a float32 scale per row: a lookup reads one int8 row and its scale.
     ``logits(x)`` multiplies by the same rows (the tied LM head): x (N, C) -> (N, V) float32."""
 
@@ -85,9 +88,53 @@ class Int8Embedding(nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         return F.embedding(ids, self.weight).float() * F.embedding(ids, self.scale[:, None])  # (..., C)
 
+    def _make_matrix(self) -> WeightMatrix:
+        return WeightMatrix.from_int8(self.weight, self.scale, None)
+
     def logits(self, x: torch.Tensor) -> torch.Tensor:
-        y = int8_matmul(x.reshape(-1, self.embedding_dim), self.weight, self.scale, self.ones)
-        return y.view(*x.shape[:-1], self.num_embeddings)
+        return linear(x, self.matrix())
+
+
+class Fp16Linear(_Matrix, nn.Module):
+    """``nn.Linear`` with fp16 weights (half the bytes of fp32), multiplied with float32 activations and
+    accumulation (``model/weight_mm.py``: FBGEMM on the CPU). weight: float16 (out, in), a Parameter without
+    gradient; bias: float32 (out,) or None."""
+
+    reads_weights = True
+
+    def __init__(self, linear_: nn.Linear):
+        super().__init__()
+        self.in_features, self.out_features = linear_.in_features, linear_.out_features
+        self.weight = nn.Parameter(linear_.weight.detach().half().contiguous(), requires_grad=False)
+        self.bias = None if linear_.bias is None else nn.Parameter(linear_.bias.detach().float().clone(),
+                                                                   requires_grad=False)
+
+    def _make_matrix(self) -> WeightMatrix:
+        return WeightMatrix(self.weight, self.bias, "fp16")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return linear(x, self.matrix())
+
+
+class Fp16Embedding(_Matrix, nn.Module):
+    """``nn.Embedding`` with fp16 rows: a lookup returns float32 rows (..., C); ``logits(x)`` multiplies by the
+    same rows (the tied LM head): x (N, C) -> (N, V) float32."""
+
+    reads_weights = True
+
+    def __init__(self, embedding: nn.Embedding):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = embedding.weight.shape
+        self.weight = nn.Parameter(embedding.weight.detach().half().contiguous(), requires_grad=False)
+
+    def _make_matrix(self) -> WeightMatrix:
+        return WeightMatrix(self.weight, None, "fp16")
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return F.embedding(ids, self.weight).float()  # (..., C)
+
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        return linear(x, self.matrix())
 
 
 @torch.no_grad()
@@ -113,6 +160,45 @@ def quantize_int8(model):
     if model._flat is not None:
         model.prepare_for_decode()
     return model
+
+
+@torch.no_grad()
+def to_fp16(model):
+    """Replace, in place, every weight matrix of a float32 ``model`` (a ``GPT2``) by fp16 values: the four
+    projections of every block (``Fp16Linear``), the token and position embeddings (``Fp16Embedding``, the tied
+    LM head too). Biases and layer norms stay float32. Sets ``model.weights = "fp16"``; prepares it for decoding
+    again if it was. Returns the model. Raises ValueError for a model that is not fp32."""
+    if getattr(model, "weights", "fp32") == "fp16":
+        return model
+    if getattr(model, "weights", "fp32") != "fp32":
+        raise ValueError(f"fp16 weights are made from fp32 ones, not from {model.weights}")
+    for block in model.h:
+        block.attn.c_attn = Fp16Linear(block.attn.c_attn)
+        block.attn.c_proj = Fp16Linear(block.attn.c_proj)
+        block.mlp.c_fc = Fp16Linear(block.mlp.c_fc)
+        block.mlp.c_proj = Fp16Linear(block.mlp.c_proj)
+    model.wte = Fp16Embedding(model.wte)
+    model.wpe = Fp16Embedding(model.wpe)
+    if model.lm_head is not None:
+        model.lm_head = Fp16Linear(model.lm_head)
+    model.weights = "fp16"
+    if model._flat is not None:
+        model.prepare_for_decode()
+    return model
+
+
+def set_precision(model, precision: str):
+    """The weights of ``model`` (a float32 ``GPT2``) in ``precision``: "fp32" (as is), "fp16" (``to_fp16``) or
+    "int8" (``quantize_int8``), in place. Returns the model. Raises ValueError for an unknown precision, or for
+    a model already in another precision than fp32 that is asked for another one."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"weights must be one of {PRECISIONS}, got {precision!r}")
+    current = getattr(model, "weights", "fp32")
+    if precision == current:
+        return model
+    if current != "fp32":
+        raise ValueError(f"the model's weights are {current}; they cannot become {precision}")
+    return to_fp16(model) if precision == "fp16" else quantize_int8(model)
 
 
 @torch.no_grad()
