@@ -28,7 +28,7 @@ from model.weight_mm import PRECISIONS, WeightMatrix, int8_matmul, linear, quant
 
 WEIGHT_KINDS = PRECISIONS
 __all__ = ["ACT_DTYPE", "Fp16Embedding", "Fp16Linear", "Int8Embedding", "Int8Linear", "int8_matmul",
-           "quantize_int8", "quantize_rows", "set_precision", "to_fp16"]
+           "fp16_modules", "quantize_int8", "quantize_rows", "set_precision", "to_fp16"]
 
 
 class _Matrix:
@@ -162,25 +162,31 @@ def quantize_int8(model):
     return model
 
 
+def fp16_modules(module: nn.Module) -> nn.Module:
+    """Replace, in place, every ``nn.Linear`` inside ``module`` by an ``Fp16Linear`` and every ``nn.Embedding`` by
+    an ``Fp16Embedding`` (any module: a GPT2, a worker's shard). Returns the module."""
+    for name, child in list(module.named_children()):
+        if isinstance(child, nn.Linear):
+            setattr(module, name, Fp16Linear(child))
+        elif isinstance(child, nn.Embedding):
+            setattr(module, name, Fp16Embedding(child))
+        else:
+            fp16_modules(child)
+    return module
+
+
 @torch.no_grad()
 def to_fp16(model):
     """Replace, in place, every weight matrix of a float32 ``model`` (a ``GPT2``) by fp16 values: the four
-    projections of every block (``Fp16Linear``), the token and position embeddings (``Fp16Embedding``, the tied
-    LM head too). Biases and layer norms stay float32. Sets ``model.weights = "fp16"``; prepares it for decoding
-    again if it was. Returns the model. Raises ValueError for a model that is not fp32."""
+    projections of every block and a separate LM head (``Fp16Linear``), the token and position embeddings
+    (``Fp16Embedding``, the tied LM head too). Biases and layer norms stay float32. Sets ``model.weights =
+    "fp16"``; prepares it for decoding again if it was. Returns the model. Raises ValueError for a model that is
+    not fp32."""
     if getattr(model, "weights", "fp32") == "fp16":
         return model
     if getattr(model, "weights", "fp32") != "fp32":
         raise ValueError(f"fp16 weights are made from fp32 ones, not from {model.weights}")
-    for block in model.h:
-        block.attn.c_attn = Fp16Linear(block.attn.c_attn)
-        block.attn.c_proj = Fp16Linear(block.attn.c_proj)
-        block.mlp.c_fc = Fp16Linear(block.mlp.c_fc)
-        block.mlp.c_proj = Fp16Linear(block.mlp.c_proj)
-    model.wte = Fp16Embedding(model.wte)
-    model.wpe = Fp16Embedding(model.wpe)
-    if model.lm_head is not None:
-        model.lm_head = Fp16Linear(model.lm_head)
+    fp16_modules(model)
     model.weights = "fp16"
     if model._flat is not None:
         model.prepare_for_decode()

@@ -85,7 +85,7 @@ _STAGE_LIST = [
     Stage('lm_head_fused', 'LM head (fused pass)', 'model.flat_forward:FlatForward.forward',
           'x = F.layer_norm(x, (C,), m.ln_f.weight', 'rt.end()'),
     Stage('all_reduce', "All-reduce: add every worker's share", 'model.parallel.shard:_TPAttention.forward',
-          'y = F.linear(y, self.c_proj.weight)', 'all_reduce(y)'),
+          'y = weight_product(self.c_proj, y)', 'all_reduce(y)'),
     Stage('lm_head', 'LM head: one score per token', 'model.gpt2:GPT2._forward_modules',
           'elif logit_index is not None:', 'logits = x @ self.lm_head_weight().t()'),
     Stage('sample', 'Sample the next token', 'model.engine:Engine._plain_step',

@@ -37,24 +37,42 @@ PRECISIONS = ("fp32", "fp16", "int8")
 BYTES_PER_VALUE = {"fp32": 4, "fp16": 2, "int8": 1}  # int8 adds a float32 scale per row
 LOG = logging.getLogger("one_trip.weight_mm")
 
-# FBGEMM's fp16 ops warn once per process that they are deprecated: the user cannot act on it, so it stays here
-warnings.filterwarnings("ignore", message=r"fbgemm_\w+ is deprecated")
-
 # oneDNN packed weights pay from this many rows per GEMM (measured, docs/benchmarks-engine.md: at 1 row MKL's
 # GEMV is faster, from 2 rows oneDNN's blocked GEMM is up to 2x faster than MKL on this CPU)
 PACKED_MIN_ROWS = 2
 INT8_ACT_DTYPE = torch.bfloat16  # _weight_int8pack_mm's fast path on CPU
 
 
+_QUIETED: set[str] = set()  # FBGEMM entry points already called once (torch warns once per process, at the first)
+
+
+def _quietly(op):
+    """``op`` (a torch function), called with its deprecation warning kept from the terminal: torch warns once per
+    process, at the first call, so only that call runs inside ``warnings.catch_warnings`` (it costs microseconds)."""
+    name = op.__name__
+
+    def call(*args):
+        if name in _QUIETED:
+            return op(*args)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=rf"{name} is deprecated")
+            out = op(*args)
+        _QUIETED.add(name)
+        return out
+    return call
+
+
 def fbgemm_fp16_pack(w: torch.Tensor) -> torch.Tensor:
     """FBGEMM's packed fp16 copy of a float weight w (out, in): an opaque tensor for ``fbgemm_fp16_mm``.
     Raises RuntimeError (or AttributeError) where this torch has no FBGEMM fp16 kernel."""
-    return torch.fbgemm_pack_gemm_matrix_fp16(w.detach().float().contiguous())
+    return _quietly(torch.fbgemm_pack_gemm_matrix_fp16)(w.detach().float().contiguous())
 
 
 def fbgemm_fp16_mm(x: torch.Tensor, packed: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """x float32 (N, in) times the packed fp16 weight's transpose plus bias float32 (out,): (N, out) float32."""
-    return torch.fbgemm_linear_fp16_weight_fp32_activation(x, packed, bias)
+    if "fbgemm_linear_fp16_weight_fp32_activation" in _QUIETED:
+        return torch.fbgemm_linear_fp16_weight_fp32_activation(x, packed, bias)
+    return _quietly(torch.fbgemm_linear_fp16_weight_fp32_activation)(x, packed, bias)
 
 
 def quantize_rows(w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -188,3 +206,71 @@ def linear(x: torch.Tensor, m: WeightMatrix) -> torch.Tensor:
 def embedding_rows(ids: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     """Rows of an embedding table (V, C) of any float dtype, as float32 (..., C)."""
     return F.embedding(ids, table).float()
+
+
+# fp16 becomes the default where its product by a layer's weights takes at most this share of fp32's (measured)
+FP16_DEFAULT_BELOW = 0.9
+CHOICE_REPEATS = 9
+
+
+def time_products(n_embd: int, matrices: int, precisions=("fp32", "fp16"), repeats: int = CHOICE_REPEATS,
+                  rows: int = 1) -> dict:
+    """Median µs of multiplying ``rows`` rows by a stack of ``matrices`` (4n, n) weights (an MLP's fc, n =
+    ``n_embd``) in each precision, the precisions interleaved in every repeat (so a load that comes and goes
+    falls on all of them). Returns {precision: median µs over the whole stack}. Missing kernels are left out."""
+    import statistics
+    import time
+    g = torch.Generator().manual_seed(0)
+    ws = [torch.randn(4 * n_embd, n_embd, generator=g) * 0.02 for _ in range(max(1, matrices))]
+    x = torch.randn(rows, n_embd, generator=g)
+    stacks = {p: [WeightMatrix(w, torch.zeros(4 * n_embd), p) for w in ws]
+              for p in precisions if kernel_available(p)}
+    times: dict = {p: [] for p in stacks}
+    for _ in range(repeats + 1):  # the first round warms up and is dropped
+        for p, stack in stacks.items():
+            t0 = time.perf_counter_ns()
+            for m in stack:
+                m.mm(x)
+            times[p].append((time.perf_counter_ns() - t0) / 1e3)
+    return {p: statistics.median(t[1:]) for p, t in times.items()}
+
+
+def default_precision(n_embd: int, weight_bytes: int, remeasure: bool = False) -> dict:
+    """The default weights of a model of width ``n_embd`` and ``weight_bytes`` (fp32) on this machine: "fp16" where
+    its product measures at most ``FP16_DEFAULT_BELOW`` of fp32's, else "fp32". Measured once per machine on a
+    stack of fc-shaped matrices as large as the model (at most 32) with torch's current threads, and kept in the
+    floor's cache (``model.hardware.cached_measurement``; ``remeasure`` measures again). Takes well under a
+    second. Returns {"precision", "us": {precision: median µs}, "source": "measured" | "cached", ...}."""
+    from model.hardware import cached_measurement
+    matrices = max(1, min(32, -(-weight_bytes // (16 * n_embd * n_embd))))
+    threads = torch.get_num_threads()
+
+    def measure() -> dict:
+        us = time_products(n_embd, matrices)
+        fp16 = "fp16" in us and us["fp16"] <= FP16_DEFAULT_BELOW * us["fp32"]
+        return {"precision": "fp16" if fp16 else "fp32", "us": us, "matrices": matrices, "threads": threads}
+
+    return cached_measurement(f"weights:{n_embd}:{matrices}:{threads}", measure, remeasure)
+
+
+def choose_precision(asked: str | None, n_embd: int, weight_bytes: int, device: str | torch.device = "cpu",
+                     remeasure: bool = False) -> dict:
+    """The precision a model's weights run in: ``asked`` (the user's ``--weights``) when given, else this machine's
+    default (``default_precision``: fp16 where it measures faster; on CUDA fp16, the GPU's native half), and fp32
+    in place of a precision whose kernel is missing here (one logged line). Returns {"precision", "asked",
+    "source": "asked" | "measured" | "cached" | "device", "fell_back": bool, "us": {precision: µs} when measured}.
+    Raises ValueError for an unknown precision."""
+    if asked is not None and asked not in PRECISIONS:
+        raise ValueError(f"weights must be one of {PRECISIONS}, got {asked!r}")
+    out: dict = {"asked": asked}
+    if asked is not None:
+        out.update(precision=asked, source="asked")
+    elif torch.device(device).type == "cuda":
+        out.update(precision="fp16", source="device")
+    else:
+        d = default_precision(n_embd, weight_bytes, remeasure)
+        out.update(precision=d["precision"], source=d["source"], us=d.get("us"))
+    chosen = resolve_precision(out["precision"], device)
+    out["fell_back"] = chosen != out["precision"]
+    out["precision"] = chosen
+    return out

@@ -131,12 +131,18 @@ def test_every_engine_path_gives_the_modules_logits(tiny, ragged):
 def test_generate_json_carries_the_weights_kind(tiny_model_dir, capsys):
     from model.cli import generate_main
     argv = ["def f(x):", "--max-new-tokens", "4", "--model", str(tiny_model_dir), "--threads", "1", "--json"]
-    assert generate_main(argv) == 0
-    fp32 = json.loads(capsys.readouterr().out)
-    assert generate_main(argv + ["--weights", "int8"]) == 0
-    int8 = json.loads(capsys.readouterr().out)
-    assert fp32["model"]["weights"] == "fp32" and int8["model"]["weights"] == "int8"
+    runs = {}
+    for kind in ("fp32", "fp16", "int8"):
+        assert generate_main(argv + ["--weights", kind]) == 0
+        runs[kind] = json.loads(capsys.readouterr().out)
+        assert runs[kind]["model"]["weights"] == kind
+        assert runs[kind]["model"]["weights_choice"] == {"asked": kind, "precision": kind, "source": "asked",
+                                                         "fell_back": False}
+    fp32, fp16, int8 = runs["fp32"], runs["fp16"], runs["int8"]
+    assert [m["model"]["bytes_per_weight"] for m in (fp32, fp16, int8)] == [4, 2, 1]
+    assert 0.5 * fp32["model"]["weight_bytes"] < fp16["model"]["weight_bytes"] <= 0.6 * fp32["model"]["weight_bytes"]
     assert int8["model"]["weight_bytes"] <= 0.4 * fp32["model"]["weight_bytes"]
+    assert all(s["weight_bytes"] == fp16["model"]["weight_bytes"] for s in fp16["steps"])
     assert all(s["weight_bytes"] == int8["model"]["weight_bytes"] for s in int8["steps"])
     assert generate_main(argv + ["--weights", "int8", "--tp", "2"]) == 2  # workers hold fp32 shards: refused
     assert "--weights int8 runs on one process" in capsys.readouterr().err
