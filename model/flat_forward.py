@@ -22,7 +22,7 @@ import torch.nn.functional as F
 
 from model.ragged import RaggedBatch, attend
 from model.timing import NULL_TIMER
-from model.weight_mm import WeightMatrix
+from model.weight_mm import WeightMatrix, weight_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from model.kv_cache import PagedKVCache
@@ -71,7 +71,7 @@ class FlatForward:
         if self.precision != "fp32":
             return (m.wte if m.lm_head is None else m.lm_head).matrix()
         w = m.lm_head_weight()
-        key = (w.data_ptr(), w._version, w.dtype, w.device)
+        key = (*weight_key(w), w.dtype, w.device)
         if self._head_for != key:
             with torch.no_grad():
                 self._head = WeightMatrix(w.detach().t().contiguous().t(), None, "fp32")  # (V, C) view of [C, V]

@@ -24,7 +24,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from model.weight_mm import INT8_ACT_DTYPE as ACT_DTYPE
-from model.weight_mm import PRECISIONS, WeightMatrix, int8_matmul, linear, quantize_rows
+from model.weight_mm import PRECISIONS, WeightMatrix, int8_matmul, linear, quantize_rows, weight_key
 
 WEIGHT_KINDS = PRECISIONS
 __all__ = ["ACT_DTYPE", "Fp16Embedding", "Fp16Linear", "Int8Embedding", "Int8Linear", "int8_matmul",
@@ -36,7 +36,7 @@ class _Matrix:
     made at first use and again when the weight is replaced or changed in place. Copies leave it out."""
 
     def matrix(self) -> WeightMatrix:
-        key = (self.weight.data_ptr(), self.weight._version)
+        key = weight_key(self.weight)
         if self.__dict__.get("_wm_for") != key:
             self.__dict__["_wm"] = self._make_matrix()
             self.__dict__["_wm_for"] = key

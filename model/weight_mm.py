@@ -94,6 +94,12 @@ def int8_matmul(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor, ones: tor
     return torch.addcmul(bias, y, scale) if bias is not None else y.float().mul_(scale)
 
 
+def weight_key(w: torch.Tensor) -> tuple[int, int]:
+    """What changes when a weight is replaced or changed in place: (data pointer, version counter; -1 for an
+    inference tensor, which has none and cannot be changed in place outside inference mode)."""
+    return w.data_ptr(), -1 if w.is_inference() else w._version
+
+
 def kernel_available(precision: str, device: str | torch.device = "cpu") -> bool:
     """True when ``precision``'s kernel runs here and gives the right numbers (a 8 × 16 product checked against
     float32). fp32 always; fp16 on CUDA always; fp16 and int8 on the CPU need FBGEMM / ATen's int8 kernel.
@@ -187,7 +193,7 @@ class WeightMatrix:
         w = self.w
         if self.cuda or w.dtype != torch.float32 or not torch.backends.mkldnn.is_available():
             return None
-        key = (w.data_ptr(), w._version)
+        key = weight_key(w)
         if self._packed_for != key:
             try:
                 self._packed = torch.ops.mkldnn._reorder_linear_weight(w.detach(), 16)

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from model.gpt2 import Block, GPT2Config
 from model.parallel.plan import check_degree, split_layers
 from model.timing import NULL_TIMER
-from model.weight_mm import WeightMatrix, linear
+from model.weight_mm import WeightMatrix, linear, weight_key
 
 # the worker's weight-read timer of the pass running now (one pass at a time per worker process; worker.py sets it)
 READ = [NULL_TIMER]
@@ -62,7 +62,7 @@ def weight_product(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
     all-reduce; the tied LM head), through the weight multiply (model/weight_mm.py) in the weight's precision
     (fp16 weights: FBGEMM; else fp32), bracketed by the pass's weight-read timer. Returns (..., out)."""
     w = module.weight
-    key = (w.data_ptr(), w._version)
+    key = weight_key(w)
     if module.__dict__.get("_product_for") != key:
         module.__dict__["_product"] = WeightMatrix(w, None, "fp16" if w.dtype == torch.float16 else "fp32")
         module.__dict__["_product_for"] = key
