@@ -282,6 +282,24 @@ def render_bpb(b: dict) -> list[str]:
     return lines + ["", "Bounds (issue 44): fp16 within 0.005 of fp32, int8 within 0.02.", ""]
 
 
+def render_findings(r: dict) -> list[str]:
+    """What the tables say, computed from them (so the words follow the figures of the run)."""
+    k = {(x["kernel"], x["rows"]): x["ms"]["median"] for x in r["read_speed"]["kernels"]}
+    big = r["floor"][-1]["rows"]
+    fwd = {row["weights"]: row["forward_ms"]["median"] for row in big}
+    lines = ["**Reading.** "
+             f"fp16 multiplies the stack {k[('fp32', 1)] / k[('fp16', 1)]:.1f}× faster than fp32 at 1 row and "
+             f"{k[('fp32', 5)] / k[('fp16', 5)]:.1f}× at 5 rows; the engine's int8 (`_weight_int8pack_mm`) is "
+             f"{k[('int8', 1)] / k[('fp16', 1)]:.1f}× slower than fp16 at 1 row here. On the DRAM-sized model the "
+             f"decode forward is {fwd['fp32'] / fwd['fp16']:.2f}× faster in fp16 than in fp32. FBGEMM's dynamic "
+             f"int8 is {k[('int8', 1)] / k[('int8 (FBGEMM dynamic)', 1)]:.1f}× faster than the engine's int8 at 1 row "
+             f"and {k[('int8', 5)] / k[('int8 (FBGEMM dynamic)', 5)]:.1f}× at 5, but it quantizes the activations "
+             "of a whole pass with one scale, so a row's result depends on the other rows of its batch (batched ≠ "
+             "alone); the engine keeps `_weight_int8pack_mm`, which multiplies each row on its own "
+             "(model/weight_mm.py).", ""]
+    return lines
+
+
 def render(r: dict) -> str:
     m = r["machine"]
     ls, le = r["load_average_start"], r["load_average_end"]
@@ -289,13 +307,15 @@ def render(r: dict) -> str:
              f"`python -m bench.weights_bench` (module doc says what each table measures; figures in "
              f"docs/benchmarks-weights.json). Measured {r['started']} on {m['cpu']}, {m['cores']} cores, torch "
              f"{m['torch']}, **1 thread**; medians (min–max) of interleaved rounds. Load average (1, 5, 15 min) "
-             f"{', '.join(f'{v:.2f}' for v in ls)} at the start, {', '.join(f'{v:.2f}' for v in le)} at the end: "
-             "a training job held one of the 2 cores throughout, so every figure is noisier (and the engine's "
-             "slower) than on an idle machine.", ""]
+             f"{', '.join(f'{v:.2f}' for v in ls)} at the start, {', '.join(f'{v:.2f}' for v in le)} at the end "
+             f"on {m['cores']} cores: a training job held one core throughout and other processes came and went "
+             "(above 2, processes waited for a core), so every figure is noisier, and the engine's slower, than on "
+             "an idle machine; compare the precisions with each other (they alternate within each round), not "
+             "with other sections.", ""]
     lines += render_read_speed(r["read_speed"])
     for f in r["floor"]:
         lines += render_floor(f)
-    lines += render_transformers(r["transformers"]) + render_bpb(r["bits_per_byte"])
+    lines += render_transformers(r["transformers"]) + render_bpb(r["bits_per_byte"]) + render_findings(r)
     return "\n".join(lines + [END]) + "\n"
 
 
@@ -317,11 +337,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.weights_bench", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer rounds (a smoke run)")
     p.add_argument("--out", default=str(REPO / "docs" / "benchmarks.md"), help="the report to put the section in")
+    p.add_argument("--render-only", action="store_true", help="write the section again from the .json, no measuring")
     a = p.parse_args(argv)
-    r = measure(quick=a.quick)
     out = Path(a.out)
-    out.with_name("benchmarks-weights" + ("-quick" if a.quick else "") + ".json").write_text(
-        json.dumps(r, indent=1, default=str) + "\n", encoding="utf-8")
+    data = out.with_name("benchmarks-weights" + ("-quick" if a.quick else "") + ".json")
+    if a.render_only:
+        r = json.loads(data.read_text(encoding="utf-8"))
+    else:
+        r = measure(quick=a.quick)
+        data.write_text(json.dumps(r, indent=1, default=str) + "\n", encoding="utf-8")
     write_section(out, render(r))
     print(f"wrote {out}")
     return 0

@@ -1,4 +1,6 @@
-"""A thinner book for real: int8 weights, one scale per output row, read by torch's int8 weight-only kernel.
+"""Thinner books for real: fp16 weights (``to_fp16``: half the bytes, FBGEMM's fp16 kernel) and int8 weights, one
+scale per output row, read by torch's int8 weight-only kernel; ``set_precision(model, "fp32" | "fp16" | "int8")``
+picks one. Every product goes through ``model/weight_mm.py`` (the modules hold a ``WeightMatrix`` each).
 
 ``quantize_int8(model)`` replaces, in place, every weight matrix of a loaded GPT-2 by int8 values and a float32
 scale per output row (symmetric, absmax: s_r = max_c |W_rc| / 127, q_rc = round(W_rc / s_r), so W ≈ q · s):
@@ -28,7 +30,7 @@ from model.weight_mm import PRECISIONS, WeightMatrix, int8_matmul, linear, quant
 
 WEIGHT_KINDS = PRECISIONS
 __all__ = ["ACT_DTYPE", "Fp16Embedding", "Fp16Linear", "Int8Embedding", "Int8Linear", "int8_matmul",
-           "fp16_modules", "quantize_int8", "quantize_rows", "set_precision", "to_fp16"]
+           "fp16_modules", "quantize_int8", "quantize_rows", "set_precision", "to_fp16", "to_fp32"]
 
 
 class _Matrix:
@@ -209,9 +211,9 @@ def set_precision(model, precision: str):
 
 @torch.no_grad()
 def dequantize_int8(model, config=None):
-    """A float32 ``GPT2`` with the weights of int8 ``model``: every matrix w = q · s (row scales), the rest as is.
-    For devices where the int8 kernel does not run (``quantize_int8`` is CPU-only). Returns a new model on the CPU
-    (move it with ``.to``)."""
+    """A float32 ``GPT2`` with the weights of ``model`` in any precision (``to_fp32``): int8 matrices w = q · s
+    (row scales), fp16 ones widened (exactly), the rest as is. For devices where the int8 kernel does not run
+    (``quantize_int8`` is CPU-only). Returns a new model on the CPU (move it with ``.to``)."""
     out = type(model)(config or model.config)  # a GPT2 (model/gpt2.py imports this module's kernel)
     state = {}
     for name, t in model.state_dict().items():
@@ -223,3 +225,8 @@ def dequantize_int8(model, config=None):
     out.load_state_dict(state, strict=True)
     return out
 
+
+
+def to_fp32(model):
+    """A new float32 ``GPT2`` holding the values of ``model``'s weights (fp32, fp16 or int8; ``dequantize_int8``)."""
+    return dequantize_int8(model)

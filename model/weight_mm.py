@@ -13,11 +13,13 @@ fp16       FBGEMM's fp16-weight GEMM, fp32 activations and accumulation  half ``
 int8       ``torch._weight_int8pack_mm`` (int8 rows, bfloat16            (dequantized to float32 at load)
            activations, float32 row scales: model/quantize.py)
 
-Measured on this project's CPU (AMD EPYC, AVX2; docs/benchmarks.md, "The weight multiply"): FBGEMM's fp16 kernel
-reads a weight 2-3x faster than fp32 ``addmm`` at 1 row. FBGEMM's dynamic int8 kernel (``quantize_dynamic``'s,
-``FBGEMM_DYNAMIC_INT8`` here) is faster still at 2+ rows, but it quantizes the activations of the whole pass with
-one scale, so a row's result depends on the other rows of its batch: it would break "batched = alone", and the
-engine's int8 keeps ``_weight_int8pack_mm`` (each row on its own). The bench measures both.
+Measured on this project's CPU (AMD EPYC, AVX2, 1 thread, a loaded machine; docs/benchmarks.md, "The weight
+multiply"): over 504 MiB of fc-shaped fp32 weights, FBGEMM's fp16 kernel multiplies 2.3x faster than fp32 at 1 row
+and 2.1x at 5 rows; ``_weight_int8pack_mm`` is 1.8x slower than fp16. FBGEMM's dynamic int8 kernel
+(``quantize_dynamic``'s) is 2.4-3.8x faster than ``_weight_int8pack_mm``, but it quantizes the activations of the
+whole call with one scale, so a row's result depends on the other rows of its batch: it would break "batched =
+alone", and the engine's int8 keeps ``_weight_int8pack_mm`` (each row on its own). bench/weights_bench.py times
+both.
 
 Kernels, not compilers: nothing here compiles at run time. FBGEMM's fp16 entry points warn that they are
 deprecated in torch 2.13; the warning is filtered here so it never reaches the user's terminal.
