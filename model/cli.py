@@ -107,8 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="draft model directory (default: the bundled draft); implies --draft model")
     p.add_argument("--layer-timing", action="store_true", help="also time every layer")
     p.add_argument("--remeasure-floor", action="store_true",
-                   help="measure the memory's read speed and the default weights' kernels again (both are measured "
-                        "once per machine and kept in the user's cache folder)")
+                   help="measure the memory's read speed for the floor and the default weights' kernels again (both "
+                        "are measured once per machine and kept in the user's cache folder)")
     p.add_argument("--weights", choices=("fp32", "fp16", "int8"), default=None,
                    help="the target's weights: fp32, fp16 (half the bytes) or int8 with a float32 scale per row "
                         "(about a quarter; CPU only, one process). Default: fp16 where it measures faster here, "
@@ -243,6 +243,9 @@ def _generate(args) -> int:
     choice = choose_precision(args.weights, model.config.n_embd, model.weight_bytes(), device,
                               remeasure=args.remeasure_floor)
     set_precision(model, choice["precision"])
+    if args.remeasure_floor and device == "cpu":  # the floor's read speed, kept beside the choice: measured again too
+        from model.hardware import decode_floors
+        decode_floors(model.weight_bytes(), remeasure=True)
     engine = Engine(model, tokenizer, max_batch=min(args.max_batch or len(args.prompts), MAX_BATCH),
                     batching=args.batching, kv_cache=not args.no_kv_cache, max_step_tokens=args.max_step_tokens,
                     prefix_cache=not args.no_prefix_cache, layer_timing=args.layer_timing)

@@ -29,8 +29,8 @@ from model.weight_mm import INT8_ACT_DTYPE as ACT_DTYPE
 from model.weight_mm import PRECISIONS, WeightMatrix, int8_matmul, linear, quantize_rows, weight_key
 
 WEIGHT_KINDS = PRECISIONS
-__all__ = ["ACT_DTYPE", "Fp16Embedding", "Fp16Linear", "Int8Embedding", "Int8Linear", "int8_matmul",
-           "fp16_modules", "quantize_int8", "quantize_rows", "set_precision", "to_fp16", "to_fp32"]
+__all__ = ["ACT_DTYPE", "Fp16Embedding", "Fp16Linear", "Int8Embedding", "Int8Linear", "MatrixLinear", "fp16_modules",
+           "int8_matmul", "matrix_modules", "quantize_int8", "quantize_rows", "set_precision", "to_fp16", "to_fp32"]
 
 
 class _Matrix:
@@ -94,6 +94,26 @@ class Int8Embedding(_Matrix, nn.Module):
         return WeightMatrix.from_int8(self.weight, self.scale, None)
 
     def logits(self, x: torch.Tensor) -> torch.Tensor:
+        return linear(x, self.matrix())
+
+
+class MatrixLinear(_Matrix, nn.Module):
+    """``nn.Linear`` for inference whose product goes through ``model/weight_mm.py`` in fp32 (MKL's GEMV at 1 row,
+    oneDNN's packed GEMM at 2+), as the engine's flat pass multiplies: what a worker's fp32 shard runs. weight:
+    float32 (out, in), the linear's own tensor (not copied), without gradient; bias: float32 (out,) or None."""
+
+    reads_weights = True
+
+    def __init__(self, linear_: nn.Linear):
+        super().__init__()
+        self.in_features, self.out_features = linear_.in_features, linear_.out_features
+        self.weight = nn.Parameter(linear_.weight.detach(), requires_grad=False)
+        self.bias = None if linear_.bias is None else nn.Parameter(linear_.bias.detach(), requires_grad=False)
+
+    def _make_matrix(self) -> WeightMatrix:
+        return WeightMatrix(self.weight, self.bias, "fp32")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         return linear(x, self.matrix())
 
 
@@ -167,13 +187,24 @@ def quantize_int8(model):
 def fp16_modules(module: nn.Module) -> nn.Module:
     """Replace, in place, every ``nn.Linear`` inside ``module`` by an ``Fp16Linear`` and every ``nn.Embedding`` by
     an ``Fp16Embedding`` (any module: a GPT2, a worker's shard). Returns the module."""
+    return _replace(module, {nn.Linear: Fp16Linear, nn.Embedding: Fp16Embedding})
+
+
+def matrix_modules(module: nn.Module) -> nn.Module:
+    """Replace, in place, every ``nn.Linear`` inside ``module`` (a worker's fp32 shard; inference only: no
+    gradient flows through) by a ``MatrixLinear``: its products then go through ``model/weight_mm.py`` in fp32.
+    Returns the module."""
+    return _replace(module, {nn.Linear: MatrixLinear})
+
+
+def _replace(module: nn.Module, kinds: dict) -> nn.Module:
+    """Replace, in place, every child of an exact type in ``kinds`` by ``kinds[type](child)``, recursively."""
     for name, child in list(module.named_children()):
-        if isinstance(child, nn.Linear):
-            setattr(module, name, Fp16Linear(child))
-        elif isinstance(child, nn.Embedding):
-            setattr(module, name, Fp16Embedding(child))
+        make = kinds.get(type(child))
+        if make is not None:
+            setattr(module, name, make(child))
         else:
-            fp16_modules(child)
+            _replace(child, kinds)
     return module
 
 

@@ -155,6 +155,29 @@ def test_tp_shards_split_heads_inside_q_k_v(tiny4):
     assert held == replicated + (sum(t.numel() for t in state.values()) - replicated) // 2
 
 
+@pytest.mark.parametrize("weights", ["fp32", "fp16"])
+def test_a_workers_shard_multiplies_through_the_weight_multiply(tiny4, weights):
+    """What a worker does to its shard (model/parallel/worker.py): no ``nn.Linear`` is left, every projection is a
+    module of model/quantize.py that multiplies through model/weight_mm.py, and its products are the linears'."""
+    import torch.nn as nn
+
+    from model.parallel.shard import _Shard
+    from model.quantize import Fp16Linear, MatrixLinear, fp16_modules, matrix_modules
+    model, _ = tiny4
+    shard = _Shard(model.config, "tp", 2, 0)
+    shard.load_state_dict(shard_state(model.state_dict(), model.config, "tp", 2, 0), strict=True)
+    before = shard.h[0].mlp.c_fc
+    x = torch.randn(3, model.config.n_embd)
+    with torch.inference_mode():
+        want = before(x)
+        (fp16_modules if weights == "fp16" else matrix_modules)(shard)
+        got = shard.h[0].mlp.c_fc(x)
+    assert not any(isinstance(m, nn.Linear) for m in shard.modules())
+    kind = Fp16Linear if weights == "fp16" else MatrixLinear
+    assert all(isinstance(b.attn.c_attn, kind) and isinstance(b.mlp.c_proj, kind) for b in shard.h)
+    assert torch.allclose(got, want, atol=1e-5 if weights == "fp32" else 2e-3)
+
+
 def test_pp_shards_hold_only_their_layers(tiny4):
     model, _ = tiny4
     cfg, state = model.config, model.state_dict()
