@@ -212,9 +212,10 @@ def _replace(module: nn.Module, kinds: dict) -> nn.Module:
 def to_fp16(model):
     """Replace, in place, every weight matrix of a float32 ``model`` (a ``GPT2``) by fp16 values: the four
     projections of every block and a separate LM head (``Fp16Linear``), the token and position embeddings
-    (``Fp16Embedding``, the tied LM head too). Biases and layer norms stay float32. Sets ``model.weights =
-    "fp16"``; prepares it for decoding again if it was. Returns the model. Raises ValueError for a model that is
-    not fp32."""
+    (``Fp16Embedding``, the tied LM head too). Biases and layer norms stay float32. Memory: the fp16 values (what
+    ``weight_bytes`` counts and a pass reads) plus FBGEMM's packed copy of each (made at first use), about the fp32
+    model's size in all. Sets ``model.weights = "fp16"``; prepares it for decoding again if it was. Returns the
+    model. Raises ValueError for a model that is not fp32."""
     if getattr(model, "weights", "fp32") == "fp16":
         return model
     if getattr(model, "weights", "fp32") != "fp32":

@@ -248,7 +248,9 @@ def default_precision(n_embd: int, weight_bytes: int, remeasure: bool = False) -
     its product measures at most ``FP16_DEFAULT_BELOW`` of fp32's, else "fp32". Measured once per machine on a
     stack of fc-shaped matrices as large as the model (at most 32) with torch's current threads, and kept in the
     floor's cache (``model.hardware.cached_measurement``; ``remeasure`` measures again). Takes well under a
-    second. Returns {"precision", "us": {precision: median µs}, "source": "measured" | "cached", ...}."""
+    second. int8 is never the default: it changes the numbers more (bits per byte, docs/benchmarks.md), so it is
+    the user's choice; the default keeps the source's precision where it pays. Returns {"precision", "us":
+    {precision: median µs}, "source": "measured" | "cached", ...}."""
     from model.hardware import cached_measurement
     matrices = max(1, min(32, -(-weight_bytes // (16 * n_embd * n_embd))))
     threads = torch.get_num_threads()
