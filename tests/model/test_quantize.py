@@ -161,3 +161,20 @@ def test_engine_service_starts_with_int8(tiny_model_dir, tmp_path):
         svc.set_sharding("tp", 2)
     with pytest.raises(ValueError):
         EngineService({"model_dir": str(tiny_model_dir), "threads": 1, "weights": "int4"}, events.append)
+
+
+def test_engine_service_chooses_the_default_or_the_asked_precision(tiny_model_dir, tmp_path):
+    """No ``weights`` option: the machine's default (measured once, then read back); an asked one wins. ready's
+    model says which, with its bytes and how it was chosen."""
+    from model.service import EngineService
+    events = []
+    base = {"model_dir": str(tiny_model_dir), "threads": 1, "draft_model_dir": str(tmp_path / "none")}
+    default = EngineService(base, events.append).ready_event()["model"]
+    assert default["weights"] in ("fp32", "fp16") and default["weights_choice"]["asked"] is None
+    assert default["weights_choice"]["source"] in ("measured", "cached")
+    again = EngineService(base, events.append).ready_event()["model"]
+    assert again["weights_choice"]["source"] == "cached" and again["weights"] == default["weights"]
+    fp16 = EngineService({**base, "weights": "fp16"}, events.append)
+    ready = fp16.ready_event()["model"]
+    assert ready["weights"] == "fp16" and ready["weights_choice"]["source"] == "asked"
+    assert ready["bytes_per_weight"] == 2 and ready["weight_bytes"] == fp16.engine.model.weight_bytes()
