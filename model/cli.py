@@ -112,8 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", choices=("fp32", "fp16", "int8"), default=None,
                    help="the target's weights: fp32, fp16 (half the bytes) or int8 with a float32 scale per row "
                         "(about a quarter; CPU only, one process). Default: fp16 where it measures faster here, "
-                        "else fp32 (a thinner "
-                        "book: about a quarter of the bytes; CPU only, one process)")
+                        "else fp32 (measured once per machine)")
     shard = p.add_mutually_exclusive_group()
     shard.add_argument("--tp", type=int_in(1, 64), default=1, metavar="N",
                        help="tensor parallel over N worker processes (N divides n_head)")
