@@ -4,7 +4,8 @@
         [--top-p P] [--seed S] [--batching continuous|static] [--max-batch N] [--max-step-tokens N]
         [--no-kv-cache] [--no-prefix-cache]
         [--model DIR] [--device cpu|cuda] [--threads N] [--tp N | --pp N] [--json]
-        [--draft model|ngram] [--draft-model DIR] [--draft-k K] [--weights fp32|int8]
+        [--draft model|ngram] [--draft-model DIR] [--draft-k K] [--weights fp32|fp16|int8]
+        [--remeasure-floor]
 
 Several prompts form one batch. A PROMPT of ``-`` is read from stdin (UTF-8), for text longer than the
 command line allows (Linux caps one argument at 128 KiB). With ``--json`` stdout is one JSON object (the shape is
@@ -16,8 +17,12 @@ goes on with the model on one process (a notice on stderr).
 Each JSON step carries ``rows_computed``: rows the linear layers computed in that pass, equal to ``tokens_in``
 (passes are ragged, ``model/ragged.py``) except on sharded runs, whose passes are padded (B × the longest row).
 ``--max-step-tokens N`` is the chunk size of chunked prefill, so a mixed workload can be driven from here.
-``--weights int8`` runs the target with int8 weights, one float32 scale per row (``model/quantize.py``): the
-JSON's ``model.weights`` says which, and ``weight_bytes`` counts the bytes really held (int8 values + scales).
+``--weights fp32|fp16|int8`` is the precision of the target's weights (``model/quantize.py``; every weight product
+goes through ``model/weight_mm.py``): fp16 is half the bytes (FBGEMM's fp16 kernel on the CPU), int8 one float32
+scale per row (about a quarter). Without it, the machine's default: fp16 where its kernel measures faster than
+fp32's, measured once per machine and kept with the floor's read speed (``--remeasure-floor`` measures both again).
+The JSON's ``model.weights`` says which, ``model.weight_bytes`` counts the bytes really held, and
+``model.weights_choice`` says how it was chosen (``model/weight_mm.py: choose_precision``).
 """
 
 from __future__ import annotations
@@ -101,9 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--draft-model", default=None, metavar="DIR",
                    help="draft model directory (default: the bundled draft); implies --draft model")
     p.add_argument("--layer-timing", action="store_true", help="also time every layer")
-    p.add_argument("--weights", choices=("fp32", "int8"), default="fp32",
-                   help="the target's weights: fp32 (default) or int8 with a float32 scale per row (a thinner "
-                        "book: about a quarter of the bytes; CPU only, one process)")
+    p.add_argument("--remeasure-floor", action="store_true",
+                   help="measure the memory's read speed for the floor and the default weights' kernels again (both "
+                        "are measured once per machine and kept in the user's cache folder)")
+    p.add_argument("--weights", choices=("fp32", "fp16", "int8"), default=None,
+                   help="the target's weights: fp32, fp16 (half the bytes) or int8 with a float32 scale per row "
+                        "(about a quarter; CPU only, one process). Default: fp16 where it measures faster here, "
+                        "else fp32 (measured once per machine)")
     shard = p.add_mutually_exclusive_group()
     shard.add_argument("--tp", type=int_in(1, 64), default=1, metavar="N",
                        help="tensor parallel over N worker processes (N divides n_head)")
@@ -225,14 +234,21 @@ def _generate(args) -> int:
 
     model_dir = Path(args.model) if args.model else BUNDLED_MODEL
     model, tokenizer = load_pretrained(model_dir, device=device)
-    if args.weights == "int8":
-        if args.tp > 1 or args.pp > 1:
-            raise ValueError("--weights int8 runs on one process; leave out --tp/--pp (the workers hold fp32 shards)")
-        from model.quantize import quantize_int8
-        quantize_int8(model)
+    if args.weights == "int8" and (args.tp > 1 or args.pp > 1):
+        raise ValueError("--weights int8 runs on one process; leave out --tp/--pp (the workers hold fp32 or fp16 "
+                         "shards)")
+    from model.quantize import set_precision
+    from model.weight_mm import choose_precision
+    choice = choose_precision(args.weights, model.config.n_embd, model.weight_bytes(), device,
+                              remeasure=args.remeasure_floor)
+    set_precision(model, choice["precision"])
+    if args.remeasure_floor and device == "cpu":  # the floor's read speed, kept beside the choice: measured again too
+        from model.hardware import decode_floors
+        decode_floors(model.weight_bytes(), remeasure=True)
     engine = Engine(model, tokenizer, max_batch=min(args.max_batch or len(args.prompts), MAX_BATCH),
                     batching=args.batching, kv_cache=not args.no_kv_cache, max_step_tokens=args.max_step_tokens,
                     prefix_cache=not args.no_prefix_cache, layer_timing=args.layer_timing)
+    engine.weights_choice = choice
     kind = args.draft or "model"
     if args.draft == "ngram" and args.draft_model:
         raise ValueError("--draft ngram uses no draft model; leave out --draft-model")

@@ -32,6 +32,7 @@ from model.scheduler import Schedule, Scheduler, Sequence, Status
 from model.speculative import DRAFT_STOP_BELOW, draft_prefill, speculative_step
 from model.stages import forward_stages
 from model.tokenizer import StreamDecoder, Tokenizer
+from model.weight_mm import BYTES_PER_VALUE
 
 MAX_PROMPT_CHARS = 20_000  # longer typed text is cut before tokenizing, so a pasted book cannot stall a step
 DEFAULT_KV_BUDGET_BYTES = 256 * 2**20
@@ -96,6 +97,8 @@ class Engine:
         self.device, self.dtype = param.device, param.dtype
         self.kv_cache_enabled = kv_cache
         self.weight_bytes = model.weight_bytes()
+        # how the weights' precision was chosen (model/weight_mm.py: choose_precision), set by whoever converted them
+        self.weights_choice: dict | None = None
         cfg = self.config
         self.kv_bytes_per_token = PagedKVCache.bytes_per_token(cfg.n_layer, cfg.n_head, cfg.head_dim,
                                                                param.element_size())
@@ -487,6 +490,7 @@ class Engine:
         return {"name": cfg.name, "n_layer": cfg.n_layer, "n_head": cfg.n_head, "n_embd": cfg.n_embd,
                 "n_positions": cfg.n_positions, "vocab_size": cfg.vocab_size, "parameters": self.model.num_parameters(),
                 "weight_bytes": self.weight_bytes, "weights": self.model.weights,
+                "bytes_per_weight": BYTES_PER_VALUE[self.model.weights], "weights_choice": self.weights_choice,
                 "layer_weight_bytes": self.model.layer_weight_bytes()}
 
     def run(self, max_steps: int | None = None):

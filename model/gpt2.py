@@ -32,6 +32,7 @@ from model.config_fields import ACTIVATIONS, REFUSED_UNLESS  # config.json's fie
 from model.flat_forward import FlatForward
 from model.ragged import RaggedBatch, attend
 from model.timing import NULL_TIMER, time_modules
+from model.weight_mm import linear
 
 if TYPE_CHECKING:  # pragma: no cover
     from model.kv_cache import PagedKVCache
@@ -381,19 +382,22 @@ class GPT2(nn.Module):
         elif logit_index is not None:
             x = x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1)))  # (B, K, C)
         x = self.ln_f(x)
-        if self.weights == "int8":  # int8 rows and scales (model/quantize.py): the tied head reads wte's rows
-            rt.begin()
-            logits = self.wte.logits(x) if self.lm_head is None else self.lm_head.forward(x)  # no hooks: timed here
-            rt.end()
-            return logits
-        head_t = None if self._flat is None or torch.is_grad_enabled() else self._flat.head_t()
+        head = self._head_matrix()
         rt.begin()
-        if head_t is not None:
-            logits = x @ head_t  # (B, T, V): the same product from a contiguous [C, V] copy
+        if head is not None:
+            logits = linear(x, head)  # (B, T, V)
         else:
             logits = x @ self.lm_head_weight().t()  # (B, T, V): the LM head
         rt.end()
         return logits
+
+    def _head_matrix(self):
+        """The LM head's ``WeightMatrix`` (model/weight_mm.py) for a pass through the modules: the converted
+        module's own with fp16 / int8 weights; the flat pass's [C, V] one with fp32 once prepared and autograd off;
+        None otherwise (a plain ``x @ Wᵀ`` that autograd can follow)."""
+        if self.weights != "fp32":
+            return (self.wte if self.lm_head is None else self.lm_head).matrix()
+        return self._flat.head() if self._flat is not None and not torch.is_grad_enabled() else None
 
     def takes_fused_path(self, batch, kv_cache) -> bool:
         """True when ``forward`` with these arguments runs ``FlatForward.forward`` (model/flat_forward.py), not the
@@ -445,7 +449,7 @@ class GPT2(nn.Module):
         return self
 
     _flat: FlatForward | None = None  # set by prepare_for_decode (model/flat_forward.py)
-    weights = "fp32"  # "int8" once model/quantize.py has made the book thinner
+    weights = "fp32"  # "fp16" or "int8" once model/quantize.py has converted the weights (model/weight_mm.py)
     _DERIVED = ("_flat",)
 
     def __getstate__(self) -> dict:

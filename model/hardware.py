@@ -210,6 +210,22 @@ def read_speeds(weight_bytes: int, threads: int | None = None, remeasure: bool =
     return {**entry, "source": "measured", "kept": kept, "path": str(path)}
 
 
+def cached_measurement(name: str, measure, remeasure: bool = False) -> dict:
+    """A figure measured once per machine and kept beside the read speeds (``floor_cache_path()``, keyed by
+    ``machine_key()``): the entry ``name`` read back, or, when missing or with ``remeasure``, ``measure()`` (a
+    callable returning a JSON-able dict) run now and kept. Returns the dict with "source": "measured" | "cached"
+    and "path" added."""
+    path = floor_cache_path()
+    key = machine_key()
+    entries = _load_cache(path, key)
+    entry = entries.get(name)
+    if isinstance(entry, dict) and entry and not remeasure:
+        return {**entry, "source": "cached", "path": str(path)}
+    entry = {**measure(), "measured_at": time.time()}
+    _save_cache(path, key, {**entries, name: entry})
+    return {**entry, "source": "measured", "path": str(path)}
+
+
 def decode_floors(weight_bytes: int, threads: int | None = None, remeasure: bool = False) -> dict:
     """Both floors of a decode step for weights of ``weight_bytes``, and which one applies.
 

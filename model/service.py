@@ -2,9 +2,11 @@
 
 Started by the GUI with the *spawn* start method; nothing on this module's import path imports Qt.
 Start options (a dict, ``EngineService``): model_dir, device, threads, max_batch, layer_timing, stop_loops,
-draft_model_dir, max_workers, measure_apprentice, and weights: "fp32" (default) or "int8" (the target's weights
-as int8 rows + float32 scales, model/quantize.py; ready's model.weights says which, model.weight_bytes counts the
-bytes really held; sharding is refused with int8).
+draft_model_dir, max_workers, measure_apprentice, and weights: "fp32", "fp16" or "int8" (the target's weights,
+model/quantize.py, multiplied through model/weight_mm.py; absent: the machine's default, fp16 where it measures
+faster, measured once per machine like the floor and again with remeasure_floor; ready's model.weights says which,
+model.weight_bytes counts the bytes really held, model.weights_choice how it was chosen; sharding is refused with
+int8).
 
 Commands (GUI → engine), each a dict with "op":
     submit        request_id, prompt, max_new_tokens, temperature, top_k, top_p, seed
@@ -83,14 +85,11 @@ class EngineService:
         # path (issue 34: +61 % on the forward), so the window times a sample and the stage keeps its shares
         self.layer_timing_every = max(0, int(options.get("layer_timing_every", 1 if layer_timing else 0)))
         self.trips = 0
-        self.weights = str(options.get("weights") or "fp32")  # the target's weights: "fp32" or "int8"
-        if self.weights not in ("fp32", "int8"):
-            raise ValueError(f"weights must be 'fp32' or 'int8', got {self.weights!r}")
-        if self.weights == "int8":
-            from model.quantize import quantize_int8
-            quantize_int8(model)  # a thinner book: int8 rows + float32 scales (model/quantize.py)
+        choice = self._choose_weights(options, model)
+        self.weights = choice["precision"]  # the target's weights: "fp32", "fp16" or "int8"
         self.engine = Engine(model, tokenizer, max_batch=int(options.get("max_batch", 1)),
                              layer_timing=self.layer_timing_every == 1)
+        self.engine.weights_choice = choice
         # an exhibit never runs on with a loop: a request that writes one phrase three times in a row finishes
         # ("loop", model/loops.py) and the page says so
         self.engine.stop_loops = bool(options.get("stop_loops", True))
@@ -129,6 +128,18 @@ class EngineService:
         self.apprentice_chosen_by_user = False  # the visitor picked an apprentice: the check does not override it
         if options.get("measure_apprentice"):
             self.check_apprentice(bundled.temperature if bundled else 0.8, 0, bundled.top_p if bundled else 0.95)
+
+    def _choose_weights(self, options: dict, model) -> dict:
+        """The precision of ``model``'s weights: the ``weights`` option, else the machine's default (measured once,
+        ``remeasure_floor`` measures again; model/weight_mm.py: choose_precision); converts ``model`` in place
+        (model/quantize.py). Returns the choice. Raises ValueError for an unknown precision."""
+        from model.quantize import set_precision
+        from model.weight_mm import choose_precision
+        asked = options.get("weights")
+        choice = choose_precision(None if asked is None else str(asked), model.config.n_embd, model.weight_bytes(),
+                                  self.device, remeasure=bool(options.get("remeasure_floor")))
+        set_precision(model, choice["precision"])
+        return choice
 
     def check_apprentice(self, temperature: float, top_k: int, top_p: float) -> None:
         """Queue the apprentice check (``model.teaching.lesson_runs.ApprenticeCheck``) for this sampling and for greedy:
@@ -200,8 +211,9 @@ class EngineService:
         if n != 1 and (n not in allowed["degrees_tp"] if mode == "tp" else not 1 <= n <= allowed["max_pp"]):
             raise RequestError(f"this model can be torn {allowed['degrees_tp']} ways by heads and "
                                f"1..{allowed['max_pp']} ways by layers, not {n} ({mode})")
-        if n != 1 and self.weights != "fp32":
-            raise RequestError("the torn book runs fp32 weights; with int8 weights the model stays on one process")
+        if n != 1 and self.weights == "int8":
+            raise RequestError("the torn book runs fp32 or fp16 weights; with int8 weights the model stays on one "
+                               "process")
         self.close_runner()
         self.sharding_mode = mode
         if n > 1:

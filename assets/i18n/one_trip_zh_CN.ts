@@ -1790,6 +1790,14 @@
         <translation>{n} 轮的中位数</translation>
     </message>
     <message>
+        <source>FP16</source>
+        <translation>FP16</translation>
+    </message>
+    <message>
+        <source>in use on the Live page</source>
+        <translation>“现场”页正在用的</translation>
+    </message>
+    <message>
         <source>{bytes} ({ratio:.2f}×) · a trip {ms} · {tps} tok/s</source>
         <translation>{bytes}（{ratio:.2f} 倍）· 一趟 {ms} · 每秒 {tps} 个字</translation>
     </message>
@@ -2095,6 +2103,10 @@
     <message>
         <source>{name} · {device} · {layers} chapters (layers) · {weights} of weights · {threads}</source>
         <translation>{name} · {device} · {layers} 章（层） · 权重 {weights} · {threads}</translation>
+    </message>
+    <message>
+        <source>{name} · {device} · {layers} chapters (layers) · {weights} of {precision} weights · {threads}</source>
+        <translation>{name} · {device} · {layers} 章（层） · 权重 {weights}（{precision}） · {threads}</translation>
     </message>
     <message>
         <source>Measured ms per trip · orange: reading the question · blue: writing</source>

@@ -77,6 +77,9 @@ def readout_rule() -> str:
                "or, where it says so, an average of the last trips.")
 
 
+PRECISION_WORDS = {"fp32": "FP32", "fp16": "FP16", "int8": "INT8"}  # the engine's weights (model/weight_mm.py)
+
+
 def model_text(info: dict | None, fatal: str | None) -> str:
     """The model line: display name, parameters, device, chapters, weights, threads."""
     if info is None:
@@ -89,9 +92,13 @@ def model_text(info: dict | None, fatal: str | None) -> str:
     threads = info.get("threads", "?")
     threads = (_tr("1 thread") if threads == 1 else _tr("{n} threads").format(n=threads))
     # one line at 1280 px: the measured bandwidth is on the plot (its floor line), not here
-    return _tr("{name} · {device} · {layers} chapters (layers) · {weights} of weights · {threads}").format(
-        name=name, device=device_name(str(info.get("device", "cpu"))), layers=model.get("n_layer", "?"),
-        weights=fmt_bytes(float(model.get("weight_bytes") or 0)), threads=threads)
+    fields = {"name": name, "device": device_name(str(info.get("device", "cpu"))), "layers": model.get("n_layer", "?"),
+              "weights": fmt_bytes(float(model.get("weight_bytes") or 0)), "threads": threads}
+    precision = PRECISION_WORDS.get(str(model.get("weights")))  # the words of tour page 14's bars (FP16, ...)
+    if precision is None:
+        return _tr("{name} · {device} · {layers} chapters (layers) · {weights} of weights · {threads}").format(**fields)
+    return _tr("{name} · {device} · {layers} chapters (layers) · {weights} of {precision} weights · {threads}").format(
+        precision=precision, **fields)
 
 
 def speedup_why(speedup: float | None, reason: str) -> str:

@@ -73,7 +73,8 @@ class ShardedRunner:
     each worker. timeout_s: the longest ``forward`` waits for the workers, and the process-group timeout.
     micro_batches: PP micro-batches per pass at most (None: 4·n, GPipe's "m >= 4K" rule of thumb); the batch
     is cut into min(B, micro_batches) parts. start_method: "forkserver" (default where available) or "spawn"
-    (see ``_mp_context``).
+    (see ``_mp_context``). weights: "fp32" or "fp16", the workers' precision (None: the model's own, else fp32);
+    every worker multiplies through model/weight_mm.py.
 
     Raises ValueError for an impossible degree (see ``check_degree``), ShardingError if the workers do not start
     (within ``start_timeout_s``) or the rendezvous fails on every port tried.
@@ -83,10 +84,13 @@ class ShardedRunner:
                  block_size: int, device: str = "cpu", threads_per_worker: int = 1, timeout_s: float = 10.0,
                  micro_batches: int | None = None, dtype: torch.dtype = torch.float32,
                  start_timeout_s: float = START_TIMEOUT_S, port_attempts: int = 5,
-                 start_method: str | None = None):
+                 start_method: str | None = None, weights: str | None = None):
         import torch.distributed as dist
 
         check_degree(config, mode, n)
+        weights = weights or getattr(model_dir_or_state, "weights", "fp32")
+        if weights not in ("fp32", "fp16"):
+            raise ValueError(f"the workers hold fp32 or fp16 shards, not {weights}: {weights} runs on one process")
         if not dist.is_available():
             raise ShardingError("this torch build has no torch.distributed")
         if str(device).startswith("cuda") and torch.cuda.device_count() < n:
@@ -116,7 +120,7 @@ class ShardedRunner:
                 spec = {"rank": rank, "n": n, "mode": mode, "port": self.port, "prefix": f"one-trip/{os.getpid()}",
                         "config": config.as_dict(), "num_blocks": int(num_blocks), "block_size": int(block_size),
                         "device": self._worker_device(rank), "dtype": str(dtype).removeprefix("torch."),
-                        "threads": int(threads_per_worker), "timeout_s": self.timeout_s,
+                        "threads": int(threads_per_worker), "timeout_s": self.timeout_s, "weights": weights,
                         "state": {k: v.float().numpy() if v.dtype == torch.bfloat16 else v.numpy()
                                   for k, v in shard.items()}}
                 del shard

@@ -10,6 +10,7 @@ import torch.nn.functional as F
 from model.gpt2 import Block, GPT2Config
 from model.parallel.plan import check_degree, split_layers
 from model.timing import NULL_TIMER
+from model.weight_mm import WeightMatrix, linear, weight_key
 
 # the worker's weight-read timer of the pass running now (one pass at a time per worker process; worker.py sets it)
 READ = [NULL_TIMER]
@@ -56,6 +57,21 @@ def shard_state(state: dict[str, torch.Tensor], config: GPT2Config, mode: str, n
     return out
 
 
+def weight_product(module: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """x float (..., in) times ``module.weight``ᵀ (out, in), without its bias (a row-parallel share, added after the
+    all-reduce; the tied LM head), through the weight multiply (model/weight_mm.py) in the weight's precision
+    (fp16 weights: FBGEMM; else fp32), bracketed by the pass's weight-read timer. Returns (..., out)."""
+    w = module.weight
+    key = weight_key(w)
+    if module.__dict__.get("_product_for") != key:
+        module.__dict__["_product"] = WeightMatrix(w, None, "fp16" if w.dtype == torch.float16 else "fp32")
+        module.__dict__["_product_for"] = key
+    READ[0].begin()
+    y = linear(x, module.__dict__["_product"])
+    READ[0].end()
+    return y
+
+
 class _TPAttention(nn.Module):
     """Attention over this rank's heads; ``c_proj`` holds only their columns (row-parallel)."""
 
@@ -76,9 +92,7 @@ class _TPAttention(nn.Module):
             k, v = cache.gather(layer, batch.context_slots)  # 2 × (B, L, nh/n, hs)
         y = F.scaled_dot_product_attention(q, k.transpose(1, 2), v.transpose(1, 2), attn_mask=batch.attn_mask)
         y = y.transpose(1, 2).reshape(B, T, self.heads * self.hs)  # (B, T, nh/n·hs)
-        READ[0].begin()
-        y = F.linear(y, self.c_proj.weight)  # (B, T, C): this rank's share of the sum
-        READ[0].end()
+        y = weight_product(self.c_proj, y)  # (B, T, C): this rank's share of the sum
         all_reduce(y)
         return y + self.c_proj.bias
 
@@ -91,9 +105,7 @@ class _TPMLP(nn.Module):
 
     def forward(self, x, all_reduce):
         h = F.gelu(self.c_fc(x), approximate="tanh")
-        READ[0].begin()
-        y = F.linear(h, self.c_proj.weight)  # (B, T, C) partial
-        READ[0].end()
+        y = weight_product(self.c_proj, h)  # (B, T, C) partial
         all_reduce(y)
         return y + self.c_proj.bias
 
@@ -145,10 +157,7 @@ class _Shard(nn.Module):
 
     def head(self, x, logit_index):
         x = self.ln_f(x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1))))  # (B, K, C)
-        READ[0].begin()
-        logits = x @ self.wte.weight.t()  # (B, K, V)
-        READ[0].end()
-        return logits
+        return weight_product(self.wte, x)  # (B, K, V): the tied LM head
 
 
 class CurrentReadTimer:

@@ -56,6 +56,9 @@ class _Worker:
         shard.load_state_dict(state, strict=True)
         del state, spec["state"]
         self.shard = shard.to(self.device, dtype).eval().requires_grad_(False)
+        # every product through model/weight_mm.py: fp16 (the same values as the whole model's) or fp32
+        from model.quantize import fp16_modules, matrix_modules
+        (fp16_modules if spec.get("weights", "fp32") == "fp16" else matrix_modules)(self.shard)
         self.weight_bytes = sum(p.numel() * p.element_size() for p in self.shard.parameters())
         cfg = self.config
         heads = cfg.n_head // self.n if self.mode == "tp" else cfg.n_head

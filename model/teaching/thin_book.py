@@ -9,7 +9,9 @@ warm-up; each round's figure is the median whole step (``wall_ms``) of its decod
      "int8": {... the same ...}, "bytes_ratio": int8 ÷ fp32 bytes, "speedup": fp32 ÷ int8 median trip,
      "steps": decode trips per run, "runs": rounds}
 
-or {"available": False, "error": why} where int8 cannot run (not on the CPU, no kernel). Bytes are what each
+and "in_use": {"weights": the engine's own precision ("fp32" | "fp16" | "int8", model/weight_mm.py), "weight_bytes"}
+(an engine that runs fp16 or int8 is compared through an fp32 book of the same values), or {"available": False,
+"error": why} where int8 cannot run (not on the CPU, no kernel). Bytes are what each
 model holds (``GPT2.weight_bytes``: int8 values + row scales + the float32 rest); times in ms.
 """
 
@@ -35,10 +37,12 @@ def _decode_ms(engine: Engine, ids: list[int], steps: int) -> float:
 
 def thin_book(engine: Engine, prompt: str, steps: int = 16, repeats: int = 3) -> dict:
     """fp32 against int8 weights on ``engine``'s model (module doc). Raises nothing: a failure is data."""
+    in_use = getattr(engine.model, "weights", "fp32")  # the precision the Live engine runs, and its bytes
+    in_use_bytes = engine.model.weight_bytes()
     try:
-        from model.quantize import quantize_int8
-        if getattr(engine.model, "weights", "fp32") != "fp32":
-            return {"available": False, "error": "the engine's model is not fp32"}
+        from model.quantize import quantize_int8, to_fp32
+        if in_use != "fp32":  # the engine runs fp16 or int8 (model/weight_mm.py): an fp32 book of the same values
+            engine = Engine(to_fp32(engine.model).to(engine.device), engine.tokenizer, max_batch=1)
         thin = quantize_int8(copy.deepcopy(engine.model))
     except Exception as exc:  # noqa: BLE001 - no int8 here (device, kernel): the page says so
         return {"available": False, "error": f"{type(exc).__name__}: {exc}"}
@@ -51,5 +55,6 @@ def thin_book(engine: Engine, prompt: str, steps: int = 16, repeats: int = 3) ->
     for name, model, s in (("fp32", engine.model, fat), ("int8", thin, lean)):
         out[name] = {"weight_bytes": model.weight_bytes(), "trip_ms": s, "tokens_per_s": 1000.0 / s["median"]}
     out.update({"available": True, "bytes_ratio": out["int8"]["weight_bytes"] / out["fp32"]["weight_bytes"],
-                "speedup": fat["median"] / lean["median"], "steps": steps, "runs": repeats})
+                "speedup": fat["median"] / lean["median"], "steps": steps, "runs": repeats,
+                "in_use": {"weights": in_use, "weight_bytes": in_use_bytes}})
     return out

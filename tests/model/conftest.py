@@ -83,15 +83,32 @@ def tiny(tiny_model_dir):
     return load_pretrained(tiny_model_dir)
 
 
+@pytest.fixture(scope="session")
+def tiny_in(tiny):
+    """Factory: ``tiny_in(precision)`` -> (model, tokenizer): the shared tiny model for "fp32", a copy with its
+    weights converted (model/quantize.py: set_precision) for "fp16" and "int8", each made once."""
+    import copy
+
+    from model.quantize import set_precision
+    made = {"fp32": tiny}
+
+    def get(precision: str):
+        if precision not in made:
+            made[precision] = (set_precision(copy.deepcopy(tiny[0]), precision), tiny[1])
+        return made[precision]
+
+    return get
+
+
 @pytest.fixture(params=[True, False], ids=["ragged", "padded"])
-def make_engine(tiny, request):
-    """Factory: ``make_engine(**engine_kwargs)`` -> a fresh Engine on the shared tiny model. Every test that uses
-    it runs twice: on ragged (flat) passes and on padded ones (``Engine(ragged=...)``), while both exist."""
+def make_engine(tiny_in, request):
+    """Factory: ``make_engine(**engine_kwargs)`` -> a fresh Engine on the shared tiny model (``weights="fp16"`` or
+    "int8": on its copy in that precision, ``tiny_in``). Every test that uses it runs twice: on ragged (flat)
+    passes and on padded ones (``Engine(ragged=...)``), while both exist."""
     from model.engine import Engine
 
-    model, tokenizer = tiny
-
-    def make(**kwargs):
+    def make(weights: str = "fp32", **kwargs):
+        model, tokenizer = tiny_in(weights)
         kwargs.setdefault("ragged", request.param)
         return Engine(model, tokenizer, **kwargs)
 

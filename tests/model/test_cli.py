@@ -81,7 +81,15 @@ def test_json_contract(runs):
     assert {"model", "requests", "steps", "tokens_per_s"} <= set(result)
     assert CONTRACT_MODEL <= set(result["model"])
     assert result["model"]["n_layer"] == 2 and result["model"]["n_positions"] == 128
-    assert result["model"]["parameters"] * 4 == result["model"]["weight_bytes"]  # fp32
+    m = result["model"]
+    # no --weights: the machine's default precision, measured (or read back from the cache), fp16 where faster
+    assert m["weights_choice"]["asked"] is None and m["weights_choice"]["source"] in ("measured", "cached")
+    assert m["weights"] == m["weights_choice"]["precision"] in ("fp32", "fp16")
+    assert m["bytes_per_weight"] == {"fp32": 4, "fp16": 2}[m["weights"]]
+    if m["weights"] == "fp32":
+        assert m["parameters"] * 4 == m["weight_bytes"]
+    else:  # fp16 matrices and embeddings; biases and layer norms stay fp32
+        assert m["parameters"] * 2 < m["weight_bytes"] < m["parameters"] * 4 * 0.6
     assert len(result["requests"]) == len(BATCH_PROMPTS)
     for req, prompt in zip(result["requests"], BATCH_PROMPTS):
         assert CONTRACT_REQUEST <= set(req)

@@ -93,15 +93,29 @@ def reference(tiny4):
 
 
 @pytest.fixture(scope="module")
+def tiny4_fp16(tiny4):
+    """The tiny model with fp16 weights (model/quantize.py: to_fp16), a copy."""
+    import copy
+
+    from model.quantize import to_fp16
+    return to_fp16(copy.deepcopy(tiny4[0])), tiny4[1]
+
+
+@pytest.fixture(scope="module")
+def reference_fp16(tiny4_fp16):
+    return {b: decode(make_engine(tiny4_fp16), prompts(tiny4_fp16, b)) for b in (1, 3)}
+
+
+@pytest.fixture(scope="module")
 def runners(tiny4):
     """(mode, n) -> a running ShardedRunner on the tiny model, started on first use, closed at the end."""
-    started: dict[tuple[str, int], ShardedRunner] = {}
+    started: dict[tuple[str, int, str], ShardedRunner] = {}
     geometry = make_engine(tiny4)
 
-    def get(mode: str, n: int) -> ShardedRunner:
-        if (mode, n) not in started:
-            started[(mode, n)] = ShardedRunner.from_engine(geometry, mode, n)
-        return started[(mode, n)]
+    def get(mode: str, n: int, weights: str = "fp32") -> ShardedRunner:
+        if (mode, n, weights) not in started:
+            started[(mode, n, weights)] = ShardedRunner.from_engine(geometry, mode, n, weights=weights)
+        return started[(mode, n, weights)]
 
     yield get
     pids = [pid for r in started.values() for pid in r.pids]
@@ -141,6 +155,29 @@ def test_tp_shards_split_heads_inside_q_k_v(tiny4):
     assert held == replicated + (sum(t.numel() for t in state.values()) - replicated) // 2
 
 
+@pytest.mark.parametrize("weights", ["fp32", "fp16"])
+def test_a_workers_shard_multiplies_through_the_weight_multiply(tiny4, weights):
+    """What a worker does to its shard (model/parallel/worker.py): no ``nn.Linear`` is left, every projection is a
+    module of model/quantize.py that multiplies through model/weight_mm.py, and its products are the linears'."""
+    import torch.nn as nn
+
+    from model.parallel.shard import _Shard
+    from model.quantize import Fp16Linear, MatrixLinear, fp16_modules, matrix_modules
+    model, _ = tiny4
+    shard = _Shard(model.config, "tp", 2, 0)
+    shard.load_state_dict(shard_state(model.state_dict(), model.config, "tp", 2, 0), strict=True)
+    before = shard.h[0].mlp.c_fc
+    x = torch.randn(3, model.config.n_embd)
+    with torch.inference_mode():
+        want = before(x)
+        (fp16_modules if weights == "fp16" else matrix_modules)(shard)
+        got = shard.h[0].mlp.c_fc(x)
+    assert not any(isinstance(m, nn.Linear) for m in shard.modules())
+    kind = Fp16Linear if weights == "fp16" else MatrixLinear
+    assert all(isinstance(b.attn.c_attn, kind) and isinstance(b.mlp.c_proj, kind) for b in shard.h)
+    assert torch.allclose(got, want, atol=1e-5 if weights == "fp32" else 2e-3)
+
+
 def test_pp_shards_hold_only_their_layers(tiny4):
     model, _ = tiny4
     cfg, state = model.config, model.state_dict()
@@ -154,11 +191,20 @@ def test_pp_shards_hold_only_their_layers(tiny4):
 
 # ---- sharded = unsharded ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("mode,n", DEGREES, ids=[f"{m}{n}" for m, n in DEGREES])
-def test_sharded_equals_unsharded(tiny4, reference, runners, mode, n):
-    runner = runners(mode, n)
+PRECISION_DEGREES = [(m, n, "fp32") for m, n in DEGREES] + [("tp", 2, "fp16"), ("pp", 2, "fp16")]
+
+
+@pytest.mark.parametrize("mode,n,weights", PRECISION_DEGREES, ids=[f"{m}{n}-{w}" for m, n, w in PRECISION_DEGREES])
+def test_sharded_equals_unsharded(request, mode, n, weights, runners):
+    """Sharded = one process, in fp32 and in fp16 (the workers convert their shards, model/quantize.py, and
+    multiply through model/weight_mm.py): the same tokens, logits within float rounding."""
+    tiny4 = request.getfixturevalue("tiny4" if weights == "fp32" else "tiny4_fp16")
+    reference = request.getfixturevalue("reference" if weights == "fp32" else "reference_fp16")
+    runner = runners(mode, n, weights)
     full = tiny4[0].weight_bytes()
     assert all(0 < w < full for w in runner.weight_bytes)  # each worker holds a shard, not the book
+    if weights == "fp16":  # the workers really hold fp16 matrices (biases and norms stay fp32)
+        assert sum(runner.weight_bytes) < 0.6 * sum(runners(mode, n).weight_bytes)
     for batch in (1, 3):
         engine = make_engine(tiny4)
         engine.set_runner(runner)

@@ -131,12 +131,18 @@ def test_every_engine_path_gives_the_modules_logits(tiny, ragged):
 def test_generate_json_carries_the_weights_kind(tiny_model_dir, capsys):
     from model.cli import generate_main
     argv = ["def f(x):", "--max-new-tokens", "4", "--model", str(tiny_model_dir), "--threads", "1", "--json"]
-    assert generate_main(argv) == 0
-    fp32 = json.loads(capsys.readouterr().out)
-    assert generate_main(argv + ["--weights", "int8"]) == 0
-    int8 = json.loads(capsys.readouterr().out)
-    assert fp32["model"]["weights"] == "fp32" and int8["model"]["weights"] == "int8"
+    runs = {}
+    for kind in ("fp32", "fp16", "int8"):
+        assert generate_main(argv + ["--weights", kind]) == 0
+        runs[kind] = json.loads(capsys.readouterr().out)
+        assert runs[kind]["model"]["weights"] == kind
+        assert runs[kind]["model"]["weights_choice"] == {"asked": kind, "precision": kind, "source": "asked",
+                                                         "fell_back": False}
+    fp32, fp16, int8 = runs["fp32"], runs["fp16"], runs["int8"]
+    assert [m["model"]["bytes_per_weight"] for m in (fp32, fp16, int8)] == [4, 2, 1]
+    assert 0.5 * fp32["model"]["weight_bytes"] < fp16["model"]["weight_bytes"] <= 0.6 * fp32["model"]["weight_bytes"]
     assert int8["model"]["weight_bytes"] <= 0.4 * fp32["model"]["weight_bytes"]
+    assert all(s["weight_bytes"] == fp16["model"]["weight_bytes"] for s in fp16["steps"])
     assert all(s["weight_bytes"] == int8["model"]["weight_bytes"] for s in int8["steps"])
     assert generate_main(argv + ["--weights", "int8", "--tp", "2"]) == 2  # workers hold fp32 shards: refused
     assert "--weights int8 runs on one process" in capsys.readouterr().err
@@ -155,3 +161,20 @@ def test_engine_service_starts_with_int8(tiny_model_dir, tmp_path):
         svc.set_sharding("tp", 2)
     with pytest.raises(ValueError):
         EngineService({"model_dir": str(tiny_model_dir), "threads": 1, "weights": "int4"}, events.append)
+
+
+def test_engine_service_chooses_the_default_or_the_asked_precision(tiny_model_dir, tmp_path):
+    """No ``weights`` option: the machine's default (measured once, then read back); an asked one wins. ready's
+    model says which, with its bytes and how it was chosen."""
+    from model.service import EngineService
+    events = []
+    base = {"model_dir": str(tiny_model_dir), "threads": 1, "draft_model_dir": str(tmp_path / "none")}
+    default = EngineService(base, events.append).ready_event()["model"]
+    assert default["weights"] in ("fp32", "fp16") and default["weights_choice"]["asked"] is None
+    assert default["weights_choice"]["source"] in ("measured", "cached")
+    again = EngineService(base, events.append).ready_event()["model"]
+    assert again["weights_choice"]["source"] == "cached" and again["weights"] == default["weights"]
+    fp16 = EngineService({**base, "weights": "fp16"}, events.append)
+    ready = fp16.ready_event()["model"]
+    assert ready["weights"] == "fp16" and ready["weights_choice"]["source"] == "asked"
+    assert ready["bytes_per_weight"] == 2 and ready["weight_bytes"] == fp16.engine.model.weight_bytes()

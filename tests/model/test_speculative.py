@@ -90,12 +90,18 @@ def test_the_draft_reads_the_prompt_in_the_prefill_not_in_the_first_trip(tiny, r
     assert [r.phase for r in reports][0] == "prefill" and reports[0].draft_ms > 0
 
 
+@pytest.mark.parametrize("weights", ["fp32", "fp16", "int8"])
 @pytest.mark.parametrize("ragged", [True, False], ids=["ragged", "padded"])
 @pytest.mark.parametrize("k", [1, 2, 4, 8])
-def test_greedy_with_a_random_draft_is_token_for_token_the_target(tiny, random_draft, k, ragged):
+def test_greedy_with_a_random_draft_is_token_for_token_the_target(tiny_in, random_draft, k, ragged, weights):
+    """In each precision (target and draft both in it): speculative greedy is plain greedy, token for token."""
+    from model.quantize import set_precision
+    target = tiny_in(weights)
+    draft = set_precision(copy.deepcopy(random_draft), weights)
     prompts = list(PROMPTS.values())
-    plain, _, _ = _greedy(tiny, prompts, ragged=ragged)
-    drafted, reports, engine = _greedy(tiny, prompts, random_draft, k, ragged=ragged)
+    plain, _, _ = _greedy(target, prompts, ragged=ragged)
+    drafted, reports, engine = _greedy(target, prompts, draft, k, ragged=ragged)
+    assert draft.weights == weights
     assert drafted == plain
     verify = [r for r in reports if r.phase == "verify"]
     assert verify, "no verify pass ran"
@@ -151,16 +157,13 @@ def test_rejected_guesses_give_their_kv_blocks_back(tiny, random_draft):
     assert engine.blocks_in_use == 0
 
 
-@pytest.mark.parametrize("weights", ["fp32", "int8"])
-def test_the_lean_draft_step_gives_the_logits_of_a_full_pass(tiny, weights):
+@pytest.mark.parametrize("weights", ["fp32", "fp16", "int8"])
+def test_the_lean_draft_step_gives_the_logits_of_a_full_pass(tiny_in, weights):
     """``GPT2.decode_one`` (a lone sequence's one token, the draft's guesses) against the engine's packed pass for
-    the same token at the same position: the same logits, in fp32 and in int8."""
-    from model.quantize import quantize_int8
+    the same token at the same position: the same logits, in fp32, fp16 and int8."""
     from model.runner import PassItem
 
-    model, tokenizer = tiny
-    if weights == "int8":
-        model = quantize_int8(copy.deepcopy(model))
+    model, tokenizer = tiny_in(weights)
     engine = Engine(model, tokenizer, max_batch=1)
     engine.add_request(PROMPTS["code"], max_new_tokens=8)
     next(engine.run())  # the prefill

@@ -3,6 +3,8 @@ readout says only what is measured, and its words follow the controls on screen.
 
 from __future__ import annotations
 
+import pytest
+
 from PySide6.QtWidgets import QApplication
 
 from gui.live.readout import model_text, readout_text, sharding_why, speedup_why
@@ -83,6 +85,15 @@ def test_model_line_names_the_model_not_its_folder():
     text = model_text(info, None)
     assert "target" not in text and "code model" in text and "4.3M parameters" in text and "CPU" in text
     assert "1 thread" in text and "threads" not in text
+    assert "FP" not in text  # an engine that does not say its precision: the line does not guess it
+
+
+@pytest.mark.parametrize("weights, words", [("fp32", "FP32"), ("fp16", "FP16"), ("int8", "INT8")])
+def test_model_line_names_the_precision_in_use_and_its_bytes(weights, words):
+    """The words of tour page 14's bars (FP16, ...) beside the bytes the engine really holds (model/weight_mm.py)."""
+    info = {"model": {"name": "target", "parameters": 4_321_000, "n_layer": 4, "weight_bytes": 8_706_048,
+                      "weights": weights}, "device": "cpu", "threads": 1}
+    assert f"8.7 MB of {words} weights" in model_text(info, None)
 
 
 def test_why_lines_only_when_the_measurement_goes_against_the_claim():

@@ -102,6 +102,12 @@ def test_page_14_draws_this_machines_int8_book_measured(qtbot, tiny_model_dir, f
         assert "median of 3 runs" in text and "measured here" in text and "345 tok/s" in text and "(0.26×)" in text
     else:
         assert "3 轮的中位数" in text and "526" in text and "0.26 倍" in text
+    # the Live engine's fp16 book: a third bar of its bytes, named with the page's own words
+    fp16 = {**_thin(), "in_use": {"weights": "fp16", "weight_bytes": 8_700_000}}
+    text16 = " ".join(_texts(make_tour(qtbot, tiny_model_dir, lang, fonts, {"thin_book": fp16}), 13).split())
+    assert "FP16" in text16 and "8.7 MB" in text16
+    assert ("in use on the Live page" if lang == "en" else "“现场”页正在用的") in text16
+    assert ("in use on the Live page" if lang == "en" else "“现场”页正在用的") not in text
     # without the measurement the page keeps only its formula bars
     bare = make_tour(qtbot, tiny_model_dir, lang, fonts, {})
     assert "int8" not in " ".join(_texts(bare, 13).split())

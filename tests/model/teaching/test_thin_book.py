@@ -74,10 +74,15 @@ def test_the_engines_own_model_stays_fp32(engine, measured):
     assert engine.model.weight_bytes() == measured["fp32"]["weight_bytes"]
 
 
-def test_an_int8_model_is_refused_with_its_reason(engine):
-    import copy
 
-    from model.quantize import quantize_int8
-    thin = Engine(quantize_int8(copy.deepcopy(engine.model)), engine.tokenizer, max_batch=1)
-    assert thin_book(thin, PROMPT, steps=STEPS, repeats=1) == {"available": False,
-                                                               "error": "the engine's model is not fp32"}
+@pytest.mark.parametrize("weights", ["fp32", "fp16"])
+def test_the_thin_book_names_the_precision_in_use(tiny_in, weights):
+    model, tok = tiny_in(weights)
+    t = thin_book(Engine(model, tok, max_batch=1), "def f(x):", steps=2, repeats=1)
+    assert t["available"], t.get("error")
+    assert t["in_use"] == {"weights": weights, "weight_bytes": model.weight_bytes()}
+    fp32, int8 = t["fp32"]["weight_bytes"], t["int8"]["weight_bytes"]
+    assert int8 < 0.4 * fp32
+    assert t["in_use"]["weight_bytes"] == (fp32 if weights == "fp32" else pytest.approx(fp32 / 2, rel=0.1))
+    assert t["bytes_ratio"] == int8 / fp32 and t["runs"] == 1
+    assert model.weights == weights  # the engine's own model was not converted
