@@ -249,7 +249,8 @@ def default_precision(n_embd: int, weight_bytes: int, remeasure: bool = False) -
     stack of fc-shaped matrices as large as the model (at most 32) with torch's current threads, and kept in the
     floor's cache (``model.hardware.cached_measurement``; ``remeasure`` measures again). Takes 0.15 s for the
     bundled target, about 2.5 s for a GPT-2 small (32 matrices, 300 MB; a loaded 2-core machine). int8 is never
-    the default: it changes the numbers more (bits per byte, docs/benchmarks.md), so it is the user's choice; the default keeps the source's precision where it pays. Returns {"precision", "us":
+    the default: it changes the numbers more (bits per byte, docs/benchmarks.md), so it is the user's choice;
+    the default keeps the source's precision where it pays. Returns {"precision", "us":
     {precision: median µs}, "source": "measured" | "cached", ...}."""
     from model.hardware import cached_measurement
     matrices = max(1, min(32, -(-weight_bytes // (16 * n_embd * n_embd))))
