@@ -335,7 +335,10 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
         if start.config.vocab_size != vocab_size:
             raise ValueError(f"{init_from} has another vocabulary than the {config_name!r} recipe")
         if start.config.n_embd < cfg.n_embd:  # a bigger book grown from a smaller one, its function kept
-            model.load_state_dict(grown_state(start.cpu(), GPT2(gcfg), seed))
+            try:
+                model.load_state_dict(grown_state(start.cpu(), GPT2(gcfg), seed))
+            except ValueError as e:
+                raise ValueError(f"{init_from} does not have the shape of the {config_name!r} recipe: {e}") from None
         elif start.config.n_embd != cfg.n_embd or start.config.n_head != cfg.n_head \
                 or start.config.n_positions != cfg.n_positions or start.config.n_layer < cfg.n_layer:
             raise ValueError(f"{init_from} does not have the shape of the {config_name!r} recipe")
