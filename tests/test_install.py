@@ -94,7 +94,7 @@ def test_installed_wheel_generates_from_another_folder(wheel, tmp_path):
     proc = _run([one_trip, "generate", "def fibonacci(n):", "--max-new-tokens", "6", "--draft-k", "1",
                  "--threads", "1", "--json"], cwd=elsewhere, env=_clean_env())
     result = json.loads(proc.stdout)
-    config = json.loads((ROOT / "assets" / "models" / "target" / "config.json").read_text(encoding="utf-8"))
+    config = json.loads((ROOT / "assets" / "models" / "target-big" / "config.json").read_text(encoding="utf-8"))
     assert result["model"]["n_layer"] == config["n_layer"]
     assert result["model"]["vocab_size"] == config["vocab_size"]
     assert 1 <= len(result["requests"][0]["token_ids"]) <= 6

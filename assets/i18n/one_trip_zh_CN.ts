@@ -3275,6 +3275,14 @@
         <source>A thinner book: the model's weights as int8, about a quarter of the bytes. The engine restarts with them; the readout then measures the trip again.</source>
         <translation>更薄的书：模型的权重换成 INT8，字节约为原来的四分之一。引擎会用它重新启动，读数随后重新实测这一趟。</translation>
     </message>
+    <message>
+        <source>Pocket code model (English, fits the cache)</source>
+        <translation>袖珍代码模型（英文，装得进缓存）</translation>
+    </message>
+    <message>
+        <source>Pocket poetry model (Chinese, fits the cache)</source>
+        <translation>袖珍古诗模型（中文，装得进缓存）</translation>
+    </message>
 </context>
 <context>
     <name>Invite</name>

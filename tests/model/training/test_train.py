@@ -124,7 +124,7 @@ def test_shipped_models_load_and_fit():
     for model in (target, draft):
         assert model(ids).shape == (1, ids.shape[1], model.config.vocab_size)
     size = sum(f.stat().st_size for f in (ROOT / "assets").rglob("*") if f.is_file())
-    assert size < 80 * 1024 * 1024  # the budget for all of assets/
+    assert size < 200 * 1024 * 1024  # the budget for all of assets/ (issue 43: two big books in FP16)
     assert (ASSETS / "README.md").is_file()
 
 
