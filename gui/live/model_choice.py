@@ -49,7 +49,7 @@ class ModelChoice(QWidget):
 
     model_chosen = Signal(str)
     sampling_changed = Signal()
-    weights_chosen = Signal(str)  # "int8" or "fp32": the visitor switched the thinner book on or off
+    weights_chosen = Signal(str)  # "int8" or "default": the visitor switched the thinner book on or off
 
     def __init__(self, current: str, custom_dir: str | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -90,7 +90,7 @@ class ModelChoice(QWidget):
         self.combo.installEventFilter(self)  # a new font (the type scale) refits its width
         self.combo.activated.connect(self._on_activated)
         self.greedy_box.toggled.connect(self._on_greedy)
-        self.int8_box.toggled.connect(lambda on: self.weights_chosen.emit("int8" if on else "fp32"))
+        self.int8_box.toggled.connect(lambda on: self.weights_chosen.emit("int8" if on else "default"))
         self.retranslate()
 
     # ---- state ---------------------------------------------------------------------------------------------
@@ -233,12 +233,13 @@ class ModelSwitcher:
         self.choose_model(key)
 
     def choose_weights(self, kind: str) -> None:
-        """Run the model with ``kind`` weights ("fp32" or "int8"): the session's ``weights``, the engine service's
-        ``weights`` option, and a fresh engine when one runs (as ``choose_model`` restarts it for another model)."""
+        """Run the model with ``kind`` weights (``gui.live.state.WEIGHTS``; "default": the machine's measured choice,
+        fp16 where it is faster): the session's ``weights``, the engine service's ``weights`` option (None for the
+        default), and a fresh engine when one runs (as ``choose_model`` restarts it for another model)."""
         if kind == self.session.weights:
             return
         self.session.set_weights(kind)  # ValueError for another kind
-        self.bridge.options["weights"] = kind
+        self.bridge.options["weights"] = None if kind == "default" else kind
         log.info("weights: %s", kind)
         if self.bridge.is_running():
             self._restart()

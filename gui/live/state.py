@@ -37,7 +37,7 @@ DRAFT_KINDS = ("ngram", "model")
 SHARDING_MODES = ("tp", "pp")
 MAX_SHARDS = 4  # worker processes the book may be torn into (= model.parallel.plan.MAX_WORKERS, not imported: torch)
 RUN_STATES = ("idle", "running", "paused", "complete")
-WEIGHTS = ("fp32", "int8")
+WEIGHTS = ("default", "fp32", "fp16", "int8")  # "default": the machine's measured choice (fp16 or fp32)
 MAX_PROMPT_CHARS = 2000
 HISTORY = 64  # step reports kept: enough for the plots' last screens, bounded for a kiosk that runs for days
 
@@ -107,7 +107,7 @@ class SessionState:
         self._sharding: tuple[str, int] = ("tp", 1)
         self._sampling = sampling or Sampling()
         self._model_key = self._check_key(model_key)
-        self._weights = "fp32"
+        self._weights = "default"
         self._run_state = "idle"
         self._trip_seconds = 1.0
         self._prompt = ""
@@ -147,7 +147,7 @@ class SessionState:
     sharding = property(lambda self: self._sharding, doc="(mode, n) in force, as the engine last said.")
     sampling = property(lambda self: self._sampling, doc="The ``Sampling`` of the next answer.")
     model_key = property(lambda self: self._model_key, doc='"code", "poems" or "custom".')
-    weights = property(lambda self: self._weights, doc='"fp32" or "int8".')
+    weights = property(lambda self: self._weights, doc='"default" (the machine\'s measured choice), "fp32", "fp16" or "int8".')
     run_state = property(lambda self: self._run_state, doc="idle | running | paused | complete")
     trip_seconds = property(lambda self: self._trip_seconds, doc="Seconds one trip takes on screen.")
     prompt = property(lambda self: self._prompt, doc="The prompt to run.")
@@ -210,7 +210,7 @@ class SessionState:
         return self._set("model_key", self._check_key(key))
 
     def set_weights(self, kind: str) -> bool:
-        """The weights' kind: "fp32" or "int8"."""
+        """The weights' kind: one of ``WEIGHTS`` ("default": the engine's measured choice for this machine)."""
         if kind not in WEIGHTS:
             raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, not {kind!r}")
         return self._set("weights", kind)

@@ -102,7 +102,7 @@ class MainWindow(QMainWindow):
         self.session = SessionState(batch=max(1, min(MAX_BATCH, int(self.bridge.options.get("max_batch", 1)))),
                                     model_key=model_key,
                                     sampling=Sampling(temperature=bundled.temperature, top_p=bundled.top_p))
-        self.session.set_weights(str(self.bridge.options.get("weights") or "fp32"))
+        self.session.set_weights(str(self.bridge.options.get("weights") or "default"))
         self.models = ModelSwitcher(self.session, self.bridge, custom_model_dir, pinned=bool(custom_model_dir))
         self.spec_meter, self.shard_meter = SpecMeter(), ShardMeter()  # what the apprentice, the torn book measure
         self._tour = None  # the tour page, built when first shown

@@ -21,7 +21,7 @@ def test_defaults():
     s = SessionState()
     assert (s.batch, s.draft_k, s.draft_kind, s.sharding) == (1, 0, "ngram", ("tp", 1))
     assert s.run_state == "idle" and s.prompt == "" and s.answer_number == 0 and s.trips == ()
-    assert s.weights == "fp32"
+    assert s.weights == "default"
     assert s.sampling == Sampling(0.8, 0.95, None, False)
 
 
@@ -42,7 +42,7 @@ def test_defaults():
     (lambda s: s.set_sampling(greedy="yes"), "greedy"),
     (lambda s: s.set_sampling(temprature=1.0), "no sampling field"),
     (lambda s: s.set_run_state("stopped"), "run state"),
-    (lambda s: s.set_weights("int4"), "weights must be one of fp32, int8"),
+    (lambda s: s.set_weights("int4"), "weights must be one of default, fp32, fp16, int8"),
     (lambda s: s.set_trip_seconds(0.1), "trip seconds"),
     (lambda s: s.set_trip_seconds(3.5), "trip seconds"),
     (lambda s: s.set_prompt(None), "the prompt must be text"),

@@ -66,7 +66,7 @@ def test_the_run_state_follows_the_answer(qtbot, make_window):
 
 def test_the_weights_kind_is_the_sessions_and_restarts_the_engine(qtbot, make_window):
     w = make_window()
-    assert w.session.weights == "fp32"
+    assert w.session.weights == "default" and w.bridge.options.get("weights") is None  # the machine's choice
     with qtbot.waitSignal(w.bridge.ready, timeout=30_000):
         w.models.choose_weights("int8")
         assert w.session.weights == "int8" and w.bridge.options["weights"] == "int8"
@@ -74,3 +74,6 @@ def test_the_weights_kind_is_the_sessions_and_restarts_the_engine(qtbot, make_wi
     with pytest.raises(ValueError, match="weights"):
         w.models.choose_weights("int4")
     assert w.session.weights == "int8"
+    with qtbot.waitSignal(w.bridge.ready, timeout=30_000):
+        w.models.choose_weights("default")  # the int8 box switched off: the machine's choice again, not fp32
+    assert w.session.weights == "default" and w.bridge.options["weights"] is None
