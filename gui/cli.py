@@ -237,7 +237,7 @@ def _render(args, size) -> int:
         from gui.capture.tour_shot import render_section_png
         code = render_section_png(args.section, args.lang, args.out, size=size, live=not args.illustrative,
                                   prompt=args.prompt, layout_json=args.layout_json, kiosk=args.kiosk,
-                                  presenter=args.presenter, code=args.code)
+                                  presenter=args.presenter, code=args.code, model_dir=args.model)
         if code == 0:
             print(f"screenshot: {args.out} ({size[0]}x{size[1]}, tour page {args.section}, {args.lang})")
         return code

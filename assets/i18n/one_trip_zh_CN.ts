@@ -2745,12 +2745,12 @@
         <translation>一趟·袖珍古诗模型</translation>
     </message>
     <message>
-        <source>Pocket code model (English, fits the cache)</source>
-        <translation>袖珍代码模型（英文，装得进缓存）</translation>
+        <source>Pocket code model (English)</source>
+        <translation>袖珍代码模型（英文）</translation>
     </message>
     <message>
-        <source>Pocket poetry model (Chinese, fits the cache)</source>
-        <translation>袖珍古诗模型（中文，装得进缓存）</translation>
+        <source>Pocket poetry model (Chinese)</source>
+        <translation>袖珍古诗模型（中文）</translation>
     </message>
     <message>
         <source>{size} of weights, inside this CPU's {llc} cache</source>
@@ -3276,12 +3276,12 @@
         <translation>更薄的书：模型的权重换成 INT8，字节约为原来的四分之一。引擎会用它重新启动，读数随后重新实测这一趟。</translation>
     </message>
     <message>
-        <source>Pocket code model (English, fits the cache)</source>
-        <translation>袖珍代码模型（英文，装得进缓存）</translation>
+        <source>Pocket code model (English)</source>
+        <translation>袖珍代码模型（英文）</translation>
     </message>
     <message>
-        <source>Pocket poetry model (Chinese, fits the cache)</source>
-        <translation>袖珍古诗模型（中文，装得进缓存）</translation>
+        <source>Pocket poetry model (Chinese)</source>
+        <translation>袖珍古诗模型（中文）</translation>
     </message>
 </context>
 <context>

@@ -108,7 +108,7 @@ def _record(args, size: tuple[int, int]) -> int:
     if args.section is not None:
         from gui.capture.tour_shot import open_section
         widget = open_section(args.section, args.lang, size, live=not args.illustrative, prompt=args.prompt,
-                              stepped=True)
+                              stepped=True, model_dir=args.model)
         if isinstance(widget, int):
             return widget
         try:

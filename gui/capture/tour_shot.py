@@ -13,9 +13,10 @@ from gui.tour.measure import measure_in_subprocess
 
 def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), live: bool = True,
                  analysis: dict | None = None, prompt: str | None = None, stepped: bool = False,
-                 kiosk: bool = False, presenter: bool = False):
+                 kiosk: bool = False, presenter: bool = False, model_dir: str | None = None):
     """Tour page ``section`` in a shown, offscreen ``TourWidget`` of ``size`` (w, h) pixels, its intro at time 0
-    (arguments as ``render_section_png``). Returns the widget, or an exit status (2) after one line on stderr.
+    (arguments as ``render_section_png``; ``model_dir``: the book measured, default the language's bundled
+    one). Returns the widget, or an exit status (2) after one line on stderr.
     ``stepped``: the widget's animation clock moves only by ``clock.step_to`` (``python main.py record``).
     ``presenter``: the tour's text one type step larger, as ``--presenter`` shows it."""
     if not 1 <= int(section) <= SECTION_COUNT:
@@ -42,7 +43,8 @@ def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), l
     app.setFont(f)
     i18n.set_language(lang)
     from model.catalog import for_language
-    model_dir = for_language(lang).path()  # the model the window runs in this language (poems for Chinese)
+    # the book given (--model), else the one the window runs in this language (poems for Chinese)
+    model_dir = Path(model_dir) if model_dir else for_language(lang).path()
     data = TourData(model_dir)
     question = prompt or default_prompt(model_dir, lang)
     if analysis is None and live and data.tokenizer is not None:
@@ -71,7 +73,7 @@ def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), l
 def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] = (1600, 900), live: bool = True,
                        analysis: dict | None = None, prompt: str | None = None,
                        layout_json: str | None = None, kiosk: bool = False, presenter: bool = False,
-                       code: bool = False) -> int:
+                       code: bool = False, model_dir: str | None = None) -> int:
     """Render tour page ``section`` offscreen to the PNG ``out``. Returns 0, or 1/2 with a message on stderr.
 
     section: 1–15 the source's sections, 16 the game, 17 Terms (the metaphor table), 18 Three questions.
@@ -81,7 +83,7 @@ def render_section_png(section: int, lang: str, out: str, size: tuple[int, int] 
     code: the code view open beside the scene (``gui.code_view.tour``: on the pages the engine carries out).
     """
     widget = open_section(section, lang, size, live=live, analysis=analysis, prompt=prompt, kiosk=kiosk,
-                          presenter=presenter)
+                          presenter=presenter, model_dir=model_dir)
     if isinstance(widget, int):
         return widget
     from PySide6.QtCore import QCoreApplication

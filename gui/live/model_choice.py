@@ -35,8 +35,8 @@ def display_name(key: str, custom_dir: str | Path | None = None) -> str:
     if key == CUSTOM:
         return _tr("Your model: {name}").format(name=Path(custom_dir).name if custom_dir else "?")
     names = {"code": _tr("One Trip code model (English)"), "poems": _tr("One Trip poetry model (Chinese)"),
-             "code-pocket": _tr("Pocket code model (English, fits the cache)"),
-             "poems-pocket": _tr("Pocket poetry model (Chinese, fits the cache)")}
+             "code-pocket": _tr("Pocket code model (English)"),
+             "poems-pocket": _tr("Pocket poetry model (Chinese)")}
     return names.get(key, key)
 
 

@@ -44,6 +44,9 @@ def record_args(window: LiveHost, out: Path, seconds: float = RECORD_SECONDS) ->
             "--lang", window.lang or "en"]
     if window.presenter is not None and window.presenter.presenter_mode:
         args.append("--presenter")
+    model = window.bridge.options.get("model_dir")
+    if model:  # the book the window runs, on a tour page too (its measurements are of that book)
+        args += ["--model", str(model)]
     if window.is_tour_visible():
         tour = window.tour
         return args + ["--section", str(tour.current_index + 1), f"--prompt={tour.prompt}"]
@@ -55,9 +58,6 @@ def record_args(window: LiveHost, out: Path, seconds: float = RECORD_SECONDS) ->
     mode, n = session.sharding
     if n > 1:
         args += [f"--{mode}", str(n)]
-    model = window.bridge.options.get("model_dir")
-    if model:
-        args += ["--model", str(model)]
     return args
 
 
