@@ -2745,14 +2745,6 @@
         <translation>一趟·袖珍古诗模型</translation>
     </message>
     <message>
-        <source>Pocket code model (English)</source>
-        <translation>袖珍代码模型（英文）</translation>
-    </message>
-    <message>
-        <source>Pocket poetry model (Chinese)</source>
-        <translation>袖珍古诗模型（中文）</translation>
-    </message>
-    <message>
         <source>{size} of weights, inside this CPU's {llc} cache</source>
         <translation>{size} 的权重，装得进这台 CPU 的 {llc} 缓存</translation>
     </message>
