@@ -2425,6 +2425,18 @@
         <translation>是同一题目不带徒弟时速度的 {x} 倍（那时每个字 {plain} 毫秒）</translation>
     </message>
     <message>
+        <source>{x}× the speed of plain decoding</source>
+        <translation>是不带徒弟时速度的 {x} 倍</translation>
+    </message>
+    <message>
+        <source>speed-up: run 0 guesses once to measure</source>
+        <translation>提速多少：先用 0 个猜测跑一遍</translation>
+    </message>
+    <message>
+        <source>Apprentice, {window}: {acc}% of guesses kept · {tpt} tokens per trip</source>
+        <translation>小徒弟，{window}：猜中 {acc}% · 每趟 {tpt} 个字</translation>
+    </message>
+    <message>
         <source>by pages (TP)</source>
         <translation>按页拆（张量并行）</translation>
     </message>

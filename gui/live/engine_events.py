@@ -215,7 +215,8 @@ class EngineEventHandler:
             lines.append(why_lookup)  # a lookup preset: why the n-gram apprentice, and its measured speed-up
         k = self.session.draft_k
         if k > 0 and self.apprentice.is_available():
-            lines.append(self.spec_meter.text(self._spec_key(), k))
+            details = getattr(self.live_page, "details", False)
+            lines.append(self.spec_meter.text(self._spec_key(), k, short=not details))
             if greedy := self.greedy_line():
                 lines.append(greedy)
         mode, n = self.session.sharding

@@ -114,16 +114,28 @@ class SpecMeter:
             return None
         return plain / spec
 
-    def text(self, key: tuple, k: int) -> str:
+    def text(self, key: tuple, k: int, short: bool = False) -> str:
+        """The apprentice's line: the window, acceptance, tokens per trip and the speed-up.
+
+        ``short`` (the visitor's view, under the stage): without the ms per token and tok/s, which the details
+        view's line adds; the figures it keeps are the same as the long line's.
+        """
         if not self.trips:
             return _tr("Apprentice: {k} guesses per trip; waiting for its first check…").format(k=k)
-        acc = self.acceptance or 0.0
+        acc = f"{100 * (self.acceptance or 0.0):.0f}"
+        tpt = f"{self.tokens_per_trip:.2f}"
+        speed = self.speedup(key)
+        if short:
+            line = _tr("Apprentice, {window}: {acc}% of guesses kept · {tpt} tokens per trip").format(
+                window=window_label(self.trips), acc=acc, tpt=tpt)
+            line += " · " + (_tr("speed-up: run 0 guesses once to measure") if speed is None else
+                             _tr("{x}× the speed of plain decoding").format(x=f"{speed:.2f}"))
+            return keep_units(line)
         spec = self.spec_ms() or 0.0
         line = _tr("Apprentice, {window}: {acc}% of guesses kept ({a} of {p}) · {tpt} tokens per trip · "
                    "{ms} ms per token = {tps} tok/s").format(
-            window=window_label(self.trips), acc=f"{100 * acc:.0f}", a=self.accepted, p=self.proposed,
-            tpt=f"{self.tokens_per_trip:.2f}", ms=f"{spec:.2f}", tps=f"{1000.0 / spec:,.0f}" if spec > 0 else "0")
-        speed = self.speedup(key)
+            window=window_label(self.trips), acc=acc, a=self.accepted, p=self.proposed,
+            tpt=tpt, ms=f"{spec:.2f}", tps=f"{1000.0 / spec:,.0f}" if spec > 0 else "0")
         if speed is None:
             line += " · " + _tr("speed-up: run this prompt with 0 guesses once to measure plain decoding")
         else:
