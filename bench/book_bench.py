@@ -52,14 +52,23 @@ def summ(values: list[float]) -> dict:
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "values": values}
 
 
-def run(books: dict[str, Path], rounds: int, n: int, batch: int) -> dict:
-    """``books``: {name: model folder}. Returns {name: {"weight_bytes", "floor", "forward_ms", "reading_share",
-    "batch_cost"}} with each figure's median over the rounds and its spread."""
+def load_book(path: Path, weights: str | None):
+    """(model, tokenizer) of the book at ``path`` in ``weights`` ("fp32", "fp16", "int8"; None: the precision
+    the engine picks on this machine, ``model.weight_mm.choose_precision``), laid out for decoding."""
     from model.checkpoint import load_pretrained
+    from model.quantize import set_precision
+    from model.weight_mm import choose_precision
+    model, tok = load_pretrained(path)
+    set_precision(model, choose_precision(weights, model.config.n_embd, model.weight_bytes())["precision"])
+    return model.prepare_for_decode(), tok
+
+
+def run(books: dict[str, Path], rounds: int, n: int, batch: int, weights: str | None = None) -> dict:
+    """``books``: {name: model folder}; ``weights``: their precision (None: the engine's default here). Returns
+    {name: {"weight_bytes", "weights", "floor", "forward_ms", "reading_share", "batch_cost"}} with each figure's
+    median over the rounds and its spread."""
     from model.hardware import decode_floors
-    loaded = {name: load_pretrained(path) for name, path in books.items()}
-    for model, _ in loaded.values():
-        model.prepare_for_decode()
+    loaded = {name: load_book(path, weights) for name, path in books.items()}
     ids = {name: tok.encode(PROMPT) for name, (_, tok) in loaded.items()}
     for name, (model, tok) in loaded.items():  # warm-up
         one_round(model, tok, ids[name], 8, batch)
@@ -74,21 +83,22 @@ def run(books: dict[str, Path], rounds: int, n: int, batch: int) -> dict:
     for name, rows in got.items():
         model = loaded[name][0]
         out[name] = {"path": str(books[name]), "weight_bytes": model.weight_bytes(),
+                     "weights": getattr(model, "weights", "fp32"),
                      "floor": decode_floors(model.weight_bytes(), threads=1),
                      **{k: summ([r[k] for r in rows]) for k in ("forward_ms", "reading_share", "batch_cost")}}
     return out
 
 
 def markdown(res: dict, batch: int) -> str:
-    rows = ["| book | bytes (fp32) | lives in | floor | plain trip (forward) | reading share | "
-            f"batch {batch} ÷ batch 1 |", "|---|---|---|---|---|---|---|"]
+    rows = ["| book | weights | bytes | lives in | floor | plain trip (forward) | reading share | "
+            f"batch {batch} ÷ batch 1 |", "|---|---|---|---|---|---|---|---|"]
     for name, r in res["books"].items():
         f = r["floor"]
 
         def rng(k, scale=1.0, fmt="{:.2f}"):
             return (fmt.format(r[k]["median"] * scale) + " (" + fmt.format(r[k]["min"] * scale) + "–"
                     + fmt.format(r[k]["max"] * scale) + ")")
-        rows.append(f"| {name} | {r['weight_bytes'] / 1e6:.1f} MB | {f['applies']} ({(f['l3_bytes'] or 0) / 2**20:.0f} "
+        rows.append(f"| {name} | {r.get('weights', 'fp32')} | {r['weight_bytes'] / 1e6:.1f} MB | {f['applies']} ({(f['l3_bytes'] or 0) / 2**20:.0f} "
                     f"MiB L3) | {f['floor_ms']:.2f} ms | {rng('forward_ms')} ms | {rng('reading_share', 100, '{:.0f}')} % "
                     f"| {rng('batch_cost')} |")
     return "\n".join(rows)
@@ -103,11 +113,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--new-tokens", type=int, default=48)
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--weights", choices=("fp32", "fp16", "int8"), default=None,
+                   help="the books' precision (default: the engine's choice on this machine)")
     p.add_argument("--json", type=Path, default=None)
     a = p.parse_args(argv)
     import torch
     torch.set_num_threads(a.threads)
-    books = run({"pocket": a.pocket, "big": a.big}, a.rounds, a.new_tokens, a.batch)
+    books = run({"pocket": a.pocket, "big": a.big}, a.rounds, a.new_tokens, a.batch, a.weights)
     res = {"books": books, "rounds": a.rounds, "new_tokens": a.new_tokens, "batch": a.batch, "threads": a.threads,
            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
     if a.json:
