@@ -204,7 +204,9 @@ class Engine:
         self.scheduler.max_batch = n
 
     def set_draft(self, draft: GPT2 | None, draft_tokenizer: Tokenizer | None = None) -> None:
-        """Attach (or with None, detach) the draft model of speculative decoding.
+        """Attach (or with None, detach) the draft model of speculative decoding. A float32 draft is converted, in
+        place, to the target's precision (``model.quantize.set_precision``: fp16 or int8), so both books are read
+        through the same kernels.
 
         Raises RequestError if the draft's tokenizer or vocabulary differs from the target's (token ids of two
         vocabularies must never be mixed), or if the KV cache is off (the draft needs its own cache).
@@ -229,6 +231,10 @@ class Engine:
             raise RequestError(f"the draft model's context window ({draft.config.n_positions}) is shorter than "
                                f"the target's ({self.config.n_positions})")
         dcfg = draft.config
+        precision = getattr(self.model, "weights", "fp32")
+        if getattr(draft, "weights", "fp32") == "fp32" and precision != "fp32":
+            from model.quantize import set_precision  # the apprentice reads its book in the session's precision
+            set_precision(draft, precision)
         self.draft = draft.to(self.device).prepare_for_decode()
         self.draft_cache = PagedKVCache(dcfg.n_layer, dcfg.n_head, dcfg.head_dim, self.cache.num_blocks,
                                         self.block_size, self.device, self.dtype)

@@ -111,6 +111,20 @@ def test_greedy_with_a_random_draft_is_token_for_token_the_target(tiny_in, rando
     assert all(r.batch <= r.tokens_out <= (k + 1) * r.batch for r in verify)
 
 
+@pytest.mark.parametrize("weights", ["fp16", "int8"])
+def test_a_float32_draft_joins_in_the_targets_precision(tiny_in, random_draft, weights):
+    """The apprentice reads its book through the same kernels as the target: a float32 draft attached to an fp16
+    or int8 target is converted to that precision (the pocket book as fp32 cost 1.7x its fp16 pass)."""
+    from model.engine import Engine
+    target, tok = tiny_in(weights)
+    draft = copy.deepcopy(random_draft)
+    assert getattr(draft, "weights", "fp32") == "fp32"
+    fp32_bytes = draft.weight_bytes()
+    engine = Engine(target, tok)
+    engine.set_draft(draft, tok)
+    assert engine.draft.weights == weights and engine.draft.weight_bytes() < fp32_bytes
+
+
 def test_a_draft_identical_to_the_target_is_always_accepted(tiny):
     model, _ = tiny
     prompts = list(PROMPTS.values())
