@@ -8,7 +8,11 @@ Per book, each round (the books' order alternating from round to round, ABBA):
   pass); the round's figures are the medians over its decode steps: forward ms and reading share
   (weight_read_ms ÷ forward_ms);
 * **a shared table**: ``--batch`` answers of the same prompt decoded together; the round's figure is the median
-  decode step's ``forward_ms`` ÷ the plain trip's median ``forward_ms`` (1.0: eight seats cost one trip).
+  decode step's ``forward_ms`` ÷ the plain trip's median ``forward_ms`` (1.0: eight seats cost one trip);
+* **the apprentice** (where the book has one: the big book's is the pocket book, the pocket book's its layer-skip
+  draft): one greedy answer with ``--k`` guesses every trip (no early stop); the check's cost is the median verify
+  pass's ``forward_ms`` (the target reading k + 1 rows) ÷ the plain trip's, and one guess's cost the median
+  ``draft_ms ÷ proposed`` ÷ the plain trip's (1 and 0: a check as dear as a trip, a guess free).
 
 The report gives, per book, the median of the rounds and their spread, beside the book's bytes, the last-level
 cache the OS reports and the decode floor (``model.hardware.decode_floors``: bytes ÷ the read speed of the memory
@@ -38,14 +42,33 @@ def decode_steps(model, tokenizer, prompt_ids: list[int], n: int, batch: int) ->
     return [r for r in e.run(max_steps=10_000) if r.phase == "decode" and r.batch == batch]
 
 
-def one_round(model, tokenizer, ids: list[int], n: int, batch: int) -> dict:
-    """One round on one book: the plain trip's median forward ms and reading share, the shared table's cost."""
+def verify_steps(model, tokenizer, draft, ids: list[int], n: int, k: int) -> list:
+    """The verify StepReports of one greedy answer of ``n`` tokens with ``draft`` guessing ``k`` every trip."""
+    from model.engine import Engine
+    from model.sampling import SamplingParams
+    e = Engine(model, tokenizer, kv_budget_bytes=32 * 2**20, prefix_cache=False, max_batch=1)
+    e.set_draft(draft, tokenizer)
+    e.set_draft_kind("model")
+    e.set_draft_k(k)
+    e.draft_stop_below = 0.0
+    e.add_request(ids, max_new_tokens=n, sampling=SamplingParams(temperature=0.0))
+    return [r for r in e.run(max_steps=10_000) if r.phase == "verify" and r.proposed > 0]
+
+
+def one_round(model, tokenizer, ids: list[int], n: int, batch: int, draft=None, k: int = 4) -> dict:
+    """One round on one book: the plain trip's median forward ms and reading share, the shared table's cost and,
+    with a ``draft``, the check's and one guess's cost in plain trips."""
     plain = decode_steps(model, tokenizer, ids, n, 1)
     fwd = statistics.median(r.forward_ms for r in plain)
     share = statistics.median(r.weight_read_ms / r.forward_ms for r in plain if r.forward_ms > 0)
     table = decode_steps(model, tokenizer, ids, n, batch)
-    return {"forward_ms": fwd, "reading_share": share,
-            "batch_cost": statistics.median(r.forward_ms for r in table) / fwd}
+    out = {"forward_ms": fwd, "reading_share": share,
+           "batch_cost": statistics.median(r.forward_ms for r in table) / fwd}
+    if draft is not None:
+        checks = verify_steps(model, tokenizer, draft, ids, n, k)
+        out["check_cost"] = statistics.median(r.forward_ms for r in checks) / fwd
+        out["guess_cost"] = statistics.median(r.draft_ms / r.proposed for r in checks) / fwd
+    return out
 
 
 def summ(values: list[float]) -> dict:
@@ -63,21 +86,24 @@ def load_book(path: Path, weights: str | None):
     return model.prepare_for_decode(), tok
 
 
-def run(books: dict[str, Path], rounds: int, n: int, batch: int, weights: str | None = None) -> dict:
-    """``books``: {name: model folder}; ``weights``: their precision (None: the engine's default here). Returns
-    {name: {"weight_bytes", "weights", "floor", "forward_ms", "reading_share", "batch_cost"}} with each figure's
-    median over the rounds and its spread."""
+def run(books: dict[str, Path], rounds: int, n: int, batch: int, weights: str | None = None,
+        drafts: dict[str, Path] | None = None, k: int = 4) -> dict:
+    """``books``: {name: model folder}; ``weights``: their precision (None: the engine's default here);
+    ``drafts``: {name: the book's draft model folder} for the books whose apprentice is measured (k guesses).
+    Returns {name: {"weight_bytes", "weights", "floor", "forward_ms", "reading_share", "batch_cost"[,
+    "check_cost", "guess_cost"]}} with each figure's median over the rounds and its spread."""
     from model.hardware import decode_floors
     loaded = {name: load_book(path, weights) for name, path in books.items()}
+    helpers = {name: load_book(path, weights)[0] for name, path in (drafts or {}).items()}
     ids = {name: tok.encode(PROMPT) for name, (_, tok) in loaded.items()}
     for name, (model, tok) in loaded.items():  # warm-up
-        one_round(model, tok, ids[name], 8, batch)
+        one_round(model, tok, ids[name], 8, batch, helpers.get(name), k)
     got: dict[str, list[dict]] = {name: [] for name in books}
     names = list(books)
     for rnd in range(rounds):
         for name in (names if rnd % 2 == 0 else names[::-1]):
             model, tok = loaded[name]
-            got[name].append(one_round(model, tok, ids[name], n, batch))
+            got[name].append(one_round(model, tok, ids[name], n, batch, helpers.get(name), k))
             print(f"  round {rnd} {name}: {got[name][-1]}", file=sys.stderr, flush=True)
     out = {}
     for name, rows in got.items():
@@ -85,22 +111,30 @@ def run(books: dict[str, Path], rounds: int, n: int, batch: int, weights: str | 
         out[name] = {"path": str(books[name]), "weight_bytes": model.weight_bytes(),
                      "weights": getattr(model, "weights", "fp32"),
                      "floor": decode_floors(model.weight_bytes(), threads=1),
-                     **{k: summ([r[k] for r in rows]) for k in ("forward_ms", "reading_share", "batch_cost")}}
+                     **{key: summ([r[key] for r in rows]) for key in rows[0]}}
     return out
 
 
+def _spread(r: dict, key: str, scale: float = 1.0, fmt: str = "{:.2f}") -> str:
+    """"median (min–max)" of figure ``key`` of book result ``r``, or "–" where the book has none."""
+    if key not in r:
+        return "–"
+    m = r[key]
+    return f"{fmt.format(m['median'] * scale)} ({fmt.format(m['min'] * scale)}–{fmt.format(m['max'] * scale)})"
+
+
 def markdown(res: dict, batch: int) -> str:
+    """One row per book: precision, bytes, where it lives, floor, plain trip, reading share, the shared table's
+    cost and the apprentice's check and guess, in plain trips."""
     rows = ["| book | weights | bytes | lives in | floor | plain trip (forward) | reading share | "
-            f"batch {batch} ÷ batch 1 |", "|---|---|---|---|---|---|---|---|"]
+            f"batch {batch} ÷ batch 1 | check of {res.get('k', 4)} guesses ÷ trip | one guess ÷ trip |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for name, r in res["books"].items():
         f = r["floor"]
-
-        def rng(k, scale=1.0, fmt="{:.2f}"):
-            return (fmt.format(r[k]["median"] * scale) + " (" + fmt.format(r[k]["min"] * scale) + "–"
-                    + fmt.format(r[k]["max"] * scale) + ")")
-        rows.append(f"| {name} | {r.get('weights', 'fp32')} | {r['weight_bytes'] / 1e6:.1f} MB | {f['applies']} ({(f['l3_bytes'] or 0) / 2**20:.0f} "
-                    f"MiB L3) | {f['floor_ms']:.2f} ms | {rng('forward_ms')} ms | {rng('reading_share', 100, '{:.0f}')} % "
-                    f"| {rng('batch_cost')} |")
+        rows.append(f"| {name} | {r.get('weights', 'fp32')} | {r['weight_bytes'] / 1e6:.1f} MB | {f['applies']} "
+                    f"({(f['l3_bytes'] or 0) / 2**20:.0f} MiB L3) | {f['floor_ms']:.2f} ms | "
+                    f"{_spread(r, 'forward_ms')} ms | {_spread(r, 'reading_share', 100, '{:.0f}')} % | "
+                    f"{_spread(r, 'batch_cost')} | {_spread(r, 'check_cost')} | {_spread(r, 'guess_cost')} |")
     return "\n".join(rows)
 
 
@@ -112,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--new-tokens", type=int, default=48)
     p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--k", type=int, default=4, help="the apprentice's guesses per trip")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--weights", choices=("fp32", "fp16", "int8"), default=None,
                    help="the books' precision (default: the engine's choice on this machine)")
@@ -119,8 +154,12 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     import torch
     torch.set_num_threads(a.threads)
-    books = run({"pocket": a.pocket, "big": a.big}, a.rounds, a.new_tokens, a.batch, a.weights)
-    res = {"books": books, "rounds": a.rounds, "new_tokens": a.new_tokens, "batch": a.batch, "threads": a.threads,
+    from model.catalog import identify
+    drafts = {name: book.draft_path() for name, path in (("pocket", a.pocket), ("big", a.big))
+              if (book := identify(path)) is not None and book.draft_path().is_dir()}
+    books = run({"pocket": a.pocket, "big": a.big}, a.rounds, a.new_tokens, a.batch, a.weights, drafts, a.k)
+    res = {"books": books, "rounds": a.rounds, "new_tokens": a.new_tokens, "batch": a.batch, "k": a.k,
+           "threads": a.threads,
            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
     if a.json:
         a.json.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")

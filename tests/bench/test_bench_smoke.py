@@ -205,7 +205,11 @@ def test_book_bench_gives_each_book_its_shares_costs_and_floor(tiny_model_dir, m
     of the forward, the floor of the book's own bytes."""
     from bench.book_bench import markdown, run
     monkeypatch.setenv("ONE_TRIP_CACHE_DIR", str(tmp_path / "cache"))
-    res = run({"pocket": tiny_model_dir, "big": tiny_model_dir}, rounds=2, n=4, batch=2)
+    res = run({"pocket": tiny_model_dir, "big": tiny_model_dir}, rounds=2, n=4, batch=2, weights="fp32",
+              drafts={"big": tiny_model_dir}, k=2)
+    check, guess = res["big"]["check_cost"], res["big"]["guess_cost"]
+    assert check["min"] > 0 and guess["min"] > 0 and len(check["values"]) == 2  # the book guessing for itself
+    assert "check_cost" not in res["pocket"]  # no draft given: no apprentice figures
     for name in ("pocket", "big"):
         r = res[name]
         assert _summary_ok({**r["forward_ms"], "n": 2}, 2)
@@ -213,5 +217,6 @@ def test_book_bench_gives_each_book_its_shares_costs_and_floor(tiny_model_dir, m
         assert r["batch_cost"]["min"] > 0
         assert r["floor"]["weight_bytes"] == r["weight_bytes"] == 4 * sum(p.numel() for p in load_pretrained(
             tiny_model_dir)[0].parameters())
-    table = markdown({"books": res}, 2)
-    assert table.count("\n") == 3 and "| big |" in table and "batch 2 ÷ batch 1" in table
+    table = markdown({"books": res, "k": 2}, 2)
+    assert table.count("\n") == 3 and "| big | fp32 |" in table and "batch 2 ÷ batch 1" in table
+    assert "check of 2 guesses" in table and table.splitlines()[2].endswith("| – | – |")
