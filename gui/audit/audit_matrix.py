@@ -67,9 +67,9 @@ def _tour_states(widget) -> list[tuple[str, object]]:
     if key == "game":
         def press(mode, n):
             def go(w):
-                w._game_mode(mode)
+                w.start_game(mode)
                 for _ in range(n):
-                    w._game_press()
+                    w.game_press()
             return go
         return [(" (game in progress)", press("alone", 3))]
     return [("", None)]

@@ -115,6 +115,7 @@ class _ChipStrip(QWidget):
         self.chips: list[QPushButton] = []
         self.full_labels: list[str] = []
         self.compact = False
+        self.min_height = 0  # a finger's target in touch mode (set_touch_target)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
 
     def add(self, chip: QPushButton) -> None:
@@ -124,7 +125,7 @@ class _ChipStrip(QWidget):
 
     def set_labels(self, labels: list[str]) -> None:
         self.full_labels = list(labels)
-        self._layout()
+        self.relayout()
 
     def _widths(self, labels: list[str]) -> list[int]:
         out = []
@@ -143,13 +144,21 @@ class _ChipStrip(QWidget):
         return QSize(sum(widths) + self.SPACING * max(0, len(widths) - 1), self._height())
 
     def _height(self) -> int:
-        return max((c.sizeHint().height() for c in self.chips), default=30)
+        return max(max((c.sizeHint().height() for c in self.chips), default=30), self.min_height)
+
+    def set_touch_target(self, px: int, gap: int) -> None:
+        """Touch mode: chips at least ``px`` high and at least ``gap`` px apart (gui.kiosk.touch_targets)."""
+        self.min_height = px
+        self.SPACING = max(gap, self.SPACING)
+        self.relayout()
+        self.updateGeometry()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        self._layout()
+        self.relayout()
 
-    def _layout(self) -> None:
+    def relayout(self) -> None:
+        """Place the chips in the strip's width (numbers only where the full labels do not fit)."""
         if not self.chips:
             return
         full = self._widths(self.full_labels)
@@ -324,7 +333,7 @@ class TourLayout:
         for chip in self.chips:
             chip.setFont(self._font(self._px("chip")))
         self.chip_strip.updateGeometry()
-        self.chip_strip._layout()
+        self.chip_strip.relayout()
         self._set_title_font()
         self.caption.setFont(self._font(self._px("caption")))
         # one line: a short caption gives way; in touch mode never under a finger's target (its terms are tapped;
