@@ -1,4 +1,5 @@
-"""``python -m gui.audit.audit_matrix``: the layout audit (``gui.audit.layout_faults``) over every screen, written as a report.
+"""``python -m gui.audit.audit_matrix``: the layout audit (``gui.audit.layout_faults``) over every screen, written as
+a report.
 
 Screens: every tour page (1–18, the states of pages that draw differently: see ``TOUR_STATES``) and the Live page's
 states (batch 1, 4 and 16, the apprentice, the book torn 2 ways by pages and by chapters, the details view open

@@ -28,11 +28,11 @@ Items without it whose class paints text are invisible to the audit (they cannot
 
 Besides ``items``, the layout says which ``page`` it is ("live", "tour" or "other"), lists the scenes' ``boxes``
 (window rects of panels, cards and pills), the Live ``stage`` as drawn ([x, y, w, h], when shown), the code view's
-``code`` ({file, first_line, last_line, highlighted_line, stage}, when shown; its lines are items of role "code"), each wrapped
-item's ``lines`` (the text of each line as laid out), and with ``bands=True`` (``write_layout_json`` and so
+``code`` ({file, first_line, last_line, highlighted_line, stage}, when shown; its lines are items of role "code"),
+each wrapped item's ``lines`` (the text of each line as laid out), and with ``bands=True`` (``write_layout_json`` and so
 ``--layout-json``) the ``empty_bands`` ([top, height] runs of rows where nothing is drawn). The fault classes of
-issue 24 are checked by ``gui.audit.layout_faults.faults(layout)``; ``python -m gui.audit.audit_matrix`` runs them over every
-screen.
+issue 24 are checked by ``gui.audit.layout_faults.faults(layout)``; ``python -m gui.audit.audit_matrix`` runs them
+over every screen.
 
 ``audit_problems(layout)`` returns the human-readable problems of a layout (overlaps, clipping, empty text,
 text under the type scale's minimum); tests assert it is empty.
@@ -219,7 +219,8 @@ def _text_edit_item(edit: QTextEdit | QPlainTextEdit, window: QWidget) -> dict |
     margin = doc.documentMargin()
     char_w = QFontMetricsF(edit.font()).averageCharWidth()
     doc_w = doc.idealWidth() if isinstance(edit, QTextEdit) else doc.size().width() * char_w
-    doc_h = doc.size().height() if isinstance(edit, QTextEdit) else edit.blockCount() * QFontMetricsF(edit.font()).height()
+    line_h = QFontMetricsF(edit.font()).height()
+    doc_h = doc.size().height() if isinstance(edit, QTextEdit) else edit.blockCount() * line_h
     vr = QRectF(viewport.rect())
     scroll_y = edit.verticalScrollBar().value()
     painted = QRectF(margin, margin - scroll_y, doc_w, max(0.0, doc_h - 2 * margin)).intersected(vr)
