@@ -202,7 +202,8 @@ def run_app(args) -> int:
         window.bridge.ready.connect(lambda _info: QTimer.singleShot(int(autoclose), window.close),
                                     Qt.SingleShotConnection)
     chord_ms = env_ms("ONE_TRIP_OPERATOR_CHORD_MS")
-    if chord_ms is not None and controller is not None:  # tests: the operator chord, this long after the engine is ready
+    # tests: the operator chord, this long after the engine is ready
+    if chord_ms is not None and controller is not None:
         window.bridge.ready.connect(lambda _info: QTimer.singleShot(int(chord_ms), controller.operator_action.trigger),
                                     Qt.SingleShotConnection)
     code = app.exec()

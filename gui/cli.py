@@ -59,7 +59,8 @@ def add_scene_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--draft-k", type=int_in(0, 8), default=0, metavar="K", help="apprentice guesses per trip, 0-8")
     p.add_argument("--draft-model", default=None, metavar="DIR", help="the draft model (default: the bundled one)")
     tear = p.add_mutually_exclusive_group()
-    tear.add_argument("--tp", type=int_in(1, MAX_WORKERS), default=None, metavar="N", help="tear the book by pages over N desks")
+    tear.add_argument("--tp", type=int_in(1, MAX_WORKERS), default=None, metavar="N",
+                      help="tear the book by pages over N desks")
     tear.add_argument("--pp", type=int_in(1, MAX_WORKERS), default=None, metavar="N",
                       help="tear the book by chapters over N desks")
     p.add_argument("--presenter", action="store_true", help="presenter mode: one type step larger, fewer buttons")
@@ -146,7 +147,8 @@ def _interrupted(signum, frame):
         return  # the clean way out is under way: a repeated signal must not cut it short
     if _RUN.get("signum") is None:
         _RUN["signum"] = signum  # the first signal names the way out (the retries below send SIGINT)
-    logging.getLogger("gui.engine_link.bridge").setLevel(logging.ERROR)  # stopping the engine hard is what was asked for
+    # stopping the engine hard is what was asked for
+    logging.getLogger("gui.engine_link.bridge").setLevel(logging.ERROR)
     if _RUN.get("backstop") is None:
         _RUN["backstop"] = threading.Timer(FORCE_EXIT_S, _exit_now)
         _RUN["backstop"].daemon = True

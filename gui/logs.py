@@ -33,6 +33,10 @@ def log_dir() -> Path:
     return Path(platformdirs.user_log_dir("one-trip", appauthor=False))
 
 
+# this process's log file once setup_logging ran: its path, or "" when none could be opened
+_set_up: dict[str, Path | str] = {}
+
+
 def setup_logging(process: str = "gui", level: int = logging.INFO) -> Path | None:
     """Send the root logger to ``log_dir()/one-trip[-process].log`` (rotating) and stderr.
 
@@ -41,8 +45,8 @@ def setup_logging(process: str = "gui", level: int = logging.INFO) -> Path | Non
     (then only stderr is used: a read-only disk must not stop a kiosk).
     """
     root = logging.getLogger()
-    if getattr(root, "_one_trip_log", None) is not None:
-        return root._one_trip_log or None
+    if "log" in _set_up:
+        return _set_up["log"] or None
     root.setLevel(level)
     formatter = logging.Formatter(FORMAT)
     stderr = logging.StreamHandler(sys.stderr)
@@ -59,7 +63,7 @@ def setup_logging(process: str = "gui", level: int = logging.INFO) -> Path | Non
     except OSError as exc:
         log.warning("no log file (%s); logging to stderr only", exc)
         path = None
-    root._one_trip_log = path or ""
+    _set_up["log"] = path or ""
     if process == "gui":
         sys.excepthook = _log_uncaught
     return path

@@ -1,4 +1,5 @@
-"""``python -m gui.audit.audit_matrix``: the layout audit (``gui.audit.layout_faults``) over every screen, written as a report.
+"""``python -m gui.audit.audit_matrix``: the layout audit (``gui.audit.layout_faults``) over every screen, written as
+a report.
 
 Screens: every tour page (1–18, the states of pages that draw differently: see ``TOUR_STATES``) and the Live page's
 states (batch 1, 4 and 16, the apprentice, the book torn 2 ways by pages and by chapters, the details view open
@@ -67,9 +68,9 @@ def _tour_states(widget) -> list[tuple[str, object]]:
     if key == "game":
         def press(mode, n):
             def go(w):
-                w._game_mode(mode)
+                w.start_game(mode)
                 for _ in range(n):
-                    w._game_press()
+                    w.game_press()
             return go
         return [(" (game in progress)", press("alone", 3))]
     return [("", None)]

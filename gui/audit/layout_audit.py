@@ -28,11 +28,11 @@ Items without it whose class paints text are invisible to the audit (they cannot
 
 Besides ``items``, the layout says which ``page`` it is ("live", "tour" or "other"), lists the scenes' ``boxes``
 (window rects of panels, cards and pills), the Live ``stage`` as drawn ([x, y, w, h], when shown), the code view's
-``code`` ({file, first_line, last_line, highlighted_line, stage}, when shown; its lines are items of role "code"), each wrapped
-item's ``lines`` (the text of each line as laid out), and with ``bands=True`` (``write_layout_json`` and so
+``code`` ({file, first_line, last_line, highlighted_line, stage}, when shown; its lines are items of role "code"),
+each wrapped item's ``lines`` (the text of each line as laid out), and with ``bands=True`` (``write_layout_json`` and so
 ``--layout-json``) the ``empty_bands`` ([top, height] runs of rows where nothing is drawn). The fault classes of
-issue 24 are checked by ``gui.audit.layout_faults.faults(layout)``; ``python -m gui.audit.audit_matrix`` runs them over every
-screen.
+issue 24 are checked by ``gui.audit.layout_faults.faults(layout)``; ``python -m gui.audit.audit_matrix`` runs them
+over every screen.
 
 ``audit_problems(layout)`` returns the human-readable problems of a layout (overlaps, clipping, empty text,
 text under the type scale's minimum); tests assert it is empty.
@@ -219,7 +219,8 @@ def _text_edit_item(edit: QTextEdit | QPlainTextEdit, window: QWidget) -> dict |
     margin = doc.documentMargin()
     char_w = QFontMetricsF(edit.font()).averageCharWidth()
     doc_w = doc.idealWidth() if isinstance(edit, QTextEdit) else doc.size().width() * char_w
-    doc_h = doc.size().height() if isinstance(edit, QTextEdit) else edit.blockCount() * QFontMetricsF(edit.font()).height()
+    line_h = QFontMetricsF(edit.font()).height()
+    doc_h = doc.size().height() if isinstance(edit, QTextEdit) else edit.blockCount() * line_h
     vr = QRectF(viewport.rect())
     scroll_y = edit.verticalScrollBar().value()
     painted = QRectF(margin, margin - scroll_y, doc_w, max(0.0, doc_h - 2 * margin)).intersected(vr)
@@ -303,34 +304,45 @@ def _scene_items(view: QGraphicsView, window: QWidget) -> list[dict]:
         if lines is not None and len(lines) > 1:
             out[-1]["lines"] = lines
 
+    for item in scene.items():
+        if not item.isVisible() or item.effectiveOpacity() < 0.05:
+            continue
+        for text in _item_texts(item):
+            add(item, *text)
+    return out
+
+
+def _item_texts(item: QGraphicsItem) -> list[tuple]:
+    """The texts a scene item draws, each as ``(text, local rect, font px, clipped, role[, lines])``: a text
+    item's own, a plot axis's tick labels, and what an item with ``audit_texts`` says it draws."""
     try:
         from pyqtgraph import AxisItem
     except ImportError:  # pragma: no cover - pyqtgraph is a dependency
         AxisItem = ()  # noqa: N806
-    for item in scene.items():
-        if not item.isVisible() or item.effectiveOpacity() < 0.05:
-            continue
-        if isinstance(item, QGraphicsSimpleTextItem):
-            if item.text():
-                add(item, item.text(), item.boundingRect(), font_px(item.font()), False, _item_role(item),
-                    item.text().splitlines(keepends=True))
-        elif isinstance(item, QGraphicsTextItem):
-            text = item.toPlainText()
-            if text.strip():
-                m = item.document().documentMargin()
-                local = item.boundingRect().adjusted(m, m, -m, -m)
-                tw = item.textWidth()
-                clipped = tw > 0 and item.document().idealWidth() > tw + 1
-                add(item, text, local, font_px(item.font()), clipped, _item_role(item), doc_lines(item.document()))
-        elif AxisItem and isinstance(item, AxisItem):
-            bounds = item.boundingRect()
-            for text, rect, px in _axis_texts(item):
-                add(item, text, rect, px, not _inside(rect, bounds), role_of(item) or "axis")
-        if hasattr(item, "audit_texts") and not isinstance(item, (QGraphicsSimpleTextItem, QGraphicsTextItem)):
-            for t in item.audit_texts() or []:
-                add(item, str(t.get("text", "")), QRectF(t["rect"]), float(t.get("font_px", 0)),
-                    bool(t.get("clipped", False)), str(t.get("role") or _item_role(item)))
-    return out
+    texts: list[tuple] = []
+    if isinstance(item, QGraphicsSimpleTextItem):
+        if item.text():
+            texts.append((item.text(), item.boundingRect(), font_px(item.font()), False, _item_role(item),
+                          item.text().splitlines(keepends=True)))
+        return texts
+    if isinstance(item, QGraphicsTextItem):
+        text = item.toPlainText()
+        if text.strip():
+            m = item.document().documentMargin()
+            local = item.boundingRect().adjusted(m, m, -m, -m)
+            tw = item.textWidth()
+            clipped = tw > 0 and item.document().idealWidth() > tw + 1
+            texts.append((text, local, font_px(item.font()), clipped, _item_role(item), doc_lines(item.document())))
+        return texts
+    if AxisItem and isinstance(item, AxisItem):
+        bounds = item.boundingRect()
+        for text, rect, px in _axis_texts(item):
+            texts.append((text, rect, px, not _inside(rect, bounds), role_of(item) or "axis"))
+    if hasattr(item, "audit_texts"):
+        for t in item.audit_texts() or []:
+            texts.append((str(t.get("text", "")), QRectF(t["rect"]), float(t.get("font_px", 0)),
+                          bool(t.get("clipped", False)), str(t.get("role") or _item_role(item))))
+    return texts
 
 
 # ---- the walk -----------------------------------------------------------------------------------------------------
@@ -357,22 +369,10 @@ def collect_layout(window: QWidget, lang: str | None = None, bands: bool = False
         if w.property("auditLines"):  # lists its own lines (the code view: gui/code_view/panel.py)
             items.extend(w.audit_lines(window))
             continue
-        entry = None
-        if isinstance(w, QLabel):
-            entry = _label_item(w, window)
-        elif isinstance(w, QAbstractButton):
-            entry = _button_item(w, window)
-        elif isinstance(w, QLineEdit):
-            parent = w.parentWidget()
-            entry = _line_edit_item(w, window, parent if isinstance(parent, QComboBox) else w)
-        elif isinstance(w, QComboBox) and not w.isEditable():
-            entry = _combo_item(w, window)
-        elif isinstance(w, (QTextEdit, QPlainTextEdit)):
-            entry = _text_edit_item(w, window)
-        elif isinstance(w, QGraphicsView):
+        if isinstance(w, QGraphicsView):
             items.extend(_scene_items(w, window))
             boxes.extend(scene_boxes(w, window))
-        if entry is not None:
+        elif (entry := _widget_item(w, window)) is not None:
             items.append(entry)
     layout = {"size": [window.width(), window.height()], "lang": lang, "page": _page_of(window), "items": items,
               "boxes": boxes}
@@ -386,6 +386,22 @@ def collect_layout(window: QWidget, lang: str | None = None, bands: bool = False
     if bands:
         layout["empty_bands"] = empty_bands(exact_image(window))
     return layout
+
+
+def _widget_item(w: QWidget, window: QWidget) -> dict | None:
+    """The text item of a label, button, line edit, read-only combo box or text edit; None for other widgets."""
+    if isinstance(w, QLabel):
+        return _label_item(w, window)
+    if isinstance(w, QAbstractButton):
+        return _button_item(w, window)
+    if isinstance(w, QLineEdit):
+        parent = w.parentWidget()
+        return _line_edit_item(w, window, parent if isinstance(parent, QComboBox) else w)
+    if isinstance(w, QComboBox) and not w.isEditable():
+        return _combo_item(w, window)
+    if isinstance(w, (QTextEdit, QPlainTextEdit)):
+        return _text_edit_item(w, window)
+    return None
 
 
 def _page_of(window: QWidget) -> str:

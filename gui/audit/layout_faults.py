@@ -1,4 +1,5 @@
-"""The faults eyes catch on a screen, found in a layout from ``gui.audit.layout_audit.collect_layout`` (issue 24, item 6).
+"""The faults eyes catch on a screen, found in a layout from ``gui.audit.layout_audit.collect_layout`` (issue 24,
+item 6).
 
 ``faults(layout)`` returns one ``Fault`` per problem; ``fault_lines(layout)`` the same as readable lines. Each
 fault has a ``kind`` (the class of ``KINDS``), the offending ``text`` and a ``detail``:

@@ -58,7 +58,8 @@ def build_record_parser() -> argparse.ArgumentParser:
                    help="the clip; its extension picks the format: .mp4 (H.264), .webm (VP9), .gif")
     add_scene_options(p)
     p.add_argument("--seconds", type=_seconds(0.1, MAX_SECONDS), default=DEFAULT_SECONDS, metavar="S",
-                   help=f"length of the clip in seconds of animation, 0.1-{MAX_SECONDS:g} (default {DEFAULT_SECONDS:g})")
+                   help=f"length of the clip in seconds of animation, 0.1-{MAX_SECONDS:g} "
+                        f"(default {DEFAULT_SECONDS:g})")
     p.add_argument("--fps", type=int_in(1, MAX_FPS), default=DEFAULT_FPS, metavar="F",
                    help=f"frames per second, 1-{MAX_FPS} (default {DEFAULT_FPS})")
     p.add_argument("--hold", type=_seconds(0.0, 60.0), default=0.0, metavar="S",

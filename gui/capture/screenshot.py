@@ -213,7 +213,7 @@ def apprentice_facts(window) -> dict:
     visitor's answer as shown and the phrase it was stopped for repeating (``loop``, None when it did not loop)."""
     meter, info = window.spec_meter, window.bridge.apprentice_info or {}
     return {"k": window.apprentice.value(), "kind": window.apprentice_choice.kind(),
-            "greedy": window.session.sampling.greedy, "speedup": meter.speedup(window.engine._spec_key()),
+            "greedy": window.session.sampling.greedy, "speedup": meter.speedup(window.engine.spec_key()),
             "acceptance": meter.acceptance if meter.trips else None, "trips": meter.trips,
             "chosen": info.get("chosen"), "pays_when": info.get("pays_when"),
             "temperature": 0.0 if window.session.sampling.greedy else window.session.sampling.temperature,
@@ -256,53 +256,72 @@ def screenshot_main(args) -> int:
     try:
         if (code := prepare_live(app, window, args)) != 0:
             return code
-        window.set_real_time(True)  # show trips as they come; the engine runs them back to back
-        if not window.run_trips(steps):
-            print("screenshot: could not start the run", file=sys.stderr)
-            return 1
-        start = window.reports_received
-        if not wait_until(app, lambda: window.reports_received - start >= steps or window.is_session_done()
-                     or not window.bridge.is_running(), RUN_TIMEOUT_S):
-            print(f"screenshot: only {window.reports_received - start} of {steps} trips in time", file=sys.stderr)
-            return 1
-        if not window.bridge.is_running():
-            print("screenshot: the engine stopped during the run", file=sys.stderr)
-            return 1
-        wait_until(app, lambda: False, 0.3)  # let late events (finished, idle) arrive
-        # Show the last trip at human pace, half-way: carts on the road, chapters lighting up.
-        window.clock.stop()
-        window.set_real_time(False)
-        if window.last_report is not None:
-            window.scene.show_trip(window.last_report)
-            duration = float(getattr(window.scene, "trip_duration_s", 1.0))
-            at = getattr(args, "at", None)
-            if at is None:  # a verify trip says most once the master has judged the guesses
-                at = 0.77 if window.last_report.get("phase") == "verify" else 0.55
-            at = min(0.999, max(0.0, float(at)))
-            for _ in range(30):
-                window.scene.advance(duration * at / 30)
+        code, start = _run_steps(app, window, steps)
+        if code != 0:
+            return code
+        _pose_last_trip(window, getattr(args, "at", None))
         app.processEvents()
-        path = Path(out)
-        if (reason := check_out_path(out)) is not None:
-            print(f"screenshot: {reason}", file=sys.stderr)
-            return 2
-        from gui.audit.layout_audit import exact_image, write_layout_json
-        layout_json = getattr(args, "layout_json", None)
-        if layout_json:
-            layout = write_layout_json(window, layout_json, window.lang)
-            layout["apprentice"] = apprentice_facts(window)  # an added field: the figures the readout shows
-            layout["trip"] = trip_facts(window)  # added: the trip the split row shows, and the lesson it chose
-            Path(layout_json).write_text(json.dumps(layout, ensure_ascii=False, indent=1), encoding="utf-8")
-        image = exact_image(window)  # device-independent pixels, whatever QT_SCALE_FACTOR says
-        if not image.save(str(path)):
-            print(f"screenshot: could not write {path}", file=sys.stderr)
-            return 1
-        extra = f", layout in {layout_json}" if layout_json else ""
-        trips = window.reports_received - start
-        if trips < steps and window.is_session_done():  # said, not left for the reader to notice
-            extra += f"; the answer finished after {trips} of the {steps} trips of --steps"
-        print(f"screenshot: {path} ({image.width()}x{image.height()}, {trips} trips{extra})")
-        return 0
+        return _save_shot(window, args, out, steps, start)
     finally:
         window.close()
         window.stop()
+
+
+def _run_steps(app, window, steps: int) -> tuple[int, int]:
+    """Run ``steps`` real trips in real time and wait for them. Returns 0 (or 1 with a message) and the count of
+    reports received before the run."""
+    window.set_real_time(True)  # show trips as they come; the engine runs them back to back
+    if not window.run_trips(steps):
+        print("screenshot: could not start the run", file=sys.stderr)
+        return 1, 0
+    start = window.reports_received
+    if not wait_until(app, lambda: window.reports_received - start >= steps or window.is_session_done()
+                      or not window.bridge.is_running(), RUN_TIMEOUT_S):
+        print(f"screenshot: only {window.reports_received - start} of {steps} trips in time", file=sys.stderr)
+        return 1, start
+    if not window.bridge.is_running():
+        print("screenshot: the engine stopped during the run", file=sys.stderr)
+        return 1, start
+    wait_until(app, lambda: False, 0.3)  # let late events (finished, idle) arrive
+    return 0, start
+
+
+def _pose_last_trip(window, at: float | None) -> None:
+    """Show the last trip at human pace, stopped at fraction ``at`` of it (by default half-way: carts on the
+    road, chapters lighting up)."""
+    window.clock.stop()
+    window.set_real_time(False)
+    if window.last_report is not None:
+        window.scene.show_trip(window.last_report)
+        duration = float(getattr(window.scene, "trip_duration_s", 1.0))
+        if at is None:  # a verify trip says most once the master has judged the guesses
+            at = 0.77 if window.last_report.get("phase") == "verify" else 0.55
+        at = min(0.999, max(0.0, float(at)))
+        for _ in range(30):
+            window.scene.advance(duration * at / 30)
+
+
+def _save_shot(window, args, out: str, steps: int, start: int) -> int:
+    """Write the PNG (and the layout JSON with ``--layout-json``) and say what was saved. Returns 0, or 1 or 2
+    with a message."""
+    path = Path(out)
+    if (reason := check_out_path(out)) is not None:
+        print(f"screenshot: {reason}", file=sys.stderr)
+        return 2
+    from gui.audit.layout_audit import exact_image, write_layout_json
+    layout_json = getattr(args, "layout_json", None)
+    if layout_json:
+        layout = write_layout_json(window, layout_json, window.lang)
+        layout["apprentice"] = apprentice_facts(window)  # an added field: the figures the readout shows
+        layout["trip"] = trip_facts(window)  # added: the trip the split row shows, and the lesson it chose
+        Path(layout_json).write_text(json.dumps(layout, ensure_ascii=False, indent=1), encoding="utf-8")
+    image = exact_image(window)  # device-independent pixels, whatever QT_SCALE_FACTOR says
+    if not image.save(str(path)):
+        print(f"screenshot: could not write {path}", file=sys.stderr)
+        return 1
+    extra = f", layout in {layout_json}" if layout_json else ""
+    trips = window.reports_received - start
+    if trips < steps and window.is_session_done():  # said, not left for the reader to notice
+        extra += f"; the answer finished after {trips} of the {steps} trips of --steps"
+    print(f"screenshot: {path} ({image.width()}x{image.height()}, {trips} trips{extra})")
+    return 0

@@ -64,7 +64,7 @@ def open_section(section: int, lang: str, size: tuple[int, int] = (1600, 900), l
     widget.goto(int(section) - 1)
     if widget.pages_key() == "game":
         for _ in range(3):  # a game in progress says more than an empty table
-            widget._game_press()
+            widget.game_press()
     widget.show()
     QCoreApplication.processEvents()
     return widget

@@ -186,7 +186,8 @@ class EngineBridge(QObject):
         return self.send({"op": "set_sharding", "mode": str(mode), "n": int(n)})
 
     def analyze(self, analysis_id: str, kind: str, prompt: str, **params) -> bool:
-        """Ask for a measurement for the tour (``model/teaching/analysis.py``); the answer comes as ``analysis(dict)``."""
+        """Ask for a measurement for the tour (``model/teaching/analysis.py``); the answer comes as
+        ``analysis(dict)``."""
         return self.send({"op": "analyze", "analysis_id": analysis_id, "kind": kind, "prompt": prompt, **params})
 
     def reset(self) -> bool:

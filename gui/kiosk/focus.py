@@ -91,40 +91,53 @@ class FocusGuard(QObject):
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
         kind = event.type()
         if kind == QEvent.ShortcutOverride:
-            if isinstance(obj, QAbstractSlider) and obj.hasFocus() and event.key() in SLIDER_KEYS \
-                    and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier) and shows_focus_ring(obj):
-                event.accept()  # the slider that shows its focus ring takes the arrow
-                return True
-            if is_text_field(obj) and event.key() in (Qt.Key_Escape, Qt.Key_Return, Qt.Key_Enter):
-                event.accept()  # these reach the field, which then gives the focus back
-                return False
-            return False
+            return self._shortcut_override(obj, event)
         if kind == QEvent.FocusIn and isinstance(obj, QLineEdit):
             self._text_at_focus[id(obj)] = obj.text()
             return False
         if kind == QEvent.KeyPress:
-            key = event.key()
-            if key == Qt.Key_Escape and (is_text_field(obj) or isinstance(obj, QAbstractSlider)) and obj.hasFocus():
-                if isinstance(obj, QLineEdit) and id(obj) in self._text_at_focus:
-                    obj.setText(self._text_at_focus[id(obj)])
-                hand_focus_back(obj)
-                return True
-            if key in (Qt.Key_Return, Qt.Key_Enter) and isinstance(obj, QLineEdit) and obj.hasFocus():
-                obj.event(event)  # the field's own Enter first (returnPressed, a combo box adds its item)
-                self._text_at_focus[id(obj)] = obj.text()
-                hand_focus_back(obj)
-                return True
-            return False
+            return self._key_press(obj, event)
         if kind == QEvent.MouseButtonPress and self.presenter and isinstance(obj, QWidget):
-            focus = QApplication.focusWidget()
-            if focus is None or not is_text_field(focus) or obj is focus or focus.isAncestorOf(obj):
-                return False
-            if isinstance(obj, QComboBox) and obj.lineEdit() is focus:
-                return False  # the field's own combo box (its arrow, its list)
-            if focus.window() is obj.window():
-                hand_focus_back(focus)
+            self._presenter_press(obj)
+        return False
+
+    @staticmethod
+    def _shortcut_override(obj, event) -> bool:
+        """A focused slider that shows its focus ring takes the arrows; a text field gets Escape and Enter."""
+        if isinstance(obj, QAbstractSlider) and obj.hasFocus() and event.key() in SLIDER_KEYS \
+                and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier) and shows_focus_ring(obj):
+            event.accept()  # the slider that shows its focus ring takes the arrow
+            return True
+        if is_text_field(obj) and event.key() in (Qt.Key_Escape, Qt.Key_Return, Qt.Key_Enter):
+            event.accept()  # these reach the field, which then gives the focus back
             return False
         return False
 
+    def _key_press(self, obj, event) -> bool:
+        """Escape in a field or slider: the field's text as it was, the focus back to the page; Enter in a field:
+        the field's own Enter, then the focus back."""
+        key = event.key()
+        if key == Qt.Key_Escape and (is_text_field(obj) or isinstance(obj, QAbstractSlider)) and obj.hasFocus():
+            if isinstance(obj, QLineEdit) and id(obj) in self._text_at_focus:
+                obj.setText(self._text_at_focus[id(obj)])
+            hand_focus_back(obj)
+            return True
+        if key in (Qt.Key_Return, Qt.Key_Enter) and isinstance(obj, QLineEdit) and obj.hasFocus():
+            obj.event(event)  # the field's own Enter first (returnPressed, a combo box adds its item)
+            self._text_at_focus[id(obj)] = obj.text()
+            hand_focus_back(obj)
+            return True
+        return False
+
+    @staticmethod
+    def _presenter_press(obj: QWidget) -> None:
+        """Presenter mode: a press outside the focused text field gives its focus back to the page."""
+        focus = QApplication.focusWidget()
+        if focus is None or not is_text_field(focus) or obj is focus or focus.isAncestorOf(obj):
+            return
+        if isinstance(obj, QComboBox) and obj.lineEdit() is focus:
+            return  # the field's own combo box (its arrow, its list)
+        if focus.window() is obj.window():
+            hand_focus_back(focus)
 
 __all__ = ["FocusGuard", "hand_focus_back", "is_text_field", "shows_focus_ring"]

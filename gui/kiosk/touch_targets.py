@@ -78,7 +78,7 @@ class TargetSizer(QObject):
             elif obj.layout() is not None:  # a page or a row built later: its layouts get the gap
                 for layout in (obj.layout(), *obj.layout().findChildren(QLayout)):
                     self._space(layout)
-            if hasattr(obj, "chips") and hasattr(obj, "_layout"):
+            if hasattr(obj, "set_touch_target"):
                 self._fit_strip(obj)
         return False
 
@@ -113,24 +113,16 @@ class TargetSizer(QObject):
         elif isinstance(layout, QBoxLayout):
             if layout.spacing() < GAP_PX:
                 layout.setSpacing(GAP_PX)
-        elif hasattr(layout, "_spacing") and layout._spacing < GAP_PX:  # gui.tour.flow.FlowLayout
-            layout._spacing = GAP_PX
+        elif hasattr(layout, "set_gap") and layout.gap() < GAP_PX:  # gui.tour.flow.FlowLayout
+            layout.set_gap(GAP_PX)
 
     def _chip_strips(self) -> list[QWidget]:
-        return [w for w in self.host.findChildren(QWidget) if hasattr(w, "chips") and hasattr(w, "_layout")]
+        return [w for w in self.host.findChildren(QWidget) if hasattr(w, "set_touch_target")]
 
     def _fit_strip(self, strip: QWidget) -> None:
         """The tour's page strip lays its chips out by hand from their size hints: give it the target height
-        and the gap (``SPACING``, ``_height``: its own layout hooks)."""
-        if not hasattr(strip, "_height"):
-            return
-        if not hasattr(strip, "_touch_base_height"):
-            strip._touch_base_height = strip._height
-            strip._height = lambda s=strip: max(s._touch_base_height(), s._touch_px)
-        strip._touch_px = self.px
-        strip.SPACING = max(GAP_PX, getattr(strip, "SPACING", 0))
-        strip._layout()
-        strip.updateGeometry()
+        and the gap (its ``set_touch_target``)."""
+        strip.set_touch_target(self.px, GAP_PX)
 
 
 def presets_only(host: QWidget) -> None:

@@ -156,6 +156,10 @@ class ApprenticeChoice(QWidget):
     def kind(self) -> str:
         return next((k for k, b in self.buttons.items() if b.isChecked()), "ngram")
 
+    def has_kind(self, kind: str) -> bool:
+        """True if the engine has apprentice ``kind`` ("ngram", "model")."""
+        return kind in self._kinds
+
     def set_kinds(self, kinds: list[str]) -> None:
         """The apprentices the engine has (``ready``'s ``draft_kinds``); the draft model's button is disabled
         without one."""
@@ -233,7 +237,7 @@ class ApprenticeVerdicts:
         self.apprentice_choice.set_event(event)
         if kind in KINDS:
             self.session.set_draft_kind(kind)
-        self._apply_apprentice_sampling(self.session.draft_k)
+        self.apply_apprentice_sampling(self.session.draft_k)
         self._update_extra_readout()
 
     def _on_apprentice_kind_chosen(self, kind: str) -> None:
@@ -242,7 +246,7 @@ class ApprenticeVerdicts:
         self._apprentice_picked = True  # their choice stands when the sampling changes
         self.spec_meter.reset()
         self.bridge.send({"op": "set_draft_kind", "kind": kind})
-        self._apply_apprentice_sampling(self.session.draft_k)
+        self.apply_apprentice_sampling(self.session.draft_k)
         self._update_extra_readout()
 
     def apprentice_pays_when(self) -> str | None:
@@ -254,7 +258,7 @@ class ApprenticeVerdicts:
                 return "greedy" if float((check.get("sampling") or {}).get("temperature", 0)) == 0 else "sampling"
         return None
 
-    def _apply_apprentice_sampling(self, k: int) -> None:
+    def apply_apprentice_sampling(self, k: int) -> None:
         """The apprentice never changes the visitor's sampling (speculative sampling is exact at any temperature,
         ``model/speculative.py``): where it pays only greedy, ``greedy_line`` says so in words instead. A greedy
         that an older page turned on for the apprentice is turned off again."""
@@ -276,7 +280,7 @@ class ApprenticeVerdicts:
         check = next((c for c in event.get("checks") or []
                       if (float((c.get("sampling") or {}).get("temperature", 0)) == 0) == bool(greedy)), None)
         best = (check or {}).get("best")
-        if best in KINDS and best != self.apprentice_choice.kind() and best in self.apprentice_choice._kinds:
+        if best in KINDS and best != self.apprentice_choice.kind() and self.apprentice_choice.has_kind(best):
             self.apprentice_choice.set_kind(best)
             self.session.set_draft_kind(best)
             self.spec_meter.reset()

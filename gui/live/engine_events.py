@@ -89,12 +89,31 @@ class EngineEventHandler:
     def _set_status_text(self, text: str) -> None:
         self.status.set_status_text(text)
 
+    @property
+    def fatal_error(self) -> str | None:
+        """Why no model could be loaded (the engine's ``fatal`` message), or None."""
+        return self._fatal
+
+    def is_restarting(self) -> bool:
+        """True while a new engine is waited for after the last one died (the restart timer runs)."""
+        return self._restart_timer.isActive()
+
+    def stop_timers(self) -> None:
+        """Stop the restart and the sharding watchdog timers (the window is closing)."""
+        self._restart_timer.stop()
+        self._sharding_timer.stop()
+
+    def clear_readout(self) -> None:
+        """Forget the last trip's figures: the readout says there is no trip yet."""
+        self._readout_args = None
+        self.update_readout()
+
     def greedy_line(self) -> str:
         return self.verdicts.greedy_line() if self.verdicts is not None else ""
 
     def _apply_apprentice_sampling(self, k: int) -> None:
         if self.verdicts is not None:
-            self.verdicts._apply_apprentice_sampling(k)
+            self.verdicts.apply_apprentice_sampling(k)
 
     # ---- engine events -----------------------------------------------------------------------------------------
     def _on_ready(self, info: dict) -> None:
@@ -115,15 +134,8 @@ class EngineEventHandler:
         self.floor_ms = weight_bytes / bandwidth * 1000.0 if bandwidth > 0 and weight_bytes > 0 else None
         self.bridge.set_max_batch(self.session.batch)
         self._configure_extras(info)
-        self._retranslate_engine_texts()
-        r = self.runner
-        restart_session = not r._main_done
-        if restart_session:  # the engine was restarted mid-answer: start the answer again
-            r._main_done = True
-        self._set_status("Ready. Choose a prompt and press Run.")
-        if r._want_run or (restart_session and r._running):
-            r._want_run = False
-            r.run()
+        self.retranslate_engine_texts()
+        self.runner.on_engine_ready()
 
     def _on_error(self, message: str) -> None:
         self._set_status_text(_tr("The engine says: {message}").format(message=message))
@@ -132,15 +144,12 @@ class EngineEventHandler:
         self._fatal = message
         self.scene.show_notice(lambda: _tr("No model could be loaded, so no trips today: the reason is below."))
         self.engine_info = None
-        self.runner._running = False
+        self.runner.on_engine_failed()
         self._set_status_text(_tr("The model could not be loaded: {message}").format(message=message))
 
     def _on_engine_died(self, code: int) -> None:
         self.engine_info = None
-        r = self.runner
-        r._grants_outstanding = 0
-        r._pending.clear()
-        r._on_stage = None
+        self.runner.on_engine_lost()
         if self._fatal is not None or not self.auto_restart:
             return
         now = time.monotonic()
@@ -159,8 +168,7 @@ class EngineEventHandler:
         self._restart_timer.start(delay)
 
     def _restart_engine(self) -> None:
-        r = self.runner
-        r._want_run = r._want_run or r._running
+        self.runner.run_again_when_ready()
         self.bridge.restart()
 
     # ---- the apprentice and the torn book ---------------------------------------------------------------------
@@ -196,27 +204,27 @@ class EngineEventHandler:
             self.scene.set_sharding(*now, layers or None)  # torn by chapters: the workers' layers
         if wanted[1] > 1 and wanted != self.session.sharding:  # a restarted engine: tear the book again
             self.tear.set_value(*wanted)
-        self._update_extra_readout()
+        self.update_extra_readout()
 
-    def _spec_key(self, prompt: str | None = None) -> tuple:
+    def spec_key(self, prompt: str | None = None) -> tuple:
         """What "the same prompt" means for the speed-up: prompt, table size, sharding and greedy or not (a
         greedy apprentice is compared with greedy plain decoding)."""
         s = self.session
-        return (prompt if prompt is not None else self.runner._prompt_text, s.batch, s.sharding, s.sampling.greedy)
+        return (prompt if prompt is not None else self.runner.prompt_text, s.batch, s.sharding, s.sampling.greedy)
 
-    def _measure_extras(self, report: dict) -> None:
-        self.spec_meter.add(report, self._spec_key())
+    def measure_extras(self, report: dict) -> None:
+        self.spec_meter.add(report, self.spec_key())
         self.shard_meter.add(report)
-        self._update_extra_readout()
+        self.update_extra_readout()
 
-    def _update_extra_readout(self) -> None:
+    def update_extra_readout(self) -> None:
         lines = []
         if self.lookup is not None and (why_lookup := self.lookup.line()):
             lines.append(why_lookup)  # a lookup preset: why the n-gram apprentice, and its measured speed-up
         k = self.session.draft_k
         if k > 0 and self.apprentice.is_available():
             details = getattr(self.live_page, "details", False)
-            lines.append(self.spec_meter.text(self._spec_key(), k, short=not details))
+            lines.append(self.spec_meter.text(self.spec_key(), k, short=not details))
             if greedy := self.greedy_line():
                 lines.append(greedy)
         mode, n = self.session.sharding
@@ -230,7 +238,7 @@ class EngineEventHandler:
             # the details view shows each apprentice's verdict with its reason: one reason on screen, not two
             shown = getattr(self.live_page, "details", False) and \
                 reason in self.apprentice_choice.verdict_text(self.apprentice_choice.kind())
-            why = "" if shown else speedup_why(self.spec_meter.speedup(self._spec_key()), reason)
+            why = "" if shown else speedup_why(self.spec_meter.speedup(self.spec_key()), reason)
         if n > 1 and not why:
             why = sharding_why(self.shard_meter.compute_ms(), self.shard_meter.comm_ms())
         if self.tear.is_pending():
@@ -238,7 +246,7 @@ class EngineEventHandler:
         self.live_page.readout_panel.set_extras(lines, why)
         self._sync_ideas()
 
-    def _on_draft_k_changed(self, k: int) -> None:
+    def on_draft_k_changed(self, k: int) -> None:
         self.spec_meter.reset()
         self._apply_apprentice_sampling(k)  # the visitor's sampling stays (greedy_line says where it pays only greedy)
         if self.engine_info is not None:
@@ -247,7 +255,7 @@ class EngineEventHandler:
             self._set_status_text(_tr("The apprentice now guesses {k} tokens before every trip.").format(k=k))
         else:
             self._set_status("The apprentice rests: one trip, one token.")
-        self._update_extra_readout()
+        self.update_extra_readout()
 
     def _on_tear_requested(self, mode: str, n: int) -> None:
         if self.engine_info is None or not self.bridge.set_sharding(mode, n):
@@ -258,7 +266,7 @@ class EngineEventHandler:
             self._set_status("Starting the workers… the book is being torn (a few seconds)")
         else:
             self._set_status("Putting the book back together on one desk…")
-        self._update_extra_readout()
+        self.update_extra_readout()
 
     def _on_sharding(self, event: dict) -> None:
         mode, n = str(event.get("mode", "tp")), int(event.get("n", 1) or 1)
@@ -277,16 +285,16 @@ class EngineEventHandler:
                     n=n, how=how))
             else:
                 self._set_status("The book is whole again: one desk.")
-        self._update_extra_readout()
+        self.update_extra_readout()
 
     def _on_sharding_timeout(self) -> None:
         if self.tear.is_pending():
             self.tear.give_up()
             self._set_status("The workers did not answer; the book stays as it was.")
-            self._update_extra_readout()
+            self.update_extra_readout()
 
     # ---- text on screen ----------------------------------------------------------------------------------------
-    def _show_on_stage(self, report: dict) -> None:
+    def show_on_stage(self, report: dict) -> None:
         """Hand ``report`` to the stage. The readout changes when the stage starts the trip (``trip_started``),
         not now: in real time the stage may still be on an earlier trip, and the readout is of the one it shows
         ("one count, one word": the headline and the readout count the same trip)."""
@@ -303,10 +311,10 @@ class EngineEventHandler:
         tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
         self._readout_args = {"wall": wall, "tokens": tokens, "batch": int(report.get("batch", 1)),
                               "tokens_in": int(report.get("tokens_in", 0) or 0)}
-        self._update_readout()
+        self.update_readout()
         self.live_page.split_row.show_trip(report, self.engine_info)  # reading, other work, floor: measured split
 
-    def _update_readout(self) -> None:
+    def update_readout(self) -> None:
         text = readout_text(self._readout_args, self.engine_info is not None, self.real_time_box.isChecked(),
                             float(getattr(self.scene, "trip_duration_s", 1.0)))
         if self.readout.text() != text:  # a changed text relayouts the page: only when it changes
@@ -314,7 +322,7 @@ class EngineEventHandler:
         if self._readout_args is None:
             self.live_page.split_row.show_trip(None, None)
 
-    def _retranslate_engine_texts(self) -> None:
+    def retranslate_engine_texts(self) -> None:
         self.model_label.setText(model_text(self.engine_info, self._fatal))
         self.readout.setToolTip(readout_rule())  # the same in every trip: set once per language
         title = _tr("Measured ms per trip · orange: reading the question · blue: writing")

@@ -64,7 +64,8 @@ class ModelChoice(QWidget):
         self.combo = QComboBox()
         self.combo.setObjectName("modelBox")
         self.combo.setFocusPolicy(Qt.TabFocus)
-        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)  # the zh names are not the en ones: refit on a language switch
+        # the zh names are not the en ones: refit on a language switch
+        self.combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
         set_role(self.combo, "button")
         keys = [m.key for m in catalog.BUNDLED] + ([CUSTOM] if custom_dir else [])
         for key in keys:

@@ -98,7 +98,8 @@ class ControlsScroll(QScrollArea):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.setWidget(inner)
         self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Ignored)
-        self.setProperty("fingerScroll", True)  # touch mode's router owns the touches: it scrolls this (gui.kiosk.touch)
+        # touch mode's router owns the touches: it scrolls this (gui.kiosk.touch)
+        self.setProperty("fingerScroll", True)
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range)
 
@@ -150,8 +151,32 @@ class LivePage(QWidget):
         self._scale_key: tuple | None = None
         self._fitted_for: tuple | None = None
         self.font_family: str | None = None
+        self._build_stage(scene)
+        self.readout_panel = ReadoutPanel()
+        prompt_row = self._build_prompt_row(presets)
+        self.exhibit = ExhibitRow()
+        self.exhibit.place_buttons([self.run_button, self.pause_button, self.step_button, self.reset_button])
+        self.split_row = SplitRow()
+        self.details = False
+        self.seats = SeatPanel()
+        words = QVBoxLayout()
+        words.setSpacing(4)
+        words.addLayout(prompt_row)
+        words.addWidget(self.seats, 1)
+        plots = self._build_plots()
+        self._build_controls(batch, trip_s)
+        self._build_strip(words, plots)
+        self._build_footer()
+        for w in (self.view, self.readout_panel, self.split_row, self.strip, self.exhibit, self.footer):
+            w.setParent(self)
+        self.seats.mirrors.append(self.exhibit.answer)
+        self._measure = QLabel(self)  # measures a wrapped title (a label's own answer counts its minimum height)
+        self._measure.setWordWrap(True)
+        self._measure.hide()
+        self.set_details(False)
 
-        # stage
+    def _build_stage(self, scene) -> None:
+        """The stage's view: no scroll bars, no frame, refitted to the scene whenever it resizes."""
         self.view = QGraphicsView(scene)
         self.view.setObjectName("stageView")
         self.view.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
@@ -163,9 +188,8 @@ class LivePage(QWidget):
         self.view.setMinimumHeight(0)
         self.view.installEventFilter(_Refit(self.fit_stage, self))
 
-        self.readout_panel = ReadoutPanel()
-
-        # prompt row
+    def _build_prompt_row(self, presets: list[str]) -> QHBoxLayout:
+        """The prompt's caption and box (the presets in it), and the Run, Pause, Step and Reset buttons."""
         self.prompt_caption = _label("caption")
         self.prompt_box = QComboBox()
         self.prompt_box.setObjectName("promptBox")
@@ -188,19 +212,10 @@ class LivePage(QWidget):
                         (self.step_button, "stepButton"), (self.reset_button, "resetButton")):
             b.setObjectName(name)
             b.setFocusPolicy(Qt.TabFocus)
-        self.exhibit = ExhibitRow()
-        self.exhibit.place_buttons([self.run_button, self.pause_button, self.step_button, self.reset_button])
-        self.split_row = SplitRow()
-        self.details = False
+        return prompt_row
 
-        # words
-        self.seats = SeatPanel()
-        words = QVBoxLayout()
-        words.setSpacing(4)
-        words.addLayout(prompt_row)
-        words.addWidget(self.seats, 1)
-
-        # plots
+    def _build_plots(self) -> QVBoxLayout:
+        """The two plots (ms per trip, tokens per second), each under its title."""
         self.trip_plot_title = _label("plot-title", wrap=True)
         self.rate_plot_title = _label("plot-title", wrap=True)
         self.trip_plot, self.rate_plot = TripPlot(), RatePlot()
@@ -209,8 +224,11 @@ class LivePage(QWidget):
         for w, stretch in ((self.trip_plot_title, 0), (self.trip_plot, 1), (self.rate_plot_title, 0),
                            (self.rate_plot, 1)):
             plots.addWidget(w, stretch)
+        return plots
 
-        # controls
+    def _build_controls(self, batch: int, trip_s: float) -> None:
+        """The details' column of controls: the table's size, seconds per trip, real time, the apprentice and
+        the torn book (``controls_inner``)."""
         self.batch_caption, self.batch_value = _label("caption"), _label("value")
         self.batch_slider = QSlider(Qt.Horizontal)
         self.batch_slider.setObjectName("batchSlider")
@@ -248,6 +266,8 @@ class LivePage(QWidget):
         grid.setColumnStretch(1, 1)
         grid.setRowStretch(5, 1)
 
+    def _build_strip(self, words: QVBoxLayout, plots: QVBoxLayout) -> None:
+        """The details' strip: the words, the plots and the scrolling column of controls side by side."""
         self.strip = QWidget()
         strip = QHBoxLayout(self.strip)
         # a finger's gap (gui.kiosk.touch_targets) between the column's scroll bar or last control and the big buttons
@@ -258,6 +278,8 @@ class LivePage(QWidget):
         self.controls_scroll = ControlsScroll(self.controls_inner)
         strip.addWidget(self.controls_scroll, 5)
 
+    def _build_footer(self) -> None:
+        """The details' footer: the status line (what the controls can do next) beside the model line."""
         self.status_line = _label("status", "statusLine", wrap=True)
         self.status_line.setTextFormat(Qt.PlainText)
         self.footer = QWidget()  # the status line (what the controls can do next) and the model line
@@ -266,14 +288,6 @@ class LivePage(QWidget):
         foot.setSpacing(12)
         foot.addWidget(self.status_line, 2)
         foot.addWidget(self.readout_panel.model_label, 3)
-
-        for w in (self.view, self.readout_panel, self.split_row, self.strip, self.exhibit, self.footer):
-            w.setParent(self)
-        self.seats.mirrors.append(self.exhibit.answer)
-        self._measure = QLabel(self)  # measures a wrapped title (a label's own answer counts its minimum height)
-        self._measure.setWordWrap(True)
-        self._measure.hide()
-        self.set_details(False)
 
     def set_details(self, on: bool) -> None:
         """Show the engineer's view (strip and footer; the big answer gives way to the one with chips) or the

@@ -1,7 +1,8 @@
 """Reading versus paperwork: one measured trip in three figures, drawn as parts of one bar with the floor on it,
 and a line saying what they mean for this model on this machine.
 
-The figures are ``model.teaching.lessons.trip_split`` (one formula, one place; ``model.teaching.lessons`` imports no torch):
+The figures are ``model.teaching.lessons.trip_split`` (one formula, one place; ``model.teaching.lessons`` imports no
+torch):
 
     reading_ms   = the step report's ``weight_read_ms``      measured: the engine's weight GEMVs/GEMMs, LM head
                                                              and embedding gather, timed in the trip itself
@@ -162,8 +163,8 @@ def lesson_text(f: dict, device: str) -> str:
         return _tr("{where}: the trip is mostly other work per step (attention, sampling, Python), not reading the "
                    "weights").format(where=where)
     if key == "both":
-        return _tr("{where}: reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per step").format(
-            where=where, pct=f"{100 * f['reading_share']:.0f}", pace=_pace(f))
+        return _tr("{where}: reading the weights is {pct}% of the trip's work, {pace}; the rest is other work per "
+                   "step").format(where=where, pct=f"{100 * f['reading_share']:.0f}", pace=_pace(f))
     return ""
 
 

@@ -42,7 +42,7 @@ class LiveRunner:
         presets: a function giving the preset prompts of the model writing now (the other seats').
         finished: called when the visitor's answer is complete and all its trips shown.
 
-    ``engine`` (the ``EngineEventHandler``: ``engine_info``, ``_fatal``, the restart timer, the readout) is set
+    ``engine`` (the ``EngineEventHandler``: ``engine_info``, ``fatal_error``, ``is_restarting``, the readout) is set
     once both exist.
     """
 
@@ -97,11 +97,38 @@ class LiveRunner:
 
     @property
     def _fatal(self) -> str | None:
-        return self.engine._fatal
+        return self.engine.fatal_error
 
     @property
-    def _restart_timer(self):
-        return self.engine._restart_timer
+    def prompt_text(self) -> str:
+        """The prompt of the answer in progress ("" when none is)."""
+        return self._prompt_text
+
+    # ---- what the engine's events do to the answer ------------------------------------------------------------
+    def on_engine_ready(self) -> None:
+        """The engine said ``ready``: an answer it was restarted in the middle of starts again, and a Run pressed
+        while it loaded (or a run it died in) goes on."""
+        restart_session = not self._main_done
+        if restart_session:  # the engine was restarted mid-answer: start the answer again
+            self._main_done = True
+        self._set_status("Ready. Choose a prompt and press Run.")
+        if self._want_run or (restart_session and self._running):
+            self._want_run = False
+            self.run()
+
+    def on_engine_failed(self) -> None:
+        """No model could be loaded: nothing runs."""
+        self._running = False
+
+    def on_engine_lost(self) -> None:
+        """The engine process died: no grant will be answered and no waiting trip will be shown."""
+        self._grants_outstanding = 0
+        self._pending.clear()
+        self._on_stage = None
+
+    def run_again_when_ready(self) -> None:
+        """A new engine is being started: if the answer was running, it runs again once the engine is ready."""
+        self._want_run = self._want_run or self._running
 
     # ---- public controls -------------------------------------------------------------------------------------
     # the run's state lives in the session: running, or else paused / complete / idle from the answer's progress
@@ -122,7 +149,7 @@ class LiveRunner:
         """Run: start a new answer if none is in progress, then keep granting trips."""
         if self.engine_info is None:
             self._want_run = self._fatal is None
-            if self._fatal is None and self._restart_timer.isActive():  # say what is really happening
+            if self._fatal is None and self.engine.is_restarting():  # say what is really happening
                 self._set_status("The engine is restarting; it will run when it is ready.")
             elif self._fatal is None and self.bridge.is_running():
                 self._set_status("Loading the model…")
@@ -212,8 +239,7 @@ class LiveRunner:
         self._trip_count = 0
         self.trip_plot.clear_trips()
         self.rate_plot.clear_trips()
-        self.engine._readout_args = None
-        self.engine._update_readout()
+        self.engine.clear_readout()
         self._set_status("Reset. Choose a prompt and press Run.")
 
     def set_real_time(self, on: bool) -> None:
@@ -226,7 +252,7 @@ class LiveRunner:
             self._flush_pending()
         if self._running:
             self.bridge.free_run(on)
-        self.engine._update_readout()
+        self.engine.update_readout()
 
     def is_running(self) -> bool:
         """True while trips are being granted (Run pressed and not paused, answer not complete)."""
@@ -254,9 +280,9 @@ class LiveRunner:
         self.bridge.set_max_batch(self.session.batch)
         self.spec_meter.reset()
         if self.session.draft_k == 0:
-            self.spec_meter.start_plain(self.engine._spec_key(prompt))
+            self.spec_meter.start_plain(self.engine.spec_key(prompt))
         self._submit(self._main_id, prompt, self.main_new_tokens, main=True)
-        self._fill_seats()
+        self.fill_seats()
         return True
 
     def _end_session(self) -> None:
@@ -297,7 +323,7 @@ class LiveRunner:
                 log.exception("the stage could not show the seats")
         self._draw_more_seats()
 
-    def _fill_seats(self) -> None:
+    def fill_seats(self) -> None:
         """Fill empty seats at the table with preset prompts, up to the batch slider's value."""
         if self._main_done:
             return
@@ -322,7 +348,7 @@ class LiveRunner:
         return self._main_id is not None and request_id.startswith(f"s{self._session}-")
 
     # ---- the engine's answers about this answer's requests ----------------------------------------------------
-    def _on_accepted(self, event: dict) -> None:
+    def on_accepted(self, event: dict) -> None:
         rid = event.get("request_id", "")
         if rid == self._main_id and event.get("notice"):
             self._set_status_text(str(event["notice"]))  # e.g. the prompt was cut to fit the context
@@ -330,7 +356,7 @@ class LiveRunner:
             self.live_page.seats.add_prompt_chips(rid, list(event.get("prompt_labels", [])),
                                                   list(event.get("prompt_token_ids", [])))
 
-    def _on_step(self, report: dict) -> None:
+    def on_step(self, report: dict) -> None:
         self.reports_received += 1
         self._grants_outstanding = max(0, self._grants_outstanding - 1)
         if self._main_done or not any(self._in_session(r) for r in report.get("request_ids", [])):
@@ -343,18 +369,18 @@ class LiveRunner:
         if wall > 0:
             tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
             self.rate_plot.add_trip(self._trip_count, tokens / wall * 1000.0)
-        self.engine._measure_extras(report)
+        self.engine.measure_extras(report)
         if self.real_time_box.isChecked():
             # Real time: the stage queues (and, when far behind, drops) trips itself; words appear at once.
             self._flush_pending()
-            self.engine._show_on_stage(report)
+            self.engine.show_on_stage(report)
             self._on_stage = report
             self._write_trip()
             return
         self._pending.append(report)
         self._show_next()
 
-    def _on_finished(self, event: dict) -> None:
+    def on_finished(self, event: dict) -> None:
         rid = event.get("request_id", "")
         if not self._in_session(rid):
             return
@@ -375,13 +401,13 @@ class LiveRunner:
                 self._set_done_status()
                 self._finished()
         else:
-            self._fill_seats()
+            self.fill_seats()
 
-    def _on_idle(self) -> None:
+    def on_idle(self) -> None:
         self._grants_outstanding = 0
 
     # ---- pacing ------------------------------------------------------------------------------------------------
-    def _on_tick(self, dt_s: float) -> None:
+    def on_tick(self, dt_s: float) -> None:
         self.scene.advance(dt_s)
         self._pump()
 
@@ -413,7 +439,7 @@ class LiveRunner:
             return
         report = self._pending.popleft()
         self._on_stage = report
-        self.engine._show_on_stage(report)
+        self.engine.show_on_stage(report)
         if self.scene.real_time or not self.scene.busy():  # nothing to wait for: write now
             self._write_trip()
 
@@ -484,7 +510,7 @@ class LiveRunner:
             self._write_trip()
         self.frame_jobs.flush()
 
-    def _on_trip_finished(self) -> None:
+    def on_trip_finished(self) -> None:
         self._write_trip()
         self._show_next()
         self._pump()

@@ -55,7 +55,7 @@ class SessionControls:
         s.subscribe(self._show_prompt, "prompt")
         s.subscribe(lambda c: self._show_trip_seconds(c.value), "trip_seconds")
         self.lookup = LookupPresets(s, bridge, page, engine.apprentice_choice, engine.spec_meter,
-                                    engine._update_extra_readout)
+                                    engine.update_extra_readout)
         engine.lookup = self.lookup
         for owner in (engine.verdicts, models):
             if owner is not None:
@@ -72,7 +72,7 @@ class SessionControls:
             self.page.batch_slider.setValue(n)
         self._on_batch_label()
         self.bridge.set_max_batch(n)
-        self.runner._fill_seats()
+        self.runner.fill_seats()
 
     def _on_batch_label(self) -> None:
         self.page.batch_value.setText(str(self.session.batch))
@@ -88,7 +88,7 @@ class SessionControls:
             self.page.speed_slider.setValue(round(seconds * 100))
         self.scene.trip_duration_s = seconds
         self._on_speed_label()
-        self.engine._update_readout()
+        self.engine.update_readout()
 
     def _on_speed_label(self) -> None:
         self.page.speed_value.setText(_tr("{s} s").format(s=f"{self.session.trip_seconds:.2f}"))
@@ -100,7 +100,7 @@ class SessionControls:
             apprentice.blockSignals(True)  # the slider shows the session's value; k_changed would come back
             apprentice.set_value(k)
             apprentice.blockSignals(False)
-        self.engine._on_draft_k_changed(k)
+        self.engine.on_draft_k_changed(k)
 
     def _show_sampling(self, change) -> None:
         sampling = change.value

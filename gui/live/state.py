@@ -147,7 +147,8 @@ class SessionState:
     sharding = property(lambda self: self._sharding, doc="(mode, n) in force, as the engine last said.")
     sampling = property(lambda self: self._sampling, doc="The ``Sampling`` of the next answer.")
     model_key = property(lambda self: self._model_key, doc='"code", "poems" or "custom".')
-    weights = property(lambda self: self._weights, doc='"default" (the machine\'s measured choice), "fp32", "fp16" or "int8".')
+    weights = property(lambda self: self._weights,
+                       doc='"default" (the machine\'s measured choice), "fp32", "fp16" or "int8".')
     run_state = property(lambda self: self._run_state, doc="idle | running | paused | complete")
     trip_seconds = property(lambda self: self._trip_seconds, doc="Seconds one trip takes on screen.")
     prompt = property(lambda self: self._prompt, doc="The prompt to run.")

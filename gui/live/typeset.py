@@ -76,7 +76,13 @@ def style_sheet(scale: TypeScale) -> str:
     r = 3 * u
     handle = max(12, round(scale.px("label") * 1.1))
     groove = max(4, handle // 3)
-    return f"""
+    return "\n" + _surface_rules(u, r, handle) + _button_rules(u, r) + _scroll_and_check_rules(u, r, handle) + \
+        _slider_rules(u, r, handle, groove)
+
+
+def _surface_rules(u: int, r: int, handle: int) -> str:
+    """The page's surfaces and texts: background, stage, labels, answer box, prompt and model boxes."""
+    return f"""\
 QWidget#central {{ background: #0f1419; }}
 QWidget {{ color: #eef3f8; }}
 QGraphicsView#stageView {{ background: #0f1419; border: 1px solid #33465b; border-radius: {r}px; }}
@@ -93,8 +99,15 @@ QTextEdit#answer QScrollBar::add-line, QTextEdit#answer QScrollBar::sub-line {{ 
 QTextEdit#answer QScrollBar::add-page, QTextEdit#answer QScrollBar::sub-page {{ background: none; }}
 QComboBox#promptBox, QComboBox#modelBox {{ background: #17202a; border: 1px solid #33465b; border-radius: {r}px;
                        padding: {u}px {2 * u}px; }}
-QComboBox#promptBox QAbstractItemView, QComboBox#modelBox QAbstractItemView {{ background: #17202a; color: #eef3f8; selection-background-color: #2b5a8c; }}
+QComboBox#promptBox QAbstractItemView, QComboBox#modelBox QAbstractItemView {{ background: #17202a; color: #eef3f8;
+                       selection-background-color: #2b5a8c; }}
 QComboBox#promptBox::drop-down, QComboBox#modelBox::drop-down {{ border: none; width: {handle}px; }}
+"""
+
+
+def _button_rules(u: int, r: int) -> str:
+    """Buttons, tabs and token chips."""
+    return f"""\
 QPushButton {{ background: #1f2b38; border: 1px solid #33465b; border-radius: {r}px; padding: {u}px {3 * u}px; }}
 QPushButton:hover {{ background: #273647; }}
 QPushButton:pressed {{ background: #2f4257; }}
@@ -111,13 +124,20 @@ QLabel#chipPrompt {{ background: #141b23; border: 1px solid #2a3947; border-radi
                      color: #a9b8c8; }}
 QLabel#chipMore {{ background: transparent; border: 1px dashed #3b5570; border-radius: {r}px; padding: 0px {2 * u}px;
                    color: #a9b8c8; }}
+"""
+
+
+def _scroll_and_check_rules(u: int, r: int, handle: int) -> str:
+    """The scroll areas and their bars, check boxes and radio buttons."""
+    return f"""\
 QScrollArea#chips, QWidget#chipsInner {{ background: transparent; }}
 QScrollArea#controlsScroll, QWidget#controlsInner {{ background: transparent; }}
 QScrollArea#controlsScroll QScrollBar:vertical {{ background: #17202a; width: {2 * u + 4}px; margin: 0; }}
 QScrollArea#controlsScroll QScrollBar::handle:vertical {{ background: #33465b; border-radius: {u + 1}px;
                                                          min-height: 20px; }}
 QScrollArea#controlsScroll QScrollBar::add-line, QScrollArea#controlsScroll QScrollBar::sub-line {{ height: 0; }}
-QScrollArea#controlsScroll QScrollBar::add-page, QScrollArea#controlsScroll QScrollBar::sub-page {{ background: none; }}
+QScrollArea#controlsScroll QScrollBar::add-page, QScrollArea#controlsScroll QScrollBar::sub-page {{
+    background: none; }}
 QCheckBox::indicator {{ width: {handle}px; height: {handle}px; border: 1px solid #7ea6cf; border-radius: {r}px;
                        background: #17202a; }}
 QCheckBox::indicator:checked {{ background: #ffc94a; border: 1px solid #ffc94a; }}
@@ -125,6 +145,12 @@ QRadioButton::indicator {{ width: {handle}px; height: {handle}px; border: 2px so
                           border-radius: {handle // 2 + 1}px; background: #17202a; }}
 QRadioButton::indicator:checked {{ background: #ffc94a; border: 2px solid #ffc94a; }}
 QRadioButton::indicator:disabled {{ border: 2px solid #33465b; }}
+"""
+
+
+def _slider_rules(u: int, r: int, handle: int, groove: int) -> str:
+    """Sliders, tooltips and the details' coloured lines and big buttons."""
+    return f"""\
 QSlider:horizontal {{ min-height: {handle + 2}px; }}
 QSlider::groove:horizontal {{ height: {groove}px; background: #2a3947; border-radius: {groove // 2}px; }}
 QSlider::handle:horizontal {{ background: #ffc94a; width: {handle}px; margin: -{(handle - groove) // 2}px 0;
@@ -139,4 +165,4 @@ QLabel#splitLabel {{ color: #c9d6e3; }}
 QTextEdit#bigAnswer {{ background: #17202a; border: 1px solid #33465b; border-radius: {r}px; padding: {u}px; }}
 QPushButton[role="big-button"] {{ padding: {2 * u}px {3 * u}px; }}
 QPushButton#detailsButton {{ padding: 0px {4 * u}px; }}
-"""  # noqa: E501 - one style-sheet rule per line
+"""

@@ -232,7 +232,8 @@ class Presenter(QObject):
             view.toggle()
 
     def record_page(self) -> None:
-        """V: record the page on screen as a clip in the user's videos folder (``gui.presenter.record_key``); not in a kiosk."""
+        """V: record the page on screen as a clip in the user's videos folder (``gui.presenter.record_key``); not in a
+        kiosk."""
         if self.window.kiosk_controller is not None:
             return  # a visitor must not fill the kiosk's disk
         from gui.presenter.record_key import PageRecorder

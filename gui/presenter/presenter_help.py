@@ -1,7 +1,7 @@
 """The presenter's help overlay (H or F1): every clicker key and what it does, on one card over the page.
 
-A speaker on stage has no menu to look in, so the keys that ``gui.presenter.presenter.Presenter`` installs are listed here,
-big enough to read from the lectern (body text of the window's type scale, ``animations.typescale``), in the
+A speaker on stage has no menu to look in, so the keys that ``gui.presenter.presenter.Presenter`` installs are listed
+here, big enough to read from the lectern (body text of the window's type scale, ``animations.typescale``), in the
 current language. The card opens over whatever page is shown and closes on the next key, click or touch (that
 input does nothing else), like the black screen (B).
 """
@@ -21,7 +21,8 @@ def _(text: str) -> str:
     return text
 
 
-# (keys, what they do). Keep in step with gui.presenter.presenter.KEYS and the table in gui/presenter/presenter.py's docstring.
+# (keys, what they do). Keep in step with gui.presenter.presenter.KEYS and the table in gui/presenter/presenter.py's
+# docstring.
 ROWS: tuple[tuple[str, str], ...] = (
     ("→  PgDn", _("next page; on the Live page one trip")),
     ("Space", _("as →; on the Live page run / pause")),
@@ -84,7 +85,8 @@ class KeysOverlay(Cover):
             what_label.setText(tr(what))
 
     def fit(self) -> None:
-        """Fonts from the window's height; the card as big as its lines (one line each: the texts are short), centred."""
+        """Fonts from the window's height; the card as big as its lines (one line each: the texts are short),
+        centred."""
         height = max(1, self.window_.height())
         scale = TypeScale(height)
         body = max(int(round(scale.px("body"))), 1)

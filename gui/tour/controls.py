@@ -91,11 +91,11 @@ class TourControls:
         elif key == "game":
             for mode, label in (("alone", T("Alone")), ("apprentice", T("With the apprentice")),
                                 ("shared", T("Sharing the table"))):
-                self._button(label, lambda _=False, m=mode: self._game_mode(m), True, self.game.mode == mode)
+                self._button(label, lambda _=False, m=mode: self.start_game(m), True, self.game.mode == mode)
             press = self._button(T("Press: one trip"), self._game_press)
             press.setObjectName("gamePress")
             press.setMinimumWidth(200)
-            self._button(T("Start over"), lambda: self._game_mode(self.game.mode))
+            self._button(T("Start over"), lambda: self.start_game(self.game.mode))
             if self.game.mode == "apprentice":
                 reason = self.live_draft_reason()
                 self._button(T("Guesses: random"), lambda: self._game_set_live(False), True, not self.game_live)
@@ -145,7 +145,8 @@ class TourControls:
         self.kv_tokens = n
         self._refresh()
 
-    def _game_mode(self, mode: str) -> None:
+    def start_game(self, mode: str) -> None:
+        """Start the game (page 16) over in ``mode`` ("alone", "apprentice"...): a new board, nothing pressed."""
         live = self.game_live and self.live_draft_reason() is None
         self.game = GpuGame(mode=mode, seed=7, accept_source=(lambda k: self._game_accepted) if live else None,
                             sentences=self.game_sentences())
@@ -175,7 +176,7 @@ class TourControls:
     def _game_set_live(self, on: bool) -> None:
         """The apprentice's switch: random illustration (False) or the live draft model (True, when loaded)."""
         self.game_live = bool(on) and self.live_draft_reason() is None
-        self._game_mode(self.game.mode)
+        self.start_game(self.game.mode)
 
     def _game_press(self) -> None:
         """One trip. With the live draft model, a trip with guesses first asks the engine for one real verify
@@ -204,7 +205,7 @@ class TourControls:
         if event.get("error") or not data.get("available"):
             log.warning("game: live trip failed (%s)", event.get("error") or "no draft model")
             self.game_live = False
-            self._game_mode(self.game.mode)  # back to the illustration, with the switch's reason shown
+            self.start_game(self.game.mode)  # back to the illustration, with the switch's reason shown
             return
         self._game_trip = data
         self._game_accepted = int(data.get("accepted", 0))

@@ -218,7 +218,8 @@ class TourData:
         return ctx
 
     def _costs(self, live) -> dict:
-        """Figures for §9 and §14 from ``model/teaching/costs.py`` (formulas with sources), and the live model's KV bytes."""
+        """Figures for §9 and §14 from ``model/teaching/costs.py`` (formulas with sources), and the live model's KV
+        bytes."""
         from model.teaching.costs import GPUS, PRESETS, kv_cache_bytes, preset_kv_bytes, weight_bytes
 
         def formula(p, n: int, dtype: str, bpv: float) -> str:

@@ -20,6 +20,14 @@ class FlowLayout(QLayout):
         self._spacing = spacing
         self.setContentsMargins(0, 0, 0, 0)
 
+    def gap(self) -> int:
+        """The px between items and between lines."""
+        return self._spacing
+
+    def set_gap(self, px: int) -> None:
+        """Put ``px`` between items and between lines (from the next layout pass on)."""
+        self._spacing = px
+
     # ---- QLayout's item API ---------------------------------------------------------------------------------
     def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 - Qt override
         self._items.append(item)

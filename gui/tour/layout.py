@@ -115,6 +115,7 @@ class _ChipStrip(QWidget):
         self.chips: list[QPushButton] = []
         self.full_labels: list[str] = []
         self.compact = False
+        self.min_height = 0  # a finger's target in touch mode (set_touch_target)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
 
     def add(self, chip: QPushButton) -> None:
@@ -124,7 +125,7 @@ class _ChipStrip(QWidget):
 
     def set_labels(self, labels: list[str]) -> None:
         self.full_labels = list(labels)
-        self._layout()
+        self.relayout()
 
     def _widths(self, labels: list[str]) -> list[int]:
         out = []
@@ -143,13 +144,21 @@ class _ChipStrip(QWidget):
         return QSize(sum(widths) + self.SPACING * max(0, len(widths) - 1), self._height())
 
     def _height(self) -> int:
-        return max((c.sizeHint().height() for c in self.chips), default=30)
+        return max(max((c.sizeHint().height() for c in self.chips), default=30), self.min_height)
+
+    def set_touch_target(self, px: int, gap: int) -> None:
+        """Touch mode: chips at least ``px`` high and at least ``gap`` px apart (gui.kiosk.touch_targets)."""
+        self.min_height = px
+        self.SPACING = max(gap, self.SPACING)
+        self.relayout()
+        self.updateGeometry()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        self._layout()
+        self.relayout()
 
-    def _layout(self) -> None:
+    def relayout(self) -> None:
+        """Place the chips in the strip's width (numbers only where the full labels do not fit)."""
         if not self.chips:
             return
         full = self._widths(self.full_labels)
@@ -232,6 +241,18 @@ class TourLayout:
         outer = QVBoxLayout(self)
         outer.setContentsMargins(8, 6, 8, 6)
         outer.setSpacing(4)
+        outer.addWidget(self._build_chip_strip())
+        outer.addWidget(self._build_title())
+        outer.addWidget(self._build_stage_stack(), 1)
+        for w in self._build_texts():
+            outer.addWidget(w)
+        self.controls, self.controls_layout = flow_widget(8)
+        outer.addWidget(self.controls)
+        outer.addLayout(self._build_bottom_row())
+        self._sizes_at = self._type_height()
+
+    def _build_chip_strip(self) -> QWidget:
+        """The progress strip: one checkable chip per page, exclusive, each going to its page."""
         self.chip_strip = _ChipStrip(self)
         self.chips: list[QPushButton] = []
         self._chip_group = QButtonGroup(self)
@@ -246,14 +267,20 @@ class TourLayout:
             self._chip_group.addButton(b, i)
             self.chip_strip.add(b)
             self.chips.append(b)
-        outer.addWidget(self.chip_strip)
+        return self.chip_strip
+
+    def _build_title(self) -> QLabel:
+        """The page's title line, one line that never asks for width."""
         self.title_label = QLabel()  # the page's title ("07 · Writing (decode)"): the scene under it has none
         self.title_label.setObjectName("pageTitle")
         self._set_title_font()
         self.title_label.setWordWrap(False)
         self.title_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         set_role(self.title_label, "title")
-        outer.addWidget(self.title_label)
+        return self.title_label
+
+    def _build_stage_stack(self) -> QWidget:
+        """The scene's view (refitted once its size settles) stacked with the glossary (Terms)."""
         self.view = _View(self)
         # the view's size settles over a few layout passes (caption, controls row): one rebuild after the last
         self._refit_timer = QTimer(self)
@@ -271,7 +298,10 @@ class TourLayout:
         self.stage_stack.addWidget(self.glossary_view)
         self.stage_stack.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.stage_stack.setMinimumSize(200, 120)
-        outer.addWidget(self.stage_stack, 1)
+        return self.stage_stack
+
+    def _build_texts(self) -> list[QLabel]:
+        """The caption (its terms tapped or hovered), a tapped term's line and the model line, top to bottom."""
         self.caption = QLabel()
         self.caption.setObjectName("caption")
         self.caption.setWordWrap(True)
@@ -284,22 +314,21 @@ class TourLayout:
         self.caption.linkHovered.connect(self._on_term_hovered)
         self.caption.linkActivated.connect(self._on_term_tapped)
         set_role(self.caption, "caption")
-        outer.addWidget(self.caption)
         self.term_line = QLabel()  # a tapped term's one-line explanation
         self.term_line.setObjectName("termLine")
         self.term_line.setWordWrap(True)
         self.term_line.setFont(self._font(self._px("caption")))
         self.term_line.hide()
         set_role(self.term_line, "caption")
-        outer.addWidget(self.term_line)
         self.model_line = QLabel()  # what the model writing on this page is, in one line
         self.model_line.setObjectName("modelLine")
         self.model_line.setWordWrap(True)
         self.model_line.setFont(self._font(self._px("note")))
         set_role(self.model_line, "legend")
-        outer.addWidget(self.model_line)
-        self.controls, self.controls_layout = flow_widget(8)
-        outer.addWidget(self.controls)
+        return [self.caption, self.term_line, self.model_line]
+
+    def _build_bottom_row(self) -> QHBoxLayout:
+        """The visitor's own question (its label and field) and the Back and Next buttons."""
         bottom = QHBoxLayout()
         self.prompt_label = QLabel()
         self.prompt_label.setFont(self._font(self._px("control")))
@@ -316,15 +345,14 @@ class TourLayout:
             b.setFont(self._font(self._px("control"), True))
             b.clicked.connect(slot)
             bottom.addWidget(b)
-        outer.addLayout(bottom)
-        self._sizes_at = self._type_height()
+        return bottom
 
     def _apply_fonts(self) -> None:
         self._sizes_at = self._type_height()
         for chip in self.chips:
             chip.setFont(self._font(self._px("chip")))
         self.chip_strip.updateGeometry()
-        self.chip_strip._layout()
+        self.chip_strip.relayout()
         self._set_title_font()
         self.caption.setFont(self._font(self._px("caption")))
         # one line: a short caption gives way; in touch mode never under a finger's target (its terms are tapped;

@@ -220,17 +220,17 @@ class MainWindow(QMainWindow):
                                          self.shard_meter, self._sync_ideas, self.auto_restart)
         self.runner.engine = self.engine
         self.apprentice_verdicts = ApprenticeVerdicts(session, b, self.apprentice_choice, self.model_choice.greedy_box,
-                                                      self.spec_meter, self.engine._update_extra_readout)
+                                                      self.spec_meter, self.engine.update_extra_readout)
         self.engine.verdicts = self.apprentice_verdicts
         self.controls = SessionControls(session, page, self.model_choice, self.scene, b, self.runner, self.engine,
                                         self.models)
         self.exhibit_actions = ExhibitActions(session, page, self.details_button, self.model_choice, self.scene,
-                                              self.engine._update_extra_readout)
+                                              self.engine.update_extra_readout)
         self.exhibit_actions.set_details(False)
         r = self.runner
-        for signal, slot in ((b.accepted, r._on_accepted), (b.step, r._on_step), (b.finished, r._on_finished),
-                             (b.idle, r._on_idle), (self.clock.tick, r._on_tick),
-                             (self.scene.trip_finished, r._on_trip_finished), (self.run_button.clicked, r.run),
+        for signal, slot in ((b.accepted, r.on_accepted), (b.step, r.on_step), (b.finished, r.on_finished),
+                             (b.idle, r.on_idle), (self.clock.tick, r.on_tick),
+                             (self.scene.trip_finished, r.on_trip_finished), (self.run_button.clicked, r.run),
                              (self.pause_button.clicked, r.pause), (self.step_button.clicked, r.step_once),
                              (self.reset_button.clicked, r.reset), (self.real_time_box.toggled, r.set_real_time),
                              (self.lang_button.clicked, self._toggle_language)):
@@ -253,7 +253,7 @@ class MainWindow(QMainWindow):
     def stop(self) -> None:
         """Stop the clock, every timer and the engine process (waits at most about 1.5 s)."""
         for stop in (self.clock.stop, self.frame_jobs.clear, self.frame_overlay.stop, self.trip_plot.stop_redraws,
-                     self.rate_plot.stop_redraws, self.engine._restart_timer.stop, self.engine._sharding_timer.stop):
+                     self.rate_plot.stop_redraws, self.engine.stop_timers):
             stop()
         if self._tour is not None:
             self._tour.clock.stop()
@@ -334,7 +334,7 @@ class MainWindow(QMainWindow):
 
     def model_failed(self) -> str | None:
         """Why no model could be loaded (the engine's message), or None."""
-        return self.engine._fatal
+        return self.engine.fatal_error
 
     # what tools (screenshot, audit) read of the answer and the engine: the owners' values
     engine_info = property(lambda self: self.engine.engine_info, doc="The engine's ``ready`` info, or None.")
@@ -425,8 +425,7 @@ class MainWindow(QMainWindow):
         """Another model was chosen while an engine runs: reset the answer and start an engine on it."""
         self.reset()
         self.engine.engine_info = None
-        self.engine._readout_args = None
-        self.engine._update_readout()
+        self.engine.clear_readout()
         self.bridge.restart()
         self.status.set_status("Loading the model…")
 
@@ -457,8 +456,8 @@ class MainWindow(QMainWindow):
         self.rate_plot_title.setText(_tr("Tokens per second"))
         self.view.setToolTip(_tr("F: full screen · F12: frame times"))
         self.controls.retranslate()
-        self.engine._update_readout()
-        self.engine._retranslate_engine_texts()
+        self.engine.update_readout()
+        self.engine.retranslate_engine_texts()
         self.status.retranslate()
         self.frame_overlay.refresh()
         self.live_tab.setText(_tr("Live"))
@@ -472,7 +471,7 @@ class MainWindow(QMainWindow):
         self.details_button.setToolTip(_tr("Everything measured: per-layer timings, plots, token chips, every slider"))
         self.live_page.exhibit.retranslate()
         self.live_page.split_row.retranslate()
-        self.engine._update_extra_readout()
+        self.engine.update_extra_readout()
 
     # ---- layout and exit ---------------------------------------------------------------------------------------
     def resize(self, *size) -> None:

@@ -55,7 +55,7 @@ def test_every_page_renders(qtbot, tiny_model_dir, measured, fonts, lang, live):
                 w._draw()
             if w.pages_key() == "game":
                 for mode in ("alone", "apprentice", "shared"):
-                    w._game_mode(mode)
+                    w.start_game(mode)
                     w._game_press()
         assert not w.grab().isNull()
         recorded = set(look.RECORD)
@@ -219,7 +219,7 @@ def test_game_switch_live_draft(qtbot, tiny_model_dir, fonts):
                           font_family=fonts)
     qtbot.addWidget(no_draft)
     no_draft.goto(15)
-    no_draft._game_mode("apprentice")
+    no_draft.start_game("apprentice")
     live = buttons(no_draft)["Guesses: live draft"]
     assert not live.isEnabled() and "missing" in live.toolTip()
     no_draft._game_set_live(True)
@@ -229,7 +229,7 @@ def test_game_switch_live_draft(qtbot, tiny_model_dir, fonts):
     w = TourWidget(bridge=bridge, data=TourData(tiny_model_dir), font_family=fonts)
     qtbot.addWidget(w)
     w.goto(15)
-    w._game_mode("apprentice")
+    w.start_game("apprentice")
     assert buttons(w)["Guesses: live draft"].isEnabled()
     w._game_set_live(True)
     w._game_press()  # the reading trip asks nothing

@@ -14,7 +14,7 @@ SIZES = [(1280, 720), (1920, 1080)]
 
 
 def _press(w, mode: str, n: int) -> None:
-    w._game_mode(mode)
+    w.start_game(mode)
     for _ in range(n):
         w._game_press()
 

@@ -147,7 +147,7 @@ def test_every_page_and_mode_fits_1280x720(qtbot, tiny_model_dir, fonts, lang):
         modes = ("alone", "apprentice", "shared") if w.pages_key() == "game" else (None,)
         for mode in modes:
             if mode:
-                w._game_mode(mode)
+                w.start_game(mode)
             QApplication.processEvents()
             hint = w.minimumSizeHint()
             assert hint.width() <= 1280 and hint.height() <= 720, (index + 1, mode, hint)
@@ -183,7 +183,7 @@ def test_no_intro_longer_than_six_seconds(qtbot, tiny_model_dir, fonts, measured
 def test_the_game_keeps_its_words(qtbot, tiny_model_dir, fonts):
     w = make_tour(qtbot, tiny_model_dir, "zh", fonts)
     w.goto(15)
-    w._game_mode("alone")
+    w.start_game("alone")
     sentence = w.game_sentences()[0]
     assert "".join(sentence) == "搬一趟书，写一个字。"
     for _ in range(3):
