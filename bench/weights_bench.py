@@ -11,12 +11,13 @@ within each round (ABCABC...), and each figure is the median of the rounds with 
   those bytes.
 - **Decode against its floor.** The engine's batch-1 decode forward (ms, median of the steps of each run) in each
   precision, against its floor: that precision's weight bytes ÷ the machine's read speed
-  (``model.hardware.decode_floors``, cached). The bundled target (fits the last-level cache) and a random
-  12 × 768 model (lives in DRAM).
+  (``model.hardware.decode_floors``, cached). The default code book (``target-big``, 110 MB in fp32: lives in
+  RAM) and the pocket code book (``target``, 17 MB: fits the last-level cache).
 - **Engine against transformers** ``generate()`` (fp32, greedy, same weights) at batch 1 and 8, tokens/s.
 - **Layer timing.** The decode forward with ``layer_timing`` on and off, in each precision.
-- **Bits per byte** on the held-out corpus (``~/.cache/one-trip/corpus/heldout/{code,prose}.bin`` with the bundled
-  target, ``~/.cache/one-trip/corpus-poems/heldout/poems.bin`` with the poems model), windows of the model's context
+- **Bits per byte** on the held-out corpus (``~/.cache/one-trip/corpus/heldout/{code,prose}.bin`` with the default
+  code book, ``~/.cache/one-trip/corpus-poems/heldout/poems.bin`` with the default poems book: the big books; the
+  first ``max_tokens`` tokens of each), windows of the model's context
   (``model.training.model_card.bits_per_byte``).
 """
 
@@ -37,9 +38,9 @@ from model.weight_mm import PRECISIONS, WeightMatrix
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path.home() / ".cache" / "one-trip"
-HELDOUT = {"code": (CORPUS / "corpus/heldout/code.bin", "target"),
-           "prose": (CORPUS / "corpus/heldout/prose.bin", "target"),
-           "poems": (CORPUS / "corpus-poems/heldout/poems.bin", "poems")}
+HELDOUT = {"code": (CORPUS / "corpus/heldout/code.bin", "target-big"),
+           "prose": (CORPUS / "corpus/heldout/prose.bin", "target-big"),
+           "poems": (CORPUS / "corpus-poems/heldout/poems.bin", "poems-big")}
 BEGIN, END = "<!-- weights_bench: begin -->", "<!-- weights_bench: end -->"
 
 
@@ -212,20 +213,19 @@ def bits_per_byte(max_tokens: int = 200_000) -> dict:
 
 
 def measure(quick: bool = False) -> dict:
-    from bench.engine_bench import random_model_dir
     from bench.run import machine_info
+    from model.catalog import CODE
     torch.set_num_threads(1)
-    target = REPO / "assets" / "models" / "target"
+    pocket, big = REPO / "assets" / "models" / "target", CODE.path()
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     load_start = os.getloadavg()
-    big = random_model_dir(768, 12, 12, 4096, target / "tokenizer.json")
     r = {"machine": machine_info(), "started": started, "quick": quick, "load_average_start": load_start,
          "read_speed": read_speed(total_bytes=(128 if quick else 512) * 2**20, rounds=3 if quick else 7),
-         "bits_per_byte": bits_per_byte(20_000 if quick else 200_000),
-         "floor": [decode_vs_floor(target, 16 if quick else 32, 2 if quick else 5),
-                   decode_vs_floor(big, 8 if quick else 16, 2 if quick else 3)],
-         "transformers": engine_vs_transformers(target, new_tokens=16 if quick else 64, rounds=1 if quick else 3)
-         + engine_vs_transformers(big, new_tokens=8 if quick else 32, rounds=1 if quick else 3)}
+         "bits_per_byte": bits_per_byte(5_000 if quick else 40_000),
+         "floor": [decode_vs_floor(big, 16 if quick else 32, 2 if quick else 5),
+                   decode_vs_floor(pocket, 16 if quick else 32, 2 if quick else 5)],
+         "transformers": engine_vs_transformers(big, new_tokens=16 if quick else 64, rounds=1 if quick else 3)
+         + engine_vs_transformers(pocket, new_tokens=16 if quick else 64, rounds=1 if quick else 3)}
     r["load_average_end"] = os.getloadavg()
     return r
 
