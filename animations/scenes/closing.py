@@ -259,40 +259,11 @@ class GameScene(TourScene):
         counters = [(T("trips"), f"{g['trips']}"), (T("tokens"), f"{g['tokens']}"),
                     (T("tokens per trip"), f"{g['tokens_per_trip']:.2f}"),
                     (T("accounted time"), f"{g['accounted_ms']:.0f} ms")]
-        y = top
-        half = (cwid - 8) / 2
-        for r in range(2):  # two rows of two counters
-            bottoms = []
-            for c in range(2):
-                i = 2 * r + c
-                name, value = counters[i]
-                cx = x0 + c * (half + 8)
-                _, ny = self.para(name, cx + 12, y + 6, half - 24, "label", DIM, role="card")
-                v_item = self.text(value, cx + 12, ny, "number", ACCENT if i == 2 else TEXT, True, role="readout")
-                bottoms.append(v_item.sceneBoundingRect().bottom() + 6)
-            for c in range(2):
-                self.box(x0 + c * (half + 8), y, half, max(bottoms) - y, PANEL, EDGE, z=0)
-            y = max(bottoms) + 8
+        y = self._counter_cards(counters, x0, top, cwid)
         src = ctx.get("game_source") or {}
         live = g["mode"] == "apprentice" and src.get("live")
         if g["mode"] == "apprentice":
-            if live:
-                y = self.badge("measured", x0, y + 4, T("measured on the bundled draft model"), max_w=cwid
-                               ).sceneBoundingRect().bottom()
-                trip = src.get("trip") or {}
-                if src.get("waiting"):
-                    _, y = self.para(T("the engine is running the trip…"), x0, y + 4, cwid, "small", DIM,
-                                     role="caption")
-                elif trip.get("guesses"):
-                    _, y = self.para(T("guessed: {g} · kept {a} · verify {ms}").format(
-                        g=" ".join(trip["guesses"]), a=trip.get("accepted", 0), ms=fmt_ms(trip.get("verify_ms"))),
-                        x0, y + 4, cwid, "small", DIM, role="caption")
-            else:
-                y = self.badge("illustrative", x0, y + 4, T("random, the source's 3–4 of 5 for code"), max_w=cwid
-                               ).sceneBoundingRect().bottom()
-                if src.get("reason"):
-                    _, y = self.para(T("live draft model unavailable: {reason}").format(reason=src["reason"]),
-                                     x0, y + 4, cwid, "small", DIM, role="caption")
+            y = self._apprentice_source(src, bool(live), x0, y, cwid)
         note = (T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is a "
                   "random illustration in the spirit of “code often keeps 3–4”. A newcomer's first trip reads "
                   "the question.") if not live else
@@ -312,6 +283,47 @@ class GameScene(TourScene):
         if g["mode"] != "apprentice":  # the apprentice's own pill already says which it is
             self.badge("illustrative", x0, end + 6)
         return item
+
+
+    def _counter_cards(self, counters: list[tuple[str, str]], x0: float, y: float, cwid: float) -> float:
+        """Two rows of two counters (name over value) in cards ``cwid`` wide in all from ``x0``; the third
+        (tokens per trip) in the accent colour. Returns the y below."""
+        half = (cwid - 8) / 2
+        for r in range(2):  # two rows of two counters
+            bottoms = []
+            for c in range(2):
+                i = 2 * r + c
+                name, value = counters[i]
+                cx = x0 + c * (half + 8)
+                _, ny = self.para(name, cx + 12, y + 6, half - 24, "label", DIM, role="card")
+                v_item = self.text(value, cx + 12, ny, "number", ACCENT if i == 2 else TEXT, True, role="readout")
+                bottoms.append(v_item.sceneBoundingRect().bottom() + 6)
+            for c in range(2):
+                self.box(x0 + c * (half + 8), y, half, max(bottoms) - y, PANEL, EDGE, z=0)
+            y = max(bottoms) + 8
+        return y
+
+    def _apprentice_source(self, src: dict, live: bool, x0: float, y: float, cwid: float) -> float:
+        """Where the apprentice's guesses come from (``ctx["game_source"]``): the bundled draft model, measured,
+        with its last trip's guesses; or random, with why the live one is unavailable. Returns the y below."""
+        if live:
+            y = self.badge("measured", x0, y + 4, T("measured on the bundled draft model"), max_w=cwid
+                           ).sceneBoundingRect().bottom()
+            trip = src.get("trip") or {}
+            if src.get("waiting"):
+                _, y = self.para(T("the engine is running the trip…"), x0, y + 4, cwid, "small", DIM,
+                                 role="caption")
+            elif trip.get("guesses"):
+                _, y = self.para(T("guessed: {g} · kept {a} · verify {ms}").format(
+                    g=" ".join(trip["guesses"]), a=trip.get("accepted", 0), ms=fmt_ms(trip.get("verify_ms"))),
+                    x0, y + 4, cwid, "small", DIM, role="caption")
+        else:
+            y = self.badge("illustrative", x0, y + 4, T("random, the source's 3–4 of 5 for code"), max_w=cwid
+                           ).sceneBoundingRect().bottom()
+            if src.get("reason"):
+                _, y = self.para(T("live draft model unavailable: {reason}").format(reason=src["reason"]),
+                                 x0, y + 4, cwid, "small", DIM, role="caption")
+        return y
 
 
 METAPHORS = [
@@ -465,7 +477,19 @@ class QuestionsScene(TourScene):
             counter.setPlainText(counter_text(j))
         self.timeline.add(Lambda(show, rate_func=lambda a: a), t0, t0 + TRIP_S * n)
         y = counter.sceneBoundingRect().bottom() + 6
-        # one bar per trip, its height the measured time (capped at three times the median)
+        self._trip_bars(toks, t0, y)
+        y += 56
+        self._kv_blocks(toks, t0, y)
+        pill = self.badge("measured", 1560, y + 2, T("each trip timed here"), align="right")
+        y = max(pill.sceneBoundingRect().bottom(), y + self.lh("label") + 12) + 8
+        self.fade_in(self.para_fit(T("Each token is one real trip of the model, with its KV cache; the words are the "
+                                     "source's. Green: the model's own pick."), 40, y, 1520, SCENE_H - 8,
+                                   color=DIM)[0], t0 + TRIP_S * n)
+
+    def _trip_bars(self, toks: list[dict], t0: float, y: float) -> None:
+        """One bar per trip in a band 48 px tall from ``y``, its height the measured time (capped at three times
+        the median), green where the model's own pick was the source's; each fades in on its trip."""
+        n = len(toks)
         ms = sorted(t["ms"] for t in toks)
         cap = max(1e-6, 3 * ms[len(ms) // 2])
         bw = 1520.0 / n
@@ -474,8 +498,9 @@ class QuestionsScene(TourScene):
             bar = self.box(40 + j * bw, y + 48 - h, max(2.0, bw - 3), h, BLUE_LIGHT if not t.get("hit") else GREEN,
                            None, radius=2)
             self.fade_in(bar, t0 + TRIP_S * j, t0 + TRIP_S * j + 0.12)
-        y += 56
-        # the cheat sheet: one box per KV block, appearing on the trip that first needed it
+
+    def _kv_blocks(self, toks: list[dict], t0: float, y: float) -> None:
+        """The cheat sheet: one box per KV block, appearing on the trip that first needed it."""
         kv = self.text(T("KV cache:"), 40, y + 4, "small", DIM, role="legend")
         first = {}
         for j, t in enumerate(toks):
@@ -485,11 +510,6 @@ class QuestionsScene(TourScene):
             card, w = self.chip(T("block {b}").format(b=b), x, y, PAPER, style="label", min_w=90)
             self.pop_in(card, t0 + TRIP_S * j)
             x += w + 8
-        pill = self.badge("measured", 1560, y + 2, T("each trip timed here"), align="right")
-        y = max(pill.sceneBoundingRect().bottom(), y + self.lh("label") + 12) + 8
-        self.fade_in(self.para_fit(T("Each token is one real trip of the model, with its KV cache; the words are the "
-                                     "source's. Green: the model's own pick."), 40, y, 1520, SCENE_H - 8,
-                                   color=DIM)[0], t0 + TRIP_S * n)
 
     def _cut_only(self, ctx: dict, t0: float, y: float) -> None:
         item, y = self.para(T(CLOSING_LINE), 40, y, 1520, "heading", ACCENT, True, role="quote")
