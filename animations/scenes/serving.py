@@ -17,6 +17,16 @@ from animations.scenes import trip_words
 from animations.scenes.thin_book import draw_thin_book
 
 
+def _speculative_passes(s: dict | None) -> list[tuple[list[str], int | None, int]]:
+    """The trips to draw: (token labels, guesses kept, guesses made); measured (``s``) or the illustration's.
+    Trip 1 reads the question and writes its first token (kept None); each later trip checks guesses."""
+    if s is not None:
+        return [(list(s.get("prefill_labels") or []), None, 0)] + [
+            (p["labels"], p["accepted"], p["proposed"]) for p in s["passes"]]
+    return [(["for", "␣i", "␣in", "␣range", "(", "10"], 4, 5), (["10", "):", "↵", "␣␣␣", "␣print"], 4, 5),
+            (["(", "i", ")", "↵"], 3, 5)]
+
+
 class SpeculativeScene(TourScene):
     """§13: the apprentice (draft model) guesses, the book (target) checks all guesses in one trip; the trips
     saved, measured; a measured acceptance below the source's figure is said so, with the reason."""
@@ -27,12 +37,7 @@ class SpeculativeScene(TourScene):
     def draw(self, ctx: dict) -> None:
         s = _analysis(ctx, "speculative")
         live = bool(s and s.get("available"))
-        if live:  # trip 1 reads the question and writes its first token; each later trip checks guesses
-            passes = [(list(s.get("prefill_labels") or []), None, 0)] + [
-                (p["labels"], p["accepted"], p["proposed"]) for p in s["passes"]]
-        else:
-            passes = [(["for", "␣i", "␣in", "␣range", "(", "10"], 4, 5), (["10", "):", "↵", "␣␣␣", "␣print"], 4, 5),
-                      (["(", "i", ")", "↵"], 3, 5)]
+        passes = _speculative_passes(s if live else None)
         top = self.top
         lw = 820.0 if live else 1000.0  # live: the right box takes more room for its measured figures
         (_, y), g_intro = self.collect(lambda: self.para(
@@ -43,49 +48,32 @@ class SpeculativeScene(TourScene):
         # last row that fits above it
         below = self._below_rows(s if live else None, lw)
         block_h = max([i.sceneBoundingRect().bottom() for i in below] + [0.0])
-        t = 0.3
-        trip_w = max(self.measure(T("trip {i}").format(i=len(passes)), "small").width(), 40) + 14
         # the tokens as chips (figures, outside the type hierarchy): the illustration's three trips a size larger
         chip_style = "label" if live else "heading"
+        groups, y = self._trip_rows(passes, y, chip_style, lw, block_h)
+        for item in below:
+            item.moveBy(0, y)
+        # the column breathes: the free height under it is shared between the caption, the trips and the notes
+        self.spread([g_intro] + groups + [below], bottom=SCENE_H - 10, most=40 if live else 64)
+        self._right_box(ctx, s if live else None, 40 + lw + 30, top)
+
+    def _trip_rows(self, passes: list[tuple], y: float, chip_style: str, lw: float,
+                   block_h: float) -> tuple[list[list], float]:
+        """As many trips as fit above the ``block_h`` px kept under them (at least two), one row each from ``y``,
+        and a line naming those left out. Returns each row's items and the y below."""
+        t = 0.3
+        trip_w = max(self.measure(T("trip {i}").format(i=len(passes)), "small").width(), 40) + 14
         chip_h = self.lh(chip_style) + px("small") * 0.45  # a chip's height (``chip``)
         row_h = chip_h + 8  # and the gap under it
-
-        def row(r: int, labels: list, accepted: int, proposed: int, y: float, t: float) -> tuple[float, float]:
-            """One trip: its name, its chips, how many guesses it kept; returns (the y under it, the next start)."""
-            count(self.text(T("trip {i}").format(i=r + 1), 40, y + (chip_h - self.lh("small")) / 2, "small", DIM,
-                            role="axis"), "speculative: trips")
-            x = 40 + trip_w
-            row_bottom = y
-            for j, lab in enumerate(labels):
-                fill = GREEN if accepted is not None and j < accepted else ACCENT  # kept guess, or the book's own
-                card, w = self.chip(lab, x, y, fill, QColor("#0f1419"), style=chip_style)
-                count(card, "speculative: tokens")
-                self.pop_in(card, t)
-                t += 0.1
-                x += w + 6
-                row_bottom = card.sceneBoundingRect().bottom()
-            if accepted is None:
-                note = T("reading the question writes the first token")
-            else:
-                rejected = max(0, proposed - accepted)
-                note = T("{a} of {k} guesses kept").format(a=accepted, k=proposed) + (
-                    "" if not rejected else " · " + T("{r} thrown away").format(r=rejected))
-            nw = self.measure(note, "small").width()
-            if x + 16 + nw <= 40 + lw:
-                self.text(note, x + 16, y + (chip_h - self.lh("small")) / 2, "small", DIM, role="label")
-            else:
-                item = self.text(note, 40 + trip_w, row_bottom + 2, "small", DIM, role="label")
-                row_bottom = item.sceneBoundingRect().bottom()
-            return row_bottom + 8, t
-
-        groups = [g_intro]
+        groups = []
         note_h = self.lh("small") + 8  # "trips 6–7 are not drawn here", when some are left out
         shown = 0
         for r, (labels, accepted, proposed) in enumerate(passes):
             after = row_h + (note_h if r + 1 < len(passes) else 0)
             if r >= 2 and y + after > SCENE_H - 8 - block_h:
                 break
-            (y, t), g_row = self.collect(lambda: row(r, labels, accepted, proposed, y, t))
+            (y, t), g_row = self.collect(lambda: self._trip_row(r, labels, accepted, proposed, y, t, trip_w,
+                                                                chip_style, lw))
             groups.append(g_row)
             shown += 1
         if shown < len(passes):  # the trips that did not fit are named, and counted with the drawn ones
@@ -97,31 +85,46 @@ class SpeculativeScene(TourScene):
             count(item, "speculative: tokens", sum(len(lab) for lab, _, _ in passes[shown:]))
             groups.append([item])
             y = item.sceneBoundingRect().bottom() + 8
-        for item in below:
-            item.moveBy(0, y)
-        # the column breathes: the free height under it is shared between the caption, the trips and the notes
-        self.spread(groups + [below], bottom=SCENE_H - 10, most=40 if live else 64)
-        # the right box: trips with and without the apprentice, then production
-        rx = 40 + lw + 30
+        return groups, y
+
+    def _trip_row(self, r: int, labels: list, accepted: int | None, proposed: int, y: float, t: float,
+                  trip_w: float, chip_style: str, lw: float) -> tuple[float, float]:
+        """One trip: its name, its chips, how many guesses it kept; returns (the y under it, the next start)."""
+        chip_h = self.lh(chip_style) + px("small") * 0.45  # a chip's height (``chip``)
+        count(self.text(T("trip {i}").format(i=r + 1), 40, y + (chip_h - self.lh("small")) / 2, "small", DIM,
+                        role="axis"), "speculative: trips")
+        x = 40 + trip_w
+        row_bottom = y
+        for j, lab in enumerate(labels):
+            fill = GREEN if accepted is not None and j < accepted else ACCENT  # kept guess, or the book's own
+            card, w = self.chip(lab, x, y, fill, QColor("#0f1419"), style=chip_style)
+            count(card, "speculative: tokens")
+            self.pop_in(card, t)
+            t += 0.1
+            x += w + 6
+            row_bottom = card.sceneBoundingRect().bottom()
+        if accepted is None:
+            note = T("reading the question writes the first token")
+        else:
+            rejected = max(0, proposed - accepted)
+            note = T("{a} of {k} guesses kept").format(a=accepted, k=proposed) + (
+                "" if not rejected else " · " + T("{r} thrown away").format(r=rejected))
+        nw = self.measure(note, "small").width()
+        if x + 16 + nw <= 40 + lw:
+            self.text(note, x + 16, y + (chip_h - self.lh("small")) / 2, "small", DIM, role="label")
+        else:
+            item = self.text(note, 40 + trip_w, row_bottom + 2, "small", DIM, role="label")
+            row_bottom = item.sceneBoundingRect().bottom()
+        return row_bottom + 8, t
+
+    def _right_box(self, ctx: dict, s: dict | None, rx: float, top: float) -> None:
+        """The right box from ``rx``: live (``s``), the trips with and without the apprentice and what it costs;
+        then production's apprentices, with the source's pill."""
         rw = 1560 - rx
         y = top + 10
-        if live:
-            _, y = self.para(T("Trips for the same {n} tokens").format(n=s["tokens"]), rx + 20, y, rw - 40, "heading",
-                             TEXT, True, role="heading")
-            most = max(s["plain_trips"], s["trips"], 1)
-            bars = ((T("without: {n} trips").format(n=s["plain_trips"]), s["plain_trips"], ORANGE),
-                    (T("with the apprentice: {n} trips").format(n=s["trips"]), s["trips"], GREEN))
-            name_w = max(self.measure(name, "small").width() for name, _, _ in bars) + 12
-            full = max(40.0, rw - 40 - name_w)
-            for i, (name, n, color) in enumerate(bars):  # the name, then its bar on the same line
-                lab = self.text(name, rx + 20, y + 6, "small", color, role="legend")
-                r = lab.sceneBoundingRect()
-                bar = self.box(rx + 20 + name_w, r.center().y() - 11, max(3.0, full * n / most), 22, color, None,
-                               radius=4)
-                self.fade_in(bar, 0.6 + 0.3 * i)
-                y = r.bottom()
-            y = self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom() + 12
-        if live and s.get("plain_pass_ms") and s.get("draft_pass_ms") and s.get("weight_bytes"):
+        if s is not None:
+            y = self._trips_saved(s, rx, rw, y)
+        if s is not None and s.get("plain_pass_ms") and s.get("draft_pass_ms") and s.get("weight_bytes"):
             y = self._apprentice_cost(s, _analysis(ctx, "decode"), rx + 20, y, rw - 40) + 10
         production = T("In production: EAGLE-3, a light guessing head trained on the big model's hidden states; "
                        "DeepSeek-V3 and GLM-style MoE models build in multi-token prediction (MTP). Open-ended "
@@ -130,6 +133,24 @@ class SpeculativeScene(TourScene):
         _, y = self.para_fit(production, rx + 20, y, rw - 40, SCENE_H - 8 - 14 - 8 - pill_h, role="caption")
         y = self.badge("source", rx + 20, y + 8).sceneBoundingRect().bottom()
         self.box(rx, top, rw, y + 14 - top, PANEL, EDGE, z=0)
+
+    def _trips_saved(self, s: dict, rx: float, rw: float, y: float) -> float:
+        """Two measured bars: the trips for the same tokens without and with the apprentice. Returns the y below."""
+        _, y = self.para(T("Trips for the same {n} tokens").format(n=s["tokens"]), rx + 20, y, rw - 40, "heading",
+                         TEXT, True, role="heading")
+        most = max(s["plain_trips"], s["trips"], 1)
+        bars = ((T("without: {n} trips").format(n=s["plain_trips"]), s["plain_trips"], ORANGE),
+                (T("with the apprentice: {n} trips").format(n=s["trips"]), s["trips"], GREEN))
+        name_w = max(self.measure(name, "small").width() for name, _, _ in bars) + 12
+        full = max(40.0, rw - 40 - name_w)
+        for i, (name, n, color) in enumerate(bars):  # the name, then its bar on the same line
+            lab = self.text(name, rx + 20, y + 6, "small", color, role="legend")
+            r = lab.sceneBoundingRect()
+            bar = self.box(rx + 20 + name_w, r.center().y() - 11, max(3.0, full * n / most), 22, color, None,
+                           radius=4)
+            self.fade_in(bar, 0.6 + 0.3 * i)
+            y = r.bottom()
+        return self.badge("measured", rx + 20, y + 6).sceneBoundingRect().bottom() + 12
 
     def _below_rows(self, s: dict | None, lw: float) -> list:
         """The legend, and live: the headline, its pill and the notes on acceptance; else the illustrative pill.
