@@ -237,9 +237,37 @@ class ParallelScene(TourScene):
         most = max([r["bytes"] for r in rows] + [g["bytes"] for g in gpus] + [1.0]) * 1.02
         scale = (1560 - x0 - value_w) / most  # scene units per byte
         smallest = min((g["bytes"] for g in gpus), default=80e9)
-        # the GPU labels first, each over its line: on one row when some choice of centred, flush right or flush
-        # left of its line keeps them apart (the first such choice, centred preferred), else on as many rows as
-        # they need; then the bars below them
+        labels, y = self._gpu_labels(gpus, x0, scale, top)
+        texts = [item for _, item in labels]  # a dashed line breaks where any text sits on it
+        bh = self.lh("label", True)
+        for i, r in enumerate(rows):
+            texts.append(self.text(T(r["name"]), x0 - 12, y + (bh - self.lh("small")) / 2, "small", TEXT,
+                                   align="right", role="axis"))
+            w = r["bytes"] * scale
+            fits = r["bytes"] <= smallest
+            bar = self.box(x0, y, max(3.0, w), bh, GREEN if fits else ORANGE, None, radius=4)
+            self.fade_in(bar, 0.2 + 0.2 * i)
+            texts.append(self.text(fmt_bytes(r["bytes"]), x0 + w + 8, y, "label", TEXT, True, role="readout"))
+            y += bh + 2
+        for gx, item in labels:
+            self._gpu_line(gx, item, texts, y)
+        first = gpus[0]["name"] if gpus else "H100"
+        _, y = self.para(T("Decimal GB (a billion bytes). Dashed: each card's reported memory. Green: fits one {gpu}; "
+                           "orange: a bigger card or several.").format(gpu=first),
+                         40, y + 2, 1520, "small", DIM, role="legend")
+        # the formula pill says where every figure of the chart comes from: under the legend, the FP8 note beside it
+        pill = self.badge("formula", 40, y + 4, T("parameters × bytes each; GPU sizes from datasheets"))
+        pr = pill.sceneBoundingRect()
+        fp8 = T("FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet.")
+        _, y = self.para(fp8, pr.right() + 16, pr.top(), 1560 - pr.right() - 16, "small", TEXT, role="caption")
+        y = max(y, pr.bottom())
+        y = draw_thin_book(self, _analysis(ctx, "thin_book"), 40, y + 8, 1520)  # this machine, measured
+        self._ways_to_tear(ctx, y + 8)
+
+    def _gpu_labels(self, gpus: list[dict], x0: float, scale: float, top: float) -> tuple[list, float]:
+        """The GPU labels, each over its line (at ``x0 + bytes * scale``): on one row when some choice of centred,
+        flush right or flush left of its line keeps them apart (the first such choice, centred preferred), else on
+        as many rows as they need. Returns (line x, label item) per GPU and the y under the labels."""
         lh = self.lh("small")
         labels = []
         for g in gpus:
@@ -267,54 +295,31 @@ class ParallelScene(TourScene):
                     row += 1
                 item.setPos(x, top + row * (lh + 2))
             placed.append(item.sceneBoundingRect())
-        y = max([r.bottom() for r in placed] + [top]) + 4
-        texts = [item for _, item in labels]  # a dashed line breaks where any text sits on it
-        bh = self.lh("label", True)
-        for i, r in enumerate(rows):
-            texts.append(self.text(T(r["name"]), x0 - 12, y + (bh - self.lh("small")) / 2, "small", TEXT,
-                                   align="right", role="axis"))
-            w = r["bytes"] * scale
-            fits = r["bytes"] <= smallest
-            bar = self.box(x0, y, max(3.0, w), bh, GREEN if fits else ORANGE, None, radius=4)
-            self.fade_in(bar, 0.2 + 0.2 * i)
-            texts.append(self.text(fmt_bytes(r["bytes"]), x0 + w + 8, y, "label", TEXT, True, role="readout"))
-            y += bh + 2
-        for gx, item in labels:
-            segs = [(item.sceneBoundingRect().bottom() + 2, y)]
-            for t in texts:
-                if t is item:
-                    continue
-                rr = t.sceneBoundingRect()
-                if rr.left() - 4 <= gx <= rr.right() + 4:
-                    new = []
-                    for a0, a1 in segs:
-                        if rr.bottom() < a0 or rr.top() > a1:
-                            new.append((a0, a1))
-                        else:
-                            new += [(a0, rr.top() - 3), (rr.bottom() + 3, a1)]
-                    segs = [(a0, a1) for a0, a1 in new if a1 - a0 > 2]
-            for a0, a1 in segs:
-                self.line(gx, a0, gx, a1, DIM, 2, dash=True)
-        first = gpus[0]["name"] if gpus else "H100"
-        _, y = self.para(T("Decimal GB (a billion bytes). Dashed: each card's reported memory. Green: fits one {gpu}; "
-                           "orange: a bigger card or several.").format(gpu=first),
-                         40, y + 2, 1520, "small", DIM, role="legend")
-        # the formula pill says where every figure of the chart comes from: under the legend, the FP8 note beside it
-        pill = self.badge("formula", 40, y + 4, T("parameters × bytes each; GPU sizes from datasheets"))
-        pr = pill.sceneBoundingRect()
-        fp8 = T("FP8, and 4-bit on Blackwell, let 70B fit one GPU with room left for the cheat sheet.")
-        _, y = self.para(fp8, pr.right() + 16, pr.top(), 1560 - pr.right() - 16, "small", TEXT, role="caption")
-        y = max(y, pr.bottom())
-        y = draw_thin_book(self, _analysis(ctx, "thin_book"), 40, y + 8, 1520)  # this machine, measured
-        y += 8
-        # three ways to tear it: three cards down to the footer, the footer measured first
-        ways = [(T("By chapters: pipeline parallel"), T("no syncing inside a layer; needs many requests to keep "
-                                                        "every GPU busy")),
-                (T("Every page torn apart: tensor parallel"), T("every layer syncs; worth it only with fast links "
-                                                                 "such as NVLink")),
-                (T("Experts living apart: expert parallel"), T("mixture-of-experts models only"))]
+        return labels, max([r.bottom() for r in placed] + [top]) + 4
+
+    def _gpu_line(self, gx: float, item, texts: list, bottom: float) -> None:
+        """A GPU's dashed line at ``gx`` from under its label ``item`` down to ``bottom``, broken where any of
+        ``texts`` sits on it."""
+        segs = [(item.sceneBoundingRect().bottom() + 2, bottom)]
+        for t in texts:
+            if t is item:
+                continue
+            rr = t.sceneBoundingRect()
+            if rr.left() - 4 <= gx <= rr.right() + 4:
+                new = []
+                for a0, a1 in segs:
+                    if rr.bottom() < a0 or rr.top() > a1:
+                        new.append((a0, a1))
+                    else:
+                        new += [(a0, rr.top() - 3), (rr.bottom() + 3, a1)]
+                segs = [(a0, a1) for a0, a1 in new if a1 - a0 > 2]
+        for a0, a1 in segs:
+            self.line(gx, a0, gx, a1, DIM, 2, dash=True)
+
+    def _ways_to_tear(self, ctx: dict, y: float) -> None:
+        """Three ways to tear the book: three cards from ``y`` down to the footer (the live workers measured, or
+        where to see them), the footer measured first."""
         live = ctx.get("live_workers")
-        ds = ctx.get("deepseek") or {"params": 671e9, "active": 37e9}
         foot = (T("{how} over {n} worker processes, median of the last {k} trips: compute {c} · communication {m} · "
                   "idle {b}").format(how=T("tensor parallel") if live["mode"] == "tp" else T("pipeline parallel"),
                                      n=live["n"], k=live["trips"], c=fmt_ms(live["compute_ms"]),
@@ -327,28 +332,34 @@ class ParallelScene(TourScene):
             foot_item = self.text(foot, 40, 0, "small", DIM, width=1520 if wide else None, role="caption")
         foot_item.setY(SCENE_H - 8 - foot_item.sceneBoundingRect().height())
         card_bottom = foot_item.sceneBoundingRect().top() - 6
-
-        def cards(style: str) -> list[float]:
-            """The three cards' words, all in ``style``; returns where each card's words end."""
-            ends = []
-            for i, (name, why) in enumerate(ways):
-                x = 40 + i * 512
-                _, ny = self.para(name, x + 12, y + 4, 472, "heading", ACCENT, True, role="heading")
-                self._split_icon(i, x + 12, ny + 2, ICON_H)
-                _, wy = self.para(why, x + 12, ny + 8 + ICON_H, 472, style, DIM)
-                if i == 2:
-                    _, wy = self.para(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per "
-                                        "token").format(p=ds["params"] / 1e9, a=ds["active"] / 1e9), x + 12, wy + 4,
-                                      472, style, PURPLE)
-                ends.append(wy + 6)
-            return ends
-
+        ds = ctx.get("deepseek") or {"params": 671e9, "active": 37e9}
         # the cards' words in the label style, all three in the small one where a larger text (a smaller view)
         # would run past the footer
-        ends = self.attempt(lambda: cards("label"), bottom=card_bottom - 6) or cards("small")
+        ends = self.attempt(lambda: self._way_cards(y, ds, "label"), bottom=card_bottom - 6) or \
+            self._way_cards(y, ds, "small")
         for i in range(3):  # three cards of one height: down to the footer, or to the longest card's text
             c = self.box(40 + i * 512, y, 496, max([card_bottom] + ends) - y, PANEL, EDGE, z=0)
             self.pop_in(c, 0.8 + 0.2 * i)
+
+    def _way_cards(self, y: float, ds: dict, style: str) -> list[float]:
+        """The three cards' words from ``y``, all in ``style``; returns where each card's words end."""
+        ways = [(T("By chapters: pipeline parallel"), T("no syncing inside a layer; needs many requests to keep "
+                                                        "every GPU busy")),
+                (T("Every page torn apart: tensor parallel"), T("every layer syncs; worth it only with fast links "
+                                                                 "such as NVLink")),
+                (T("Experts living apart: expert parallel"), T("mixture-of-experts models only"))]
+        ends = []
+        for i, (name, why) in enumerate(ways):
+            x = 40 + i * 512
+            _, ny = self.para(name, x + 12, y + 4, 472, "heading", ACCENT, True, role="heading")
+            self._split_icon(i, x + 12, ny + 2, ICON_H)
+            _, wy = self.para(why, x + 12, ny + 8 + ICON_H, 472, style, DIM)
+            if i == 2:
+                _, wy = self.para(T("DeepSeek-V3: {p:.0f} billion parameters, about {a:.0f} billion active per "
+                                    "token").format(p=ds["params"] / 1e9, a=ds["active"] / 1e9), x + 12, wy + 4,
+                                  472, style, PURPLE)
+            ends.append(wy + 6)
+        return ends
 
     def _split_icon(self, kind: int, x: float, y: float, h: float) -> None:
         """Two GPUs' share of the book, ``h`` tall: chapters split, every page torn in half, experts in rooms."""
