@@ -400,71 +400,78 @@ class PrefixScene(TourScene):
         claim(g_intro[0], "prefix: first request's system prompt blocks", sys_blocks)
         claim(g_intro[0], "prefix: second request's system prompt blocks", sys_blocks)
         bh = self.lh("label") + 10
-
-        def blocks(y: float) -> float:
-            """Each request's row: its system prompt's blocks, a gap, then its question's own blocks (the picture
-            counts the caption's blocks, and the question's are named apart)."""
-            name_w = max(self.measure(T("first"), "small", True).width(),
-                         self.measure(T("second"), "small", True).width())
-            bx = 40 + name_w + 16
-            w = min(52.0, (40 + lw - bx) / (sys_blocks + q_blocks + 1.5))
-            gap = w / 2
-            y += 6
-            head_h = self.lh("small")
-            self.text(T("system prompt"), bx, y, "small", DIM, role="axis")
-            self.text(T("question"), bx + sys_blocks * w + gap, y, "small", DIM, role="axis")
-            y += head_h + 4
-            for r, who in enumerate(("first", "second")):
-                self.text(T("first") if r == 0 else T("second"), 40, y + (bh - self.lh("small", True)) / 2, "small",
-                          TEXT, True, role="axis")
-                for j in range(sys_blocks + q_blocks):
-                    reused = r == 1 and j < min(hit // bs, sys_blocks)
-                    x = bx + j * w + (gap if j >= sys_blocks else 0)
-                    c = self.box(x, y, w - 6, bh, GREEN if reused else ORANGE, None, radius=4)
-                    if j < sys_blocks:
-                        count(c, f"prefix: {who} request's system prompt blocks")
-                    self.fade_in(c, 0.2 + r * 0.8 + 0.03 * j)
-                y += bh + 12
-            sw = self.lh("small")
-            self.box(40, y + 3, sw - 6, sw - 6, GREEN, None, radius=4)
-            k1 = self.text(T("found in the cache: no work"), 40 + sw + 2, y, "small", TEXT, role="legend")
-            x2 = k1.sceneBoundingRect().right() + 30
-            self.box(x2, y + 3, sw - 6, sw - 6, ORANGE, None, radius=4)
-            self.text(T("computed"), x2 + sw + 2, y, "small", TEXT, role="legend")
-            return y + sw + 20
-
-        y, g_blocks = self.collect(lambda: blocks(y))
-
-        def times(y: float) -> float:
-            top_ms = max(p["cold_ms"], p["warm_ms"], 0.1)
-            names = ((T("second request, cold"), p["cold_ms"], ORANGE),
-                     (T("second request, after the first"), p["warm_ms"], GREEN))
-            nw = max(self.measure(n, "small").width() for n, _, _ in names) + 16
-            vw = max(self.measure(fmt_ms(ms), "label", True).width() for _, ms, _ in names) + 12
-            full = lw - nw - vw
-            for i, (name, ms, color) in enumerate(names):
-                self.text(name, 40, y + (self.lh("label", True) - self.lh("small")) / 2, "small", TEXT, role="axis")
-                bar = self.box(40 + nw, y + 2, max(3.0, full * ms / top_ms), bh - 4, color, None, radius=4)
-                self.fade_in(bar, 1.4 + 0.3 * i)
-                self.text(fmt_ms(ms), 40 + nw + full * ms / top_ms + 8, y, "label", TEXT, True, role="readout")
-                y += bh + 8
-            return y
-
-        def saved(y: float) -> float:
-            _, y = self.para(T("time saved on reading the question: {ms}").format(ms=fmt_ms(p["saved_ms"])), 40,
-                             y + 6, lw, "body", ACCENT, True, role="readout")
-            self.badge("measured", 40, y + 6, T("this engine's prefix cache, median of 3"), max_w=lw)
-            return y
-
+        reused_n = min(hit // bs, sys_blocks)  # the second request's blocks found in the cache
+        y, g_blocks = self.collect(lambda: self._request_blocks(y, lw, bh, sys_blocks, q_blocks, reused_n))
         if p:
-            y, g_times = self.collect(lambda: times(y))
-            _, g_saved = self.collect(lambda: saved(y))
+            y, g_times = self.collect(lambda: self._second_request_times(p, y, lw, bh))
+            _, g_saved = self.collect(lambda: self._time_saved(p, y, lw))
             # the page breathes: the free height below is shared between its blocks (no empty band)
             self.spread([g_intro, g_blocks, g_times, g_saved], bottom=SCENE_H - 10, most=70)
         else:
             _, g_badge = self.collect(lambda: self.badge("illustrative", 40, y))
             self.spread([g_intro, g_blocks + g_badge], bottom=SCENE_H - 10, most=70)  # the pill under its picture
-        # routing: the router over three servers, the arrows drawn once the servers have come down the free height
+        self._routing(top)
+
+    def _request_blocks(self, y: float, lw: float, bh: float, sys_blocks: int, q_blocks: int, reused_n: int) -> float:
+        """Each request's row: its system prompt's blocks, a gap, then its question's own blocks, the second
+        request's first ``reused_n`` found in the cache (the picture counts the caption's blocks, and the question's
+        are named apart); then the legend. Returns the y below."""
+        name_w = max(self.measure(T("first"), "small", True).width(),
+                     self.measure(T("second"), "small", True).width())
+        bx = 40 + name_w + 16
+        w = min(52.0, (40 + lw - bx) / (sys_blocks + q_blocks + 1.5))
+        gap = w / 2
+        y += 6
+        head_h = self.lh("small")
+        self.text(T("system prompt"), bx, y, "small", DIM, role="axis")
+        self.text(T("question"), bx + sys_blocks * w + gap, y, "small", DIM, role="axis")
+        y += head_h + 4
+        for r, who in enumerate(("first", "second")):
+            self.text(T("first") if r == 0 else T("second"), 40, y + (bh - self.lh("small", True)) / 2, "small",
+                      TEXT, True, role="axis")
+            for j in range(sys_blocks + q_blocks):
+                reused = r == 1 and j < reused_n
+                x = bx + j * w + (gap if j >= sys_blocks else 0)
+                c = self.box(x, y, w - 6, bh, GREEN if reused else ORANGE, None, radius=4)
+                if j < sys_blocks:
+                    count(c, f"prefix: {who} request's system prompt blocks")
+                self.fade_in(c, 0.2 + r * 0.8 + 0.03 * j)
+            y += bh + 12
+        sw = self.lh("small")
+        self.box(40, y + 3, sw - 6, sw - 6, GREEN, None, radius=4)
+        k1 = self.text(T("found in the cache: no work"), 40 + sw + 2, y, "small", TEXT, role="legend")
+        x2 = k1.sceneBoundingRect().right() + 30
+        self.box(x2, y + 3, sw - 6, sw - 6, ORANGE, None, radius=4)
+        self.text(T("computed"), x2 + sw + 2, y, "small", TEXT, role="legend")
+        return y + sw + 20
+
+    def _second_request_times(self, p: dict, y: float, lw: float, bh: float) -> float:
+        """The second request's measured time to read its question, cold and after the first, as bars (ms).
+        Returns the y below."""
+        top_ms = max(p["cold_ms"], p["warm_ms"], 0.1)
+        names = ((T("second request, cold"), p["cold_ms"], ORANGE),
+                 (T("second request, after the first"), p["warm_ms"], GREEN))
+        nw = max(self.measure(n, "small").width() for n, _, _ in names) + 16
+        vw = max(self.measure(fmt_ms(ms), "label", True).width() for _, ms, _ in names) + 12
+        full = lw - nw - vw
+        for i, (name, ms, color) in enumerate(names):
+            self.text(name, 40, y + (self.lh("label", True) - self.lh("small")) / 2, "small", TEXT, role="axis")
+            bar = self.box(40 + nw, y + 2, max(3.0, full * ms / top_ms), bh - 4, color, None, radius=4)
+            self.fade_in(bar, 1.4 + 0.3 * i)
+            self.text(fmt_ms(ms), 40 + nw + full * ms / top_ms + 8, y, "label", TEXT, True, role="readout")
+            y += bh + 8
+        return y
+
+    def _time_saved(self, p: dict, y: float, lw: float) -> float:
+        """The time saved on reading the question, with its pill."""
+        _, y = self.para(T("time saved on reading the question: {ms}").format(ms=fmt_ms(p["saved_ms"])), 40,
+                         y + 6, lw, "body", ACCENT, True, role="readout")
+        self.badge("measured", 40, y + 6, T("this engine's prefix cache, median of 3"), max_w=lw)
+        return y
+
+    def _routing(self, top: float) -> None:
+        """Routing: the router over three servers, the arrows drawn once the servers have come down the free
+        height; the panel behind it."""
         x0, rw = 1040.0, 520.0
         head = self.text(T("Routing"), x0 + 20, top + 10, "heading", TEXT, True, role="heading")
         _, y = self.para(T("The cache helps only on the server that holds it."), x0 + 20,
@@ -472,25 +479,7 @@ class PrefixScene(TourScene):
         router, g_router = self.collect(lambda: self.tag(T("router"), x0 + rw / 2, y + 14, "small", PANEL, ACCENT,
                                                          align="center", role="label", pad=16, min_w=140))
         rr = router.sceneBoundingRect()
-
-        def servers() -> list:
-            sy = rr.bottom() + 130
-            made = []
-            for i in range(3):
-                sx = x0 + 20 + i * (rw - 40) / 3
-                sw_ = (rw - 40) / 3 - 14
-                made.append(self.tag(T("server {i}").format(i=i + 1), sx, sy, "small", PANEL, BLUE_LIGHT,
-                                     role="label", pad=12, min_w=sw_))
-            sr = made[1].sceneBoundingRect()
-            self.box(sr.center().x() - 30, sr.bottom() + 8, 60, 30, GREEN, None, radius=4)
-            hit_lab = self.text(T("its cache holds the opening"), sr.center().x(), sr.bottom() + 44, "small", GREEN,
-                                align="center", role="legend")
-            _, yy = self.para(T("miss: computed again"), x0 + 20, hit_lab.sceneBoundingRect().bottom() + 14, rw - 40,
-                              "small", DIM, role="caption")
-            made.append(self.badge("illustrative", x0 + 20, yy + 8, T("machines and assignments"), max_w=rw - 40))
-            return made
-
-        made, g_servers = self.collect(servers)
+        made, g_servers = self.collect(lambda: self._servers(x0, rw, rr.bottom() + 130))
         # the panel reaches down with the page's left column: its servers come down the free height (longer arrows)
         self.spread([g_router, g_servers], bottom=SCENE_H - 10 - 14, most=120)
         for i, srv in enumerate(made[:3]):
@@ -503,3 +492,21 @@ class PrefixScene(TourScene):
                           role="label")
         y = made[-1].sceneBoundingRect().bottom()
         self.box(x0, top, rw, y + 14 - top, PANEL, EDGE, z=0)
+
+    def _servers(self, x0: float, rw: float, sy: float) -> list:
+        """Three servers in a row at ``sy``, the middle one's cache holding the opening, the miss noted, and the
+        pill; returns the three servers and the pill."""
+        made = []
+        for i in range(3):
+            sx = x0 + 20 + i * (rw - 40) / 3
+            sw_ = (rw - 40) / 3 - 14
+            made.append(self.tag(T("server {i}").format(i=i + 1), sx, sy, "small", PANEL, BLUE_LIGHT,
+                                 role="label", pad=12, min_w=sw_))
+        sr = made[1].sceneBoundingRect()
+        self.box(sr.center().x() - 30, sr.bottom() + 8, 60, 30, GREEN, None, radius=4)
+        hit_lab = self.text(T("its cache holds the opening"), sr.center().x(), sr.bottom() + 44, "small", GREEN,
+                            align="center", role="legend")
+        _, yy = self.para(T("miss: computed again"), x0 + 20, hit_lab.sceneBoundingRect().bottom() + 14, rw - 40,
+                          "small", DIM, role="caption")
+        made.append(self.badge("illustrative", x0 + 20, yy + 8, T("machines and assignments"), max_w=rw - 40))
+        return made
