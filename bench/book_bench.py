@@ -89,7 +89,8 @@ def markdown(res: dict, batch: int) -> str:
             return (fmt.format(r[k]["median"] * scale) + " (" + fmt.format(r[k]["min"] * scale) + "–"
                     + fmt.format(r[k]["max"] * scale) + ")")
         rows.append(f"| {name} | {r['weight_bytes'] / 1e6:.1f} MB | {f['applies']} ({(f['l3_bytes'] or 0) / 2**20:.0f} "
-                    f"MiB L3) | {f['floor_ms']:.2f} ms | {rng('forward_ms')} ms | {rng('reading_share', 100, '{:.0f}')} % "
+                    f"MiB L3) | {f['floor_ms']:.2f} ms | {rng('forward_ms')} ms | "
+                    f"{rng('reading_share', 100, '{:.0f}')} % "
                     f"| {rng('batch_cost')} |")
     return "\n".join(rows)
 
