@@ -112,8 +112,10 @@ def build_gui_parser() -> argparse.ArgumentParser:
     p.add_argument("--kiosk", action="store_true", help="fullscreen, attract loop when idle, locked down")
     p.add_argument("--presenter", action="store_true", help="large captions, fewer controls, clicker keys")
     p.add_argument("--touch", action="store_true",
-                   help="touch mode without --kiosk: finger-sized controls, swipe and tap (on by itself on a touch screen)")
-    p.add_argument("--screen", type=_screen_index, default=None, metavar="N", help="screen index for fullscreen / kiosk")
+                   help="touch mode without --kiosk: finger-sized controls, swipe and tap "
+                        "(on by itself on a touch screen)")
+    p.add_argument("--screen", type=_screen_index, default=None, metavar="N",
+                   help="screen index for fullscreen / kiosk")
     p.add_argument("--remeasure-floor", action="store_true",
                    help="measure the memory's read speed for the floor again (it is measured once per machine and kept "
                         "in the user's cache folder; `bench --only floor` re-measures it too)")

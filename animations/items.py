@@ -51,7 +51,8 @@ WHEEL_R = 12.0
 
 
 def pick_family() -> str:
-    """The app's one family, with the bundled Chinese glyphs (animations.fonts registers them; the window may override it)."""
+    """The app's one family, with the bundled Chinese glyphs (animations.fonts registers them; the window may
+    override it)."""
     from animations.fonts import register_fonts  # the bundled fonts, registered once; the same family as the app
     return register_fonts()
 
@@ -235,8 +236,8 @@ class GuessSlipItem(QGraphicsItem):
             if self._tag:
                 painter.setFont(self._small)
                 painter.setPen(INK)
-                painter.drawText(body.adjusted(0, 0, -8, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
-                                 self._tag)
+                painter.drawText(body.adjusted(0, 0, -8, 0),
+                                 Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, self._tag)
             self._mark(painter, "+1", BONUS, mark_w)
 
     def _mark(self, painter: QPainter, mark: str, color: QColor, mark_w: float) -> None:

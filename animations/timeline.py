@@ -147,6 +147,11 @@ class Timeline(Animation):
         """The ``(animation, start_s, end_s)`` entries, in order of start."""
         return [(anim, start, end) for start, _, end, anim in self._entries]
 
+    def first_added(self, n: int) -> list[tuple[Animation, float, float]]:
+        """The ``(animation, start_s, end_s)`` entries of the first ``n`` animations added, in order of start
+        (what the timeline was before the later ones: ``Timeline(tl.first_added(len(earlier)))``)."""
+        return [(anim, start, end) for start, order, end, anim in self._entries if order < n]
+
     def __len__(self) -> int:
         return len(self._entries)
 

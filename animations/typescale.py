@@ -54,8 +54,10 @@ ROLE_TIER: dict[str, str] = {
     "label": "label", "button": "label", "tab": "label", "seat": "label", "chip": "label", "value": "label",
     "axis": "label", "legend": "label", "pill": "label", "desk": "label", "chapter": "label", "status": "label",
     "info": "label", "extra": "label", "why": "label", "prompt": "label", "plot-title": "label", "small": "label",
-    "seat-text": "label", "model-name": "label", "cart": "label", "overlay": "label", "reason": "label", "apprentice": "label",
-    "line-number": "label",  # the code view's line numbers (gui/code_view); its source lines ("code") are content, like a chip
+    "seat-text": "label", "model-name": "label", "cart": "label", "overlay": "label", "reason": "label",
+    "apprentice": "label",
+    # the code view's line numbers (gui/code_view); its source lines ("code") are content, like a chip
+    "line-number": "label",
 }
 
 

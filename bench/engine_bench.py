@@ -351,7 +351,9 @@ def sharding_sweep(model_dir: Path, degrees=(1, 2, 4), steps: int = 16) -> list[
             step = summarise([r.wall_ms for r in reports])
             workers = [w for r in reports for w in r.workers]
             rows.append({"mode": mode, "n": n, "step_ms": step,
-                         "compute_ms": statistics.median([w["compute_ms"] for w in workers]) if workers else step["median"],
+                         "compute_ms": (statistics.median([w["compute_ms"] for w in workers]) if workers
+                                        else step["median"]),
                          "comm_ms": statistics.median([w["comm_ms"] for w in workers]) if workers else 0.0,
-                         "bubble_ms": statistics.median([w.get("bubble_ms", 0.0) for w in workers]) if workers else 0.0})
+                         "bubble_ms": (statistics.median([w.get("bubble_ms", 0.0) for w in workers]) if workers
+                                       else 0.0)})
     return rows

@@ -74,20 +74,27 @@ def kernels(model, rounds: int = 7, calls: int = 50) -> dict:
     chains = {"fp32 addmm (engine, fp32)": chain_fp32, "ao dynamic int8 (x86, per-channel)": chain_dynamic,
               "_weight_int8pack_mm, fp32 activations": chain_int8_f32,
               "_weight_int8pack_mm, bf16 activations (engine, int8)": chain_int8_bf16}
-    times: dict[str, list[float]] = {k: [] for k in chains}
     try:
-        for fn in chains.values():
-            for _ in range(3):
-                fn()
-        for r in range(rounds):
-            for name in (list(chains) if r % 2 == 0 else list(reversed(chains))):
-                t0 = time.perf_counter_ns()
-                for _ in range(calls):
-                    chains[name]()
-                times[name].append((time.perf_counter_ns() - t0) / calls / 1e3)
+        times = _time_chains(chains, rounds, calls)
     finally:
         torch.backends.quantized.engine = old_engine
     return {k: summarise(v) for k, v in times.items()}
+
+
+def _time_chains(chains: dict, rounds: int, calls: int) -> dict[str, list[float]]:
+    """µs per call of each chain, per round: three warm-up calls each, then ``rounds`` rounds of ``calls`` calls,
+    the order reversed every other round (ABBA)."""
+    times: dict[str, list[float]] = {k: [] for k in chains}
+    for fn in chains.values():
+        for _ in range(3):
+            fn()
+    for r in range(rounds):
+        for name in (list(chains) if r % 2 == 0 else list(reversed(chains))):
+            t0 = time.perf_counter_ns()
+            for _ in range(calls):
+                chains[name]()
+            times[name].append((time.perf_counter_ns() - t0) / calls / 1e3)
+    return times
 
 
 def _decode_run(model, tokenizer, tokens: int) -> dict:
@@ -141,7 +148,8 @@ def heldout_code_ids(tokenizer, max_tokens: int):
     for name in names:
         path = default_stdlib_dir() / name
         if path.is_file():
-            ids += tokenizer.encode(path.read_text(encoding="utf-8", errors="replace")) + ([eot] if eot is not None else [])
+            ids += tokenizer.encode(path.read_text(encoding="utf-8", errors="replace"))
+            ids += [eot] if eot is not None else []
         if len(ids) >= max_tokens:
             break
     return np.array(ids[:max_tokens], dtype=np.uint16) if ids else None

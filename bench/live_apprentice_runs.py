@@ -77,7 +77,8 @@ def report(args, rows: list[dict]) -> str:
         f"temperature ≥ 0.6, no loop shown)."
         + (f" Speed-up median {statistics.median(sp):.2f}×, {min(sp):.2f}–{max(sp):.2f}." if sp else ""),
         "",
-        "| run | apprentice | temperature | speed-up | kept | loop shown | stopped for a loop | load | pass | answer (start) |",
+        "| run | apprentice | temperature | speed-up | kept | loop shown | stopped for a loop | load | pass | "
+        "answer (start) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:

@@ -156,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--steps", type=int, default=40)
     p.add_argument("--layer-every", type=int, nargs="+", default=[16])
-    p.add_argument("--pin", action="store_true", help="also run each setting with the window and engine on separate cores")
+    p.add_argument("--pin", action="store_true",
+                   help="also run each setting with the window and engine on separate cores")
     p.add_argument("--out", default=None, help="a JSON file for the rows (the table goes to stdout)")
     args = p.parse_args(argv)
     if args.live_once:

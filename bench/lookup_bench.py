@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         pm, nm = f["plain_ms"], f["ngram_ms"]
         print(f"| {key} | {f['temperature']:g} | {pm['median']:.0f} ({pm['min']:.0f}–{pm['max']:.0f}) | "
               f"{nm['median']:.0f} ({nm['min']:.0f}–{nm['max']:.0f}) | **{f['speedup']:.2f}×** "
-              f"({min(f['round_speedups']):.2f}–{max(f['round_speedups']):.2f}) | {f['rounds_faster']} of {f['rounds']} | "
+              f"({min(f['round_speedups']):.2f}–{max(f['round_speedups']):.2f}) | "
+              f"{f['rounds_faster']} of {f['rounds']} | "
               f"{(f['acceptance'] or 0) * 100:.0f} % | {f['loops']} of {f['answers']} |")
     return 0
 

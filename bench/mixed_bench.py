@@ -23,7 +23,8 @@ CHUNK = 32
 
 def _prompt(tokenizer, n: int, salt: int) -> list[int]:
     """n token ids of real text (the seed sentence repeated), shifted by ``salt`` so prompts share no prefix."""
-    base = tokenizer.encode("一趟一个字，小抄就是 KV 缓存。每按一下，就是把书搬一趟。 The weights are read once per trip. ")
+    base = tokenizer.encode("一趟一个字，小抄就是 KV 缓存。每按一下，就是把书搬一趟。"
+                            " The weights are read once per trip. ")
     ids = (base * (n // len(base) + 2))[salt % len(base):]
     return ids[:n]
 
@@ -220,6 +221,12 @@ def mixed_section(model_dir: Path, quick: bool = False) -> dict:
 def render_mixed(m: dict, fmt, load: list[float] | None = None) -> list[str]:
     """Markdown lines of the "mixed" section; ``fmt(summary, digits)`` formats a median (min–max); load: the
     1/5/15-minute load averages when it was measured (said beside a goal that was not met)."""
+    lines = _mixed_trips(m, fmt, load) + _mixed_attention(m, fmt) + _mixed_workload(m, fmt, load)
+    return lines + _mixed_ratios(m, fmt) + [""]
+
+
+def _mixed_trips(m: dict, fmt, load: list[float] | None) -> list[str]:
+    """A chunk beside d decodes, alone and together, ragged and padded; why a missed goal was missed."""
     lines = ["## Reading beside writing (ragged passes)", "",
              f"A {CHUNK}-token chunk of a long prompt and d decoding requests: forward ms of one trip of each alone "
              "and of both in one trip, on ragged passes (every request's real tokens in one flat batch, "
@@ -249,17 +256,28 @@ def render_mixed(m: dict, fmt, load: list[float] | None = None) -> list[str]:
                   "The goal assumes a trip bound by reading the weights (a large model, or a GPU), where extra rows "
                   "ride along. What the flat pass removes is the padding: against the padded trip it saves the "
                   "difference in the two ratio columns."]
-    lines += ["", "Attention of one layer of such a trip, two exact ways (µs): one SDPA per group of requests with the "
+    return lines
+
+
+def _mixed_attention(m: dict, fmt) -> list[str]:
+    """One layer's attention of such a trip: per group against block-diagonal (µs)."""
+    lines = ["", "Attention of one layer of such a trip, two exact ways (µs): one SDPA per group of requests with the "
               "same token count (what the engine does) against one SDPA over the flat batch with a block-diagonal "
               "causal mask.", "", "| decodes | per group µs | block-diagonal µs |", "|---|---|---|"]
     lines += [f"| {x['decodes']} | {fmt(x['grouped_us'], 1)} | {fmt(x['block_diagonal_us'], 1)} |"
               for x in m["attention"]]
+    return lines
+
+
+def _mixed_workload(m: dict, fmt, load: list[float] | None) -> list[str]:
+    """Continuous against static batching on a mixed workload (tokens/s), and why a missed goal was missed."""
     w = m["workload"]
-    lines += ["", f"Continuous against static batching on {w['requests']} requests of clearly different prompt and "
+    lines = ["", f"Continuous against static batching on {w['requests']} requests of clearly different prompt and "
               f"answer lengths ({w['tokens']} tokens written, 4 seats, {CHUNK}-token chunks), tokens/s. Goal ≥ 1.3×.",
               "", "| continuous (ragged) | static (ragged) | continuous (padded) | continuous ÷ static | "
               "padded continuous ÷ static | goal met |", "|---|---|---|---|---|---|",
-              f"| {fmt(w['continuous_tok_s'], 1)} | {fmt(w['static_tok_s'], 1)} | {fmt(w['continuous_padded_tok_s'], 1)} "
+              f"| {fmt(w['continuous_tok_s'], 1)} | {fmt(w['static_tok_s'], 1)} | "
+              f"{fmt(w['continuous_padded_tok_s'], 1)} "
               f"| {w['ratio']:.2f}× | {w['ratio_padded']:.2f}× | {'yes' if w['ratio'] >= 1.3 else 'no'} |"]
     if w["ratio"] < 1.3:
         flat_gain = w["continuous_tok_s"]["median"] / max(1e-9, w["continuous_padded_tok_s"]["median"])
@@ -270,9 +288,14 @@ def render_mixed(m: dict, fmt, load: list[float] | None = None) -> list[str]:
                   "continuous batching wins over static is the seats it refills: with 4 seats and these lengths that "
                   "is fewer trips, each costing about as much, since a trip of this small model grows with its rows "
                   "(see above)."]
+    return lines
+
+
+def _mixed_ratios(m: dict, fmt) -> list[str]:
+    """Decode tokens/s by batch, padded against ragged (and against transformers)."""
     r = m["ratios"]
     t = r["tok_s"]
-    lines += ["", f"Decode tokens/s ({r['new_tokens']} new tokens per request), before (padded) and after (ragged).", "",
+    lines = ["", f"Decode tokens/s ({r['new_tokens']} new tokens per request), before (padded) and after (ragged).", "",
               "| passes | batch 1 | batch 8 | batch 16 | batch 16 ÷ batch 1 | batch 8 ÷ transformers |",
               "|---|---|---|---|---|---|"]
     for path in ("padded", "ragged"):
@@ -281,4 +304,4 @@ def render_mixed(m: dict, fmt, load: list[float] | None = None) -> list[str]:
                      f"{r[f'{path}_b16_over_b1']:.2f}× | {'—' if vs is None else f'{vs:.2f}×'} |")
     if "transformers_b8" in t:
         lines += ["", f"transformers generate() at batch 8: {fmt(t['transformers_b8'], 1)} tokens/s."]
-    return lines + [""]
+    return lines

@@ -54,6 +54,44 @@ def rss_tree(pid: int) -> tuple[int, int, int]:
     return app, child, len(kids)
 
 
+def _count_log(stderr, counts: dict[str, int], errors: list[str]) -> None:
+    """Count the app's log lines as they come (live decodes, attract loops, engine restarts, errors), keeping
+    the first ten error lines."""
+    for line in stderr:
+        counts["lines"] += 1
+        if "status: Running." in line:
+            counts["live"] += 1
+        elif "attract loop starts" in line:
+            counts["attract"] += 1
+        elif "engine process" in line and "exited" in line:
+            counts["restarts"] += 1
+        if " ERROR " in line or "Traceback" in line or " CRITICAL " in line:
+            counts["errors"] += 1
+            if len(errors) < 10:
+                errors.append(line.strip())
+
+
+def _sample_memory(proc: subprocess.Popen, counts: dict[str, int], minutes: float, every_s: float) -> list[dict]:
+    """The app's and its engine's resident memory (bytes) every ``every_s`` seconds, printed as it goes, until
+    ``minutes`` have passed or the app has exited."""
+    samples: list[dict] = []
+    start = time.monotonic()
+    next_at = 0.0
+    while True:
+        elapsed = time.monotonic() - start
+        if elapsed >= next_at:
+            app, child, n = rss_tree(proc.pid)
+            samples.append({"minute": round(elapsed / 60.0, 2), "app": app, "engine": child, "children": n,
+                            "total": app + child, "live": counts["live"]})
+            print(f"[soak] {elapsed / 60:5.1f} min  app {app / 2**20:7.1f} MiB  engine {child / 2**20:7.1f} MiB"
+                  f"  live decodes {counts['live']}", flush=True)
+            next_at += every_s
+        if elapsed >= minutes * 60 or proc.poll() is not None:
+            break
+        time.sleep(0.5)
+    return samples
+
+
 def run(minutes: float, every_s: float, model: str | None, lang: str, display: bool) -> dict:
     scratch = Path(tempfile.mkdtemp(prefix="one-trip-soak-"))
     (scratch / "cfg" / "One Trip").mkdir(parents=True)
@@ -65,39 +103,10 @@ def run(minutes: float, every_s: float, model: str | None, lang: str, display: b
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     counts = {"live": 0, "attract": 0, "restarts": 0, "errors": 0, "lines": 0}
     errors: list[str] = []
-
-    def read() -> None:
-        for line in proc.stderr:
-            counts["lines"] += 1
-            if "status: Running." in line:
-                counts["live"] += 1
-            elif "attract loop starts" in line:
-                counts["attract"] += 1
-            elif "engine process" in line and "exited" in line:
-                counts["restarts"] += 1
-            if " ERROR " in line or "Traceback" in line or " CRITICAL " in line:
-                counts["errors"] += 1
-                if len(errors) < 10:
-                    errors.append(line.strip())
-
-    reader = threading.Thread(target=read, daemon=True)
+    reader = threading.Thread(target=_count_log, args=(proc.stderr, counts, errors), daemon=True)
     reader.start()
-    samples: list[dict] = []
-    start = time.monotonic()
     try:
-        next_at = 0.0
-        while True:
-            elapsed = time.monotonic() - start
-            if elapsed >= next_at:
-                app, child, n = rss_tree(proc.pid)
-                samples.append({"minute": round(elapsed / 60.0, 2), "app": app, "engine": child, "children": n,
-                                "total": app + child, "live": counts["live"]})
-                print(f"[soak] {elapsed / 60:5.1f} min  app {app / 2**20:7.1f} MiB  engine {child / 2**20:7.1f} MiB"
-                      f"  live decodes {counts['live']}", flush=True)
-                next_at += every_s
-            if elapsed >= minutes * 60 or proc.poll() is not None:
-                break
-            time.sleep(0.5)
+        samples = _sample_memory(proc, counts, minutes, every_s)
         died = proc.poll()
         children = {c.pid for c in psutil.Process(proc.pid).children(recursive=True)} if died is None else set()
         t0 = time.monotonic()

@@ -71,8 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     agree = sum(1 for r in rows if r.get("agrees"))
     lines = [f"Live sentence agrees with the measured share in **{agree} of {len(rows)}** start-ups "
              f"(load average {' / '.join(f'{x:.1f}' for x in os.getloadavg())} at the end).", "",
-             "| run | whole step ms | waiting ms | forward ms | weight_read_ms | floor ms | reading share of the work | "
-             "lesson on screen | by the share | agrees |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "| run | whole step ms | waiting ms | forward ms | weight_read_ms | floor ms | "
+             "reading share of the work | lesson on screen | by the share | agrees |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
             lines.append(f"| {r['run']} | error: {r['error']} ||||||||")

@@ -184,7 +184,8 @@ def timer_pair_ns(pairs: int = 200_000) -> float:
 
 def trip_section(model_dir: Path, quick: bool = False) -> dict:
     runs = 4 if quick else 10
-    return {"timer_cost": timer_cost(model_dir, runs=runs), "layer_timing_cost": layer_timing_cost(model_dir, runs=runs),
+    return {"timer_cost": timer_cost(model_dir, runs=runs),
+            "layer_timing_cost": layer_timing_cost(model_dir, runs=runs),
             "timer_alternating": alternating(model_dir, "timers", repeats=2 if quick else 5),
             "layer_timing_alternating": alternating(model_dir, "layer timing", repeats=2 if quick else 5),
             "profile": profile_split(model_dir, repeats=1 if quick else 3), "timer_pair_ns": timer_pair_ns()}
@@ -229,14 +230,16 @@ def render_trip(r: dict) -> list[str]:
         if key in r:
             x = r[key]
             lines.append(f"| {name} | {x['with']['n']} | {_fmt(x['with'])} | {_fmt(x['without'])} | "
-                         f"{x['overhead']['median']:+.1%} ({x['overhead']['min']:+.1%} to {x['overhead']['max']:+.1%}) | "
+                         f"{x['overhead']['median']:+.1%} "
+                         f"({x['overhead']['min']:+.1%} to {x['overhead']['max']:+.1%}) | "
                          + (f"{x['overhead_p10']['median']:+.1%} ({x['overhead_p10']['min']:+.1%} to "
                             f"{x['overhead_p10']['max']:+.1%}) |" if "overhead_p10" in x else "— |"))
     lines += ["", "### The split: the engine's timers against torch.profiler", "",
               "| repeat | forward ms | weight_read ms | timers' share | profiler's share | profiler, by op |",
               "|---|---|---|---|---|---|"]
     for i, p in enumerate(r["profile"], 1):
-        ops = ", ".join(f"{k.split('::')[-1]} {v:.0%}" for k, v in sorted(p["profiler_ops"].items(), key=lambda kv: -kv[1]))
+        ops = ", ".join(f"{k.split('::')[-1]} {v:.0%}"
+                        for k, v in sorted(p["profiler_ops"].items(), key=lambda kv: -kv[1]))
         lines.append(f"| {i} | {p['forward_ms']:.3f} | {p['weight_read_ms']:.3f} | {p['timers_share']:.0%} | "
                      f"{p['profiler_share']:.0%} | {ops} |")
     lines += ["", "The profiler's share is the weight ops' self CPU time ÷ the CPU time of the whole forward under "

@@ -239,7 +239,8 @@ def render_read_speed(r: dict) -> list[str]:
              f"{r['fp32_bytes'] / 2**20:.0f} MiB in fp32)", "",
              f"Plain read (`sum` over {r['fp32_bytes'] / 2**20:.0f} MiB of float32): {_f(r['plain_ms'], 1)} ms, "
              f"**{r['plain_gb_s']:.1f} GB/s**.", "",
-             "| kernel | rows | bytes held | ms per stack | GB/s of its bytes | plain trips |", "|---|---|---|---|---|---|"]
+             "| kernel | rows | bytes held | ms per stack | GB/s of its bytes | plain trips |",
+             "|---|---|---|---|---|---|"]
     lines += [f"| {k['kernel']} | {k['rows']} | {k['bytes'] / 2**20:.0f} MiB | {_f(k['ms'], 1)} | {k['gb_s']:.1f} | "
               f"{k['plain_trips']:.2f} |" for k in r["kernels"]]
     return lines + [""]
@@ -264,7 +265,8 @@ def render_transformers(rows: list[dict]) -> list[str]:
              "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         t = row["tok_s"]
-        lines.append(f"| {row['model']} | {row['batch']} | " + " | ".join(_f(t[k], 0) for k in (*PRECISIONS, "transformers"))
+        lines.append(f"| {row['model']} | {row['batch']} | "
+                     + " | ".join(_f(t[k], 0) for k in (*PRECISIONS, "transformers"))
                      + " | " + " | ".join(f"{row['ratio'][p]:.2f}" for p in PRECISIONS) + " |")
     return lines + [""]
 

@@ -29,10 +29,24 @@ def _percentile(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))]
 
 
+def _paint_filter(on_paint):
+    """An event filter (install it on the stage view's viewport) that calls ``on_paint(now)`` at every real
+    paint, ``now`` from ``time.perf_counter``."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class Paints(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 (Qt name)
+            if event.type() == QEvent.Paint:
+                on_paint(time.perf_counter())
+            return False
+
+    return Paints()
+
+
 def probe(model: str | None, batch: int, seconds: float, real_time: bool) -> dict:
     """Runs inside the child: open the window, decode at ``batch`` for ``seconds``, report."""
     import psutil
-    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtCore import QTimer
 
     from gui.app import build_window, create_app
 
@@ -45,18 +59,14 @@ def probe(model: str | None, batch: int, seconds: float, real_time: bool) -> dic
     gaps: list[float] = []
     state = {"last": None, "first": None, "measuring": False}
 
-    class Paints(QObject):
-        def eventFilter(self, obj, event):  # noqa: N802 (Qt name)
-            if event.type() == QEvent.Paint:
-                now = time.perf_counter()
-                if state["first"] is None:
-                    state["first"] = time.time()
-                if state["measuring"] and state["last"] is not None:
-                    gaps.append((now - state["last"]) * 1000.0)
-                state["last"] = now
-            return False
+    def on_paint(now: float) -> None:
+        if state["first"] is None:
+            state["first"] = time.time()
+        if state["measuring"] and state["last"] is not None:
+            gaps.append((now - state["last"]) * 1000.0)
+        state["last"] = now
 
-    paints = Paints()
+    paints = _paint_filter(on_paint)
     window.view.viewport().installEventFilter(paints)
     # The animation clock's ticks: one per frame the GUI thread manages (60 Hz when nothing blocks it). A
     # paint gap also grows when the stage simply has nothing to redraw for a moment; a tick gap only when the
@@ -77,15 +87,7 @@ def probe(model: str | None, batch: int, seconds: float, real_time: bool) -> dic
         QTimer.singleShot(int(1500 + seconds * 1000), finish)
 
     def finish():
-        tick_gaps = [(b - a) * 1000.0 for a, b in zip(ticks, ticks[1:])]
-        proc = psutil.Process()
-        rss = proc.memory_info().rss + sum(c.memory_info().rss for c in proc.children(recursive=True))
-        out.update({"first_frame_s": (state["first"] or time.time()) - launched,
-                    "frames": len(gaps), "p50_ms": _percentile(gaps, 50), "p95_ms": _percentile(gaps, 95),
-                    "p99_ms": _percentile(gaps, 99), "rss_mb": rss / 1e6,
-                    "tick_p50_ms": _percentile(tick_gaps, 50), "tick_p95_ms": _percentile(tick_gaps, 95),
-                    "tick_p99_ms": _percentile(tick_gaps, 99),
-                    "gui_rss_mb": proc.memory_info().rss / 1e6, "reports": window.reports_received})
+        out.update(_probe_figures(psutil.Process(), window, gaps, ticks, (state["first"] or time.time()) - launched))
         window.close()
 
     window.bridge.ready.connect(lambda _info: QTimer.singleShot(200, begin))
@@ -93,6 +95,19 @@ def probe(model: str | None, batch: int, seconds: float, real_time: bool) -> dic
     app.exec()
     window.stop()
     return out
+
+
+def _probe_figures(proc, window, gaps: list[float], ticks: list[float], first_frame_s: float) -> dict:
+    """The probe's report: seconds to the first frame, paint and clock-tick gaps (ms percentiles), resident
+    memory of the GUI (``proc``, a ``psutil.Process``) and of it with its engine (MB), and the trips reported."""
+    tick_gaps = [(b - a) * 1000.0 for a, b in zip(ticks, ticks[1:])]
+    rss = proc.memory_info().rss + sum(c.memory_info().rss for c in proc.children(recursive=True))
+    return {"first_frame_s": first_frame_s,
+            "frames": len(gaps), "p50_ms": _percentile(gaps, 50), "p95_ms": _percentile(gaps, 95),
+            "p99_ms": _percentile(gaps, 99), "rss_mb": rss / 1e6,
+            "tick_p50_ms": _percentile(tick_gaps, 50), "tick_p95_ms": _percentile(tick_gaps, 95),
+            "tick_p99_ms": _percentile(tick_gaps, 99),
+            "gui_rss_mb": proc.memory_info().rss / 1e6, "reports": window.reports_received}
 
 
 STORM_FINGERS = 5  # a palm on the stage...
@@ -105,9 +120,7 @@ def probe_storm(model: str | None, seconds: float) -> dict:
     decodes paced trips; frame and clock-tick gaps are measured for ``seconds`` before a storm of touches on the
     stage (``STORM_FINGERS`` fingers at once, then ``STORM_TAPS`` taps in ``STORM_S``, each a real
     ``QTest.touchEvent`` on a touch-screen device) and for ``seconds`` after it."""
-    from PySide6.QtCore import QEvent, QObject, QPoint, QTimer
-    from PySide6.QtGui import QInputDevice
-    from PySide6.QtTest import QTest
+    from PySide6.QtCore import QTimer
 
     from gui.app import build_window, create_app
     from gui.kiosk.kiosk import KioskController
@@ -120,94 +133,125 @@ def probe_storm(model: str | None, seconds: float) -> dict:
     window = build_window(args, app)
     KioskController(window, Settings(language="en"), attract=False).install().may_close = True
     router = install_touch(window, kiosk=True)
-    device = QTest.createTouchDevice(QInputDevice.DeviceType.TouchScreen)
-    state = {"phase": None, "last": None}
-    gaps: dict[str, list[float]] = {"before": [], "after": []}
-    ticks: dict[str, list[float]] = {"before": [], "after": []}
-    out: dict = {}
-
-    class Paints(QObject):
-        def eventFilter(self, obj, event):  # noqa: N802 (Qt name)
-            if event.type() == QEvent.Paint and state["phase"] in gaps:
-                now = time.perf_counter()
-                if state["last"] is not None:
-                    gaps[state["phase"]].append((now - state["last"]) * 1000.0)
-                state["last"] = now
-            return False
-
-    paints = Paints()
-    window.view.viewport().installEventFilter(paints)
-    window.clock.tick.connect(lambda _dt: ticks[state["phase"]].append(time.perf_counter())
-                              if state["phase"] in ticks else None)
-    window.resize(1280, 720)
-    window.show()
-    window.start()
-
-    def spot(i: int = 0) -> QPoint:
-        view = window.view
-        return window.mapFromGlobal(view.mapToGlobal(QPoint(view.width() // 2 + 7 * i, view.height() // 3)))
-
-    def measure(phase: str, then) -> None:
-        state.update(phase=phase, last=None)
-        QTimer.singleShot(int(seconds * 1000), lambda: (state.update(phase=None), then()))
-
-    def storm() -> None:
-        out["reports_before_storm"] = window.reports_received
-        seq = QTest.touchEvent(window, device, False)
-        for f in range(STORM_FINGERS):
-            seq.press(f, spot(f), window)
-        seq.commit()
-        seq = QTest.touchEvent(window, device, False)
-        for f in range(STORM_FINGERS):
-            seq.release(f, spot(f), window)
-        seq.commit()
-        start = time.perf_counter()
-        left = [STORM_TAPS]
-
-        def one_tap() -> None:
-            i = STORM_TAPS - left[0]
-            QTest.touchEvent(window, device, False).press(i % STORM_FINGERS, spot(i % 3), window).commit()
-            QTest.touchEvent(window, device, False).release(i % STORM_FINGERS, spot(i % 3), window).commit()
-            left[0] -= 1
-            if left[0] > 0:
-                QTimer.singleShot(int(STORM_S * 1000 / STORM_TAPS), one_tap)
-            else:
-                out["storm_s"] = time.perf_counter() - start
-                measure("after", finish)
-
-        one_tap()
-
-    def begin() -> None:
-        window.scene.trip_duration_s = 0.5  # paced: two animated trips a second, each a real pass
-        window.main_new_tokens = 100_000
-        window.run()
-        waited = time.perf_counter()
-
-        def warm() -> None:  # the engine measures its apprentices at start-up first: wait for trips to flow
-            if window.reports_received >= 3 or time.perf_counter() - waited > 120:
-                out["wait_for_trips_s"] = time.perf_counter() - waited
-                QTimer.singleShot(1500, lambda: measure("before", storm))
-            else:
-                QTimer.singleShot(100, warm)
-
-        warm()
-
-    def finish() -> None:
-        for phase in ("before", "after"):
-            tick_gaps = [(b - a) * 1000.0 for a, b in zip(ticks[phase], ticks[phase][1:])]
-            out[phase] = {"frames": len(gaps[phase]), "p50_ms": _percentile(gaps[phase], 50),
-                          "p95_ms": _percentile(gaps[phase], 95), "p99_ms": _percentile(gaps[phase], 99),
-                          "tick_p50_ms": _percentile(tick_gaps, 50), "tick_p95_ms": _percentile(tick_gaps, 95)}
-        out.update({"window": [window.width(), window.height()], "runs_started_by_taps": router.runs_started,
-                    "taps_routed": router.taps, "cancelled": router.cancelled, "running": window.is_running(),
-                    "reports": window.reports_received, "router_idle": router._mode == "idle"})
-        window.close()
-
-    window.bridge.ready.connect(lambda _info: QTimer.singleShot(200, begin))
+    storm = _Storm(window, router, seconds)
+    window.bridge.ready.connect(lambda _info: QTimer.singleShot(200, storm.begin))
     QTimer.singleShot(int(180_000 + 3 * seconds * 1000), app.quit)  # never hang the benchmark
     app.exec()
     window.stop()
-    return out
+    return storm.out
+
+
+class _Storm:
+    """The storm probe in its window: paint and clock-tick gaps ``seconds`` before and after the touches."""
+
+    def __init__(self, window, router, seconds: float) -> None:
+        from PySide6.QtGui import QInputDevice
+        from PySide6.QtTest import QTest
+
+        self.window, self.router, self.seconds = window, router, seconds
+        self.device = QTest.createTouchDevice(QInputDevice.DeviceType.TouchScreen)
+        self.state = {"phase": None, "last": None}
+        self.gaps: dict[str, list[float]] = {"before": [], "after": []}
+        self.ticks: dict[str, list[float]] = {"before": [], "after": []}
+        self.out: dict = {}
+        self.paints = _paint_filter(self._on_paint)
+        window.view.viewport().installEventFilter(self.paints)
+        window.clock.tick.connect(lambda _dt: self.ticks[self.state["phase"]].append(time.perf_counter())
+                                  if self.state["phase"] in self.ticks else None)
+        window.resize(1280, 720)
+        window.show()
+        window.start()
+        self.taps_left = STORM_TAPS
+        self.storm_start = 0.0
+        self.waited = 0.0
+
+    def _on_paint(self, now: float) -> None:
+        state = self.state
+        if state["phase"] in self.gaps:
+            if state["last"] is not None:
+                self.gaps[state["phase"]].append((now - state["last"]) * 1000.0)
+            state["last"] = now
+
+    def spot(self, i: int = 0):
+        """A point on the stage, ``7 * i`` px right of the one a third of the way down its middle."""
+        from PySide6.QtCore import QPoint
+
+        view = self.window.view
+        return self.window.mapFromGlobal(view.mapToGlobal(QPoint(view.width() // 2 + 7 * i, view.height() // 3)))
+
+    def measure(self, phase: str, then) -> None:
+        """Measure ``phase`` for ``seconds``, then call ``then``."""
+        from PySide6.QtCore import QTimer
+
+        self.state.update(phase=phase, last=None)
+        QTimer.singleShot(int(self.seconds * 1000), lambda: (self.state.update(phase=None), then()))
+
+    def begin(self) -> None:
+        """Paced trips that outlast the probe; once they flow, measure before the storm."""
+        window = self.window
+        window.scene.trip_duration_s = 0.5  # paced: two animated trips a second, each a real pass
+        window.main_new_tokens = 100_000
+        window.run()
+        self.waited = time.perf_counter()
+        self._warm()
+
+    def _warm(self) -> None:
+        """The engine measures its apprentices at start-up first: wait for trips to flow."""
+        from PySide6.QtCore import QTimer
+
+        if self.window.reports_received >= 3 or time.perf_counter() - self.waited > 120:
+            self.out["wait_for_trips_s"] = time.perf_counter() - self.waited
+            QTimer.singleShot(1500, lambda: self.measure("before", self.storm))
+        else:
+            QTimer.singleShot(100, self._warm)
+
+    def storm(self) -> None:
+        """A palm (``STORM_FINGERS`` fingers pressed and lifted at once), then the taps."""
+        from PySide6.QtTest import QTest
+
+        window, spot = self.window, self.spot
+        self.out["reports_before_storm"] = window.reports_received
+        seq = QTest.touchEvent(window, self.device, False)
+        for f in range(STORM_FINGERS):
+            seq.press(f, spot(f), window)
+        seq.commit()
+        seq = QTest.touchEvent(window, self.device, False)
+        for f in range(STORM_FINGERS):
+            seq.release(f, spot(f), window)
+        seq.commit()
+        self.storm_start = time.perf_counter()
+        self.taps_left = STORM_TAPS
+        self._one_tap()
+
+    def _one_tap(self) -> None:
+        """One tap of the ``STORM_TAPS``, ``STORM_S / STORM_TAPS`` apart; after the last, measure after."""
+        from PySide6.QtCore import QTimer
+        from PySide6.QtTest import QTest
+
+        window, spot = self.window, self.spot
+        i = STORM_TAPS - self.taps_left
+        QTest.touchEvent(window, self.device, False).press(i % STORM_FINGERS, spot(i % 3), window).commit()
+        QTest.touchEvent(window, self.device, False).release(i % STORM_FINGERS, spot(i % 3), window).commit()
+        self.taps_left -= 1
+        if self.taps_left > 0:
+            QTimer.singleShot(int(STORM_S * 1000 / STORM_TAPS), self._one_tap)
+        else:
+            self.out["storm_s"] = time.perf_counter() - self.storm_start
+            self.measure("after", self.finish)
+
+    def finish(self) -> None:
+        """The report: each phase's paint and tick gaps (ms percentiles), and what the taps did."""
+        window, router = self.window, self.router
+        for phase in ("before", "after"):
+            gaps = self.gaps[phase]
+            tick_gaps = [(b - a) * 1000.0 for a, b in zip(self.ticks[phase], self.ticks[phase][1:])]
+            self.out[phase] = {"frames": len(gaps), "p50_ms": _percentile(gaps, 50),
+                               "p95_ms": _percentile(gaps, 95), "p99_ms": _percentile(gaps, 99),
+                               "tick_p50_ms": _percentile(tick_gaps, 50), "tick_p95_ms": _percentile(tick_gaps, 95)}
+        self.out.update({"window": [window.width(), window.height()], "runs_started_by_taps": router.runs_started,
+                         "taps_routed": router.taps, "cancelled": router.cancelled, "running": window.is_running(),
+                         "reports": window.reports_received, "router_idle": router._mode == "idle"})
+        window.close()
 
 
 def measure_storm(model: Path | None, quick: bool = False) -> dict:

@@ -163,8 +163,9 @@ def card_acceptance(models_dir: Path | None = None) -> dict[str, float | None]:
     """Each bundled pair's greedy acceptance rate at 4 guesses, as its model card measured it on held-out text.
 
     Returns ``{"code": rate, "poems": rate}`` (0..1; accepted guesses / guesses), a rate None where the card's
-    ``eval.json`` is missing or unreadable. Sources: ``assets/models/eval.json`` (``python -m model.training.model_card``,
-    held-out code) and ``assets/models/poems/eval.json`` (``python -m model.training.poems_card``, held-out poems).
+    ``eval.json`` is missing or unreadable. Sources: ``assets/models/eval.json``
+    (``python -m model.training.model_card``, held-out code) and ``assets/models/poems/eval.json``
+    (``python -m model.training.poems_card``, held-out poems).
     """
     import json
 

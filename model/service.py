@@ -60,6 +60,8 @@ import time
 log = logging.getLogger("one_trip.engine")
 
 POLL_S = 0.25  # how often an idle engine checks that its parent is still alive
+# the commands that change one of the engine's settings (EngineService._change_setting)
+_SETTINGS = frozenset({"set_max_batch", "set_draft_k", "set_draft_kind", "check_apprentice", "set_sharding"})
 
 
 def _parent_alive() -> bool:
@@ -123,7 +125,8 @@ class EngineService:
         self.grants = 0
         self.free_run = False
         self.stopping = False
-        self.apprentice_queue: list = []  # model.teaching.lesson_runs.ApprenticeCheck per sampling, a round per idle moment
+        # model.teaching.lesson_runs.ApprenticeCheck per sampling, a round per idle moment
+        self.apprentice_queue: list = []
         self.apprentice_done: list = []  # the last check's verdicts (combine_verdicts per sampling)
         self.apprentice_chosen_by_user = False  # the visitor picked an apprentice: the check does not override it
         if options.get("measure_apprentice"):
@@ -248,41 +251,19 @@ class EngineService:
         return self.engine.has_work() and (self.free_run or self.grants > 0)
 
     def handle(self, cmd: dict) -> None:
+        """Obey one command of the protocol; a bad one is answered with an ``error`` event."""
         from model.errors import RequestError
-        from model.sampling import SamplingParams
 
         op = cmd.get("op") if isinstance(cmd, dict) else None
         try:
             if op == "submit":
-                sampling = SamplingParams(temperature=float(cmd.get("temperature", 0.0)),
-                                          top_k=int(cmd.get("top_k", 0)), top_p=float(cmd.get("top_p", 1.0)),
-                                          seed=cmd.get("seed"))
-                rid = self.engine.add_request(str(cmd.get("prompt", "")),
-                                              max_new_tokens=int(cmd.get("max_new_tokens", 64)),
-                                              sampling=sampling, request_id=cmd.get("request_id"))
-                seq = next(s for s in self.engine.sequences() if s.request_id == rid)
-                label = self.engine.tokenizer.label
-                self.emit({"type": "accepted", "request_id": rid, "prompt_token_ids": list(seq.token_ids),
-                           "prompt_labels": [label(i) for i in seq.token_ids], "notice": seq.notice})
+                self._submit(cmd)
+            elif op in _SETTINGS:
+                self._change_setting(op, cmd)
             elif op == "grant":
                 self.grants = max(0, min(self.grants + int(cmd.get("n", 1)), 64))
             elif op == "free_run":
                 self.free_run = bool(cmd.get("on", True))
-            elif op == "set_max_batch":
-                self.engine.set_max_batch(int(cmd.get("n", 1)))
-            elif op == "set_draft_k":
-                if "kind" in cmd:
-                    self.engine.set_draft_kind(str(cmd["kind"]))
-                    self.apprentice_chosen_by_user = True
-                self.engine.set_draft_k(int(cmd.get("k", 0)))
-            elif op == "set_draft_kind":
-                self.engine.set_draft_kind(str(cmd.get("kind", "")))
-                self.apprentice_chosen_by_user = True
-            elif op == "check_apprentice":
-                self.check_apprentice(float(cmd.get("temperature", 0.8)), int(cmd.get("top_k", 0)),
-                                      float(cmd.get("top_p", 0.95)))
-            elif op == "set_sharding":
-                self.set_sharding(str(cmd.get("mode", "tp")), int(cmd.get("n", 1)))
             elif op == "reset":
                 self.engine.abort_all()
                 self.grants = 0
@@ -295,6 +276,39 @@ class EngineService:
                 raise RequestError(f"unknown command {op!r}")
         except (RequestError, ValueError, TypeError) as e:
             self.emit({"type": "error", "message": str(e)})
+
+    def _submit(self, cmd: dict) -> None:
+        """Queue a request with its sampling settings and say ``accepted`` with its prompt's tokens."""
+        from model.sampling import SamplingParams
+
+        sampling = SamplingParams(temperature=float(cmd.get("temperature", 0.0)),
+                                  top_k=int(cmd.get("top_k", 0)), top_p=float(cmd.get("top_p", 1.0)),
+                                  seed=cmd.get("seed"))
+        rid = self.engine.add_request(str(cmd.get("prompt", "")),
+                                      max_new_tokens=int(cmd.get("max_new_tokens", 64)),
+                                      sampling=sampling, request_id=cmd.get("request_id"))
+        seq = next(s for s in self.engine.sequences() if s.request_id == rid)
+        label = self.engine.tokenizer.label
+        self.emit({"type": "accepted", "request_id": rid, "prompt_token_ids": list(seq.token_ids),
+                   "prompt_labels": [label(i) for i in seq.token_ids], "notice": seq.notice})
+
+    def _change_setting(self, op: str, cmd: dict) -> None:
+        """The engine's settings (``_SETTINGS``): the batch, the apprentice's kind and guesses, the torn book."""
+        if op == "set_max_batch":
+            self.engine.set_max_batch(int(cmd.get("n", 1)))
+        elif op == "set_draft_k":
+            if "kind" in cmd:
+                self.engine.set_draft_kind(str(cmd["kind"]))
+                self.apprentice_chosen_by_user = True
+            self.engine.set_draft_k(int(cmd.get("k", 0)))
+        elif op == "set_draft_kind":
+            self.engine.set_draft_kind(str(cmd.get("kind", "")))
+            self.apprentice_chosen_by_user = True
+        elif op == "check_apprentice":
+            self.check_apprentice(float(cmd.get("temperature", 0.8)), int(cmd.get("top_k", 0)),
+                                  float(cmd.get("top_p", 0.95)))
+        elif op == "set_sharding":
+            self.set_sharding(str(cmd.get("mode", "tp")), int(cmd.get("n", 1)))
 
     def step(self) -> None:
         from model.errors import ShardingError

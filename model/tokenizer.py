@@ -286,9 +286,15 @@ class Tokenizer:
         Raises:
             ValueError: a negative id (ids past the vocabulary stand for no bytes, see :meth:`token_bytes`).
         """
-        return b"".join(self._piece(i, skip_special) for i in ids).decode("utf-8", errors="replace")
+        return b"".join(self.piece(i, skip_special) for i in ids).decode("utf-8", errors="replace")
 
-    def _piece(self, token_id: int, skip_special: bool) -> bytes:
+    def piece(self, token_id: int, skip_special: bool = False) -> bytes:
+        """The bytes ``decode`` writes for one id: its ``token_bytes``, or none for a special token with
+        ``skip_special``.
+
+        Raises:
+            ValueError: a negative id.
+        """
         token_id = _as_id(token_id)
         if skip_special and token_id in self._special_ids:
             return b""
@@ -427,7 +433,7 @@ class StreamDecoder:
         Raises:
             ValueError: a negative id.
         """
-        return self._dec.decode(self._tok._piece(token_id, self._skip_special))
+        return self._dec.decode(self._tok.piece(token_id, self._skip_special))
 
     def flush(self) -> str:
         """End of stream: return what is left; incomplete bytes become U+FFFD here and only here. Resets."""

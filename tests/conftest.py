@@ -87,7 +87,7 @@ def pytest_collection_modifyitems(config, items):
 
 def _running_qt_objects() -> list[str]:
     """Descriptions of every timer, thread, animation and animation clock still running."""
-    from PySide6.QtCore import QAbstractAnimation, QCoreApplication, QThread, QTimer
+    from PySide6.QtCore import QCoreApplication, QThread
     from PySide6.QtWidgets import QApplication
 
     app = QCoreApplication.instance()
@@ -96,26 +96,54 @@ def _running_qt_objects() -> list[str]:
     owners = [app]
     if isinstance(app, QApplication):
         owners += list(QApplication.topLevelWidgets())
-    found: list[str] = []
-    seen: set[int] = set()
-
-    def note(obj, what: str) -> None:
-        if id(obj) not in seen:
-            seen.add(id(obj))
-            parent = obj.parent()
-            found.append(f"{what} {obj.objectName() or type(obj).__name__} (parent: "
-                         f"{type(parent).__name__ if parent is not None else None})")
-
+    found = _RunningObjects()
     for owner in owners:
-        for timer in owner.findChildren(QTimer):
-            if timer.isActive():
-                note(timer, "QTimer")
-        for thread in owner.findChildren(QThread):
-            if thread.isRunning():
-                note(thread, "QThread")
-        for anim in owner.findChildren(QAbstractAnimation):
-            if anim.state() == QAbstractAnimation.State.Running:
-                note(anim, "animation")
+        _note_running_children(owner, found)
+    clock_types = _clock_types()
+    for obj in gc.get_objects():
+        kind = type(obj)  # not isinstance: that reads __class__, which some proxies answer with a warning
+        try:
+            if issubclass(kind, QThread) and obj.isRunning():
+                found.note(obj, "QThread")
+            elif clock_types and issubclass(kind, clock_types) and obj.is_running():
+                found.note(obj, "AnimationClock")
+        except RuntimeError:  # the C++ object is already gone
+            continue
+    return found.found
+
+
+class _RunningObjects:
+    """The running objects found so far, each described once."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+        self.seen: set[int] = set()
+
+    def note(self, obj, what: str) -> None:
+        if id(obj) not in self.seen:
+            self.seen.add(id(obj))
+            parent = obj.parent()
+            self.found.append(f"{what} {obj.objectName() or type(obj).__name__} (parent: "
+                              f"{type(parent).__name__ if parent is not None else None})")
+
+
+def _note_running_children(owner, found: _RunningObjects) -> None:
+    """``owner``'s active timers, running threads and running animations."""
+    from PySide6.QtCore import QAbstractAnimation, QThread, QTimer
+
+    for timer in owner.findChildren(QTimer):
+        if timer.isActive():
+            found.note(timer, "QTimer")
+    for thread in owner.findChildren(QThread):
+        if thread.isRunning():
+            found.note(thread, "QThread")
+    for anim in owner.findChildren(QAbstractAnimation):
+        if anim.state() == QAbstractAnimation.State.Running:
+            found.note(anim, "animation")
+
+
+def _clock_types() -> tuple[type, ...]:
+    """The animation clock classes that can be imported: the app's and the GUI tests' stand-in."""
     clock_types = []
     try:
         from animations.clock import AnimationClock
@@ -127,17 +155,7 @@ def _running_qt_objects() -> list[str]:
         clock_types.append(StandInClock)
     except ImportError:
         pass
-    clock_types = tuple(clock_types)
-    for obj in gc.get_objects():
-        kind = type(obj)  # not isinstance: that reads __class__, which some proxies answer with a warning
-        try:
-            if issubclass(kind, QThread) and obj.isRunning():
-                note(obj, "QThread")
-            elif clock_types and issubclass(kind, clock_types) and obj.is_running():
-                note(obj, "AnimationClock")
-        except RuntimeError:  # the C++ object is already gone
-            continue
-    return found
+    return tuple(clock_types)
 
 
 def _stop_everything() -> None:

@@ -34,17 +34,9 @@ def _helpers(tree: ast.Module, found: dict[str, str] | None = None) -> dict[str,
     """
     found = dict(found or {})
     for fn in ast.walk(tree):
-        if not isinstance(fn, ast.FunctionDef):
-            continue
-        params = [a.arg for a in fn.args.args if a.arg != "self"]
-        if not params:
-            continue
-        for call in ast.walk(fn):
-            if isinstance(call, ast.Call) and _call_name(call) == "translate" and len(call.args) >= 2:
-                ctx = _const_str(call.args[0])
-                arg = call.args[1]
-                if ctx and isinstance(arg, ast.Name) and arg.id == params[0]:
-                    found[fn.name] = ctx
+        ctx = _translate_context(fn)
+        if ctx is not None:
+            found[fn.name] = ctx
     # a helper of another module imported under a name of this one (``from gui.i18n import tr_window as _tr``)
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -56,18 +48,47 @@ def _helpers(tree: ast.Module, found: dict[str, str] | None = None) -> dict[str,
     while changed:
         changed = False
         for fn in ast.walk(tree):
-            if not isinstance(fn, ast.FunctionDef) or fn.name in found:
-                continue
-            params = [a.arg for a in fn.args.args if a.arg != "self"]
-            if not params:
-                continue
-            for call in ast.walk(fn):
-                if (isinstance(call, ast.Call) and _call_name(call) in found and call.args
-                        and isinstance(call.args[0], ast.Name) and call.args[0].id == params[0]):
-                    found[fn.name] = found[_call_name(call)]
+            if isinstance(fn, ast.FunctionDef) and fn.name not in found:
+                helper = _helper_called_with_first_param(fn, found)
+                if helper is not None:
+                    found[fn.name] = found[helper]
                     changed = True
-                    break
     return found
+
+
+def _first_param(fn: ast.FunctionDef) -> str | None:
+    """The name of a function's first parameter other than ``self`` (None without one)."""
+    params = [a.arg for a in fn.args.args if a.arg != "self"]
+    return params[0] if params else None
+
+
+def _translate_context(fn) -> str | None:
+    """The context ``Ctx`` when ``fn`` is a function that calls translate("Ctx", its first parameter)."""
+    if not isinstance(fn, ast.FunctionDef):
+        return None
+    first = _first_param(fn)
+    if first is None:
+        return None
+    ctx_found = None
+    for call in ast.walk(fn):
+        if isinstance(call, ast.Call) and _call_name(call) == "translate" and len(call.args) >= 2:
+            ctx = _const_str(call.args[0])
+            arg = call.args[1]
+            if ctx and isinstance(arg, ast.Name) and arg.id == first:
+                ctx_found = ctx
+    return ctx_found
+
+
+def _helper_called_with_first_param(fn: ast.FunctionDef, found: dict[str, str]) -> str | None:
+    """The first known helper that ``fn`` calls with its own first parameter, or None."""
+    first = _first_param(fn)
+    if first is None:
+        return None
+    for call in ast.walk(fn):
+        if (isinstance(call, ast.Call) and _call_name(call) in found and call.args
+                and isinstance(call.args[0], ast.Name) and call.args[0].id == first):
+            return _call_name(call)
+    return None
 
 
 def source_strings() -> set[tuple[str, str, str]]:

@@ -1,7 +1,7 @@
 """The layout audit of a tour scene: every visible text, its rect, size and role, and what is wrong with it.
 
-A scene passes when no two visible texts overlap, no text or panel is clipped (outside the scene, or text outside the card it
-sits on), no text is empty and no font is smaller than the minimum (``TypeScale.minimum`` of the window, i.e.
+A scene passes when no two visible texts overlap, no text or panel is clipped (outside the scene, or text outside the
+card it sits on), no text is empty and no font is smaller than the minimum (``TypeScale.minimum`` of the window, i.e.
 ``height / 60`` window px, once the scene is fitted to its view: pass ``view_scale``, window px per scene unit).
 Call it on the scene's end state (``finish()``). No torch; the same facts ``screenshot --layout-json`` lists.
 """
@@ -87,34 +87,54 @@ def problems(scene: QGraphicsScene, view_scale: float = 1.0, min_px: float = 0.0
     boxes = texts(scene)
     bad = []
     for b in boxes:
-        name = f"{b.role or '?'} {b.text[:40]!r}"
-        if not b.text.strip():
-            bad.append(f"empty text ({b.role})")
-        if b.clipped:
-            bad.append(f"clipped: {name} at {b.rect.getRect()}")
-        if b.px * view_scale < min_px - 0.01:
-            bad.append(f"font {b.px * view_scale:.1f} px < {min_px:.1f} px: {name}")
-        if b.role is None:
-            bad.append(f"no role: {name}")
-    for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
-            r = a.rect.intersected(b.rect)
-            if r.width() > TOLERANCE and r.height() > TOLERANCE:
-                bad.append(f"overlap: {a.role} {a.text[:30]!r} × {b.role} {b.text[:30]!r}")
-    area = scene.sceneRect().adjusted(-2, -2, 2, 2)
-    items = scene.items()
-    parents = _parents(items)
-    for item in items:  # panels, bars and cards must stay inside the scene too (the view shows no more)
-        if _text_of(item) is None and _visible(item) and id(item) not in parents:
-            if not area.contains(item.sceneBoundingRect()):
-                r = item.sceneBoundingRect()
-                bad.append(f"clipped shape {type(item).__name__} at {tuple(round(v) for v in r.getRect())}")
+        bad += _text_problems(b, view_scale, min_px)
+    bad += _overlaps(boxes)
+    bad += _clipped_shapes(scene)
     for line in _lines(scene):
         for b in boxes:
             if _crosses(line, b.rect.adjusted(2, 2, -2, -2)):
                 bad.append(f"a line strikes through {b.role} {b.text[:30]!r}")
     return bad
 
+
+def _text_problems(b: TextBox, view_scale: float, min_px: float) -> list[str]:
+    """One text's own faults: empty, clipped by its holder, under ``min_px`` window px, or without a role."""
+    bad = []
+    name = f"{b.role or '?'} {b.text[:40]!r}"
+    if not b.text.strip():
+        bad.append(f"empty text ({b.role})")
+    if b.clipped:
+        bad.append(f"clipped: {name} at {b.rect.getRect()}")
+    if b.px * view_scale < min_px - 0.01:
+        bad.append(f"font {b.px * view_scale:.1f} px < {min_px:.1f} px: {name}")
+    if b.role is None:
+        bad.append(f"no role: {name}")
+    return bad
+
+
+def _overlaps(boxes: list[TextBox]) -> list[str]:
+    """Every pair of texts that overlap by more than TOLERANCE both ways."""
+    bad = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            r = a.rect.intersected(b.rect)
+            if r.width() > TOLERANCE and r.height() > TOLERANCE:
+                bad.append(f"overlap: {a.role} {a.text[:30]!r} × {b.role} {b.text[:30]!r}")
+    return bad
+
+
+def _clipped_shapes(scene: QGraphicsScene) -> list[str]:
+    """Panels, bars and cards that reach outside the scene (the view shows no more)."""
+    bad = []
+    area = scene.sceneRect().adjusted(-2, -2, 2, 2)
+    items = scene.items()
+    parents = _parents(items)
+    for item in items:
+        if _text_of(item) is None and _visible(item) and id(item) not in parents:
+            if not area.contains(item.sceneBoundingRect()):
+                r = item.sceneBoundingRect()
+                bad.append(f"clipped shape {type(item).__name__} at {tuple(round(v) for v in r.getRect())}")
+    return bad
 
 def _lines(scene: QGraphicsScene) -> list[QLineF]:
     """Visible straight lines (rules, dashed limits) in scene coordinates."""

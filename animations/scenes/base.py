@@ -207,8 +207,7 @@ class TourScene(QGraphicsScene):
         for item in mine:  # removing a card takes its children along
             if item.scene() is self and id(item) not in children:
                 self.removeItem(item)
-        kept = [(anim, start, end) for start, order, end, anim in self.timeline._entries if order < n0]
-        self.timeline = Timeline(kept)
+        self.timeline = Timeline(self.timeline.first_added(n0))
         return None
 
     def text(self, s: str, x: float, y: float, style: str = "body", color: QColor = TEXT, bold: bool = False,

@@ -46,6 +46,28 @@ def _batching_why_not(b: dict) -> str | None:
 MIN_CELL = 16.0  # page 12: the least height of a chart's row of cells (scene units)
 
 
+def _readouts(b: dict | None, modes: dict[str, list]) -> tuple[dict[str, str], dict[str, str]]:
+    """Each mode's readout (its trips, and measured: its time) and, for a median of several runs, its spread."""
+    readouts, spreads = {}, {}
+    for mode in modes:
+        ms = b[mode]["total_ms"] if b else None
+        readouts[mode] = T("{n} trips").format(n=len(modes[mode])) + (f" · {fmt_ms(ms)}" if ms else "")
+        if b and b.get("runs"):  # the figure is a median: its spread and how many runs, right under it
+            s_ms = b[mode]["ms"]
+            spreads[mode] = T("median of {n} runs, {lo}–{hi}").format(n=b["runs"], lo=fmt_ms(s_ms["min"]),
+                                                                    hi=fmt_ms(s_ms["max"]))
+    return readouts, spreads
+
+
+def _legend_texts(b: dict | None, n_seats: int) -> tuple[str, str | None]:
+    """The charts' legend, and measured (``b``): the note of the pill under it."""
+    legend = T("One column = one trip, {n} seats. Pale: reading a question; C's long one in chunks of {k} "
+               "tokens (chunked prefill).").format(n=n_seats, k=b["step_tokens"] if b else 32)
+    pill_note = (T("this engine's scheduler, {n} requests; the two modes run in turn after a warm-up"
+                   ).format(n=len(b["requests"])) if b else None)
+    return legend, pill_note
+
+
 class BatchingScene(TourScene):
     """§12: static against continuous batching, pass by pass on the real scheduler; the block table; chunked
     prefill; disaggregation (illustration)."""
@@ -59,24 +81,14 @@ class BatchingScene(TourScene):
         for mode in ("static", "continuous"):
             modes[mode] = [p["rows"] for p in b[mode]["passes"]] if b else _ILLUSTRATIVE[mode]
         longest = max(len(v) for v in modes.values())
-        readouts, spreads = {}, {}
-        for mode in modes:
-            ms = b[mode]["total_ms"] if b else None
-            readouts[mode] = T("{n} trips").format(n=len(modes[mode])) + (f" · {fmt_ms(ms)}" if ms else "")
-            if b and b.get("runs"):  # the figure is a median: its spread and how many runs, right under it
-                s_ms = b[mode]["ms"]
-                spreads[mode] = T("median of {n} runs, {lo}–{hi}").format(n=b["runs"], lo=fmt_ms(s_ms["min"]),
-                                                                        hi=fmt_ms(s_ms["max"]))
+        readouts, spreads = _readouts(b, modes)
         ro_w = max([self.measure(r, "body", True).width() for r in readouts.values()]
                    + [self.measure(r, "label").width() for r in spreads.values()]) + 24
         cw = min(56.0, (1520 - ro_w) / max(1, longest))
         names = {"static": T("Static batch: everyone waits for the longest"),
                  "continuous": T("Continuous batch: a free seat is taken at once")}
         n_seats = int(b.get("max_batch", 2)) if b else 2
-        legend = T("One column = one trip, {n} seats. Pale: reading a question; C's long one in chunks of {k} "
-                   "tokens (chunked prefill).").format(n=n_seats, k=b["step_tokens"] if b else 32)
-        pill_note = (T("this engine's scheduler, {n} requests; the two modes run in turn after a warm-up"
-                       ).format(n=len(b["requests"])) if b else None)
+        legend, pill_note = _legend_texts(b, n_seats)
         reason = _batching_why_not(b) if b else None
         # the page's budget, top to bottom: two charts (heading + one row per seat), the legend, the pill, the
         # measured verdict when it is said, and the two panels below (they give way to the verdict when both
@@ -111,12 +123,7 @@ class BatchingScene(TourScene):
                                                           gap, letters, cell_style, text_h, readouts[mode],
                                                           spreads.get(mode)))
             groups.append(g_chart)
-
-        def key(y: float) -> float:
-            _, y = self.para(legend, 40, y, 1520, "small", DIM, role="legend")
-            return self.badge("measured" if b else "illustrative", 40, y + 4, pill_note).sceneBoundingRect().bottom()
-
-        y, g_key = self.collect(lambda: key(y))
+        y, g_key = self.collect(lambda: self._key(legend, bool(b), pill_note, y))
         groups.append(g_key)
         if reason_item is not None:
             reason_item.setY(y + 8)
@@ -127,6 +134,12 @@ class BatchingScene(TourScene):
             self._panels(b, py, max(panel_h, SCENE_H - 8 - py))
         else:  # the measured verdict took the panels' room: the charts, the key and the verdict share the page
             self.spread(groups, bottom=SCENE_H - 10, most=60)
+
+    def _key(self, legend: str, measured: bool, pill_note: str | None, y: float) -> float:
+        """The charts' legend and its pill (measured by this engine's scheduler, or illustrative); returns the
+        pill's bottom."""
+        _, y = self.para(legend, 40, y, 1520, "small", DIM, role="legend")
+        return self.badge("measured" if measured else "illustrative", 40, y + 4, pill_note).sceneBoundingRect().bottom()
 
     def _chart(self, m: int, mode: str, name: str, passes: list, n_seats: int, y: float, cw: float, cell_h: float,
                gap: float, letters: bool, cell_style: str, text_h: float, readout: str, spread: str | None) -> float:

@@ -26,6 +26,40 @@ def shown_word(label: str) -> str:
     return label.replace("␣", "").strip() or label
 
 
+def _board_people(g: dict, last: dict, target_n: int) -> list[dict]:
+    """The people on the board in seat order: those writing, and those who just finished on the last trip
+    (``last``: that trip's events by person), their sentences whole."""
+    people = list(g.get("people", []))
+    finished = {f["person"]: f for f in g.get("finished", [])}  # kept by games that know their words
+    for num, ev in last.items():  # people who just finished still show on this trip
+        if ev.get("done") and all(p["number"] != num for p in people):
+            f = finished.get(num, {})
+            n = int(f.get("target") or len(f.get("words") or []) or target_n)
+            people.append({"number": num, "written": n, "target": n, "has_read": True,
+                           "words": list(f.get("words") or [])})
+    people.sort(key=lambda p: p["number"])
+    return people
+
+
+def _row_words(p: dict, words: list[str]) -> list[str]:
+    """A person's sentence as the board writes it: their own words where known, else the game's sentence."""
+    own = p.get("words") or []
+    return [shown_word(own[j]) if j < len(own) else words[j % len(words)] for j in range(p["target"])]
+
+
+def _trip_message(ev: dict) -> str:
+    """What a person's last trip did: read the question, kept some guesses, or wrote tokens (and done)."""
+    if ev["read"]:
+        msg = T("read the question (+1)")
+    elif ev["guesses"]:
+        msg = T("kept {a} of {k} guesses (+{n})").format(a=ev["accepted"], k=ev["guesses"], n=ev["tokens"])
+    else:
+        msg = "+{n}".format(n=ev["tokens"])
+    if ev["done"]:
+        msg += " · " + T("done")
+    return msg
+
+
 WAYS_SCALE = 1.5  # the three-ways chart's squares, relative to the board's
 
 
@@ -53,124 +87,29 @@ class GameScene(TourScene):
         g = ctx.get("game") or {"mode": "alone", "trips": 0, "tokens": 0, "tokens_per_trip": 0.0,
                                 "accounted_ms": 0.0, "people": [], "last": [], "seats": 1, "ms_per_trip": 8.0}
         self._track(g)
-        top = self.top
         bw = 1000.0  # the board's width
         # the modes and the press are the page's buttons under the stage: the board only names the rule
         rules = {"alone": T("Alone: one token per press"),
                  "apprentice": T("With the apprentice: it guesses 5, the book checks them in the same trip"),
                  "shared": T("Sharing the table: everyone seated writes on the same trip")}
-        _, y = self.para(rules[g["mode"]], 40, top, bw, "heading", ACCENT,
+        _, y = self.para(rules[g["mode"]], 40, self.top, bw, "heading", ACCENT,
                          True, role="heading")  # the board's heading: the rule of the mode being played
         # the table: one row per person, the sentence word by word
         board_top = y + 8
         last = {e["person"]: e for e in g.get("last", [])}
-        people = list(g.get("people", []))
         target_n = int(g.get("sentence_tokens", 12))
-        finished = {f["person"]: f for f in g.get("finished", [])}  # kept by games that know their words
-        for num, ev in last.items():  # people who just finished still show on this trip
-            if ev.get("done") and all(p["number"] != num for p in people):
-                f = finished.get(num, {})
-                n = int(f.get("target") or len(f.get("words") or []) or target_n)
-                people.append({"number": num, "written": n, "target": n, "has_read": True,
-                               "words": list(f.get("words") or [])})
-        people.sort(key=lambda p: p["number"])
+        people = _board_people(g, last, target_n)
         words = game_words(ctx, target_n)
-
-        def row_words(p: dict) -> list[str]:
-            own = p.get("words") or []
-            return [shown_word(own[j]) if j < len(own) else words[j % len(words)] for j in range(p["target"])]
-
-        # the largest style in which every sentence fits one row of the board
-        for ws in ("label", "small"):
-            pad_w = 2 * 7 + 4  # the block's padding (tag pad=7) and the gap
-            lead = 60 + self.lh(ws) + 8 + 10 + self.measure(T("question"), ws).width() + 16 + 10
-            widest = max([sum(self.measure(w, ws, True).width() + pad_w for w in row_words(p)) for p in people[:4]]
-                         + [0.0])
-            rows_h = len(people[:4]) * (self.lh(ws) + 8 + 4 + self.lh("small") + 10)
-            if lead + widest <= 40 + bw - 10 and board_top + 12 + rows_h + self.lh("label", True) + 40 <= SCENE_H - 4:
-                break
-        word_h = self.lh(ws) + 8
+        ws = self._board_style(people, words, board_top, bw)
         y = board_top + 12
         if not people:
             _, y = self.para(T("Press to carry the book: the first trip reads the question."), 60, y, bw - 40, "body",
                              TEXT, role="caption")
         for p in people[:4]:
-            color = SEAT_COLORS[(p["number"] - 1) % len(SEAT_COLORS)]
-            ev = last.get(p["number"])
-            seat = self.box(60, y, word_h, word_h, color, None, radius=word_h / 2)
-            num = self.text(str(p["number"]), word_h / 2, 0, "small", QColor("#0f1419"), True, align="center",
-                            role="seat")
-            num.setPos(num.pos().x(), (word_h - num.boundingRect().height()) / 2)
-            num.setParentItem(seat)
-            x = 60 + word_h + 10
-            # the question: read on the newcomer's first trip (prefill)
-            q = self.tag(T("question"), x, y, ws, ORANGE if p["has_read"] else PANEL, ORANGE,
-                         QColor("#0f1419") if p["has_read"] else DIM, role="token", pad=8)
-            x = x_start = q.sceneBoundingRect().right() + 10
-            fresh = ev["tokens"] if ev else 0
-            for j in range(p["target"]):
-                written = j < p["written"]
-                new = written and j >= p["written"] - fresh
-                fill = color if written else None
-                own = p.get("words") or []
-                word = shown_word(own[j]) if j < len(own) else words[j % len(words)]
-                card = self.tag(word if written else "·", x, y, ws, fill, ACCENT if new else EDGE,
-                                QColor("#0f1419") if written else DIM, bold=new, role="token", pad=7, radius=5)
-                if card.sceneBoundingRect().right() > 40 + bw - 10 and x > x_start:  # a long sentence wraps
-                    x, y = x_start, y + word_h + 4
-                    card.setPos(x, y)
-                if new:
-                    self.pop_in(card, 0.05 * (j - p["written"] + fresh), 0.3 + 0.05 * (j - p["written"] + fresh))
-                x = card.sceneBoundingRect().right() + 4
-            y += word_h + 4
-            if ev:
-                if ev["read"]:
-                    msg = T("read the question (+1)")
-                elif ev["guesses"]:
-                    msg = T("kept {a} of {k} guesses (+{n})").format(a=ev["accepted"], k=ev["guesses"], n=ev["tokens"])
-                else:
-                    msg = "+{n}".format(n=ev["tokens"])
-                if ev["done"]:
-                    msg += " · " + T("done")
-                m = self.text(msg, 60 + word_h + 10, y, "small", ACCENT, role="label")
-                self.pop_in(m, 0.0, 0.3)
-                y = m.sceneBoundingRect().bottom()
-            y += 10
-        # finished sentences, kept
-        done = int(g.get("sentences_done", 0))
-        if done:
-            kept = (g.get("finished") or [{}])[-1].get("words") or []
-            sent = ("".join(w.replace("␣", " ") for w in kept).strip() if kept else
-                    (" " if ctx.get("lang") != "zh" else "").join(words))
-            finished = T("1 sentence finished: “{s}”") if done == 1 else T("{n} sentences finished: “{s}”")
-            _, y = self.para(finished.format(n=done, s=sent), 60, y + 2, bw - 40, "small",
-                             GREEN, role="caption")
-        # the trips so far: one column per trip, as tall as the tokens it wrote (when there is room for it and
-        # the press line below)
-        hist = self._history[-40:]
+            y = self._person_row(p, last.get(p["number"]), words, ws, y, bw)
+        y = self._finished_sentences(ctx, g, words, y, bw)
         unit = 9.0  # one token = one square
-        most = max([h or 0 for h in hist] + [1])
-        press_h = self.lh("label", True) + 24
-        if y + 6 + self.lh("small") + 4 + unit * most + 10 + 8 + press_h > SCENE_H - 4:
-            hist, most = [], 0
-        y += 6
-        if not hist:
-            self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
-            head = None
-        else:
-            head = self.text(T("your trips so far: one column per trip, one square per token"), 60, y, "small", DIM,
-                             role="axis")
-        cy = head.sceneBoundingRect().bottom() + 4 if head is not None else y
-        cw = min(22.0, (bw - 60) / 40)
-        for i, h in enumerate(hist):
-            for k in range(h or 0):
-                self.box(60 + i * cw, cy + unit * (most - 1 - k), cw - 3, unit - 2,
-                         ACCENT if h > 1 else BLUE_LIGHT, None, radius=1)
-            if not h:
-                self.box(60 + i * cw, cy + unit * (most - 1), cw - 3, unit - 2, EDGE, None, radius=1)
-        if head is not None:
-            y = cy + unit * most + 10
-            self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
+        y = self._trip_columns(board_top, y, bw, unit)
         board = [it for it in self.items() if it.scene() is self]
         # the three ways, for one sentence of the same length (when the table leaves room for them)
         y += 10
@@ -191,6 +130,101 @@ class GameScene(TourScene):
             g_press.append(note)
         # the board, the three ways and the press line share the height left under them (no empty band)
         self.spread([board, g_ways, g_press], bottom=SCENE_H - 4, most=40)
+
+    def _board_style(self, people: list[dict], words: list[str], board_top: float, bw: float) -> str:
+        """The largest text style in which every sentence fits one row of the board (and the rows its height)."""
+        for ws in ("label", "small"):
+            pad_w = 2 * 7 + 4  # the block's padding (tag pad=7) and the gap
+            lead = 60 + self.lh(ws) + 8 + 10 + self.measure(T("question"), ws).width() + 16 + 10
+            widest = max([sum(self.measure(w, ws, True).width() + pad_w for w in _row_words(p, words))
+                          for p in people[:4]] + [0.0])
+            rows_h = len(people[:4]) * (self.lh(ws) + 8 + 4 + self.lh("small") + 10)
+            if lead + widest <= 40 + bw - 10 and board_top + 12 + rows_h + self.lh("label", True) + 40 <= SCENE_H - 4:
+                break
+        return ws
+
+    def _person_row(self, p: dict, ev: dict | None, words: list[str], ws: str, y: float, bw: float) -> float:
+        """One person's row at ``y``: the seat number, the question, the sentence word by word (the words of the
+        last trip popping in), and what the last trip did. Returns the y below."""
+        word_h = self.lh(ws) + 8
+        color = SEAT_COLORS[(p["number"] - 1) % len(SEAT_COLORS)]
+        seat = self.box(60, y, word_h, word_h, color, None, radius=word_h / 2)
+        num = self.text(str(p["number"]), word_h / 2, 0, "small", QColor("#0f1419"), True, align="center",
+                        role="seat")
+        num.setPos(num.pos().x(), (word_h - num.boundingRect().height()) / 2)
+        num.setParentItem(seat)
+        x = 60 + word_h + 10
+        # the question: read on the newcomer's first trip (prefill)
+        q = self.tag(T("question"), x, y, ws, ORANGE if p["has_read"] else PANEL, ORANGE,
+                     QColor("#0f1419") if p["has_read"] else DIM, role="token", pad=8)
+        y = self._sentence(p, ev["tokens"] if ev else 0, color, words, ws, q.sceneBoundingRect().right() + 10, y,
+                           bw)
+        y += word_h + 4
+        if ev:
+            m = self.text(_trip_message(ev), 60 + word_h + 10, y, "small", ACCENT, role="label")
+            self.pop_in(m, 0.0, 0.3)
+            y = m.sceneBoundingRect().bottom()
+        return y + 10
+
+    def _sentence(self, p: dict, fresh: int, color: QColor, words: list[str], ws: str, x_start: float, y: float,
+                  bw: float) -> float:
+        """A person's sentence from ``x_start``: a block per word, written ones in the seat's ``color``, the
+        ``fresh`` ones of the last trip outlined and popping in; a long sentence wraps. Returns its last row's y."""
+        word_h = self.lh(ws) + 8
+        x = x_start
+        for j in range(p["target"]):
+            written = j < p["written"]
+            new = written and j >= p["written"] - fresh
+            fill = color if written else None
+            own = p.get("words") or []
+            word = shown_word(own[j]) if j < len(own) else words[j % len(words)]
+            card = self.tag(word if written else "·", x, y, ws, fill, ACCENT if new else EDGE,
+                            QColor("#0f1419") if written else DIM, bold=new, role="token", pad=7, radius=5)
+            if card.sceneBoundingRect().right() > 40 + bw - 10 and x > x_start:  # a long sentence wraps
+                x, y = x_start, y + word_h + 4
+                card.setPos(x, y)
+            if new:
+                self.pop_in(card, 0.05 * (j - p["written"] + fresh), 0.3 + 0.05 * (j - p["written"] + fresh))
+            x = card.sceneBoundingRect().right() + 4
+        return y
+
+    def _finished_sentences(self, ctx: dict, g: dict, words: list[str], y: float, bw: float) -> float:
+        """How many sentences are finished, with the last one's words, kept under the rows. Returns the y below."""
+        done = int(g.get("sentences_done", 0))
+        if done:
+            kept = (g.get("finished") or [{}])[-1].get("words") or []
+            sent = ("".join(w.replace("␣", " ") for w in kept).strip() if kept else
+                    (" " if ctx.get("lang") != "zh" else "").join(words))
+            finished = T("1 sentence finished: “{s}”") if done == 1 else T("{n} sentences finished: “{s}”")
+            _, y = self.para(finished.format(n=done, s=sent), 60, y + 2, bw - 40, "small",
+                             GREEN, role="caption")
+        return y
+
+    def _trip_columns(self, board_top: float, y: float, bw: float, unit: float) -> float:
+        """The trips so far: one column per trip, as tall as the tokens it wrote, ``unit`` px a token (when there
+        is room for it and the press line below); then the board's panel behind it all. Returns the y below."""
+        hist = self._history[-40:]
+        most = max([h or 0 for h in hist] + [1])
+        press_h = self.lh("label", True) + 24
+        if y + 6 + self.lh("small") + 4 + unit * most + 10 + 8 + press_h > SCENE_H - 4:
+            hist, most = [], 0
+        y += 6
+        if not hist:
+            self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
+            return y
+        head = self.text(T("your trips so far: one column per trip, one square per token"), 60, y, "small", DIM,
+                         role="axis")
+        cy = head.sceneBoundingRect().bottom() + 4
+        cw = min(22.0, (bw - 60) / 40)
+        for i, h in enumerate(hist):
+            for k in range(h or 0):
+                self.box(60 + i * cw, cy + unit * (most - 1 - k), cw - 3, unit - 2,
+                         ACCENT if h > 1 else BLUE_LIGHT, None, radius=1)
+            if not h:
+                self.box(60 + i * cw, cy + unit * (most - 1), cw - 3, unit - 2, EDGE, None, radius=1)
+        y = cy + unit * most + 10
+        self.box(40, board_top, bw, y - board_top, PANEL, EDGE, z=0)
+        return y
 
     def _three_ways(self, y: float, target_n: int, bw: float, unit: float) -> float:
         """Alone, with the apprentice, sharing the table: the trips one sentence each takes, as columns of
@@ -225,40 +259,11 @@ class GameScene(TourScene):
         counters = [(T("trips"), f"{g['trips']}"), (T("tokens"), f"{g['tokens']}"),
                     (T("tokens per trip"), f"{g['tokens_per_trip']:.2f}"),
                     (T("accounted time"), f"{g['accounted_ms']:.0f} ms")]
-        y = top
-        half = (cwid - 8) / 2
-        for r in range(2):  # two rows of two counters
-            bottoms = []
-            for c in range(2):
-                i = 2 * r + c
-                name, value = counters[i]
-                cx = x0 + c * (half + 8)
-                _, ny = self.para(name, cx + 12, y + 6, half - 24, "label", DIM, role="card")
-                v_item = self.text(value, cx + 12, ny, "number", ACCENT if i == 2 else TEXT, True, role="readout")
-                bottoms.append(v_item.sceneBoundingRect().bottom() + 6)
-            for c in range(2):
-                self.box(x0 + c * (half + 8), y, half, max(bottoms) - y, PANEL, EDGE, z=0)
-            y = max(bottoms) + 8
+        y = self._counter_cards(counters, x0, top, cwid)
         src = ctx.get("game_source") or {}
         live = g["mode"] == "apprentice" and src.get("live")
         if g["mode"] == "apprentice":
-            if live:
-                y = self.badge("measured", x0, y + 4, T("measured on the bundled draft model"), max_w=cwid
-                               ).sceneBoundingRect().bottom()
-                trip = src.get("trip") or {}
-                if src.get("waiting"):
-                    _, y = self.para(T("the engine is running the trip…"), x0, y + 4, cwid, "small", DIM,
-                                     role="caption")
-                elif trip.get("guesses"):
-                    _, y = self.para(T("guessed: {g} · kept {a} · verify {ms}").format(
-                        g=" ".join(trip["guesses"]), a=trip.get("accepted", 0), ms=fmt_ms(trip.get("verify_ms"))),
-                        x0, y + 4, cwid, "small", DIM, role="caption")
-            else:
-                y = self.badge("illustrative", x0, y + 4, T("random, the source's 3–4 of 5 for code"), max_w=cwid
-                               ).sceneBoundingRect().bottom()
-                if src.get("reason"):
-                    _, y = self.para(T("live draft model unavailable: {reason}").format(reason=src["reason"]),
-                                     x0, y + 4, cwid, "small", DIM, role="caption")
+            y = self._apprentice_source(src, bool(live), x0, y, cwid)
         note = (T("Time is accounted at about {ms:.0f} ms per trip. How many the apprentice guesses right is a "
                   "random illustration in the spirit of “code often keeps 3–4”. A newcomer's first trip reads "
                   "the question.") if not live else
@@ -278,6 +283,47 @@ class GameScene(TourScene):
         if g["mode"] != "apprentice":  # the apprentice's own pill already says which it is
             self.badge("illustrative", x0, end + 6)
         return item
+
+
+    def _counter_cards(self, counters: list[tuple[str, str]], x0: float, y: float, cwid: float) -> float:
+        """Two rows of two counters (name over value) in cards ``cwid`` wide in all from ``x0``; the third
+        (tokens per trip) in the accent colour. Returns the y below."""
+        half = (cwid - 8) / 2
+        for r in range(2):  # two rows of two counters
+            bottoms = []
+            for c in range(2):
+                i = 2 * r + c
+                name, value = counters[i]
+                cx = x0 + c * (half + 8)
+                _, ny = self.para(name, cx + 12, y + 6, half - 24, "label", DIM, role="card")
+                v_item = self.text(value, cx + 12, ny, "number", ACCENT if i == 2 else TEXT, True, role="readout")
+                bottoms.append(v_item.sceneBoundingRect().bottom() + 6)
+            for c in range(2):
+                self.box(x0 + c * (half + 8), y, half, max(bottoms) - y, PANEL, EDGE, z=0)
+            y = max(bottoms) + 8
+        return y
+
+    def _apprentice_source(self, src: dict, live: bool, x0: float, y: float, cwid: float) -> float:
+        """Where the apprentice's guesses come from (``ctx["game_source"]``): the bundled draft model, measured,
+        with its last trip's guesses; or random, with why the live one is unavailable. Returns the y below."""
+        if live:
+            y = self.badge("measured", x0, y + 4, T("measured on the bundled draft model"), max_w=cwid
+                           ).sceneBoundingRect().bottom()
+            trip = src.get("trip") or {}
+            if src.get("waiting"):
+                _, y = self.para(T("the engine is running the trip…"), x0, y + 4, cwid, "small", DIM,
+                                 role="caption")
+            elif trip.get("guesses"):
+                _, y = self.para(T("guessed: {g} · kept {a} · verify {ms}").format(
+                    g=" ".join(trip["guesses"]), a=trip.get("accepted", 0), ms=fmt_ms(trip.get("verify_ms"))),
+                    x0, y + 4, cwid, "small", DIM, role="caption")
+        else:
+            y = self.badge("illustrative", x0, y + 4, T("random, the source's 3–4 of 5 for code"), max_w=cwid
+                           ).sceneBoundingRect().bottom()
+            if src.get("reason"):
+                _, y = self.para(T("live draft model unavailable: {reason}").format(reason=src["reason"]),
+                                 x0, y + 4, cwid, "small", DIM, role="caption")
+        return y
 
 
 METAPHORS = [
@@ -431,7 +477,19 @@ class QuestionsScene(TourScene):
             counter.setPlainText(counter_text(j))
         self.timeline.add(Lambda(show, rate_func=lambda a: a), t0, t0 + TRIP_S * n)
         y = counter.sceneBoundingRect().bottom() + 6
-        # one bar per trip, its height the measured time (capped at three times the median)
+        self._trip_bars(toks, t0, y)
+        y += 56
+        self._kv_blocks(toks, t0, y)
+        pill = self.badge("measured", 1560, y + 2, T("each trip timed here"), align="right")
+        y = max(pill.sceneBoundingRect().bottom(), y + self.lh("label") + 12) + 8
+        self.fade_in(self.para_fit(T("Each token is one real trip of the model, with its KV cache; the words are the "
+                                     "source's. Green: the model's own pick."), 40, y, 1520, SCENE_H - 8,
+                                   color=DIM)[0], t0 + TRIP_S * n)
+
+    def _trip_bars(self, toks: list[dict], t0: float, y: float) -> None:
+        """One bar per trip in a band 48 px tall from ``y``, its height the measured time (capped at three times
+        the median), green where the model's own pick was the source's; each fades in on its trip."""
+        n = len(toks)
         ms = sorted(t["ms"] for t in toks)
         cap = max(1e-6, 3 * ms[len(ms) // 2])
         bw = 1520.0 / n
@@ -440,8 +498,9 @@ class QuestionsScene(TourScene):
             bar = self.box(40 + j * bw, y + 48 - h, max(2.0, bw - 3), h, BLUE_LIGHT if not t.get("hit") else GREEN,
                            None, radius=2)
             self.fade_in(bar, t0 + TRIP_S * j, t0 + TRIP_S * j + 0.12)
-        y += 56
-        # the cheat sheet: one box per KV block, appearing on the trip that first needed it
+
+    def _kv_blocks(self, toks: list[dict], t0: float, y: float) -> None:
+        """The cheat sheet: one box per KV block, appearing on the trip that first needed it."""
         kv = self.text(T("KV cache:"), 40, y + 4, "small", DIM, role="legend")
         first = {}
         for j, t in enumerate(toks):
@@ -451,11 +510,6 @@ class QuestionsScene(TourScene):
             card, w = self.chip(T("block {b}").format(b=b), x, y, PAPER, style="label", min_w=90)
             self.pop_in(card, t0 + TRIP_S * j)
             x += w + 8
-        pill = self.badge("measured", 1560, y + 2, T("each trip timed here"), align="right")
-        y = max(pill.sceneBoundingRect().bottom(), y + self.lh("label") + 12) + 8
-        self.fade_in(self.para_fit(T("Each token is one real trip of the model, with its KV cache; the words are the "
-                                     "source's. Green: the model's own pick."), 40, y, 1520, SCENE_H - 8,
-                                   color=DIM)[0], t0 + TRIP_S * n)
 
     def _cut_only(self, ctx: dict, t0: float, y: float) -> None:
         item, y = self.para(T(CLOSING_LINE), 40, y, 1520, "heading", ACCENT, True, role="quote")

@@ -61,9 +61,21 @@ class KVSizeScene(TourScene):
         bar = self.box(40, y, unit, 30, BLUE, None, radius=4)
         self.fade_in(bar, 0.1)
         y += 30 + gap + 4
+        y = self._cache_bars(rows, [max(3.0, unit * f) for f in fracs], labels, pills, one_kind, y, gap)
+        _, y = self.para(T("{n:,} tokens, one sequence; bars to scale against the book; GB = 1,000,000,000 bytes"
+                           ).format(n=n), 40, y, 1520, note_style, DIM, role="caption")
+        live = ctx.get("live_kv")
+        if live:
+            self._live_note(live, y, note_style)
+        return True
+
+    def _cache_bars(self, rows: list[dict], widths: list[float], labels: list[str], pills: list[float],
+                    one_kind: bool, y: float, gap: float) -> float:
+        """Each model's cache as a bar ``widths[i]`` wide, its formula beside or above it, its size, and its pill
+        (``pills[i]`` wide) unless one pill says them all. Returns the y below."""
         colors = [GREEN, RED, PURPLE, BLUE_LIGHT, ACCENT]
         for i, r in enumerate(rows):
-            w = max(3.0, unit * fracs[i])
+            w = widths[i]
             vh = self.lh("body", True)
             formula = f"{T(r['name'])}: {r['formula']}"
             # the formula on the bar's own line, right-aligned before the pill, when the bar leaves it room
@@ -82,20 +94,19 @@ class KVSizeScene(TourScene):
             if not one_kind:
                 self.badge(r.get("kind", "formula"), 1560, y, align="right")
             y += vh + gap
-        _, y = self.para(T("{n:,} tokens, one sequence; bars to scale against the book; GB = 1,000,000,000 bytes"
-                           ).format(n=n), 40, y, 1520, note_style, DIM, role="caption")
-        live = ctx.get("live_kv")
-        if live:
-            txt = T("This model: formula {f} per token; its engine allocates {m} per token").format(
-                f=fmt_bytes(live["formula_per_token"]), m=fmt_bytes(live["engine_per_token"])) \
-                if live.get("engine_per_token") else T("This model: formula {f} per token").format(
-                f=fmt_bytes(live["formula_per_token"]))
-            if live.get("engine_per_token"):
-                pill = self.badge("measured", 1560, y + 8, T("from the allocated cache tensors"), align="right")
-                self.para(txt, 40, y + 8, pill.sceneBoundingRect().left() - 54, note_style, TEXT, role="caption")
-            else:
-                self.para(txt, 40, y + 8, 1520, note_style, TEXT, role="caption")
-        return True
+        return y
+
+    def _live_note(self, live: dict, y: float, note_style: str) -> None:
+        """This model's cache per token: by the formula, and the engine's allocation (measured) when known."""
+        txt = T("This model: formula {f} per token; its engine allocates {m} per token").format(
+            f=fmt_bytes(live["formula_per_token"]), m=fmt_bytes(live["engine_per_token"])) \
+            if live.get("engine_per_token") else T("This model: formula {f} per token").format(
+            f=fmt_bytes(live["formula_per_token"]))
+        if live.get("engine_per_token"):
+            pill = self.badge("measured", 1560, y + 8, T("from the allocated cache tensors"), align="right")
+            self.para(txt, 40, y + 8, pill.sceneBoundingRect().left() - 54, note_style, TEXT, role="caption")
+        else:
+            self.para(txt, 40, y + 8, 1520, note_style, TEXT, role="caption")
 
 
 def sse_frame(text: str) -> str:
@@ -128,13 +139,27 @@ class StreamingScene(TourScene):
         else:
             toks = [(w, 10.0 + 8 * i) for i, w in enumerate(["One", " trip", ",", " one", " token", "."])]
             kind = "illustrative"
-        top = self.top
         lw = 940.0
+        pill_h = self.lh("small", True) + 30
+        left_bottom = self._frames(toks, kind, bool(st), lw, most, fill, pill_h)
+        x0, cw = 1010.0, 550.0
+        y = self._stream_cards(st, x0, cw, pill_h)
+        if st:
+            self._long_prompt_note(st, x0, cw, y, left_bottom, lw)
+        else:
+            self.para(T("A 10,000-token system prompt that is not cached makes a long pause."), x0, y + 6, cw, "body",
+                      TEXT, role="caption")
+        return True
+
+    def _frames(self, toks: list[tuple[str, float]], kind: str, measured: bool, lw: float, most: int, fill: bool,
+                pill_h: float) -> float:
+        """The SSE frames as they leave (text, ms since the request), at most ``most`` (``fill``: spread down the
+        column), in a panel ``lw`` wide with its pill. Returns the panel's bottom."""
+        top = self.top
         head = self.text(T("What travels back, frame by frame"), 60, top + 10, "heading", TEXT, True, role="heading")
         y = head.sceneBoundingRect().bottom() + 8
         last = max([t for _, t in toks] + [1.0])
         lh = self.lh("small") + 4
-        pill_h = self.lh("small", True) + 30
         room = int((SCENE_H - 20 - pill_h - y) // lh)
         shown = toks[:max(1, min(most, room))]
         if fill:  # few frames: more air between them, no empty band under the column
@@ -147,18 +172,22 @@ class StreamingScene(TourScene):
                 line.setText(f"+{t:6.1f} ms   {frame}")
             self.fade_in(line, 0.3 + 2.5 * t / last, 0.45 + 2.5 * t / last)
             y += lh
-        y = self.badge(kind, 60, y + 8, T("times since the request arrived, this computer") if st else None,
+        y = self.badge(kind, 60, y + 8, T("times since the request arrived, this computer") if measured else None,
                        max_w=lw - 40).sceneBoundingRect().bottom()
         self.box(40, top, lw, y + 12 - top, PANEL, EDGE, z=0)
-        left_bottom = y + 12
-        x0, cw = 1010.0, 550.0
+        return y + 12
+
+    def _stream_cards(self, st: dict | None, x0: float, cw: float, pill_h: float) -> float:
+        """The measured cards (time to first token, between tokens, tokens per second) and production's typical
+        speed, in a column from ``x0``. Returns the y below."""
         cards = []
         if st:
             cards = [(T("time to first token"), fmt_ms(st["ttft_ms"]), "measured"),
                      (T("between tokens (mean)"), fmt_ms(st["mean_itl_ms"]), "measured"),
-                     (T("tokens per second"), f"{st['tokens_per_s']:.0f}" if st.get("tokens_per_s") else "—", "measured")]
+                     (T("tokens per second"), f"{st['tokens_per_s']:.0f}" if st.get("tokens_per_s") else "—",
+                      "measured")]
         cards.append((T("in production, typically"), T("20–80 tokens/s"), "source"))
-        y = top
+        y = self.top
         for i, (name, value, k) in enumerate(cards):
             n_item = self.text(name, x0 + 20, y + 8, "label", DIM, role="card")
             v_item = self.text(value, x0 + 20, n_item.sceneBoundingRect().bottom() + 2, "number", ACCENT, True,
@@ -171,21 +200,21 @@ class StreamingScene(TourScene):
             c = self.box(x0, y, cw, bottom - y, PANEL, EDGE, z=0)
             self.pop_in(c, 0.2 + 0.2 * i)
             y = bottom + 10
-        if st:
-            note = T("Behind a {n}-token system prompt that is not cached, the first token takes {ms} "
-                     "instead of {short}.").format(n=st["long_prompt_tokens"], ms=fmt_ms(st["long_ttft_ms"]),
-                                                   short=fmt_ms(st["ttft_ms"]))
-            nx = x0
-            item, end = self.para(note, x0, y + 6, cw, "body", TEXT, role="caption")
-            if end + self.lh("small", True) + 16 > SCENE_H - 8:  # no room under the cards (the pill would be cut)
-                self.removeItem(item)  # under the frames, where the left column leaves room
-                nx = 40.0
-                _, end = self.para(note, nx, left_bottom + 14, lw, "body", TEXT, role="caption")
-            self.badge("measured", nx, end + 6)
-        else:
-            self.para(T("A 10,000-token system prompt that is not cached makes a long pause."), x0, y + 6, cw, "body",
-                      TEXT, role="caption")
-        return True
+        return y
+
+    def _long_prompt_note(self, st: dict, x0: float, cw: float, y: float, left_bottom: float, lw: float) -> None:
+        """The measured first token behind a long uncached system prompt: under the cards, else under the frames
+        (``left_bottom``), where the left column leaves room."""
+        note = T("Behind a {n}-token system prompt that is not cached, the first token takes {ms} "
+                 "instead of {short}.").format(n=st["long_prompt_tokens"], ms=fmt_ms(st["long_ttft_ms"]),
+                                               short=fmt_ms(st["ttft_ms"]))
+        nx = x0
+        item, end = self.para(note, x0, y + 6, cw, "body", TEXT, role="caption")
+        if end + self.lh("small", True) + 16 > SCENE_H - 8:  # no room under the cards (the pill would be cut)
+            self.removeItem(item)  # under the frames, where the left column leaves room
+            nx = 40.0
+            _, end = self.para(note, nx, left_bottom + 14, lw, "body", TEXT, role="caption")
+        self.badge("measured", nx, end + 6)
 
 
 class ReasoningScene(TourScene):
@@ -220,19 +249,7 @@ class ReasoningScene(TourScene):
         head, y = self.para(T("The model writes {n} tokens nobody sees (its “thinking”), then the answer:").format(
             n=len(hidden)), 40, top, 1520, "body", TEXT, role="caption")
         claim(head, "reasoning: hidden tokens", len(hidden))
-        x, y = 40.0, y + 8
-        t = 0.3
-        row_h = None
-        for lab in hidden:
-            card, w = self.chip(lab, x, y, QColor("#2a3440"), DIM, style="body")
-            count(card, "reasoning: hidden tokens")
-            row_h = row_h or card.boundingRect().height() + 6
-            if x + w > 1560:
-                x, y = 40.0, y + row_h
-                card.setPos(x, y)
-            self.pop_in(card, t)
-            t += 0.06
-            x += w + 6
+        y, row_h, t = self._hidden_chips(hidden, y + 8, 0.3)
         y += (row_h or 40) + 6 + air
         vis = self.text(T("visible answer:"), 40, y + 8, "label", DIM, role="legend")
         x = vis.sceneBoundingRect().right() + 14
@@ -265,6 +282,23 @@ class ReasoningScene(TourScene):
                             bottom=SCENE_H - 4):
                 return True
         return self._tail(r, y, t, ttft, first_vis, len(hidden), "body", True)
+
+    def _hidden_chips(self, hidden: list[str], y: float, t: float) -> tuple[float, float | None, float]:
+        """The hidden tokens as grey chips from ``y``, wrapping, popping in from ``t``. Returns (the last row's y,
+        the rows' height, the next start time)."""
+        x = 40.0
+        row_h = None
+        for lab in hidden:
+            card, w = self.chip(lab, x, y, QColor("#2a3440"), DIM, style="body")
+            count(card, "reasoning: hidden tokens")
+            row_h = row_h or card.boundingRect().height() + 6
+            if x + w > 1560:
+                x, y = 40.0, y + row_h
+                card.setPos(x, y)
+            self.pop_in(card, t)
+            t += 0.06
+            x += w + 6
+        return y, row_h, t
 
     def _tail(self, r, y: float, t: float, ttft, first_vis, n_hidden: int, style: str, pill_right: bool) -> bool:
         """What is billed (in ``style``), then the time line from the request to the first visible token, its

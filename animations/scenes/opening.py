@@ -172,28 +172,8 @@ class TokenizeScene(TourScene):
         sample = ctx.get("zh_sample_tokens") or []
         show_sample = sample and not any(tk.get("piece") for tk in toks)  # a question with no Chinese in it
 
-        def chips():
-            y = self.top
-            hint = self.text(T("Your question, cut by this model's tokenizer:"), 40, y, "label", DIM, role="caption")
-            y, t = self._chips(toks, y + hint.boundingRect().height() + 8, 0.2, chip_style, max_rows=2,
-                               count_as="tokenize: the question's tokens")
-            if show_sample:
-                hint2 = self.text(T("Chinese, cut by the same tokenizer:"), 40, y, "label", DIM, role="caption")
-                y, t = self._chips(sample, hint2.sceneBoundingRect().bottom() + 8, t, "body", max_rows=1)
-            return y, t
-
-        (y, t), g_chips = self.collect(chips)
-
-        def summary():
-            pill = self.badge("measured", 1560, y, T("this model's tokenizer, live"), align="right", max_w=700)
-            words = self.text(T("your question: {n} tokens · dashed: a piece of a character (its UTF-8 bytes split over tokens)"
-                                ).format(n=len(toks)), 40, y, "label", TEXT, width=pill.sceneBoundingRect().left() - 60,
-                              role="caption")
-            claim(words, "tokenize: the question's tokens", len(toks))
-            self.fade_in(words, t)
-            return max(words.sceneBoundingRect().bottom(), pill.sceneBoundingRect().bottom()) + 10
-
-        y, g_summary = self.collect(summary)
+        (y, t), g_chips = self.collect(lambda: self._question_chips(toks, sample if show_sample else [], chip_style))
+        y, g_summary = self.collect(lambda: self._summary(len(toks), y, t))
         g_why = []
         if any(tk.get("piece") == "split" for tk in toks + (sample if show_sample else [])):
             (why, y), g_why = self.collect(lambda: self.para(
@@ -209,6 +189,29 @@ class TokenizeScene(TourScene):
         self.spread([g_chips, g_summary, g_why, g_compare], bottom=SCENE_H - 4, most=60)
         return True
 
+    def _question_chips(self, toks: list[dict], sample: list[dict], chip_style: str) -> tuple[float, float]:
+        """The question's chips in ``chip_style`` (two rows at most) under their hint, then the Chinese
+        ``sample``'s when given (a question with no Chinese in it). Returns (the y below, the next start time)."""
+        y = self.top
+        hint = self.text(T("Your question, cut by this model's tokenizer:"), 40, y, "label", DIM, role="caption")
+        y, t = self._chips(toks, y + hint.boundingRect().height() + 8, 0.2, chip_style, max_rows=2,
+                           count_as="tokenize: the question's tokens")
+        if sample:
+            hint2 = self.text(T("Chinese, cut by the same tokenizer:"), 40, y, "label", DIM, role="caption")
+            y, t = self._chips(sample, hint2.sceneBoundingRect().bottom() + 8, t, "body", max_rows=1)
+        return y, t
+
+    def _summary(self, n: int, y: float, t: float) -> float:
+        """The question's ``n`` tokens and what a dashed chip is, beside the live tokenizer's pill; returns the
+        y below."""
+        pill = self.badge("measured", 1560, y, T("this model's tokenizer, live"), align="right", max_w=700)
+        words = self.text(T("your question: {n} tokens · dashed: a piece of a character (its UTF-8 bytes split "
+                            "over tokens)").format(n=n), 40, y, "label", TEXT,
+                          width=pill.sceneBoundingRect().left() - 60, role="caption")
+        claim(words, "tokenize: the question's tokens", n)
+        self.fade_in(words, t)
+        return max(words.sceneBoundingRect().bottom(), pill.sceneBoundingRect().bottom()) + 10
+
     def _compare(self, ctx: dict, y2: float, t: float, style: str = "label", room: float = 0.0) -> None:
         """The same sentence's ids in other models, and the vocabulary sizes to scale, in two panels from y2: each
         panel under its heading, the sentence itself shown as the text it is (source), the ids as token ids."""
@@ -223,7 +226,8 @@ class TokenizeScene(TourScene):
             ph = 14 + head_h + lh * len(rows) + 8
         self.box(40, y2, 930, ph, PANEL, EDGE)
         self.text(T("The same sentence, other numbers"), 60, y2 + 10, "heading", TEXT, True, role="heading")
-        sentence = self.text('"Hello world"', 60, y2 + 14 + head_h + (lh - self.lh(style)) / 2 - 5, style, PAPER, role="source")
+        sentence = self.text('"Hello world"', 60, y2 + 14 + head_h + (lh - self.lh(style)) / 2 - 5, style, PAPER,
+                             role="source")
         name_x = sentence.sceneBoundingRect().right() + 16
         name_w = max(self.measure(who + ":", "small").width() for who, _, _ in rows) + 12
         for i, (who, ids, kind) in enumerate(rows):
@@ -282,17 +286,7 @@ class TokenizeScene(TourScene):
             if "group" in tok:
                 placed.setdefault(tok["group"], []).append(card)
                 if tok.get("group_text"):
-                    cards = placed[tok["group"]]
-                    r0, r1 = cards[0].sceneBoundingRect(), cards[-1].sceneBoundingRect()
-                    if abs(r0.top() - r1.top()) < 1:  # the bracket only when the pieces share a row
-                        by = r0.bottom() + 6
-                        br = self.line(r0.left() + 4, by, r1.right() - 4, by, ORANGE, 3)
-                        # the character the pieces make: the text being cut, shown as it is
-                        ch = self.text(tok["group_text"], (r0.left() + r1.right()) / 2, by + 4, "body", ORANGE,
-                                       True, align="center", role="source")
-                        self.fade_in(br, t)
-                        self.fade_in(ch, t)
-                        extras = [br, ch]
+                    extras = self._bracket(placed[tok["group"]], tok["group_text"], t)
             row_cards.append((card, x, extras))
             if count_as:
                 count(card, count_as)
@@ -301,19 +295,61 @@ class TokenizeScene(TourScene):
             x += w + 8
             shown += 1
         if shown < len(toks):
-            more = self.text("…", x, y + 10, "small", DIM, role="label")
-            while True:
-                more.setText(T("… {n} more").format(n=len(toks) - shown))
-                if x + more.boundingRect().width() <= 1560 or not row_cards:
-                    break
-                card, x, extras = row_cards.pop()  # make room: the last chip of the row gives way
-                for item in [card] + extras:
-                    self.removeItem(item)
-                shown -= 1
-            more.setPos(x, y + 10)
-            if count_as:
-                count(more, count_as, len(toks) - shown)  # the chips not drawn, named by number
+            self._more(len(toks), shown, row_cards, x, y, count_as)
         return y + (row_h or 60) + 4, t
+
+    def _bracket(self, cards: list, text: str, t: float) -> list:
+        """Under the byte pieces of one character (``cards``, when they share a row): a bracket and the character
+        they make (the text being cut, shown as it is). Returns the items drawn."""
+        r0, r1 = cards[0].sceneBoundingRect(), cards[-1].sceneBoundingRect()
+        if abs(r0.top() - r1.top()) >= 1:  # the bracket only when the pieces share a row
+            return []
+        by = r0.bottom() + 6
+        br = self.line(r0.left() + 4, by, r1.right() - 4, by, ORANGE, 3)
+        ch = self.text(text, (r0.left() + r1.right()) / 2, by + 4, "body", ORANGE, True, align="center",
+                       role="source")
+        self.fade_in(br, t)
+        self.fade_in(ch, t)
+        return [br, ch]
+
+    def _more(self, total: int, shown: int, row_cards: list[tuple], x: float, y: float,
+              count_as: str | None) -> None:
+        """"… n more" after the last chip drawn (at ``x``) for the ``total - shown`` tokens not drawn; the row's
+        last chips give way (``row_cards``: card, its x, its bracket items) until it fits."""
+        more = self.text("…", x, y + 10, "small", DIM, role="label")
+        while True:
+            more.setText(T("… {n} more").format(n=total - shown))
+            if x + more.boundingRect().width() <= 1560 or not row_cards:
+                break
+            card, x, extras = row_cards.pop()  # make room: the last chip of the row gives way
+            for item in [card] + extras:
+                self.removeItem(item)
+            shown -= 1
+        more.setPos(x, y + 10)
+        if count_as:
+            count(more, count_as, total - shown)  # the chips not drawn, named by number
+
+def _embedding_image(rows, n_rows: int, d: int, n: int) -> tuple[QImage, str, str]:
+    """The rows of the embedding matrix as a heat map (one pixel per number, scaled by the 98th percentile of
+    the magnitudes) with its pill's kind and note; without the model's rows, ``n`` rows of ``d`` seeded random
+    numbers, said to be illustrative."""
+    if rows is not None and len(rows):
+        arr = np.asarray(rows[:n_rows], dtype=np.float32)
+        scale = float(np.percentile(np.abs(arr), 98)) or 1.0
+        img = QImage(arr.shape[1], arr.shape[0], QImage.Format_RGB32)
+        for r in range(arr.shape[0]):
+            for c in range(arr.shape[1]):
+                red, green, blue = heat_color(float(arr[r, c]) / scale)
+                img.setPixel(c, r, QColor(red, green, blue).rgb())
+        return img, "measured", T("real rows of this model's embedding matrix")
+    img = QImage(max(1, d or 64), n, QImage.Format_RGB32)
+    rng = np.random.default_rng(0)
+    for r in range(n):
+        for c in range(img.width()):
+            red, green, blue = heat_color(float(rng.normal(0, 0.4)))
+            img.setPixel(c, r, QColor(red, green, blue).rgb())
+    return img, "illustrative", T("model not loaded")
+
 
 class EmbeddingScene(TourScene):
     """§3: each token id picks one row of the embedding matrix; the rows, real, as a heat map."""
@@ -338,23 +374,7 @@ class EmbeddingScene(TourScene):
         row_style = "body" if row_h >= self.lh("body") + 8 else "label"
         label_w = max([self.measure(f"{t['label']}  {t['id']}", row_style).width() for t in toks] + [60.0])
         hx, hw = 40 + label_w + 16, 860.0 - max(0.0, label_w - 170)
-        if rows is not None and len(rows):
-            arr = np.asarray(rows[: len(toks)], dtype=np.float32)
-            scale = float(np.percentile(np.abs(arr), 98)) or 1.0
-            img = QImage(arr.shape[1], arr.shape[0], QImage.Format_RGB32)
-            for r in range(arr.shape[0]):
-                for c in range(arr.shape[1]):
-                    red, green, blue = heat_color(float(arr[r, c]) / scale)
-                    img.setPixel(c, r, QColor(red, green, blue).rgb())
-            kind, note = "measured", T("real rows of this model's embedding matrix")
-        else:
-            img = QImage(max(1, d or 64), n, QImage.Format_RGB32)
-            rng = np.random.default_rng(0)
-            for r in range(n):
-                for c in range(img.width()):
-                    red, green, blue = heat_color(float(rng.normal(0, 0.4)))
-                    img.setPixel(c, r, QColor(red, green, blue).rgb())
-            kind, note = "illustrative", T("model not loaded")
+        img, kind, note = _embedding_image(rows, len(toks), d, n)
         for i, tok in enumerate(toks):
             label = self.text(f"{tok['label']}  {tok['id']}", hx - 12,
                               hy + i * row_h + (row_h - self.lh(row_style)) / 2, row_style, TEXT, align="right",
@@ -364,7 +384,8 @@ class EmbeddingScene(TourScene):
         # reveal the rows top to bottom: one lookup per token
         cover = self.box(hx, hy, hw, hh, QColor("#0f1419"), None, radius=0, z=3)
         # the cover shrinks from the top (it never reaches below the map: the view fits what the scene holds)
-        self.call(lambda p: (cover.setPos(hx, hy + hh * p), cover.setTransform(QTransform.fromScale(1.0, max(1e-3, 1 - p))),
+        self.call(lambda p: (cover.setPos(hx, hy + hh * p),
+                             cover.setTransform(QTransform.fromScale(1.0, max(1e-3, 1 - p))),
                              cover.setOpacity(1.0 if p < 1 else 0.0)), 0.2, 0.2 + 0.1 * n + 0.6)
         cap_text = T("{n} tokens × {d} numbers").format(n=len(toks), d=d)
         total = len(ctx.get("tokens") or [])
@@ -372,8 +393,11 @@ class EmbeddingScene(TourScene):
             cap_text += " · " + T("its first {n} of {total} tokens").format(n=len(toks), total=total)
         cap, _ = self.para(cap_text, hx, hy + hh + 10, hw, "label", DIM, role="caption")
         self.badge(kind, hx, cap.sceneBoundingRect().bottom() + 8, note, max_w=hw)
-        # the dictionary's shape, this model against Llama 3 8B, to scale by area
-        bx = hx + hw + 40
+        self._dictionary_shape(hx + hw + 40, top, v, d)
+
+    def _dictionary_shape(self, bx: float, top: float, v: int, d: int) -> None:
+        """The dictionary's shape from ``bx``, this model (``v`` rows × ``d``) against Llama 3 8B, to scale by
+        area."""
         bw_max = 1560 - bx
         head, y = self.para(T("The dictionary (embedding matrix), to scale by area"), bx, top, bw_max, "heading",
                             TEXT, True, role="heading")
@@ -429,7 +453,8 @@ class BookScene(TourScene):
         x = 70.0
         width = min(70.0, 420.0 / (n + 1))
         dict_name = T("dict.")
-        entries = ([(dict_name, dict_bytes)] if dict_bytes else []) + [(str(i + 1), b) for i, b in enumerate(layer_bytes)]
+        entries = ([(dict_name, dict_bytes)] if dict_bytes else []) + [(str(i + 1), b)
+                                                                         for i, b in enumerate(layer_bytes)]
         lab_h = self.lh("small")
         for name, b in entries:
             h = lab_h + 30 + (box_h - 110 - lab_h) * b / biggest
@@ -459,8 +484,11 @@ class BookScene(TourScene):
         stays, _ = self.para(T("the book never leaves the warehouse"), 800, ay + 16, 420, "small", DIM,
                              role="label", align="center")
         stays.setPos(800 - 210, stays.pos().y())
-        # captions with the numbers
-        y = top + box_h + 14
+        self._book_captions(ctx, layer_bytes, total, dict_bytes, top + box_h + 14)
+        return True
+
+    def _book_captions(self, ctx: dict, layer_bytes: list[int], total: int, dict_bytes: int, y: float) -> None:
+        """The captions with the numbers from ``y``: this model's chapters and bytes (left), Llama 3 8B's (right)."""
         a, ya = self.para(T("This model: {n} chapters (layers), {size} in all").format(
             n=len(layer_bytes), size=fmt_bytes(total)), 40, y, 760, "body", TEXT, True, role="card")
         per = fmt_bytes(layer_bytes[0]) if layer_bytes else "—"
@@ -475,4 +503,3 @@ class BookScene(TourScene):
             _, yb = self.para(T("{x:,.0f} times this model's book").format(x=llama / total), 840, yb + 4, 720,
                               "label", DIM, role="caption")
         self.badge("formula", 840, yb + 8, T("8.03 billion parameters × 2 bytes"), max_w=720)
-        return True

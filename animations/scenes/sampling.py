@@ -191,8 +191,8 @@ class SamplingScene(TourScene):
                              "text dull and repetitive: it can loop for ever. Drawing keeps some variety. Temperature "
                              "below 1 sharpens the odds, above 1 flattens them; top-k keeps the k best; top-p keeps "
                              "the fewest tokens whose odds add up to p. Reasoning models often use a lower "
-                             "temperature.").replace("top-", "top\u2011"), rx + 20, panel_top + 14, rw - 40, style, TEXT,
-                         role="caption")  # "top-p" and "top-k" never break at their hyphen
+                             "temperature.").replace("top-", "top\u2011"), rx + 20, panel_top + 14, rw - 40, style,
+                         TEXT, role="caption")  # "top-p" and "top-k" never break at their hyphen
         self.fade_in(why, 0.8)
         if chart:
             _, y = self.para(T("The same odds at three temperatures"), rx + 20, y + 18, rw - 40, "heading", ACCENT,

@@ -1,12 +1,12 @@
 """What the tour says about one measured trip: the figures and the sentence for its lesson key.
 
-The split comes from the engine process (``model/teaching/analysis.py``'s ``decode``: ``model.teaching.lessons.trip_split`` of the
-median decode step): ``whole_ms`` (measured), ``reading_ms`` (measured weight reading, or None), ``paperwork_ms``
-(measured rest of the step), ``floor_ms`` (formula: weight bytes ÷ read speed), ``reading_share``,
-``read_speed_bytes_per_s``, ``times_floor`` and ``lesson`` ("reading", "paperwork", "both", "unmeasured"). Pages
-7, 13 and 18 all read the same split (the tour's ``decode`` measurement), so they never disagree about which part
-of the trip dominates; the key is chosen by the figures (``model.teaching.lessons.trip_lesson``), the same rule the Live
-page applies to its own trips.
+The split comes from the engine process (``model/teaching/analysis.py``'s ``decode``:
+``model.teaching.lessons.trip_split`` of the median decode step): ``whole_ms`` (measured), ``reading_ms`` (measured
+weight reading, or None), ``paperwork_ms`` (measured rest of the step), ``floor_ms`` (formula: weight bytes ÷ read
+speed), ``reading_share``, ``read_speed_bytes_per_s``, ``times_floor`` and ``lesson`` ("reading", "paperwork", "both",
+"unmeasured"). Pages 7, 13 and 18 all read the same split (the tour's ``decode`` measurement), so they never disagree
+about which part of the trip dominates; the key is chosen by the figures (``model.teaching.lessons.trip_lesson``), the
+same rule the Live page applies to its own trips.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ def figures(split: dict) -> str:
     wait = split.get("wait_ms") or 0.0
     named = wait >= 0.1 * split["whole_ms"]  # a wait is named when at least a tenth of the step, else in other work
     text = T("median trip {w}: reading the weights {r} · other work {p} (both measured)").format(
-        w=fmt_ms(split["whole_ms"]), r=fmt_ms(split["reading_ms"]), p=fmt_ms(split["paperwork_ms"] + (0 if named else wait)))
+        w=fmt_ms(split["whole_ms"]), r=fmt_ms(split["reading_ms"]),
+        p=fmt_ms(split["paperwork_ms"] + (0 if named else wait)))
     if named:
         text += " · " + T("waiting for a busy processor {t} (measured)").format(t=fmt_ms(wait))
     if split.get("floor_ms"):

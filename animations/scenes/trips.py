@@ -1,8 +1,8 @@
 """Sections 5, 7 and 8: reading the question (prefill), writing (decode), the cheat sheet (section 6, drawing lots:
 ``animations.scenes.sampling``).
 
-Measured numbers come from ``ctx["analysis"]`` (the engine's ``analyze`` answer, ``model/teaching/analysis.py``); without
-it each scene draws illustrative numbers and says so.
+Measured numbers come from ``ctx["analysis"]`` (the engine's ``analyze`` answer, ``model/teaching/analysis.py``);
+without it each scene draws illustrative numbers and says so.
 """
 
 from __future__ import annotations
@@ -18,6 +18,26 @@ from animations.scenes.look import formula_text as _set
 from animations.units import fmt_bytes, fmt_ms
 
 
+def _attention_weights(ctx: dict) -> tuple[list[str], list[list[float]], str, str]:
+    """The token labels, the attention weights (rows: the token reading, columns: the token it looks at), and the
+    pill's kind and note: this model's chosen layer and head when measured, else even causal attention."""
+    a = _analysis(ctx, "attention")
+    if a:
+        layer = min(ctx.get("attn_layer", 0), a["n_layer"] - 1)
+        head = min(ctx.get("attn_head", 0), a["n_head"] - 1)
+        note = T("this model's attention, layer {l}, head {h}").format(l=layer + 1, h=head + 1)
+        return a["labels"], a["weights"][layer][head], "measured", note
+    labels = [t["label"] for t in (ctx.get("tokens") or [])][:16] or ["a", "b", "c", "d"]
+    n = len(labels)
+    w = [[(1.0 / (q + 1) if k <= q else 0.0) for k in range(n)] for q in range(n)]
+    return labels, w, "illustrative", T("even attention, not the model's")
+
+
+def _upright(lab: str) -> bool:
+    """Whether a label is Chinese or Japanese, which read top to bottom, never on their side."""
+    return bool(lab.strip()) and all(ord(ch) >= 0x2E80 for ch in lab.strip())
+
+
 # --------------------------------------------------------------------------------------------------------------
 class PrefillScene(TourScene):
     """§5: one trip reads every prompt token; the causal attention map of the live model; GQA."""
@@ -26,30 +46,38 @@ class PrefillScene(TourScene):
     number = 5
 
     def draw(self, ctx: dict) -> None:
-        a = _analysis(ctx, "attention")
-        if a:
-            labels = a["labels"]
-            layer = min(ctx.get("attn_layer", 0), a["n_layer"] - 1)
-            head = min(ctx.get("attn_head", 0), a["n_head"] - 1)
-            w = a["weights"][layer][head]
-            kind, note = "measured", T("this model's attention, layer {l}, head {h}").format(l=layer + 1, h=head + 1)
-        else:
-            labels = [t["label"] for t in (ctx.get("tokens") or [])][:16] or ["a", "b", "c", "d"]
-            n = len(labels)
-            w = [[(1.0 / (q + 1) if k <= q else 0.0) for k in range(n)] for q in range(n)]
-            kind, note = "illustrative", T("even attention, not the model's")
+        labels, w, kind, note = _attention_weights(ctx)
+        n_all = len(w)
+        n, col_bottom = self._attention_map(labels, w)
+        x0 = 860.0
+        left_w = x0 - 40 - 30
+        y = col_bottom + 10
+        legend = T("row: a token reading · column: the token it looks at · dark above the diagonal: the future is "
+                   "hidden (causal)")
+        if n < n_all:  # the map's rows are one line tall at least: a long question's tail does not fit
+            legend += " · " + T("its first {n} of {total} tokens").format(n=n, total=n_all)
+        _, y = self.para(legend, 40, y, left_w, "small", DIM, role="legend")
+        y = self.badge(kind, 40, y + 6, note, max_w=left_w).sceneBoundingRect().bottom()
+        # the right column: measured prefill times, then grouped-query attention; the sliding-window note under
+        # the map when the column has no room for it
+        left_y = y
+        for place in ("right", "right-tight", "right-inline", "left", "left-low"):
+            if self.attempt(lambda: self._right(ctx, x0, place, left_y, left_w), bottom=SCENE_H - 4):
+                break
+        else:  # a long question's map fills the left column: the aside on sliding windows is left out
+            self._right(ctx, x0, "none", left_y, left_w)
+
+    def _attention_map(self, labels: list[str], w: list[list[float]]) -> tuple[int, float]:
+        """The causal attention map (``w``: rows reading, columns looked at) with its rows' and columns' labels,
+        and the sweep that uncovers it in one trip; the tail of a long question is left out (rows are at least a
+        line of text tall). Returns the tokens drawn and the bottom of the column labels."""
         top = self.top
         lh = self.lh("small")
         n_all = len(w)
         longest = max([self.measure(lab, "small").width() for lab in labels[:n_all]] + [10.0])
-
-        def upright(lab: str) -> bool:  # Chinese and Japanese read top to bottom, never on their side
-            return bool(lab.strip()) and all(ord(ch) >= 0x2E80 for ch in lab.strip())
-
         # a column's label: level when it fits the column, else characters stacked (CJK) or turned -90°
-        col_room = max([lh * len(lab.strip()) if upright(lab) else self.measure(lab, "small").width()
+        col_room = max([lh * len(lab.strip()) if _upright(lab) else self.measure(lab, "small").width()
                         for lab in labels[:n_all]] + [lh])
-        # rows of the map are at least one line of text tall; the tail of a long question is left out
         size_max = SCENE_H - top - col_room - 150
         n = max(1, min(n_all, int(size_max // (lh + 1))))
         w = [row[:n] for row in w[:n]]
@@ -70,7 +98,7 @@ class PrefillScene(TourScene):
             self.text(lab, mx - 10, my + i * cell + (cell - lh) / 2, "small", TEXT, align="right", role="axis")
             if self.measure(lab, "small").width() <= cell - 2:
                 col = self.text(lab, mx + (i + 0.5) * cell, my + size + 8, "small", DIM, align="center", role="axis")
-            elif upright(lab):
+            elif _upright(lab):
                 col = self.text("\n".join(lab.strip()), mx + (i + 0.5) * cell, my + size + 8, "small", DIM,
                                 align="center", role="axis")
             else:  # turned on its side a leading ␣ reads as "]": the row's label keeps it, the column drops it
@@ -81,23 +109,7 @@ class PrefillScene(TourScene):
         # a sweep: the whole question goes through in one trip
         cover = self.box(mx, my, size, size, QColor("#0f1419"), None, radius=0, z=3)
         self.call(lambda p: (cover.setPos(mx + size * p, my), cover.setOpacity(0 if p >= 1 else 1)), 0.3, 1.6)
-        x0 = 860.0
-        left_w = x0 - 40 - 30
-        y = col_bottom + 10
-        legend = T("row: a token reading · column: the token it looks at · dark above the diagonal: the future is "
-                   "hidden (causal)")
-        if n < n_all:  # the map's rows are one line tall at least: a long question's tail does not fit
-            legend += " · " + T("its first {n} of {total} tokens").format(n=n, total=n_all)
-        _, y = self.para(legend, 40, y, left_w, "small", DIM, role="legend")
-        y = self.badge(kind, 40, y + 6, note, max_w=left_w).sceneBoundingRect().bottom()
-        # the right column: measured prefill times, then grouped-query attention; the sliding-window note under
-        # the map when the column has no room for it
-        left_y = y
-        for place in ("right", "right-tight", "right-inline", "left", "left-low"):
-            if self.attempt(lambda: self._right(ctx, x0, place, left_y, left_w), bottom=SCENE_H - 4):
-                break
-        else:  # a long question's map fills the left column: the aside on sliding windows is left out
-            self._right(ctx, x0, "none", left_y, left_w)
+        return n, col_bottom
 
     def _right(self, ctx: dict, x0: float, place: str, left_y: float, left_w: float) -> bool:
         """The prefill timings and the grouped-query attention panel in the column from ``x0``. ``place``:
@@ -105,6 +117,13 @@ class PrefillScene(TourScene):
         KV heads' name), "right-inline" (that, and the query heads' name before their row), "left" (the note and
         its pill under the map's, from ``left_y``) or "none" (no note)."""
         pw = 1560 - x0
+        y = self._prefill_times(ctx, x0, pw)
+        self._grouped_query_attention(x0, pw, y, place, left_y, left_w)
+        return True
+
+    def _prefill_times(self, ctx: dict, x0: float, pw: float) -> float:
+        """The panel of measured prefill times, a short and a long question, from ``x0``, ``pw`` wide. Returns
+        its bottom."""
         y = self.top
         head, y = self.para(T("One trip reads the whole question"), x0 + 20, y + 10, pw - 40, "heading", TEXT, True,
                             role="heading")
@@ -127,7 +146,12 @@ class PrefillScene(TourScene):
                        T("prefill on this computer, median of 3") if p else None, max_w=pw - 40
                        ).sceneBoundingRect().bottom()
         self.box(x0, self.top, pw, y + 12 - self.top, PANEL, EDGE, z=0)
-        # grouped-query attention
+        return y
+
+    def _grouped_query_attention(self, x0: float, pw: float, y: float, place: str, left_y: float,
+                                 left_w: float) -> None:
+        """The grouped-query attention panel under ``y``: 32 query heads fanning into 8 KV heads, and the note on
+        sliding windows where ``place`` puts it (see ``_right``)."""
         low = place in ("left-low", "none")  # the fan from query heads to KV heads drawn lower (less tall)
         fan = 36.0 if low else 60.0
         gy = y + (14 if low else 24)
@@ -171,7 +195,6 @@ class PrefillScene(TourScene):
                 _, ly = self.para(note, 40, left_y + 10, left_w, "body", DIM, role="caption")
                 self.badge("source", 40, ly + 6)
         self.box(x0, gy, pw, y + 12 - gy, PANEL, EDGE, z=0)
-        return True
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -336,7 +359,8 @@ class KVCacheScene(TourScene):
         cell, gap = 15.0, 3.0
         step_w = max(self.measure(T("step {i}").format(i=S), "small").width() for _ in (0,)) + 12
         bottoms = []
-        for col, (title, cached) in enumerate(((T("Without the cheat sheet"), False), (T("With the cheat sheet"), True))):
+        columns = ((T("Without the cheat sheet"), False), (T("With the cheat sheet"), True))
+        for col, (title, cached) in enumerate(columns):
             x0 = 40.0 + col * 520
             _, y = self.para(title, x0, top, 500, "heading", TEXT, True, role="heading")
             y += 6
@@ -344,8 +368,9 @@ class KVCacheScene(TourScene):
                 self.text(T("step {i}").format(i=i), x0, y, "small", DIM, role="axis")
                 for j in range(P + i):
                     fresh = (not cached) or j == P + i - 1
-                    c = self.box(x0 + step_w + j * (cell + gap), y + 4, cell, row_h - 8, (ORANGE if not cached else GREEN)
-                                 if fresh else None, QColor("#3d5670") if not fresh else None, radius=3)
+                    c = self.box(x0 + step_w + j * (cell + gap), y + 4, cell, row_h - 8,
+                                 (ORANGE if not cached else GREEN) if fresh else None,
+                                 QColor("#3d5670") if not fresh else None, radius=3)
                     if fresh:
                         self.fade_in(c, 0.3 + 0.35 * (i - 1) + 0.01 * j, 0.5 + 0.35 * (i - 1) + 0.01 * j)
                 y += row_h

@@ -113,18 +113,9 @@ class Desks:
 
     # --- layout -------------------------------------------------------------------------------------------------
     def layout(self) -> None:
+        """The header, then one row per desk: its lines of text, its rail and surface, and a new cart."""
         inner_w = self.region.width() - 2 * PAD
-        if self.n > 1:
-            how = (tr("tensor parallel: every chapter cut in {n} strips") if self.mode == "tp"
-                   else tr("pipeline parallel: chapters split {n} ways")).format(n=self.n)
-            head = tr("{n} desks · {how}").format(n=self.n, how=how)
-            if QFontMetricsF(self.header.font()).horizontalAdvance(head) > inner_w:  # a 4:3 window: the short
-                # name (the desks' own lines say what each holds: "1/2 of every chapter", "chapters 1–2")
-                head = (tr("{n} desks · tensor parallel") if self.mode == "tp"
-                        else tr("{n} desks · pipeline parallel")).format(n=self.n)
-        else:
-            head = tr("The desk · compute")
-        set_elided(self.header, head, inner_w)
+        set_elided(self.header, self._header_text(inner_w), inner_w)
         self.header.setPos(self.region.left() + PAD, self.region.top() + PAD * 0.6)
         top = self.header.y() + self.header.boundingRect().height() + 6
         gap = 10.0
@@ -133,7 +124,6 @@ class Desks:
         text_x = self.region.right() - PAD - TEXT_W
         self.park_x = text_x - 20 - CART_W
         self.rest_x = self.region.left() + PAD + 6
-        biggest = max([*self.layer_bytes, self.dictionary_bytes, 1])
         for d, row in enumerate(self.rows):
             y0 = top + d * (row_h + gap)
             row["rect"] = QRectF(self.region.left() + PAD, y0, inner_w, row_h)
@@ -147,48 +137,73 @@ class Desks:
                 item.setVisible(item in lines)
             for k, item in enumerate(lines):
                 item.setPos(text_x, y0 + 4 + k * lh)
-            # the cart: label on top, bars for the share, bed and wheels at the floor
-            if row["cart"] is not None:
-                self.scene.removeItem(row["cart"])
-                self._items.remove(row["cart"])
-            cart_label_h = lh if row_h >= lh + 40 else 0.0
-            stack_h = max(8.0, row_h - 2 * WHEEL_R - CART_BED - cart_label_h - 8)
-            cart = self._own(CartItem(CART_W, stack_h))
-            cart.setZValue(6)
-            self.scene.addItem(cart)
-            row["cart"] = cart
-            row["cart_y"] = floor - 2 * WHEEL_R - CART_BED
-            label = add_text(self.scene, self._f_small, "cart", TEXT, parent=cart)
-            label.setVisible(cart_label_h > 0)
-            # the whole label, or the size alone when it does not fit the cart: never cut in the middle
-            size = fmt_bytes(self.share_bytes(d))
-            whole = tr("copy · {size}").format(size=size)
-            fits = QFontMetricsF(label.font()).horizontalAdvance(whole) <= CART_W - 24
-            set_elided(label, whole if fits else size, CART_W - 24)
-            label.setPos(22, -stack_h - cart_label_h - 2)
-            row["cart_label"] = label
-            entries = ([-1] if self.has_dictionary(d) and self.dictionary_bytes else []) + self.chapters_of(d)
-            bar_gap = 2.0 if stack_h / max(1, len(entries)) > 6 else 0.5
-            bh = max(1.0, (stack_h - bar_gap * (len(entries) - 1)) / max(1, len(entries)))
-            strip = 1.0 / self.n if self.mode == "tp" else 1.0
-            row["bars"] = {}
-            read = QGraphicsRectItem(cart)  # sweeps across the lit chapter as the desk reads it
-            read.setPen(Qt.PenStyle.NoPen)
-            read.setBrush(READ)
-            read.setZValue(1)
-            read.setVisible(False)
-            row["read"] = read
-            for k, i in enumerate(entries):
-                b = self.dictionary_bytes if i < 0 else self.layer_bytes[i]
-                bw = max(4.0, (CART_W - 8) * strip * b / biggest) if b else (CART_W - 8) * 0.5 * strip
-                bar = QGraphicsRectItem(QRectF(4, -stack_h + k * (bh + bar_gap), bw, bh), cart)
-                color = DICTIONARY if i < 0 else CHAPTER
-                bar.setBrush(color)
-                bar.setPen(QPen(DESK_COLORS[d % len(DESK_COLORS)] if self.n > 1 else CHAPTER_EDGE, 1))
-                row["bars"][i] = bar
+            self._new_cart(d, row, row_h, floor, lh)
             self.set_cart_progress(d, 0.0)
             self.set_loaded(d, 0.0)
         self._retext()
+
+    def _header_text(self, inner_w: float) -> str:
+        """The desks' header: how the book is torn, the short name where the long one does not fit ``inner_w``."""
+        if self.n <= 1:
+            return tr("The desk · compute")
+        how = (tr("tensor parallel: every chapter cut in {n} strips") if self.mode == "tp"
+               else tr("pipeline parallel: chapters split {n} ways")).format(n=self.n)
+        head = tr("{n} desks · {how}").format(n=self.n, how=how)
+        if QFontMetricsF(self.header.font()).horizontalAdvance(head) > inner_w:  # a 4:3 window: the short
+            # name (the desks' own lines say what each holds: "1/2 of every chapter", "chapters 1–2")
+            head = (tr("{n} desks · tensor parallel") if self.mode == "tp"
+                    else tr("{n} desks · pipeline parallel")).format(n=self.n)
+        return head
+
+    def _new_cart(self, d: int, row: dict, row_h: float, floor: float, lh: float) -> None:
+        """Desk ``d``'s cart, made anew for a row ``row_h`` tall over ``floor``: label on top, bars for the share,
+        bed and wheels at the floor."""
+        if row["cart"] is not None:
+            self.scene.removeItem(row["cart"])
+            self._items.remove(row["cart"])
+        cart_label_h = lh if row_h >= lh + 40 else 0.0
+        stack_h = max(8.0, row_h - 2 * WHEEL_R - CART_BED - cart_label_h - 8)
+        cart = self._own(CartItem(CART_W, stack_h))
+        cart.setZValue(6)
+        self.scene.addItem(cart)
+        row["cart"] = cart
+        row["cart_y"] = floor - 2 * WHEEL_R - CART_BED
+        label = add_text(self.scene, self._f_small, "cart", TEXT, parent=cart)
+        label.setVisible(cart_label_h > 0)
+        # the whole label, or the size alone when it does not fit the cart: never cut in the middle
+        size = fmt_bytes(self.share_bytes(d))
+        whole = tr("copy · {size}").format(size=size)
+        fits = QFontMetricsF(label.font()).horizontalAdvance(whole) <= CART_W - 24
+        set_elided(label, whole if fits else size, CART_W - 24)
+        label.setPos(22, -stack_h - cart_label_h - 2)
+        row["cart_label"] = label
+        read = QGraphicsRectItem(cart)  # sweeps across the lit chapter as the desk reads it
+        read.setPen(Qt.PenStyle.NoPen)
+        read.setBrush(READ)
+        read.setZValue(1)
+        read.setVisible(False)
+        row["read"] = read
+        row["bars"] = self._cart_bars(d, cart, stack_h)
+
+    def _cart_bars(self, d: int, cart: CartItem, stack_h: float) -> dict:
+        """Desk ``d``'s share on its cart, stacked ``stack_h`` tall: a bar per chapter (and the dictionary),
+        widths to scale by bytes (a strip of each for a book torn in strips). Returns them by chapter (-1:
+        the dictionary)."""
+        biggest = max([*self.layer_bytes, self.dictionary_bytes, 1])
+        entries = ([-1] if self.has_dictionary(d) and self.dictionary_bytes else []) + self.chapters_of(d)
+        bar_gap = 2.0 if stack_h / max(1, len(entries)) > 6 else 0.5
+        bh = max(1.0, (stack_h - bar_gap * (len(entries) - 1)) / max(1, len(entries)))
+        strip = 1.0 / self.n if self.mode == "tp" else 1.0
+        bars = {}
+        for k, i in enumerate(entries):
+            b = self.dictionary_bytes if i < 0 else self.layer_bytes[i]
+            bw = max(4.0, (CART_W - 8) * strip * b / biggest) if b else (CART_W - 8) * 0.5 * strip
+            bar = QGraphicsRectItem(QRectF(4, -stack_h + k * (bh + bar_gap), bw, bh), cart)
+            color = DICTIONARY if i < 0 else CHAPTER
+            bar.setBrush(color)
+            bar.setPen(QPen(DESK_COLORS[d % len(DESK_COLORS)] if self.n > 1 else CHAPTER_EDGE, 1))
+            bars[i] = bar
+        return bars
 
     # --- during a trip ------------------------------------------------------------------------------------------
     def set_cart_progress(self, d: int, p: float) -> None:

@@ -116,13 +116,7 @@ class Seats:
             self.ages.setdefault(rid, 0.0)
         n = len(self.seats)
         w_all = self.region.width() - 2 * PAD
-        # seats taken: the requests in this trip (reading or writing), the batch; a finished card that is still
-        # shown for reading and a request still waiting hold no seat
-        taken = sum(1 for s in self.seats if s.state in ("reading", "writing"))
-        head = tr("The table · seats taken: {n}").format(n=taken) if n else tr("The table · empty")
-        set_elided(self.header, head, w_all)
-        self.header.setPos(self.region.left() + PAD, self.region.top() + PAD * 0.6)
-        top = max(self.area.top(), self.header.y() + self.header.boundingRect().height() + 6)
+        top = self._show_header(n, w_all)
         bottom = self.area.bottom() - PAD * 0.6
         cols = 1 if n <= 8 else 2
         gap = 8.0
@@ -134,19 +128,7 @@ class Seats:
         card_h = min(5 * lh + 12, (bottom - top - gap * (rows - 1)) / rows)
         card_w = (w_all - gap * (cols - 1)) / cols
         self.visible_count = n
-        for j, f in enumerate(self.free):  # free places after the seats taken, in the same grid
-            k = n + j
-            f["place"].setVisible(n > 0 and k < places)
-            if not f["place"].isVisible():
-                continue
-            drawn = (k % cols, k // cols, card_w, card_h, top, lh, tr("free seat"))
-            if f.get("drawn") == drawn:  # unchanged since the last trip: nothing to measure again
-                continue
-            f["drawn"] = drawn
-            f["place"].setRect(QRectF(0, 0, card_w, card_h))
-            f["place"].setPos(self.region.left() + PAD + (k % cols) * (card_w + gap), top + (k // cols) * (card_h + gap))
-            set_elided(f["label"], drawn[-1], card_w - 22)
-            f["label"].setPos(16, (card_h - lh) / 2)
+        self._show_free_places(n, places, cols, gap, card_w, card_h, top, lh)
         redraws = 0
         for k, c in enumerate(self.cards):
             if k >= n:
@@ -164,54 +146,95 @@ class Seats:
                 return False
             redraws += 1
             c["drawn"] = drawn
-            c["card"].setRect(QRectF(0, 0, card_w, card_h))
-            c["card"].setPos(x, y)
-            c["band"].setRect(QRectF(0, 0, 8, card_h))
-            c["band"].setBrush(color)
-            inner = card_w - 22
-            lines = max(1, int((card_h - 6) // lh))
-            c["state"].setBrush(color)
-            set_elided(c["state"], state_words(seat.state, short=lines < 3), inner)
-            c["state"].setPos(16, 3)
-            # one line and an answer to show: the answer (the story) takes the whole line; the card's fade
-            # still tells a finished or waiting seat from a writing one
-            c["state"].setVisible(lines >= 2 or not seat.answer)
-            prompt = " ".join(seat.prompt.split())
-            sw = c["state"].boundingRect().width()
-            whole = True
-            if lines >= 3 or not prompt:  # the prompt on its own line
-                set_elided(c["prompt"], f"“{prompt}”" if prompt else "", inner)
-                c["prompt"].setPos(16, 3 + lh)
-                answer_top, answer_lines = 3 + 2 * lh, lines - 2
-            else:  # beside the state, from its measured width; left out where it does not fit whole (a narrow
-                # card at a full table: "· “床前明…" told nothing the seat's colour does not)
-                quote, room = f"· “{prompt}”", inner - sw - 8
-                whole = QFontMetricsF(c["prompt"].font()).horizontalAdvance(quote) <= room
-                set_elided(c["prompt"], quote, room)
-                c["prompt"].setPos(16 + sw + 8, 3)
-                answer_top, answer_lines = 3 + lh, lines - 1
-            if not prompt and lines >= 3:
-                answer_top, answer_lines = 3 + lh, lines - 1
-            c["prompt"].setVisible(bool(prompt) and whole)
-            answer_x, answer_w = 16, inner
-            if lines < 2:  # one line: the answer (the story) alone on it, in place of the state and the prompt
-                c["prompt"].setVisible(False)
-                answer_x, answer_w, answer_top, answer_lines = 16, inner, 3, 1
-            if seat.state == "reading" and not seat.answer and prompt and not c["prompt"].isVisible():
-                # a narrow card at a full table still reading its question: what it reads, the question's end
-                # ("读题" alone told nothing), under the state or beside it on a one-line card
-                quote = f"“{prompt}”"
-                room = inner if lines >= 2 else inner - sw - 8
-                if room >= 2 * lh:  # room for a few glyphs after the "…"
-                    set_lines(c["prompt"], tail_lines(self.font, quote, room, max(1, lines - 1)))
-                    c["prompt"].setPos(16 if lines >= 2 else 16 + sw + 8, 3 + lh if lines >= 2 else 3)
-                    c["prompt"].setVisible(True)
-            c["answer"].setBrush(color)
-            tail = tail_lines(self.font, seat.answer, answer_w, max(1, answer_lines)) if seat.answer else []
-            c["answer"].setText("\n".join(tail))
-            c["answer"].setPos(answer_x, answer_top)
-            c["answer"].setVisible(answer_lines >= 1 and bool(tail))
+            self._draw_card(c, seat, color, x, y, card_w, card_h, lh)
         return True
+
+    def _show_header(self, n: int, w_all: float) -> float:
+        """The header with the seats taken: the requests in this trip (reading or writing), the batch; a
+        finished card that is still shown for reading and a request still waiting hold no seat. Returns the
+        top of the cards under it."""
+        taken = sum(1 for s in self.seats if s.state in ("reading", "writing"))
+        head = tr("The table · seats taken: {n}").format(n=taken) if n else tr("The table · empty")
+        set_elided(self.header, head, w_all)
+        self.header.setPos(self.region.left() + PAD, self.region.top() + PAD * 0.6)
+        return max(self.area.top(), self.header.y() + self.header.boundingRect().height() + 6)
+
+    def _show_free_places(self, n: int, places: int, cols: int, gap: float, card_w: float, card_h: float,
+                          top: float, lh: float) -> None:
+        """The free places after the ``n`` seats taken, in the same grid, up to ``places`` in all."""
+        for j, f in enumerate(self.free):
+            k = n + j
+            f["place"].setVisible(n > 0 and k < places)
+            if not f["place"].isVisible():
+                continue
+            drawn = (k % cols, k // cols, card_w, card_h, top, lh, tr("free seat"))
+            if f.get("drawn") == drawn:  # unchanged since the last trip: nothing to measure again
+                continue
+            f["drawn"] = drawn
+            f["place"].setRect(QRectF(0, 0, card_w, card_h))
+            f["place"].setPos(self.region.left() + PAD + (k % cols) * (card_w + gap),
+                              top + (k // cols) * (card_h + gap))
+            set_elided(f["label"], drawn[-1], card_w - 22)
+            f["label"].setPos(16, (card_h - lh) / 2)
+
+    def _draw_card(self, c: dict, seat: SeatText, color: QColor, x: float, y: float, card_w: float, card_h: float,
+                   lh: float) -> None:
+        """One seat's card at (x, y): its colour band, its state, its question and the end of its answer, as
+        many lines as the card's height holds (``lh`` px a line)."""
+        c["card"].setRect(QRectF(0, 0, card_w, card_h))
+        c["card"].setPos(x, y)
+        c["band"].setRect(QRectF(0, 0, 8, card_h))
+        c["band"].setBrush(color)
+        inner = card_w - 22
+        lines = max(1, int((card_h - 6) // lh))
+        c["state"].setBrush(color)
+        set_elided(c["state"], state_words(seat.state, short=lines < 3), inner)
+        c["state"].setPos(16, 3)
+        # one line and an answer to show: the answer (the story) takes the whole line; the card's fade
+        # still tells a finished or waiting seat from a writing one
+        c["state"].setVisible(lines >= 2 or not seat.answer)
+        answer_x, answer_w, answer_top, answer_lines = self._card_prompt(c, seat, inner, lines, lh)
+        c["answer"].setBrush(color)
+        tail = tail_lines(self.font, seat.answer, answer_w, max(1, answer_lines)) if seat.answer else []
+        c["answer"].setText("\n".join(tail))
+        c["answer"].setPos(answer_x, answer_top)
+        c["answer"].setVisible(answer_lines >= 1 and bool(tail))
+
+    def _card_prompt(self, c: dict, seat: SeatText, inner: float, lines: int,
+                     lh: float) -> tuple[float, float, float, int]:
+        """A card's question: on its own line, beside the state, or left out where it does not fit whole (its
+        end shown while the seat still reads it). Returns the answer's x, width, top and lines."""
+        prompt = " ".join(seat.prompt.split())
+        sw = c["state"].boundingRect().width()
+        whole = True
+        if lines >= 3 or not prompt:  # the prompt on its own line
+            set_elided(c["prompt"], f"“{prompt}”" if prompt else "", inner)
+            c["prompt"].setPos(16, 3 + lh)
+            answer_top, answer_lines = 3 + 2 * lh, lines - 2
+        else:  # beside the state, from its measured width; left out where it does not fit whole (a narrow
+            # card at a full table: "· “床前明…" told nothing the seat's colour does not)
+            quote, room = f"· “{prompt}”", inner - sw - 8
+            whole = QFontMetricsF(c["prompt"].font()).horizontalAdvance(quote) <= room
+            set_elided(c["prompt"], quote, room)
+            c["prompt"].setPos(16 + sw + 8, 3)
+            answer_top, answer_lines = 3 + lh, lines - 1
+        if not prompt and lines >= 3:
+            answer_top, answer_lines = 3 + lh, lines - 1
+        c["prompt"].setVisible(bool(prompt) and whole)
+        answer_x, answer_w = 16, inner
+        if lines < 2:  # one line: the answer (the story) alone on it, in place of the state and the prompt
+            c["prompt"].setVisible(False)
+            answer_x, answer_w, answer_top, answer_lines = 16, inner, 3, 1
+        if seat.state == "reading" and not seat.answer and prompt and not c["prompt"].isVisible():
+            # a narrow card at a full table still reading its question: what it reads, the question's end
+            # ("读题" alone told nothing), under the state or beside it on a one-line card
+            quote = f"“{prompt}”"
+            room = inner if lines >= 2 else inner - sw - 8
+            if room >= 2 * lh:  # room for a few glyphs after the "…"
+                set_lines(c["prompt"], tail_lines(self.font, quote, room, max(1, lines - 1)))
+                c["prompt"].setPos(16 if lines >= 2 else 16 + sw + 8, 3 + lh if lines >= 2 else 3)
+                c["prompt"].setVisible(True)
+        return answer_x, answer_w, answer_top, answer_lines
 
     def _opacity(self, seat: SeatText) -> float:
         base = 0.55 if seat.state in ("done", "waiting") else 1.0

@@ -99,7 +99,8 @@ class TripTimeline:
         texts: dict[str, str] = {}
         for tok in trip.get("tokens") or []:
             rid = str(tok.get("request_id", ""))
-            texts[rid] = texts.get(rid, "") + str(tok.get("text") if tok.get("text") is not None else tok.get("label", ""))
+            text = tok.get("text") if tok.get("text") is not None else tok.get("label", "")
+            texts[rid] = texts.get(rid, "") + str(text)
         phase = trip.get("phase", "decode")
         after: dict[str, SeatText] = {}
         used = {s.seat for s in before.values()}  # a request that finished keeps its seat for one trip
@@ -123,12 +124,31 @@ class TripTimeline:
                 sorted(self._seat_of.values(), key=lambda s: s.seat))
 
     def _build_timeline(self, trip: dict, d: float, blocks_before: int) -> Timeline:
+        """The trip's timeline, ``d`` seconds long: the book carried to the desks and back, the chapters read, the
+        code followed, the cheat sheet's pages, the table's seats and the apprentice's guesses."""
         tl = Timeline()
         self._set_caption(self._caption_for(trip))
-        desks, wh, n_desks = self._desks, self._warehouse, self._desks.n
+        desks, n_desks = self._desks, self._desks.n
 
         def at(window: tuple[float, float]) -> tuple[float, float]:
             return window[0] * d, window[1] * d
+
+        tl.add(Lambda(self._load_book(n_desks), linear), *at(LOAD))
+        tl.add(Lambda(self._roll_carts(0.0, 1.0, n_desks)), *at(ROLL_OUT))
+        ends = self._layer_shares(trip)
+        sync_share = self._set_desk_times(trip)
+        tl.add(Lambda(self._read_chapters(ends, sync_share), linear), *at(COMPUTE))
+        tl.add(Lambda(self._follow_code(trip, ends), linear), 0.0, d)
+        tl.add(Lambda(self._fill_cheat_sheet(trip, blocks_before), linear), *at(COMPUTE))
+        self._add_table(tl, trip, at)
+        tl.add(Lambda(self._roll_carts(1.0, 0.0, n_desks)), *at(ROLL_BACK))
+        tl.add(Lambda(lambda p: [desks.set_loaded(i, 1.0 - p) for i in range(n_desks)], linear), *at(UNLOAD))
+        return tl
+
+    def _load_book(self, n_desks: int) -> Callable[[float], None]:
+        """The book copied from the warehouse to the ``n_desks`` desks, ``p`` of the way (the row being copied
+        lit)."""
+        wh, desks = self._warehouse, self._desks
 
         def load(p: float) -> None:
             rows = ([-1] if wh.dictionary_bytes else []) + list(range(len(wh.bars)))
@@ -136,14 +156,17 @@ class TripTimeline:
             wh.set_copying(rows[k] if k is not None else None)
             for i in range(n_desks):
                 desks.set_loaded(i, p)
+        return load
 
-        def roll(a: float, b: float) -> Callable[[float], None]:
-            return lambda p: [desks.set_cart_progress(i, a + (b - a) * p) for i in range(n_desks)]
+    def _roll_carts(self, a: float, b: float, n_desks: int) -> Callable[[float], None]:
+        """Every desk's cart rolled from ``a`` to ``b`` of its way as the animation goes from 0 to 1."""
+        desks = self._desks
+        return lambda p: [desks.set_cart_progress(i, a + (b - a) * p) for i in range(n_desks)]
 
-        tl.add(Lambda(load, linear), *at(LOAD))
-        tl.add(Lambda(roll(0.0, 1.0)), *at(ROLL_OUT))
-
-        ends = self._layer_shares(trip)
+    def _set_desk_times(self, trip: dict) -> float:
+        """Each desk's measured times (the workers', or the whole forward on one desk); returns the share of a
+        chapter spent passing the note between torn desks (from the workers' communication, else 0.25)."""
+        desks, n_desks = self._desks, self._desks.n
         workers = sorted(trip.get("workers") or [], key=lambda w: int(w.get("rank", 0)))
         wall = trip.get("wall_ms")
         if workers and n_desks > 1:
@@ -153,7 +176,12 @@ class TripTimeline:
             desks.set_times([{"compute_ms": trip.get("forward_ms")}], wall)
         comm = sum(float(w.get("comm_ms") or 0) for w in workers)
         work = sum(float(w.get("compute_ms") or 0) for w in workers)
-        sync_share = min(0.6, max(0.15, comm / (comm + work))) if comm + work > 0 else 0.25
+        return min(0.6, max(0.15, comm / (comm + work))) if comm + work > 0 else 0.25
+
+    def _read_chapters(self, ends: list[float], sync_share: float) -> Callable[[float], None]:
+        """The chapter being read at each moment (``ends``: where each chapter's share of the trip ends); a torn
+        book's desks read first, then pass the note in the chapter's last ``sync_share``."""
+        desks, n_desks = self._desks, self._desks.n
 
         def light(p: float) -> None:
             lit = None if p <= 0.0 or p >= 1.0 else min(bisect_right(ends, p), len(ends) - 1)
@@ -170,26 +198,27 @@ class TripTimeline:
             else:
                 desks.set_reading(lit, f)
                 desks.set_sync(None, 0.0)
+        return light
 
-        tl.add(Lambda(light, linear), *at(COMPUTE))
-        tl.add(Lambda(self._follow_code(trip, ends), linear), 0.0, d)
-
+    def _fill_cheat_sheet(self, trip: dict, blocks_before: int) -> Callable[[float], None]:
+        """The cheat sheet's pages in use going from ``blocks_before`` to the trip's, the shared ones marked:
+        pages of an opening another seat already wrote (prefix-cache hits) stay shared while blocks stay in use."""
         old = blocks_before
         new = max(0, int(trip.get("blocks_in_use", old) or 0))
         hits = int(trip.get("prefix_hit_tokens") or 0)
-        # pages of an opening another seat already wrote (prefix-cache hits) stay shared while blocks stay in use
         before_shared = self._shared_before
         shared = min(new, math.ceil(hits / self._cheat.block_tokens) if hits else before_shared)
         self._shared_pages = shared
         if shared:
             self._legend.set_marks(self._shard_mode, self._shard_n, True)
-        tl.add(Lambda(lambda p: self._cheat.set_in_use(round(old + (new - old) * p), min(old, new),
-                                                       shared if p > 0 else min(before_shared, old)), linear),
-               *at(COMPUTE))
+        return lambda p: self._cheat.set_in_use(round(old + (new - old) * p), min(old, new),
+                                                shared if p > 0 else min(before_shared, old))
 
-        # the table: seats (derived from the report unless the window sends them) and the apprentice
+    def _add_table(self, tl: Timeline, trip: dict, at) -> None:
+        """The table: seats (derived from the report unless the window sends them) and the apprentice."""
         if self._gui_seats is None and self._trip_seats is not None:
             before, after = self._trip_seats
+
             def seats(p: float) -> None:
                 want = after if p > 0 else before
                 if self._seats_drawn is not want:  # redraw only when the table changes
@@ -209,13 +238,9 @@ class TripTimeline:
                 self._update_note()
             self._seats.set_area(self._table_area())
 
-        tl.add(Lambda(roll(1.0, 0.0)), *at(ROLL_BACK))
-        tl.add(Lambda(lambda p: [desks.set_loaded(i, 1.0 - p) for i in range(n_desks)], linear), *at(UNLOAD))
-        return tl
-
     def _follow_code(self, trip: dict, ends: list[float]) -> Callable[[float], None]:
-        """The engine's stage at each moment of this trip (``animations.stage.code.stage_at``), sent as ``code_stage`` when
-        it changes: the code view highlights the lines the stage on screen has reached."""
+        """The engine's stage at each moment of this trip (``animations.stage.code.stage_at``), sent as
+        ``code_stage`` when it changes: the code view highlights the lines the stage on screen has reached."""
         stages = list(trip.get("stages") or [])
 
         def follow(p: float) -> None:

@@ -76,22 +76,8 @@ class Warehouse:
         """Words first (measured), then the book fills the room between them, bars to scale by bytes."""
         w = self.region.width() - 2 * PAD
         left = self.region.left() + PAD
-        # two lines where the name and its field term do not fit one (presenter mode's larger type, 4:3)
-        set_lines(self.header, wrap_lines(self.header.font(), self.header_text(), w, 2))
-        set_elided(self.model, self.model_name, w)
-        self.model.setVisible(bool(self.model_name))
+        top, bottom = self._layout_words(w, left)
         n = len(self.layer_bytes)
-        if self.total_bytes:
-            total = tr("Whole book: {size}").format(size=fmt_bytes(self.total_bytes))
-        else:
-            total = tr("The book: {n} chapters").format(n=n)
-        set_elided(self.total, total, w)
-        top = stack([self.header, self.model, self.total], left, self.region.top() + PAD * 0.6)
-        self.note.setText("\n".join(wrap_lines(self.note.font(), tr("The book stays home; a copy travels"), w, 2)))
-        note_h = self.note.boundingRect().height()
-        self.note.setPos(left, self.region.bottom() - PAD * 0.6 - note_h)
-        bottom = self.note.y() - 8
-
         label_h = line_height(self.note.font())
         rows = n + (1 if self.dictionary_bytes else 0)
         avail = max(rows, bottom - top - 4)
@@ -101,12 +87,7 @@ class Warehouse:
         room_for_labels = bottom - top >= label_h
         biggest = max([*self.layer_bytes, self.dictionary_bytes, 1])
         y = top + 4
-        entries = [(self.dictionary_bar, self.dictionary_label, self.dictionary_bytes,
-                    tr("Dictionary · {size}").format(size=fmt_bytes(self.dictionary_bytes)),
-                    tr("Dictionary"))] if self.dictionary_bytes else []
-        entries += [(bar, label, b, tr("Ch. {i} · {size}").format(i=i + 1, size=fmt_bytes(b)) if b
-                     else tr("Ch. {i}").format(i=i + 1), tr("Ch. {i}").format(i=i + 1))
-                    for i, (bar, label, b) in enumerate(zip(self.bars, self.labels, self.layer_bytes))]
+        entries = self._entries()
         if not self.dictionary_bytes:
             self.dictionary_bar.setVisible(False)
             self.dictionary_label.setVisible(False)
@@ -122,29 +103,66 @@ class Warehouse:
             bw = max(6.0, scale_w * b / biggest) if b else scale_w * 0.5
             bar.setRect(QRectF(left, y, bw, h))
             label.setVisible(k % stride == 0 and room_for_labels)
-            # inside the bar when it is wide enough, else just right of it; the name alone ("Ch. 2") when the
-            # name and size fit neither way; never across the bar's edge (half on the bar, half off reads badly)
-            x = None
-            for candidate in dict.fromkeys((text, short)):
-                set_elided(label, candidate, w - 8)
-                fm_w = label.boundingRect().width()
-                if bw >= fm_w + 12 and inside_ok:
-                    x = left + 6
-                elif bw + 8 + fm_w <= w:
-                    x = left + bw + 8
-                if x is not None:
-                    break
-            if x is None and not inside_ok:  # no room beside (only with a very long name): no label
-                label.setVisible(False)
-                x = left + bw + 8
-            elif x is None:  # a bar too wide to have room beside it and too narrow for its name: elided inside
-                set_elided(label, short, max(8.0, bw - 12))
-                x = left + 6
+            x = self._label_x(label, text, short, left, bw, w, inside_ok)
             lh = label.boundingRect().height()
             ly = min(max(y + (h - lh) / 2, top), bottom - lh)  # centred on its bar, never over the words around
             label.setPos(x, ly)
             y += h + gap
-        placed = []  # a label that would touch an earlier one stays hidden (a squeezed book keeps its bars)
+        self._hide_touching_labels()
+
+    def _layout_words(self, w: float, left: float) -> tuple[float, float]:
+        """The header, the model's name and the whole book's size at the top, the note at the bottom, ``w`` wide
+        from ``left``. Returns the top and bottom of the room left between them for the bars."""
+        # two lines where the name and its field term do not fit one (presenter mode's larger type, 4:3)
+        set_lines(self.header, wrap_lines(self.header.font(), self.header_text(), w, 2))
+        set_elided(self.model, self.model_name, w)
+        self.model.setVisible(bool(self.model_name))
+        if self.total_bytes:
+            total = tr("Whole book: {size}").format(size=fmt_bytes(self.total_bytes))
+        else:
+            total = tr("The book: {n} chapters").format(n=len(self.layer_bytes))
+        set_elided(self.total, total, w)
+        top = stack([self.header, self.model, self.total], left, self.region.top() + PAD * 0.6)
+        self.note.setText("\n".join(wrap_lines(self.note.font(), tr("The book stays home; a copy travels"), w, 2)))
+        note_h = self.note.boundingRect().height()
+        self.note.setPos(left, self.region.bottom() - PAD * 0.6 - note_h)
+        return top, self.note.y() - 8
+
+    def _entries(self) -> list[tuple]:
+        """(bar, label, bytes, label text, short name) of the dictionary, when it has bytes, and each chapter."""
+        entries = [(self.dictionary_bar, self.dictionary_label, self.dictionary_bytes,
+                    tr("Dictionary · {size}").format(size=fmt_bytes(self.dictionary_bytes)),
+                    tr("Dictionary"))] if self.dictionary_bytes else []
+        entries += [(bar, label, b, tr("Ch. {i} · {size}").format(i=i + 1, size=fmt_bytes(b)) if b
+                     else tr("Ch. {i}").format(i=i + 1), tr("Ch. {i}").format(i=i + 1))
+                    for i, (bar, label, b) in enumerate(zip(self.bars, self.labels, self.layer_bytes))]
+        return entries
+
+    def _label_x(self, label, text: str, short: str, left: float, bw: float, w: float, inside_ok: bool) -> float:
+        """Set a bar's label (``bw`` wide from ``left``) and return its x: inside the bar when it is wide enough,
+        else just right of it; the name alone ("Ch. 2") when the name and size fit neither way; never across the
+        bar's edge (half on the bar, half off reads badly)."""
+        x = None
+        for candidate in dict.fromkeys((text, short)):
+            set_elided(label, candidate, w - 8)
+            fm_w = label.boundingRect().width()
+            if bw >= fm_w + 12 and inside_ok:
+                x = left + 6
+            elif bw + 8 + fm_w <= w:
+                x = left + bw + 8
+            if x is not None:
+                break
+        if x is None and not inside_ok:  # no room beside (only with a very long name): no label
+            label.setVisible(False)
+            x = left + bw + 8
+        elif x is None:  # a bar too wide to have room beside it and too narrow for its name: elided inside
+            set_elided(label, short, max(8.0, bw - 12))
+            x = left + 6
+        return x
+
+    def _hide_touching_labels(self) -> None:
+        """A label that would touch an earlier one stays hidden (a squeezed book keeps its bars)."""
+        placed = []
         for label in [self.dictionary_label, *self.labels]:
             if label.isVisible():
                 r = label.sceneBoundingRect()

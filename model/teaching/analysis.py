@@ -282,7 +282,8 @@ def reasoning(engine: Engine, prompt: str, think: int = 24, visible: int = 8) ->
 def batching(engine: Engine, prompt: str, max_batch: int = 4, step_tokens: int = 32,
              repeats: int = LESSON_REPEATS) -> dict:
     """Static against continuous batching on the real scheduler, ``max_batch`` seats, eight requests of clearly
-    different prompt and answer lengths (``model.teaching.lesson_runs.BATCHING_PLAN``, prompts built from the visitor's).
+    different prompt and answer lengths (``model.teaching.lesson_runs.BATCHING_PLAN``, prompts built from the
+    visitor's).
 
     Request C's long prompt is fed in chunks of at most ``step_tokens`` tokens per pass (chunked prefill).
     A warm-up run of each mode (recorded for the drawing), then ``repeats`` runs interleaved between the modes.
@@ -330,7 +331,8 @@ def speculative(engine: Engine, prompt: str, k: int = 4, n: int = 24, bandwidth:
     split = measured_split(plain_decode, e.weight_bytes, bandwidth)
     return {"available": True, "k": k, "passes": passes, "trips": trips, "prefill_labels": prefill_labels,
             "weight_bytes": e.weight_bytes, "draft_weight_bytes": engine.draft.weight_bytes(),
-            "dictionary_bytes": dictionary_bytes(engine.model), "draft_dictionary_bytes": dictionary_bytes(engine.draft),
+            "dictionary_bytes": dictionary_bytes(engine.model),
+            "draft_dictionary_bytes": dictionary_bytes(engine.draft),
             "draft_pass_ms": _median(per_guess), "plain_pass_ms": plain_ms, "split": split,
             "tokens": len(e.finished[rid].token_ids), "plain_trips": len(plain_reports),
             "same_tokens": e.finished[rid].token_ids == plain.finished[rid2].token_ids,

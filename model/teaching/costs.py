@@ -174,50 +174,68 @@ def preset_from_config(cfg: Mapping[str, object], name: str) -> ModelPreset:
         ValueError: a required key is missing or not a positive integer (one-line message naming the key).
     """
 
-    def get(*keys: str, default: object = None) -> int | None:
-        for k in keys:
-            if k in cfg and cfg[k] is not None:
-                v = cfg[k]
-                if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-                    raise ValueError(f"config key {k!r} must be a positive integer, got {v!r}")
-                return v
-        if default is None:
-            return None
-        return default  # type: ignore[return-value]
-
-    def need(*keys: str) -> int:
-        v = get(*keys)
-        if v is None:
-            raise ValueError(f"config has no {' / '.join(repr(k) for k in keys)}")
-        return v
-
-    layers = need("n_layer", "num_hidden_layers")
-    n_heads = need("n_head", "num_attention_heads")
-    d_model = need("n_embd", "hidden_size")
-    vocab = need("vocab_size")
-    explicit = get("n_params")
+    layers = _required_int(cfg, "n_layer", "num_hidden_layers")
+    n_heads = _required_int(cfg, "n_head", "num_attention_heads")
+    d_model = _required_int(cfg, "n_embd", "hidden_size")
+    vocab = _required_int(cfg, "vocab_size")
+    explicit = _config_int(cfg, "n_params")
     if "n_layer" in cfg:  # GPT-2 family
-        if d_model % n_heads:
-            raise ValueError(f"n_embd {d_model} is not divisible by n_head {n_heads}")
-        kv_heads, head_dim = n_heads, d_model // n_heads
-        c, inner = d_model, get("n_inner") or 4 * d_model
-        positions = get("n_positions", "max_position_embeddings") or 1024
-        per_layer = 4 * c * c + 2 * c * inner + 9 * c + inner
-        params = vocab * c + positions * c + layers * per_layer + 2 * c
-        src = "computed from config.json (GPT-2 layout, tied LM head)"
+        kv_heads, head_dim, params, src = _gpt2_shape(cfg, layers, n_heads, d_model, vocab)
     else:  # Llama family
-        kv_heads = get("num_key_value_heads") or n_heads
-        head_dim = get("head_dim") or d_model // n_heads
-        inner = need("intermediate_size")
-        c, q = d_model, n_heads * head_dim
-        per_layer = c * q + 2 * c * kv_heads * head_dim + q * c + 3 * c * inner + 2 * c
-        tied = bool(cfg.get("tie_word_embeddings", False))
-        params = vocab * c * (1 if tied else 2) + layers * per_layer + c
-        src = "computed from config.json (Llama layout)"
+        kv_heads, head_dim, params, src = _llama_shape(cfg, layers, n_heads, d_model, vocab)
     return ModelPreset(
         name=name, layers=layers, params=explicit or params, kv_heads=kv_heads, head_dim=head_dim,
         n_heads=n_heads, d_model=d_model, vocab_size=vocab, source=src,
     )
+
+
+def _config_int(cfg: Mapping[str, object], *keys: str) -> int | None:
+    """The first of ``keys`` the config gives (not None), which must be a positive integer; None without one.
+
+    Raises:
+        ValueError: the value is not a positive integer.
+    """
+    for k in keys:
+        if k in cfg and cfg[k] is not None:
+            v = cfg[k]
+            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+                raise ValueError(f"config key {k!r} must be a positive integer, got {v!r}")
+            return v
+    return None
+
+
+def _required_int(cfg: Mapping[str, object], *keys: str) -> int:
+    """As ``_config_int``, but one of ``keys`` must be there (ValueError naming them when none is)."""
+    v = _config_int(cfg, *keys)
+    if v is None:
+        raise ValueError(f"config has no {' / '.join(repr(k) for k in keys)}")
+    return v
+
+
+def _gpt2_shape(cfg: Mapping[str, object], layers: int, n_heads: int, d_model: int,
+                vocab: int) -> tuple[int, int, int, str]:
+    """KV heads, head dim, parameters and where they come from, for the GPT-2 layout (tied LM head)."""
+    if d_model % n_heads:
+        raise ValueError(f"n_embd {d_model} is not divisible by n_head {n_heads}")
+    kv_heads, head_dim = n_heads, d_model // n_heads
+    c, inner = d_model, _config_int(cfg, "n_inner") or 4 * d_model
+    positions = _config_int(cfg, "n_positions", "max_position_embeddings") or 1024
+    per_layer = 4 * c * c + 2 * c * inner + 9 * c + inner
+    params = vocab * c + positions * c + layers * per_layer + 2 * c
+    return kv_heads, head_dim, params, "computed from config.json (GPT-2 layout, tied LM head)"
+
+
+def _llama_shape(cfg: Mapping[str, object], layers: int, n_heads: int, d_model: int,
+                 vocab: int) -> tuple[int, int, int, str]:
+    """KV heads, head dim, parameters and where they come from, for the Llama layout (head tied or not)."""
+    kv_heads = _config_int(cfg, "num_key_value_heads") or n_heads
+    head_dim = _config_int(cfg, "head_dim") or d_model // n_heads
+    inner = _required_int(cfg, "intermediate_size")
+    c, q = d_model, n_heads * head_dim
+    per_layer = c * q + 2 * c * kv_heads * head_dim + q * c + 3 * c * inner + 2 * c
+    tied = bool(cfg.get("tie_word_embeddings", False))
+    params = vocab * c * (1 if tied else 2) + layers * per_layer + c
+    return kv_heads, head_dim, params, "computed from config.json (Llama layout)"
 
 
 def preset_from_model_dir(path: str | Path, name: str | None = None) -> ModelPreset:

@@ -117,7 +117,8 @@ def _kv_size(a: argparse.Namespace, presets: Mapping[str, ModelPreset]) -> int:
     per_token = preset_kv_bytes(preset, 1, 1, a.dtype)
     bpv = DTYPE_BYTES[a.dtype]
     if preset.is_mla:
-        formula = f"{preset.layers} layers × {preset.mla_dim} MLA dims × {a.tokens:,} tokens × {a.batch:,} × {_fmt(bpv)} bytes"
+        formula = (f"{preset.layers} layers × {preset.mla_dim} MLA dims × {a.tokens:,} tokens × {a.batch:,} × "
+                   f"{_fmt(bpv)} bytes")
         source = "DeepSeek-V2 (arXiv:2405.04434) §2.1, DeepSeek-V3 (arXiv:2412.19437); seed §09"
     else:
         formula = (f"2 × {preset.layers} layers × {preset.kv_heads} KV heads × {preset.head_dim} head dim × "

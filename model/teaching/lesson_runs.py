@@ -309,7 +309,8 @@ APPRENTICE_PROMPT = "def fibonacci(n):"
 
 def apprentice_kinds(src: Engine) -> list[str]:
     """The apprentices ``src`` can use: the draft model when one is attached, and always the n-gram one."""
-    return (["model"] if src.draft is not None else []) + ["ngram"]  # code: where an apprentice has the most to copy or guess
+    # code: where an apprentice has the most to copy or guess
+    return (["model"] if src.draft is not None else []) + ["ngram"]
 
 
 def apprentice_verdicts(src: Engine, sampling: SamplingParams | None, ids: list[int] | None = None, n: int = 24,

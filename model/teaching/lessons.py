@@ -200,8 +200,8 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
     report's ``weight_read_ms``), or None where the engine did not measure it. comm_ms: measured time passing
     pages between desks (a torn book; 0 otherwise). wait_ms: measured time the step's thread was not running
     (wall time − the thread's CPU time: the machine was busy with other processes), which is no part of the
-    trip's own work, so the shares are of the busy step (whole − wait). weight_bytes and bandwidth (bytes/s, the memory's measured
-    read speed, ``model.hardware.decode_floors``): for the floor, a formula.
+    trip's own work, so the shares are of the busy step (whole − wait). weight_bytes and bandwidth (bytes/s, the
+    memory's measured read speed, ``model.hardware.decode_floors``): for the floor, a formula.
 
         reading_ms   = weight_read_ms                            (measured, capped at the step)
         comm_ms      = comm_ms                                   (measured, capped at what is left)
@@ -216,8 +216,8 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
     Returns {"whole_ms", "reading_ms", "paperwork_ms", "comm_ms", "wait_ms", "floor_ms", "reading_share", "comm_share",
     "read_speed_bytes_per_s", "times_floor", "lesson"} (a figure that cannot be had is None; without a reading
     figure reading_ms and the shares are None and the rest is all paperwork; a reading longer than the step's
-    CPU time, whole − wait, was interrupted by other programs: lesson "unmeasured", no claim). Raises ValueError for a step that
-    is not positive or a negative reading or communication time.
+    CPU time, whole − wait, was interrupted by other programs: lesson "unmeasured", no claim). Raises ValueError for a
+    step that is not positive or a negative reading or communication time.
     """
     if not (isinstance(whole_ms, (int, float)) and whole_ms > 0):
         raise ValueError(f"trip_split needs a positive step, got {whole_ms!r} ms")

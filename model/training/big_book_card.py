@@ -114,8 +114,8 @@ def render(res: dict) -> str:
          "| | big book | pocket book (its apprentice) |", "|---|---|---|",
          f"| width × blocks (heads) | {b['n_embd']} × {b['n_layer']} ({b['n_head']}) | "
          f"{p['n_embd']} × {p['n_layer']} ({p['n_head']}) |",
-         f"| parameters | {b['parameters']:,} | {p['parameters']:,} ({p['parameters'] / b['parameters']:.3f} of the big "
-         "book) |",
+         f"| parameters | {b['parameters']:,} | {p['parameters']:,} "
+         f"({p['parameters'] / b['parameters']:.3f} of the big book) |",
          f"| bytes in fp32 (as the engine reads them) | {_mb(b['weight_bytes'])} | {_mb(p['weight_bytes'])} |",
          f"| model.safetensors | {_mb(b['file_bytes'])} ({b['file_dtype']}) | {_mb(p['file_bytes'])} "
          f"({p['file_dtype']}) |", "", "## Held out", "", "| split | big book | pocket book |", "|---|---|---|"]

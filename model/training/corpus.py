@@ -181,6 +181,42 @@ def cjk_single_tokens(tok, text: str, top: int = 500) -> tuple[int, int]:
     return whole, len(common)
 
 
+def _split(domains: dict[str, list[Document]], sources: dict[str, str], heldout_every: int,
+           manifest: dict) -> tuple[list[Document], dict[str, list[Document]]]:
+    """Each domain's documents split into training and held out (``is_heldout``), each domain's counts and
+    held-out names put in ``manifest["domains"]``. Returns the training documents (in domain order) and the
+    held-out ones by domain."""
+    train_docs: list[Document] = []
+    heldout: dict[str, list[Document]] = {}
+    for domain, docs in domains.items():
+        held = [d for d in docs if is_heldout(d, heldout_every)]
+        train = [d for d in docs if not is_heldout(d, heldout_every)]
+        heldout[domain] = held
+        train_docs.extend(train)
+        manifest["domains"][domain] = {
+            "source": sources[domain], "license": LICENSES[domain],
+            "train_files": len(train), "train_bytes": sum(len(d.text.encode()) for d in train),
+            "heldout_files": len(held), "heldout_bytes": sum(len(d.text.encode()) for d in held),
+            "heldout_names": [d.name for d in held],
+        }
+        print(f"{domain}: {len(train)} train files, {len(held)} held out", file=sys.stderr)
+    return train_docs, heldout
+
+
+def _write_heldout(out: Path, tok, eot_id: int, domain: str, train_docs: list[Document], held: list[Document],
+                   dm: dict) -> None:
+    """A domain's held-out tokens (heldout/<domain>.bin, uint16) and text (.txt), and its token counts in ``dm``
+    (its entry in the manifest)."""
+    dm["train_tokens"] = int(sum(len(e.ids) for e in tok.encode_batch(
+        [d.text for d in train_docs if d.domain == domain])))
+    held_ids = _encode(tok, [d.text for d in held], eot_id)
+    held_ids.tofile(out / "heldout" / f"{domain}.bin")
+    (out / "heldout" / f"{domain}.txt").write_text(
+        f"\n{EOT}\n".join(d.text for d in held), encoding="utf-8")
+    dm["heldout_tokens"] = int(held_ids.size)
+    dm["bytes_per_token_train"] = dm["train_bytes"] / max(1, dm["train_tokens"])
+
+
 def build(out: Path, docs_dir: Path, stdlib_dir: Path, zh_dir: Path | None, zh_max_bytes: int,
           vocab_size: int, heldout_every: int, seed: int, tokenizer: Path | None = None) -> dict:
     """Collect, split, train the tokenizer, encode; returns the manifest (also written to out/manifest.json).
@@ -197,22 +233,8 @@ def build(out: Path, docs_dir: Path, stdlib_dir: Path, zh_dir: Path | None, zh_m
         domains["zh"] = collect_zh(zh_dir, zh_max_bytes)
     sources = {"prose": str(docs_dir), "code": str(stdlib_dir), "zh": str(zh_dir)}
 
-    train_docs: list[Document] = []
     manifest: dict = {"seed": seed, "heldout_every": heldout_every, "vocab_size": vocab_size, "domains": {}}
-    heldout: dict[str, list[Document]] = {}
-    for domain, docs in domains.items():
-        held = [d for d in docs if is_heldout(d, heldout_every)]
-        train = [d for d in docs if not is_heldout(d, heldout_every)]
-        heldout[domain] = held
-        train_docs.extend(train)
-        manifest["domains"][domain] = {
-            "source": sources[domain], "license": LICENSES[domain],
-            "train_files": len(train), "train_bytes": sum(len(d.text.encode()) for d in train),
-            "heldout_files": len(held), "heldout_bytes": sum(len(d.text.encode()) for d in held),
-            "heldout_names": [d.name for d in held],
-        }
-        print(f"{domain}: {len(train)} train files, {len(held)} held out", file=sys.stderr)
-
+    train_docs, heldout = _split(domains, sources, heldout_every, manifest)
     random.Random(seed).shuffle(train_docs)
     texts = [d.text for d in train_docs]
     if tokenizer is not None:
@@ -227,15 +249,7 @@ def build(out: Path, docs_dir: Path, stdlib_dir: Path, zh_dir: Path | None, zh_m
     train_ids = _encode(tok, texts, eot_id)
     train_ids.tofile(out / "train.bin")
     for domain in domains:
-        dm = manifest["domains"][domain]
-        dm["train_tokens"] = int(sum(len(e.ids) for e in tok.encode_batch(
-            [d.text for d in train_docs if d.domain == domain])))
-        held_ids = _encode(tok, [d.text for d in heldout[domain]], eot_id)
-        held_ids.tofile(out / "heldout" / f"{domain}.bin")
-        (out / "heldout" / f"{domain}.txt").write_text(
-            f"\n{EOT}\n".join(d.text for d in heldout[domain]), encoding="utf-8")
-        dm["heldout_tokens"] = int(held_ids.size)
-        dm["bytes_per_token_train"] = dm["train_bytes"] / max(1, dm["train_tokens"])
+        _write_heldout(out, tok, eot_id, domain, train_docs, heldout[domain], manifest["domains"][domain])
     if "zh" in domains:
         whole, top = cjk_single_tokens(tok, "".join(d.text for d in domains["zh"]))
         manifest["cjk_common_whole"] = {"whole": whole, "top": top}

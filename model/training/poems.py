@@ -127,6 +127,32 @@ def is_heldout(name: str, every: int) -> bool:
     return int.from_bytes(digest[:8], "big") % every == 0
 
 
+def _regular_poems(raw: list, conv) -> tuple[list[tuple[str, str, int]], int]:
+    """The poems (name, paragraphs) in Simplified characters (``conv``: OpenCC t2s) whose every line is 5 or 7
+    characters, as (name, text, line length); with the characters read in all."""
+    kept: list[tuple[str, str, int]] = []
+    total_chars = 0
+    for name, paras in raw:
+        text = conv.convert(poem_text(paras))
+        total_chars += len(text)
+        form = regular_form(text)
+        if form is not None:
+            kept.append((name, text, form))
+    return kept, total_chars
+
+
+def _common_whole(texts: list[str], tok) -> tuple[list[str], int]:
+    """The 3,000 most frequent CJK characters of ``texts`` (ties by code point) and how many of them the
+    tokenizer keeps as one token."""
+    counts: dict[str, int] = {}
+    for t in texts:
+        for ch in t:
+            if re.match(CJK_ISOLATE, ch):
+                counts[ch] = counts.get(ch, 0) + 1
+    common = sorted(counts, key=lambda c: (-counts[c], c))[:3000]
+    return common, sum(1 for ch in common if len(tok.encode(ch).ids) == 1)
+
+
 def build(out: Path, cache: Path, vocab_size: int, heldout_every: int, seed: int,
           tokenizer: Path | None = None) -> dict:
     """Fetch, convert, filter, split, train the tokenizer, encode; returns the manifest (also manifest.json).
@@ -138,15 +164,7 @@ def build(out: Path, cache: Path, vocab_size: int, heldout_every: int, seed: int
     t0 = time.time()
     tgz = fetch(cache)
     raw = read_poems(tgz)
-    conv = opencc.OpenCC("t2s")
-    kept: list[tuple[str, str, int]] = []
-    total_chars = 0
-    for name, paras in raw:
-        text = conv.convert(poem_text(paras))
-        total_chars += len(text)
-        form = regular_form(text)
-        if form is not None:
-            kept.append((name, text, form))
+    kept, total_chars = _regular_poems(raw, opencc.OpenCC("t2s"))
     train = [(n, t) for n, t, _ in kept if not is_heldout(n, heldout_every)]
     held = [(n, t) for n, t, _ in kept if is_heldout(n, heldout_every)]
     print(f"poems: {len(raw)} read, {len(kept)} regular, {len(train)} train, {len(held)} held out "
@@ -168,13 +186,7 @@ def build(out: Path, cache: Path, vocab_size: int, heldout_every: int, seed: int
     held_ids.tofile(out / "heldout" / "poems.bin")
     (out / "heldout" / "poems.txt").write_text(f"\n{EOT}\n".join(t for _, t in held), encoding="utf-8")
 
-    counts: dict[str, int] = {}
-    for t in texts:
-        for ch in t:
-            if re.match(CJK_ISOLATE, ch):
-                counts[ch] = counts.get(ch, 0) + 1
-    common = sorted(counts, key=lambda c: (-counts[c], c))[:3000]
-    whole = sum(1 for ch in common if len(tok.encode(ch).ids) == 1)
+    common, whole = _common_whole(texts, tok)
     manifest = {
         "source": f"npm {PACKAGE}, dist/quantangshi (Tang and Song shi)", "license": LICENSE,
         "tarball_sha512": NPM_SHA512, "converted_with": "OpenCC t2s " + getattr(opencc, "__version__", ""),

@@ -70,27 +70,47 @@ def grown_state(start: GPT2, wide: GPT2, seed: int = 0) -> dict[str, torch.Tenso
             or (w.vocab_size, w.n_positions) != (s.vocab_size, s.n_positions) or not s.tie_word_embeddings:
         raise ValueError(f"{w.n_embd}x{w.n_layer} ({w.n_head} heads) is not {s.n_embd}x{s.n_layer} "
                          f"({s.n_head} heads) grown twice as wide and deep with its vocabulary and context")
-    gen = torch.Generator().manual_seed(seed)
-    a = 2 ** -0.5
-    C, H = s.n_embd, s.inner_dim  # width, MLP hidden width
+    g = _Grower(seed, s.n_embd, s.inner_dim)
+    a = g.a
+    out = {"wte.weight": a * g.dup(start.wte.weight.T).T, "wpe.weight": a * g.dup(start.wpe.weight.T).T,
+           "ln_f.weight": a * g.dup(start.ln_f.weight), "ln_f.bias": a * g.dup(start.ln_f.bias)}
+    for i, blk in enumerate(start.h):  # the random draws in this order: the old block's new rows, then the new's
+        out.update(g.widened_block(blk, f"h.{2 * i}."))
+        out.update(g.identity_block(f"h.{2 * i + 1}."))
+    return out
 
-    def rand(*shape):
-        return torch.randn(*shape, generator=gen) * 0.02
 
-    def dup(v):  # a vector read on the wide residual stream: (C,) -> (2C,)
+class _Grower:
+    """The pieces of ``grown_state``: C -> 2C for a model of width ``C`` and MLP width ``H``, the new weights
+    drawn from one generator seeded with ``seed`` (N(0, 0.02))."""
+
+    a = 2 ** -0.5  # the residual stream carries a·[x; x]
+
+    def __init__(self, seed: int, C: int, H: int) -> None:
+        self.gen = torch.Generator().manual_seed(seed)
+        self.C, self.H = C, H
+
+    def rand(self, *shape):
+        return torch.randn(*shape, generator=self.gen) * 0.02
+
+    @staticmethod
+    def dup(v):
+        """A vector read on the wide residual stream: (C,) -> (2C,)."""
         return torch.cat([v, v])
 
-    def read(W, new_rows):  # (out, C) reading [h; h] -> (out + new_rows, 2C); the new rows random
-        return torch.cat([torch.cat([W / 2, W / 2], dim=1), rand(new_rows, 2 * C)])
+    def read(self, W, new_rows):
+        """(out, C) reading [h; h] -> (out + new_rows, 2C); the new rows random."""
+        return torch.cat([torch.cat([W / 2, W / 2], dim=1), self.rand(new_rows, 2 * self.C)])
 
-    def write(W, b, new_cols):  # (C, in) writing a·[y; y] -> (2C, in + new_cols); the new columns zero
-        top = torch.cat([a * W, torch.zeros(C, new_cols)], dim=1)
-        return torch.cat([top, top]), a * dup(b)
+    def write(self, W, b, new_cols):
+        """(C, in) writing a·[y; y] -> (2C, in + new_cols); the new columns zero."""
+        top = torch.cat([self.a * W, torch.zeros(self.C, new_cols)], dim=1)
+        return torch.cat([top, top]), self.a * self.dup(b)
 
-    out = {"wte.weight": a * dup(start.wte.weight.T).T, "wpe.weight": a * dup(start.wpe.weight.T).T,
-           "ln_f.weight": a * dup(start.ln_f.weight), "ln_f.bias": a * dup(start.ln_f.bias)}
-    for i, blk in enumerate(start.h):
-        old, new = f"h.{2 * i}.", f"h.{2 * i + 1}."
+    def widened_block(self, blk, old: str) -> dict[str, torch.Tensor]:
+        """An old block, twice as wide, computing what it did (its new heads and MLP units write zeros)."""
+        C, H, read, write, dup = self.C, self.H, self.read, self.write, self.dup
+        out = {}
         q, k, v = blk.attn.c_attn.weight.split(C)  # 3 × (C, C)
         bq, bk, bv = blk.attn.c_attn.bias.split(C)
         out[old + "attn.c_attn.weight"] = torch.cat([read(q, C), read(k, C), read(v, C)])  # (6C, 2C)
@@ -104,9 +124,16 @@ def grown_state(start: GPT2, wide: GPT2, seed: int = 0) -> dict[str, torch.Tenso
         for ln in ("ln_1", "ln_2"):
             out[old + ln + ".weight"] = dup(getattr(blk, ln).weight)
             out[old + ln + ".bias"] = dup(getattr(blk, ln).bias)
+        return out
+
+    def identity_block(self, new: str) -> dict[str, torch.Tensor]:
+        """A new block whose two output projections are zero: the identity until trained."""
+        C, H = self.C, self.H
+        out = {}
+        for ln in ("ln_1", "ln_2"):
             out[new + ln + ".weight"], out[new + ln + ".bias"] = torch.ones(2 * C), torch.zeros(2 * C)
-        out[new + "attn.c_attn.weight"], out[new + "attn.c_attn.bias"] = rand(6 * C, 2 * C), torch.zeros(6 * C)
-        out[new + "mlp.c_fc.weight"], out[new + "mlp.c_fc.bias"] = rand(2 * H, 2 * C), torch.zeros(2 * H)
+        out[new + "attn.c_attn.weight"], out[new + "attn.c_attn.bias"] = self.rand(6 * C, 2 * C), torch.zeros(6 * C)
+        out[new + "mlp.c_fc.weight"], out[new + "mlp.c_fc.bias"] = self.rand(2 * H, 2 * C), torch.zeros(2 * H)
         for name, cols in (("attn.c_proj", 2 * C), ("mlp.c_proj", 2 * H)):
             out[new + name + ".weight"], out[new + name + ".bias"] = torch.zeros(2 * C, cols), torch.zeros(2 * C)
-    return out
+        return out

@@ -30,7 +30,7 @@ import platform
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -143,9 +143,9 @@ CONFIGS: dict[str, TrainConfig] = {
     # worse than the pocket book's (1.2292 against 1.2066 on code) while its windows of 256 had come out better.
     "target-big-long": TrainConfig(n_embd=512, n_layer=8, n_head=8, batch=4, block=512, long_frac=0.0, steps=100,
                                    lr=2e-5, min_lr_frac=0.5, warmup=5, eval_every=50, ckpt_every=50, eval_windows=16),
-    # The poems book's second stage (--init-from the first's output): windows of 256 tokens. Trained at 128, both the pocket book
-    # and the big one read worse past position 128 (held-out bits per byte at windows of 256: 2.4714 and 2.4796, at
-    # windows of 128: 2.265 and 2.246, measured); the card's split reads windows of 256.
+    # The poems book's second stage (--init-from the first's output): windows of 256 tokens. Trained at 128, both
+    # the pocket book and the big one read worse past position 128 (held-out bits per byte at windows of 256: 2.4714
+    # and 2.4796, at windows of 128: 2.265 and 2.246, measured); the card's split reads windows of 256.
     "poems-big-long": TrainConfig(n_embd=512, n_layer=8, n_head=8, batch=8, block=256, long_frac=0.1, steps=120,
                                   lr=2e-5, min_lr_frac=0.5, warmup=5, eval_every=40, ckpt_every=40, eval_windows=32),
     # For the tests: trains in seconds.
@@ -275,6 +275,252 @@ def export(model: GPT2, out: Path, tokenizer_json: Path, summary: dict, run_dir:
     tmp.rename(out)
 
 
+def _corpus_vocab(tokenizer_json: Path) -> tuple[int, int]:
+    """The corpus tokenizer's vocabulary size (its added tokens included) and the id of ``<|endoftext|>``."""
+    vocab = json.loads(tokenizer_json.read_text(encoding="utf-8"))
+    vocab_size = len(vocab["model"]["vocab"]) + sum(1 for t in vocab["added_tokens"]
+                                                   if t["content"] not in vocab["model"]["vocab"])
+    eot = next(t["id"] for t in vocab["added_tokens"] if t["content"] == "<|endoftext|>")
+    return vocab_size, eot
+
+
+def _load_teacher(teacher_dir: Path | None, device: str, vocab_size: int) -> GPT2 | None:
+    """The distillation teacher (None without one); ValueError when its vocabulary is not the corpus's."""
+    if teacher_dir is None:
+        return None
+    from model.checkpoint import load_pretrained
+    teacher, _ = load_pretrained(teacher_dir, device=device)
+    if teacher.config.vocab_size != vocab_size:
+        raise ValueError("the teacher's vocabulary differs from the corpus tokenizer")
+    return teacher
+
+
+def _teacher_text(teacher: GPT2 | None, tokenizer_json: Path, data: np.ndarray, cfg: TrainConfig, seed: int,
+                  device: str, quiet: bool) -> np.ndarray | None:
+    """The teacher's own windows for sequence-level distillation (``teacher_windows``), or None when the recipe
+    has no ``selfgen_frac`` or there is no teacher."""
+    if teacher is None or cfg.selfgen_frac <= 0:
+        return None
+    selfgen = teacher_windows(teacher, tokenizer_json, data, cfg, seed, device)
+    if not quiet:
+        print(f"the teacher wrote {len(selfgen)} windows of its own text", file=sys.stderr, flush=True)
+    return selfgen
+
+
+def _start_embeddings(model: GPT2, init_embed_from: Path, cfg: TrainConfig, config_name: str, device: str,
+                      vocab_size: int) -> None:
+    """Load a wider model's embeddings, thinned to this recipe's width, into ``model`` (``thin_embeddings``)."""
+    from model.checkpoint import load_pretrained
+    wide, _ = load_pretrained(init_embed_from, device=device)
+    if wide.config.vocab_size != vocab_size or wide.config.n_positions != cfg.n_positions:
+        raise ValueError(f"{init_embed_from} has another vocabulary or context than the {config_name!r} recipe")
+    model.load_state_dict(thin_embeddings(wide, cfg.n_embd), strict=False)
+    del wide
+
+
+def _start_from(model: GPT2, init_from: Path, gcfg: GPT2Config, cfg: TrainConfig, config_name: str, seed: int,
+                device: str) -> dict:
+    """Load the weights of an earlier model into ``model`` (grown or cut to its layers); returns that model's
+    ``training.json`` ({} without one), its ``last`` losses dropped."""
+    from model.checkpoint import load_pretrained
+    start, _ = load_pretrained(init_from, device=device)
+    if start.config.vocab_size != gcfg.vocab_size:
+        raise ValueError(f"{init_from} has another vocabulary than the {config_name!r} recipe")
+    if start.config.n_embd < cfg.n_embd:  # a bigger book grown from a smaller one, its function kept
+        try:
+            model.load_state_dict(grown_state(start.cpu(), GPT2(gcfg), seed))
+        except ValueError as e:
+            raise ValueError(f"{init_from} does not have the shape of the {config_name!r} recipe: {e}") from None
+    elif start.config.n_embd != cfg.n_embd or start.config.n_head != cfg.n_head \
+            or start.config.n_positions != cfg.n_positions or start.config.n_layer < cfg.n_layer:
+        raise ValueError(f"{init_from} does not have the shape of the {config_name!r} recipe")
+    else:
+        model.load_state_dict(early_exit_state(start, cfg.n_layer, cfg.init_layers))
+    old = init_from / "training.json"
+    earlier = json.loads(old.read_text(encoding="utf-8")) if old.exists() else {}
+    earlier.pop("last", None)
+    return earlier
+
+
+def _trim_loss_csv(csv_path: Path, step: int) -> None:
+    """Drop the rows an interrupted run logged after its checkpoint at ``step``; earlier stages' rows stay."""
+    with csv_path.open(newline="") as f:
+        rows = list(csv.reader(f))
+    # earlier stages' rows have steps written "-N" (or "--N" two stages back): they all stay
+    keep = [rows[0]] + [r for r in rows[1:] if r[0].startswith("-") or int(r[0]) <= step]
+    with csv_path.open("w", newline="") as f:
+        csv.writer(f).writerows(keep)
+
+
+def _new_loss_csv(csv_path: Path, heldout: dict, init_from: Path | None) -> None:
+    """Start loss.csv with its header and, for a further stage, the earlier stage's rows (steps written "-N")."""
+    header = ["step", "tokens", "lr", "loss", *(f"heldout_{d}" for d in heldout), "elapsed_s"]
+    with csv_path.open("w", newline="") as f:
+        csv.writer(f).writerow(header)
+        old_csv = init_from / "loss.csv" if init_from is not None else None
+        if old_csv is not None and old_csv.exists():  # the earlier stage's curve, so the plot shows it all
+            with old_csv.open(newline="") as g:
+                for r in csv.DictReader(g):
+                    csv.writer(f).writerow([r.get(k, "") if k != "step" else f"-{r['step']}" for k in header])
+
+
+@dataclass
+class _Run:
+    """One training run in progress: what it trains and where, and its counters (saved in the checkpoint)."""
+
+    config_name: str
+    cfg: TrainConfig
+    seed: int
+    device: str
+    model: GPT2
+    opt: torch.optim.AdamW
+    out: Path
+    run_dir: Path
+    tokenizer_json: Path
+    teacher_dir: Path | None
+    this_run: dict
+    step: int = 0
+    elapsed: float = 0.0  # seconds of training, checkpoints left out
+    tokens_seen: int = 0
+    history: list = field(default_factory=list)  # earlier runs this checkpoint came from: command, from/to_step
+    earlier: dict | None = None
+
+    @property
+    def ckpt_path(self) -> Path:
+        return self.run_dir / "ckpt.pt"
+
+    @property
+    def csv_path(self) -> Path:
+        return self.run_dir / "loss.csv"
+
+    def resume(self, quiet: bool) -> None:
+        """Continue from ckpt.pt: weights, optimizer, counters, history; loss.csv cut back to its step."""
+        ck = torch.load(self.ckpt_path, map_location=self.device, weights_only=False)
+        self.model.load_state_dict(ck["model"])
+        self.opt.load_state_dict(ck["optimizer"])
+        self.step, self.elapsed, self.tokens_seen = ck["step"], ck["elapsed"], ck["tokens_seen"]
+        self.history = ck.get("history")
+        if self.csv_path.exists():  # drop rows logged after the checkpoint by the interrupted run
+            _trim_loss_csv(self.csv_path, self.step)
+        if self.history is None:  # a checkpoint from before the history was kept: take the command it exported
+            old = self.out / "training.json"
+            cmd = json.loads(old.read_text(encoding="utf-8")).get("command") if old.exists() else None
+            self.history = [{"command": cmd, "from_step": 0, "to_step": self.step}]
+        self.earlier = ck.get("earlier", self.earlier)
+        if not quiet:
+            print(f"resumed at step {self.step}", file=sys.stderr)
+
+    def runs_so_far(self) -> list[dict]:
+        return self.history + [dict(self.this_run, to_step=self.step)]
+
+    def summary(self, last: dict) -> dict:
+        """What ``training.json`` holds; ``last``: the latest logged losses (nats/token)."""
+        return {
+            "config": self.config_name, "recipe": asdict(self.cfg), "seed": self.seed, "steps": self.step,
+            "tokens_seen": self.tokens_seen, "wall_seconds": round(self.elapsed, 1),
+            "threads": torch.get_num_threads(), "device": self.device,
+            "hardware": cpu_name() if self.device == "cpu" else torch.cuda.get_device_name(),
+            "torch": torch.__version__, "python": platform.python_version(),
+            "parameters": self.model.num_parameters(), "teacher": str(self.teacher_dir) if self.teacher_dir else None,
+            "command": self.this_run["command"],
+            "runs": self.runs_so_far(),  # every command that made these weights, with the steps it ran
+            "earlier": self.earlier,  # the training of the model this stage started from (--init-from), or None
+            "last": last,
+        }
+
+    def checkpoint(self, last: dict) -> None:
+        """Write ckpt.pt and loss.png, and export the model with its summary to ``out``."""
+        torch.save({"model": self.model.state_dict(), "optimizer": self.opt.state_dict(), "step": self.step,
+                    "elapsed": self.elapsed, "tokens_seen": self.tokens_seen, "config": asdict(self.cfg),
+                    "history": self.runs_so_far(), "earlier": self.earlier}, self.run_dir / "ckpt.tmp")
+        os.replace(self.run_dir / "ckpt.tmp", self.ckpt_path)
+        plot_losses(self.csv_path, self.run_dir / "loss.png",
+                    f"{self.config_name}: {self.model.num_parameters() / 1e6:.2f}M parameters")
+        export(self.model, self.out, self.tokenizer_json, self.summary(last), self.run_dir)
+
+
+def _batch_at(data: np.ndarray, step: int, cfg: TrainConfig, seed: int,
+              selfgen: np.ndarray | None) -> tuple[torch.Tensor, torch.Tensor, int, int]:
+    """Step ``step``'s inputs and targets (B, T) on the CPU, part of them the teacher's own text when
+    ``selfgen`` is given; with the batch size B and window T."""
+    batch, block = block_at(step, cfg)
+    x, y = get_batch(data, step, seed, batch, block)
+    if selfgen is not None and block == cfg.block:  # part of the batch is the teacher's own text
+        n = int(round(batch * cfg.selfgen_frac))
+        pick = torch.randint(0, len(selfgen), (n,), generator=torch.Generator().manual_seed(seed + step))
+        win = torch.from_numpy(selfgen[pick.numpy()].astype(np.int64))
+        x, y = torch.cat([win[:, :-1], x[n:]]), torch.cat([win[:, 1:], y[n:]])
+    return x, y, batch, block
+
+
+def _losses(model: GPT2, teacher: GPT2 | None, x: torch.Tensor, y: torch.Tensor, cfg: TrainConfig,
+            device: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """The cross-entropy on ``y`` (nats/token) and the loss to minimise (mixed with the KL to the teacher)."""
+    with torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
+        logits = model(x)  # (B, T, V)
+    logits = logits.float()
+    loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
+    if teacher is None:
+        return loss, loss
+    with torch.no_grad(), torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
+        t_logp = F.log_softmax(teacher(x).float(), dim=-1)  # (B, T, V)
+    kl = F.kl_div(F.log_softmax(logits, dim=-1), t_logp, log_target=True, reduction="none").sum(-1).mean()
+    return loss, (1 - cfg.distill_alpha) * loss + cfg.distill_alpha * kl
+
+
+def _log_row(run: _Run, loss: torch.Tensor, heldout: dict, quiet: bool) -> tuple[dict, dict | None]:
+    """The loss.csv row after a step, the held-out losses measured on evaluation steps; with the new ``last``
+    (the train and held-out losses) on those steps, else None."""
+    cfg, step = run.cfg, run.step
+    row = {"step": step, "tokens": run.tokens_seen, "lr": f"{lr_at(step - 1, cfg):.3g}", "loss": f"{loss.item():.4f}",
+           **{f"heldout_{d}": "" for d in heldout}, "elapsed_s": f"{run.elapsed:.1f}"}
+    if not (step % cfg.eval_every == 0 or step == cfg.steps):
+        return row, None
+    for d, arr in heldout.items():
+        row[f"heldout_{d}"] = f"{heldout_loss(run.model, arr, cfg.eval_windows, cfg.block, run.device):.4f}"
+    last = {k: row[k] for k in row if k == "loss" or k.startswith("heldout_")}
+    if not quiet:
+        held = " ".join(f"{d} {row[f'heldout_{d}']}" for d in heldout)
+        print(f"step {step}/{cfg.steps} loss {row['loss']} held-out {held} lr {row['lr']} {run.elapsed:.0f} s",
+              file=sys.stderr, flush=True)
+    return row, last
+
+
+def _train_loop(run: _Run, data: np.ndarray, heldout: dict, teacher: GPT2 | None, selfgen: np.ndarray | None,
+                quiet: bool, stop_after: int | None) -> dict:
+    """Step until the recipe's steps (or ``stop_after``) are done, logging and checkpointing; returns ``last``."""
+    cfg, model, opt, device = run.cfg, run.model, run.opt, run.device
+    last: dict = {}
+    t_mark = time.time()
+    while run.step < cfg.steps:
+        for g in opt.param_groups:
+            g["lr"] = lr_at(run.step, cfg)
+        x, y, batch, block = _batch_at(data, run.step, cfg, run.seed, selfgen)
+        x, y = x.to(device), y.to(device)
+        loss, total = _losses(model, teacher, x, y, cfg, device)
+        opt.zero_grad(set_to_none=True)
+        total.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        opt.step()
+        run.step += 1
+        run.tokens_seen += batch * block
+        now = time.time()
+        run.elapsed += now - t_mark
+        t_mark = now
+        row, new_last = _log_row(run, loss, heldout, quiet)
+        last = new_last if new_last is not None else last
+        with run.csv_path.open("a", newline="") as f:
+            csv.writer(f).writerow(list(row.values()))
+        if run.step % cfg.ckpt_every == 0 or run.step == cfg.steps:
+            run.checkpoint(last)
+            t_mark = time.time()  # checkpoint time is not training time
+        elif stop_after is not None and run.step >= stop_after:
+            run.checkpoint(last)
+        if stop_after is not None and run.step >= stop_after:
+            break
+    return last
+
+
 def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int | None = None,
           device: str = "cpu", threads: int | None = 1, resume: bool = False, seed: int = 1337,
           teacher_dir: Path | None = None, quiet: bool = False, argv: list[str] | None = None,
@@ -301,10 +547,7 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
         cfg = replace(cfg, steps=steps)
     run_dir.mkdir(parents=True, exist_ok=True)
     tokenizer_json = corpus / "tokenizer.json"
-    vocab = json.loads(tokenizer_json.read_text(encoding="utf-8"))
-    vocab_size = len(vocab["model"]["vocab"]) + sum(1 for t in vocab["added_tokens"]
-                                                   if t["content"] not in vocab["model"]["vocab"])
-    eot = next(t["id"] for t in vocab["added_tokens"] if t["content"] == "<|endoftext|>")
+    vocab_size, eot = _corpus_vocab(tokenizer_json)
     data = np.memmap(corpus / "train.bin", dtype=np.uint16, mode="r")
     # Every held-out domain the corpus has (prose, code, zh; poems), the Chinese man pages aside (too few).
     heldout = {p.stem: np.fromfile(p, dtype=np.uint16)
@@ -316,169 +559,35 @@ def train(config_name: str, corpus: Path, out: Path, run_dir: Path, steps: int |
     model = GPT2(gcfg).init_weights(seed).to(device)
     model.train()
     opt = make_optimizer(model, cfg)
-    teacher = None
-    if teacher_dir is not None:
-        from model.checkpoint import load_pretrained
-        teacher, _ = load_pretrained(teacher_dir, device=device)
-        if teacher.config.vocab_size != vocab_size:
-            raise ValueError("the teacher's vocabulary differs from the corpus tokenizer")
+    teacher = _load_teacher(teacher_dir, device, vocab_size)
 
-    selfgen = None
-    if teacher is not None and cfg.selfgen_frac > 0:
-        selfgen = teacher_windows(teacher, tokenizer_json, data, cfg, seed, device)
-        if not quiet:
-            print(f"the teacher wrote {len(selfgen)} windows of its own text", file=sys.stderr, flush=True)
-
+    selfgen = _teacher_text(teacher, tokenizer_json, data, cfg, seed, device, quiet)
     if init_embed_from is not None:
-        from model.checkpoint import load_pretrained
-        wide, _ = load_pretrained(init_embed_from, device=device)
-        if wide.config.vocab_size != vocab_size or wide.config.n_positions != cfg.n_positions:
-            raise ValueError(f"{init_embed_from} has another vocabulary or context than the {config_name!r} recipe")
-        model.load_state_dict(thin_embeddings(wide, cfg.n_embd), strict=False)
-        del wide
+        _start_embeddings(model, init_embed_from, cfg, config_name, device, vocab_size)
 
-    step, elapsed, tokens_seen = 0, 0.0, 0
-    earlier: dict | None = None
-    if init_from is not None:
-        from model.checkpoint import load_pretrained
-        start, _ = load_pretrained(init_from, device=device)
-        if start.config.vocab_size != vocab_size:
-            raise ValueError(f"{init_from} has another vocabulary than the {config_name!r} recipe")
-        if start.config.n_embd < cfg.n_embd:  # a bigger book grown from a smaller one, its function kept
-            try:
-                model.load_state_dict(grown_state(start.cpu(), GPT2(gcfg), seed))
-            except ValueError as e:
-                raise ValueError(f"{init_from} does not have the shape of the {config_name!r} recipe: {e}") from None
-        elif start.config.n_embd != cfg.n_embd or start.config.n_head != cfg.n_head \
-                or start.config.n_positions != cfg.n_positions or start.config.n_layer < cfg.n_layer:
-            raise ValueError(f"{init_from} does not have the shape of the {config_name!r} recipe")
-        else:
-            model.load_state_dict(early_exit_state(start, cfg.n_layer, cfg.init_layers))
-        old = init_from / "training.json"
-        earlier = json.loads(old.read_text(encoding="utf-8")) if old.exists() else {}
-        earlier.pop("last", None)
+    earlier = _start_from(model, init_from, gcfg, cfg, config_name, seed, device) if init_from is not None else None
     this_run = {"command": "python -m model.training.train " + " ".join(argv) if argv is not None else None}
-    history: list[dict] = []  # earlier runs this checkpoint came from: command, from_step, to_step
-    ckpt_path = run_dir / "ckpt.pt"
-    csv_path = run_dir / "loss.csv"
-    if resume and ckpt_path.exists():
-        ck = torch.load(ckpt_path, map_location=device, weights_only=False)
-        model.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["optimizer"])
-        step, elapsed, tokens_seen = ck["step"], ck["elapsed"], ck["tokens_seen"]
-        history = ck.get("history")
-        if csv_path.exists():  # drop rows logged after the checkpoint by the interrupted run
-            with csv_path.open(newline="") as f:
-                rows = list(csv.reader(f))
-            # earlier stages' rows have steps written "-N" (or "--N" two stages back): they all stay
-            keep = [rows[0]] + [r for r in rows[1:] if r[0].startswith("-") or int(r[0]) <= step]
-            with csv_path.open("w", newline="") as f:
-                csv.writer(f).writerows(keep)
-        if history is None:  # a checkpoint from before the history was kept: take the command it exported
-            old = out / "training.json"
-            cmd = json.loads(old.read_text(encoding="utf-8")).get("command") if old.exists() else None
-            history = [{"command": cmd, "from_step": 0, "to_step": step}]
-        earlier = ck.get("earlier", earlier)
-        if not quiet:
-            print(f"resumed at step {step}", file=sys.stderr)
+    run = _Run(config_name, cfg, seed, device, model, opt, out, run_dir, tokenizer_json, teacher_dir, this_run,
+               earlier=earlier)
+    if resume and run.ckpt_path.exists():
+        run.resume(quiet)
     else:
-        header = ["step", "tokens", "lr", "loss", *(f"heldout_{d}" for d in heldout), "elapsed_s"]
-        with csv_path.open("w", newline="") as f:
-            csv.writer(f).writerow(header)
-            old_csv = init_from / "loss.csv" if init_from is not None else None
-            if old_csv is not None and old_csv.exists():  # the earlier stage's curve, so the plot shows it all
-                with old_csv.open(newline="") as g:
-                    for r in csv.DictReader(g):
-                        csv.writer(f).writerow([r.get(k, "") if k != "step" else f"-{r['step']}" for k in header])
+        _new_loss_csv(run.csv_path, heldout, init_from)
 
-    this_run["from_step"] = step
-    if earlier and step == 0:  # a new stage on top of an earlier model: count what it had seen
-        tokens_seen, elapsed = int(earlier.get("tokens_seen", 0)), float(earlier.get("wall_seconds", 0.0))
+    this_run["from_step"] = run.step
+    if run.earlier and run.step == 0:  # a new stage on top of an earlier model: count what it had seen
+        run.tokens_seen = int(run.earlier.get("tokens_seen", 0))
+        run.elapsed = float(run.earlier.get("wall_seconds", 0.0))
 
-    def runs_so_far() -> list[dict]:
-        return history + [dict(this_run, to_step=step)]
-
-    def summary(last: dict) -> dict:
-        return {
-            "config": config_name, "recipe": asdict(cfg), "seed": seed, "steps": step, "tokens_seen": tokens_seen,
-            "wall_seconds": round(elapsed, 1), "threads": torch.get_num_threads(), "device": device,
-            "hardware": cpu_name() if device == "cpu" else torch.cuda.get_device_name(),
-            "torch": torch.__version__, "python": platform.python_version(),
-            "parameters": model.num_parameters(), "teacher": str(teacher_dir) if teacher_dir else None,
-            "command": this_run["command"],
-            "runs": runs_so_far(),  # every command that made these weights, with the steps it ran
-            "earlier": earlier,  # the training of the model this stage started from (--init-from), or None
-            "last": last,
-        }
-
-    def checkpoint(last: dict) -> None:
-        torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step,
-                    "elapsed": elapsed, "tokens_seen": tokens_seen, "config": asdict(cfg),
-                    "history": runs_so_far(), "earlier": earlier}, run_dir / "ckpt.tmp")
-        os.replace(run_dir / "ckpt.tmp", ckpt_path)
-        plot_losses(csv_path, run_dir / "loss.png", f"{config_name}: {model.num_parameters() / 1e6:.2f}M parameters")
-        export(model, out, tokenizer_json, summary(last), run_dir)
-
-    last: dict = {}
-    t_mark = time.time()
-    while step < cfg.steps:
-        for g in opt.param_groups:
-            g["lr"] = lr_at(step, cfg)
-        batch, block = block_at(step, cfg)
-        x, y = get_batch(data, step, seed, batch, block)
-        if selfgen is not None and block == cfg.block:  # part of the batch is the teacher's own text
-            n = int(round(batch * cfg.selfgen_frac))
-            pick = torch.randint(0, len(selfgen), (n,), generator=torch.Generator().manual_seed(seed + step))
-            win = torch.from_numpy(selfgen[pick.numpy()].astype(np.int64))
-            x, y = torch.cat([win[:, :-1], x[n:]]), torch.cat([win[:, 1:], y[n:]])
-        x, y = x.to(device), y.to(device)
-        with torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
-            logits = model(x)  # (B, T, V)
-        logits = logits.float()
-        loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
-        if teacher is not None:
-            with torch.no_grad(), torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
-                t_logp = F.log_softmax(teacher(x).float(), dim=-1)  # (B, T, V)
-            kl = F.kl_div(F.log_softmax(logits, dim=-1), t_logp, log_target=True, reduction="none").sum(-1).mean()
-            total = (1 - cfg.distill_alpha) * loss + cfg.distill_alpha * kl
-        else:
-            total = loss
-        opt.zero_grad(set_to_none=True)
-        total.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-        opt.step()
-        step += 1
-        tokens_seen += batch * block
-        now = time.time()
-        elapsed += now - t_mark
-        t_mark = now
-        row = {"step": step, "tokens": tokens_seen, "lr": f"{lr_at(step - 1, cfg):.3g}", "loss": f"{loss.item():.4f}",
-               **{f"heldout_{d}": "" for d in heldout}, "elapsed_s": f"{elapsed:.1f}"}
-        if step % cfg.eval_every == 0 or step == cfg.steps:
-            for d, arr in heldout.items():
-                row[f"heldout_{d}"] = f"{heldout_loss(model, arr, cfg.eval_windows, cfg.block, device):.4f}"
-            last = {k: row[k] for k in row if k == "loss" or k.startswith("heldout_")}
-            if not quiet:
-                held = " ".join(f"{d} {row[f'heldout_{d}']}" for d in heldout)
-                print(f"step {step}/{cfg.steps} loss {row['loss']} held-out {held} lr {row['lr']} {elapsed:.0f} s",
-                      file=sys.stderr, flush=True)
-        with csv_path.open("a", newline="") as f:
-            csv.writer(f).writerow(list(row.values()))
-        if step % cfg.ckpt_every == 0 or step == cfg.steps:
-            checkpoint(last)
-            t_mark = time.time()  # checkpoint time is not training time
-        elif stop_after is not None and step >= stop_after:
-            checkpoint(last)
-        if stop_after is not None and step >= stop_after:
-            break
-    return summary(last)
-
+    last = _train_loop(run, data, heldout, teacher, selfgen, quiet, stop_after)
+    return run.summary(last)
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     p = argparse.ArgumentParser(prog="python -m model.training.train", description=__doc__.splitlines()[0])
     p.add_argument("--config", choices=sorted(CONFIGS), required=True)
-    p.add_argument("--corpus", type=Path, default=Path("corpus"), help="folder written by python -m model.training.corpus")
+    p.add_argument("--corpus", type=Path, default=Path("corpus"),
+                   help="folder written by python -m model.training.corpus")
     p.add_argument("--out", type=Path, required=True, help="HF-layout output folder, e.g. assets/models/target")
     p.add_argument("--run-dir", type=Path, default=None, help="checkpoint and logs (default runs/<config>)")
     p.add_argument("--steps", type=int, default=None, help="override the recipe's step count")

@@ -149,7 +149,8 @@ def test_a_scene_made_without_a_family_has_chinese_glyphs_in_a_fresh_process():
             "app = QApplication([])\nfrom animations.stage.scene import StageScene\nscene = StageScene()\n"
             "m = QFontMetrics(QFont(scene.font_family))\n"
             "text = sys.stdin.read()\n"
-            "print(scene.font_family, ''.join(sorted({c for c in text if not c.isspace() and not m.inFontUcs4(ord(c))})))\n")
+            "print(scene.font_family, ''.join(sorted({c for c in text\n"
+            "                                         if not c.isspace() and not m.inFontUcs4(ord(c))})))\n")
     root = ET.parse(TS).getroot()
     text = "".join(m.findtext("translation") or "" for c in root.iter("context") if c.findtext("name") == "StageScene"
                    for m in c.iter("message"))

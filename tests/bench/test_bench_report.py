@@ -30,7 +30,8 @@ def test_quick_bench_writes_every_requested_section(tiny_model_dir, tmp_path):
     assert all(r["speedup"] == 1.0 for r in data["speculative"] if r["k"] == 0)
     assert {r["applies"] for r in data["floor"]} <= {"cache", "dram"}
     assert {r["batch"] for r in data["layout"]} == {1, 8} and all(r["speedup"] > 0 for r in data["layout"])
-    assert {(r["threads"], r["window_load"]) for r in data["threads"]} == {(t, w) for t in (1, 2) for w in (False, True)}
+    assert {(r["threads"], r["window_load"]) for r in data["threads"]} == {(t, w) for t in (1, 2)
+                                                                            for w in (False, True)}
     on, off = (next(r for r in data["prefix"] if r["prefix_cache"] is c) for c in (True, False))
     assert on["prefix_hit_tokens"] > 0 and off["prefix_hit_tokens"] == 0
     floor = data["floor"][0]

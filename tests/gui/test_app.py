@@ -126,8 +126,8 @@ def test_exit_mid_decode_is_clean(tiny_model_dir, how):
 def test_screenshot_command(tiny_model_dir, tmp_path):
     out = tmp_path / "shot.png"
     code = ("import argparse, sys; from gui.capture.screenshot import screenshot_main; "
-            "sys.exit(screenshot_main(argparse.Namespace(model=sys.argv[1], out=sys.argv[2], prompt='def fibonacci(n):',"
-            " steps=5, batch=3, lang='zh', size='1280x800', device='cpu', threads=1)))")
+            "sys.exit(screenshot_main(argparse.Namespace(model=sys.argv[1], out=sys.argv[2], "
+            "prompt='def fibonacci(n):', steps=5, batch=3, lang='zh', size='1280x800', device='cpu', threads=1)))")
     env = dict(os.environ)
     env.pop("DISPLAY", None)
     env.pop("QT_QPA_PLATFORM", None)  # the command must choose offscreen itself

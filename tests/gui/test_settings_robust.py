@@ -41,7 +41,8 @@ def test_bad_value_in_the_file_is_warned_about_and_replaced(tmp_path, caplog, ke
 def test_good_values_pass_without_a_warning(caplog):
     with caplog.at_level(logging.WARNING, logger="gui.settings"):
         s = Settings(language="en", idle_seconds="42", screen="1", operator_chord="Ctrl+Alt+K", trip_seconds=0.5)
-    assert (s.language, s.idle_seconds, s.screen, s.operator_chord, s.trip_seconds) == ("en", 42.0, 1, "Ctrl+Alt+K", 0.5)
+    assert (s.language, s.idle_seconds, s.screen, s.operator_chord, s.trip_seconds) == ("en", 42.0, 1, "Ctrl+Alt+K",
+                                                                                         0.5)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
@@ -50,7 +51,8 @@ def test_existing_file_keeps_its_comments(tmp_path, monkeypatch):
     try:
         path = app_settings.configure_qsettings()
         path.parent.mkdir(parents=True)
-        original = "; kiosk at the east entrance, set by Mei\n[kiosk]\n; one minute, the curator asked\nidle_seconds=60\n"
+        original = ("; kiosk at the east entrance, set by Mei\n[kiosk]\n; one minute, the curator asked\n"
+                    "idle_seconds=60\n")
         path.write_text(original, encoding="utf-8")
         assert app_settings.write_defaults_if_new(Settings()) is False
         assert path.read_text(encoding="utf-8") == original

@@ -28,8 +28,8 @@ def ensure_tour(qtbot, window):
 
 
 def tour_analysis(model_dir, prompt: str) -> dict:
-    """The engine's answer to an ``analyze`` of kind "tour" for ``prompt``, made by ``model.teaching.analysis`` on the model
-    in ``model_dir`` (what the window's engine process sends the tour)."""
+    """The engine's answer to an ``analyze`` of kind "tour" for ``prompt``, made by ``model.teaching.analysis`` on
+    the model in ``model_dir`` (what the window's engine process sends the tour)."""
     from model.checkpoint import load_pretrained
     from model.engine import Engine
     from model.teaching import analysis

@@ -178,5 +178,6 @@ def test_generate_cli_draft_ngram_matches_plain_greedy(tiny_model_dir, capsys):
     assert ngram["requests"][0]["token_ids"] == plain["requests"][0]["token_ids"]
     assert ngram["draft_kind"] == "ngram" and plain["draft_kind"] is None
     assert any(s["phase"] == "verify" for s in ngram["steps"])
-    code = generate_main(["x", "--model", str(tiny_model_dir), "--draft", "ngram", "--draft-model", str(tiny_model_dir)])
+    code = generate_main(["x", "--model", str(tiny_model_dir), "--draft", "ngram",
+                          "--draft-model", str(tiny_model_dir)])
     assert code == 2 and "--draft ngram uses no draft model" in capsys.readouterr().err

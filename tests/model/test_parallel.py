@@ -392,7 +392,8 @@ def _engine_process(tmp_path, model_dir):
     commands, events = ctx.Queue(), ctx.Queue()
     options = {"model_dir": str(model_dir), "threads": 1, "max_batch": 3, "layer_timing": False,
                "draft_model_dir": str(tmp_path / "no-draft")}
-    proc = ctx.Process(target=engine_main, args=(commands, events, options), daemon=False)  # as gui/engine_link/bridge.py
+    # as gui/engine_link/bridge.py
+    proc = ctx.Process(target=engine_main, args=(commands, events, options), daemon=False)
     proc.start()
     return proc, commands, events
 

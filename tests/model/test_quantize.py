@@ -62,7 +62,8 @@ def test_int8_logits_close_to_fp32_on_the_bundled_model():
     near ties)."""
     model, tok = load_pretrained(BUNDLED)
     q = quantize_int8(copy.deepcopy(model))
-    text = "import os\n\n\ndef read_lines(path):\n    with open(path) as f:\n        return [line.rstrip() for line in f]\n"
+    text = ("import os\n\n\ndef read_lines(path):\n    with open(path) as f:\n"
+            "        return [line.rstrip() for line in f]\n")
     ids = torch.tensor([tok.encode(text * 3)])
     with torch.no_grad():
         a, b = model(ids).float(), q(ids).float()

@@ -111,8 +111,8 @@ def test_top_k_probs():
 @pytest.mark.parametrize("kwargs", [{"temperature": -0.1}, {"temperature": float("nan")}, {"temperature": float("inf")},
                                     {"temperature": 101}, {"temperature": "1"}, {"top_k": -1}, {"top_k": 1.5},
                                     {"top_p": 0.0}, {"top_p": 1.01}, {"top_p": -0.5}, {"top_p": float("nan")},
-                                    {"top_p": "0.9"}, {"temperature": None}, {"seed": "abc"}, {"seed": 1.5}, {"seed": 2**64},
-                                    {"top_k": True}])
+                                    {"top_p": "0.9"}, {"temperature": None}, {"seed": "abc"}, {"seed": 1.5},
+                                    {"seed": 2**64}, {"top_k": True}])
 def test_bad_params_raise_request_error(kwargs):
     """Each is refused when the parameters are made, before a request is queued."""
     with pytest.raises(RequestError):

@@ -151,7 +151,8 @@ def test_fp16_logits_close_to_fp32_on_the_bundled_model():
     range of ~30; measured ~0.01), and the most likely token agrees everywhere."""
     model, tok = load_pretrained(BUNDLED)
     h = to_fp16(copy.deepcopy(model))
-    text = "import os\n\n\ndef read_lines(path):\n    with open(path) as f:\n        return [line.rstrip() for line in f]\n"
+    text = ("import os\n\n\ndef read_lines(path):\n    with open(path) as f:\n"
+            "        return [line.rstrip() for line in f]\n")
     ids = torch.tensor([tok.encode(text * 3)])
     with torch.no_grad():
         a, b = model(ids).float(), h(ids).float()

@@ -7,7 +7,8 @@ from animations.stage.scene import MAX_SEATS, SeatText, StageScene
 from animations.units import fmt_bytes
 
 LAYER_BYTES = [3_150_000, 3_150_000, 1_575_000, 6_300_000]
-# each desk's layers [start, stop) as the engine reports them for a book torn by chapters (model.parallel.plan.split_layers)
+# each desk's layers [start, stop) as the engine reports them for a book torn by chapters
+# (model.parallel.plan.split_layers)
 PP2 = [(0, 2), (2, 4)]
 PP4_OF_12 = [(0, 3), (3, 6), (6, 9), (9, 12)]
 

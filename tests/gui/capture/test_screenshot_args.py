@@ -1,5 +1,6 @@
 """``main.py screenshot`` with bad arguments: one line, exit status 2, and no engine started; Ctrl+C: one line,
-exit status 130 (issue #15); SIGTERM: one line, 143. The window's own test hooks in the environment are range-checked too."""
+exit status 130 (issue #15); SIGTERM: one line, 143. The window's own test hooks in the environment are
+range-checked too."""
 
 from __future__ import annotations
 

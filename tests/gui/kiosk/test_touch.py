@@ -134,6 +134,128 @@ def _slider_end(slider) -> QPoint:
     return QPoint(int(slider.width() * (0.05 if far_low else 0.95)), slider.height() // 2)
 
 
+class _Tapper:
+    """Taps one control at a time with a finger and waits for its reaction; keeps the names it tapped and those
+    that lay under the card (tooltip) of the tap before."""
+
+    def __init__(self, qtbot, window, router) -> None:
+        self.qtbot, self.window, self.router = qtbot, window, router
+        self.tapped: list[str] = []
+        self.covered: list[str] = []  # controls under the card of the tap before
+
+    def tap_and_see(self, widget, reacted, at: QPoint | None = None, name: str | None = None) -> None:
+        qtbot, window, router = self.qtbot, self.window, self.router
+        name = name or widget.objectName()
+        assert widget.isVisible() and widget.isEnabled(), name
+        assert not reacted(), f"{name}: the reaction is there before the tap"
+        qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)  # a tap closer to the last is a bounce
+        spot = widget.mapTo(window, at if at is not None else widget.rect().center())
+        if router.card.isVisible() and window.childAt(spot) is router.card:
+            # the last tap's card (its tooltip, where that finger was) lies over this control: a tap on the card
+            # closes it and presses nothing under it
+            tap_widget(window, widget, at)
+            assert not router.card.isVisible() and not reacted(), name
+            qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
+            self.covered.append(name)
+        tap_widget(window, widget, at)
+        qtbot.waitUntil(reacted, timeout=3000)
+        self.tapped.append(name)
+
+    def pick_in_list(self, combo) -> None:
+        """The combo's list is open: a tap on its current item closes it and keeps the choice."""
+        view = combo.view()
+        index = combo.currentIndex()
+        popup = view.window()  # a window of its own: the touch lands there, and the list takes it as a click
+        spot = popup.mapFromGlobal(view.viewport().mapToGlobal(view.visualRect(view.model().index(index, 0)).center()))
+        QTest.touchEvent(popup, screen(), False).press(0, spot, popup).commit()
+        QTest.touchEvent(popup, screen(), False).release(0, spot, popup).commit()
+        self.qtbot.waitUntil(lambda: not view.isVisible(), timeout=2000)
+        assert combo.currentIndex() == index
+
+
+def _tap_the_visitors_view(t: _Tapper, qtbot, window) -> None:
+    """Every control of the visitor's view: the toggles, Run, Pause, Step, Reset, the model list, the language
+    both ways, and the tabs there and back."""
+    page, ex, mc = window.live_page, window.live_page.exhibit, window.model_choice
+    words = page.exhibit.answer
+    expected = {"liveTab", "tourTab", "modelBox", "detailsButton", "langButton", "shareButton",
+                "apprenticeButton", "tearButton", "runButton", "pauseButton", "stepButton", "resetButton"}
+    shown = {w.objectName() for w in _live_controls(window)}
+    assert shown == expected, f"untested: {shown - expected}, gone: {expected - shown}"
+    assert all(w.isEnabled() for w in _live_controls(window))
+    t.tap_and_see(ex.share_button, lambda: ex.share_button.isChecked() and window.batch_slider.value() == 4)
+    t.tap_and_see(ex.apprentice_button, lambda: ex.apprentice_button.isChecked() and window.apprentice.value() == 4)
+    t.tap_and_see(ex.tear_button, lambda: window.sharding() == ("tp", 2) and ex.tear_button.isChecked())
+    t.tap_and_see(window.run_button, lambda: window.is_running() and window.reports_received >= 2)
+    t.tap_and_see(window.pause_button, lambda: not window.is_running())
+    before = window.reports_received
+    qtbot.wait(200)
+    assert window.reports_received <= before + 1  # paused: at most the trip already granted arrives
+    before = window.reports_received
+    t.tap_and_see(window.step_button, lambda: window.reports_received == before + 1)
+    qtbot.wait(200)
+    assert window.reports_received == before + 1  # one trip, no more
+    assert words.toPlainText().strip()
+    t.tap_and_see(window.reset_button, lambda: not words.toPlainText().strip() and not window.is_running())
+    t.tap_and_see(mc.combo, lambda: mc.combo.view().isVisible(), name="modelBox")
+    t.pick_in_list(mc.combo)
+    t.tap_and_see(window.lang_button, lambda: window.lang == "zh" and window.lang_button.text() == "English")
+    t.tap_and_see(window.lang_button, lambda: window.lang == "en" and window.lang_button.text() == "中文")
+    t.tap_and_see(window.tour_tab, lambda: window.is_tour_visible() and window.tour_tab.isChecked())
+    t.tap_and_see(window.live_tab, lambda: page.isVisible() and window.live_tab.isChecked())
+
+
+def _tap_the_settings(t: _Tapper, window) -> None:
+    """The Details view's settings: greedy, the prompt list, the three sliders, real time, the apprentice's kind
+    and the torn book's ways and degree."""
+    ex, mc = window.live_page.exhibit, window.model_choice
+    choice, tear = window.apprentice_choice, window.tear
+    greedy = mc.greedy_box.isChecked()
+    t.tap_and_see(mc.greedy_box, lambda: mc.greedy_box.isChecked() != greedy)
+    t.tap_and_see(window.prompt_box, lambda: window.prompt_box.view().isVisible())
+    t.pick_in_list(window.prompt_box)
+    for slider in (window.batch_slider, window.speed_slider, window.apprentice.slider):
+        value = slider.value()
+        t.tap_and_see(slider, lambda s=slider, v=value: s.value() != v, at=_slider_end(slider))
+    assert ex.share_button.isChecked() == (window.batch_slider.value() > 1)  # the toggle follows the slider
+    assert window.scene.trip_duration_s == pytest.approx(window.speed_slider.value() / 100)
+    real = window.real_time_box.isChecked()
+    t.tap_and_see(window.real_time_box, lambda: window.real_time_box.isChecked() != real)
+    t.tap_and_see(choice.buttons["model"], lambda: choice.kind() == "model")
+    t.tap_and_see(choice.buttons["ngram"], lambda: choice.kind() == "ngram")
+    t.tap_and_see(tear.pp_button, lambda: window.sharding() == ("pp", 2) and tear.isEnabled()
+                  and tear.pp_button.isEnabled())
+    t.tap_and_see(tear.tp_button, lambda: window.sharding() == ("tp", 2) and tear.tp_button.isEnabled())
+    t.tap_and_see(tear.slider, lambda: window.sharding() == ("tp", 1) and tear.slider.isEnabled(),
+                  at=_slider_end(tear.slider))
+    assert not ex.tear_button.isChecked()  # the toggle follows the torn book
+
+
+def _tap_the_details_view(t: _Tapper, qtbot, window) -> None:
+    """Open the Details view, tap every control it adds (int8 on and off included), Run and Reset once more
+    there, and close it."""
+    page, mc = window.live_page, window.model_choice
+    words = page.exhibit.answer
+    t.tap_and_see(window.details_button, lambda: page.strip.isVisible() and window.details_button.isChecked())
+    expected = {"liveTab", "tourTab", "modelBox", "greedyBox", "detailsButton", "langButton", "promptBox",
+                "batchSlider", "speedSlider", "realTimeBox", "int8Box", "draftSlider", "apprentice_ngram",
+                "apprentice_model", "tpButton", "ppButton", "tearSlider", "shareButton", "apprenticeButton",
+                "tearButton", "runButton", "pauseButton", "stepButton", "resetButton"}
+    shown = {w.objectName() for w in _live_controls(window)}
+    assert shown == expected, f"untested: {shown - expected}, gone: {expected - shown}"
+    _tap_the_settings(t, window)
+    # the thinner book: a fresh engine with int8 weights, then back to fp32
+    t.tap_and_see(mc.int8_box, lambda: mc.int8_box.isChecked() and window.bridge.options.get("weights") == "int8")
+    qtbot.waitUntil(lambda: window.engine_info is not None, timeout=10_000)
+    t.tap_and_see(mc.int8_box, lambda: not mc.int8_box.isChecked() and window.bridge.options.get("weights") is None)
+    qtbot.waitUntil(lambda: window.engine_info is not None and window.tear.isEnabled(), timeout=10_000)
+    # the controls the visitor's view shares with this one were tapped there; once more here, where they sit
+    # in one row: Run and Reset (the other five toggle state the taps above set)
+    t.tap_and_see(window.run_button, lambda: window.is_running())
+    t.tap_and_see(window.reset_button, lambda: not window.is_running() and not words.toPlainText().strip())
+    t.tap_and_see(window.details_button, lambda: not page.strip.isVisible() and page.view.isVisible())
+
+
 @pytest.mark.qt_log_ignore("This plugin does not support raise", "This plugin does not support grabbing",
                            "This plugin does not support propagateSizeHints")  # a popup, offscreen
 def test_tap_every_control_of_the_live_page_and_see_it_react(qtbot, kiosk):
@@ -146,110 +268,12 @@ def test_tap_every_control_of_the_live_page_and_see_it_react(qtbot, kiosk):
     qtbot.waitUntil(lambda: window.engine_info is not None and window.apprentice.is_available()
                     and window.tear.isEnabled(), timeout=5000)
     window.main_new_tokens = 400  # a run outlasts the test's taps
-    page, ex, mc = window.live_page, window.live_page.exhibit, window.model_choice
-    words = page.exhibit.answer
-    tapped: list[str] = []
-    covered: list[str] = []  # controls under the card of the tap before
-
-    def tap_and_see(widget, reacted, at: QPoint | None = None, name: str | None = None) -> None:
-        name = name or widget.objectName()
-        assert widget.isVisible() and widget.isEnabled(), name
-        assert not reacted(), f"{name}: the reaction is there before the tap"
-        qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)  # a tap closer to the last is a bounce
-        spot = widget.mapTo(window, at if at is not None else widget.rect().center())
-        if router.card.isVisible() and window.childAt(spot) is router.card:
-            # the last tap's card (its tooltip, where that finger was) lies over this control: a tap on the card
-            # closes it and presses nothing under it
-            tap_widget(window, widget, at)
-            assert not router.card.isVisible() and not reacted(), name
-            qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
-            covered.append(name)
-        tap_widget(window, widget, at)
-        qtbot.waitUntil(reacted, timeout=3000)
-        tapped.append(name)
-
-    def pick_in_list(combo) -> None:
-        """The combo's list is open: a tap on its current item closes it and keeps the choice."""
-        view = combo.view()
-        index = combo.currentIndex()
-        popup = view.window()  # a window of its own: the touch lands there, and the list takes it as a click
-        spot = popup.mapFromGlobal(view.viewport().mapToGlobal(view.visualRect(view.model().index(index, 0)).center()))
-        QTest.touchEvent(popup, screen(), False).press(0, spot, popup).commit()
-        QTest.touchEvent(popup, screen(), False).release(0, spot, popup).commit()
-        qtbot.waitUntil(lambda: not view.isVisible(), timeout=2000)
-        assert combo.currentIndex() == index
-
-    def default_view() -> None:
-        expected = {"liveTab", "tourTab", "modelBox", "detailsButton", "langButton", "shareButton",
-                    "apprenticeButton", "tearButton", "runButton", "pauseButton", "stepButton", "resetButton"}
-        shown = {w.objectName() for w in _live_controls(window)}
-        assert shown == expected, f"untested: {shown - expected}, gone: {expected - shown}"
-        assert all(w.isEnabled() for w in _live_controls(window))
-        tap_and_see(ex.share_button, lambda: ex.share_button.isChecked() and window.batch_slider.value() == 4)
-        tap_and_see(ex.apprentice_button, lambda: ex.apprentice_button.isChecked() and window.apprentice.value() == 4)
-        tap_and_see(ex.tear_button, lambda: window.sharding() == ("tp", 2) and ex.tear_button.isChecked())
-        tap_and_see(window.run_button, lambda: window.is_running() and window.reports_received >= 2)
-        tap_and_see(window.pause_button, lambda: not window.is_running())
-        before = window.reports_received
-        qtbot.wait(200)
-        assert window.reports_received <= before + 1  # paused: at most the trip already granted arrives
-        before = window.reports_received
-        tap_and_see(window.step_button, lambda: window.reports_received == before + 1)
-        qtbot.wait(200)
-        assert window.reports_received == before + 1  # one trip, no more
-        assert words.toPlainText().strip()
-        tap_and_see(window.reset_button, lambda: not words.toPlainText().strip() and not window.is_running())
-        tap_and_see(mc.combo, lambda: mc.combo.view().isVisible(), name="modelBox")
-        pick_in_list(mc.combo)
-        tap_and_see(window.lang_button, lambda: window.lang == "zh" and window.lang_button.text() == "English")
-        tap_and_see(window.lang_button, lambda: window.lang == "en" and window.lang_button.text() == "中文")
-        tap_and_see(window.tour_tab, lambda: window.is_tour_visible() and window.tour_tab.isChecked())
-        tap_and_see(window.live_tab, lambda: page.isVisible() and window.live_tab.isChecked())
-
-    def details_view() -> None:
-        tap_and_see(window.details_button, lambda: page.strip.isVisible() and window.details_button.isChecked())
-        choice, tear = window.apprentice_choice, window.tear
-        expected = {"liveTab", "tourTab", "modelBox", "greedyBox", "detailsButton", "langButton", "promptBox",
-                    "batchSlider", "speedSlider", "realTimeBox", "int8Box", "draftSlider", "apprentice_ngram",
-                    "apprentice_model", "tpButton", "ppButton", "tearSlider", "shareButton", "apprenticeButton",
-                    "tearButton", "runButton", "pauseButton", "stepButton", "resetButton"}
-        shown = {w.objectName() for w in _live_controls(window)}
-        assert shown == expected, f"untested: {shown - expected}, gone: {expected - shown}"
-        greedy = mc.greedy_box.isChecked()
-        tap_and_see(mc.greedy_box, lambda: mc.greedy_box.isChecked() != greedy)
-        tap_and_see(window.prompt_box, lambda: window.prompt_box.view().isVisible())
-        pick_in_list(window.prompt_box)
-        for slider in (window.batch_slider, window.speed_slider, window.apprentice.slider):
-            value = slider.value()
-            tap_and_see(slider, lambda s=slider, v=value: s.value() != v, at=_slider_end(slider))
-        assert ex.share_button.isChecked() == (window.batch_slider.value() > 1)  # the toggle follows the slider
-        assert window.scene.trip_duration_s == pytest.approx(window.speed_slider.value() / 100)
-        real = window.real_time_box.isChecked()
-        tap_and_see(window.real_time_box, lambda: window.real_time_box.isChecked() != real)
-        tap_and_see(choice.buttons["model"], lambda: choice.kind() == "model")
-        tap_and_see(choice.buttons["ngram"], lambda: choice.kind() == "ngram")
-        tap_and_see(tear.pp_button, lambda: window.sharding() == ("pp", 2) and tear.isEnabled()
-                    and tear.pp_button.isEnabled())
-        tap_and_see(tear.tp_button, lambda: window.sharding() == ("tp", 2) and tear.tp_button.isEnabled())
-        tap_and_see(tear.slider, lambda: window.sharding() == ("tp", 1) and tear.slider.isEnabled(),
-                    at=_slider_end(tear.slider))
-        assert not ex.tear_button.isChecked()  # the toggle follows the torn book
-        # the thinner book: a fresh engine with int8 weights, then back to fp32
-        tap_and_see(mc.int8_box, lambda: mc.int8_box.isChecked() and window.bridge.options.get("weights") == "int8")
-        qtbot.waitUntil(lambda: window.engine_info is not None, timeout=10_000)
-        tap_and_see(mc.int8_box, lambda: not mc.int8_box.isChecked() and window.bridge.options.get("weights") is None)
-        qtbot.waitUntil(lambda: window.engine_info is not None and window.tear.isEnabled(), timeout=10_000)
-        # the controls the visitor's view shares with this one were tapped there; once more here, where they sit
-        # in one row: Run and Reset (the other five toggle state the taps above set)
-        tap_and_see(window.run_button, lambda: window.is_running())
-        tap_and_see(window.reset_button, lambda: not window.is_running() and not words.toPlainText().strip())
-        tap_and_see(window.details_button, lambda: not page.strip.isVisible() and page.view.isVisible())
-
-    default_view()
-    details_view()
+    t = _Tapper(qtbot, window, router)
+    _tap_the_visitors_view(t, qtbot, window)
+    _tap_the_details_view(t, qtbot, window)
     # one routed tap per control (the taps on the lists' items go to the list's own window); a tap on a card
     # only closed it
-    assert router.taps == len(tapped), (router.taps, tapped, covered)
+    assert router.taps == len(t.tapped), (router.taps, t.tapped, t.covered)
     # every tooltip is reachable by a tap: the last control's shows as a card (or the card closed on the tap)
     qtbot.wait(int(touch.TAP_COOLDOWN_S * 1000) + 10)
     tap_widget(window, window.reset_button)

@@ -147,6 +147,7 @@ def test_token_chips_say_how_many_older_tokens_are_hidden(qtbot):
     assert chips.chips[-1].isVisible()  # the newest is always shown
     shown = [c for c in chips.chips if c.isVisible()]
     right = max(c.geometry().right() for c in shown)
-    assert chips._more.geometry().right() < min(c.geometry().left() for c in shown) and right <= chips.viewport().width()
+    assert chips._more.geometry().right() < min(c.geometry().left() for c in shown)
+    assert right <= chips.viewport().width()
     chips.clear()
     assert not chips._more.isVisible()

@@ -120,7 +120,8 @@ def test_presenter_starts_on_the_first_item_and_the_clicker_walks_the_deck(qtbot
 def _shown(qtbot, tour, cls, name=None):
     """The first control of class ``cls`` (and object name ``name``) the tour shows now."""
     def found():
-        return [w for w in tour.controls.findChildren(cls) if w.isVisible() and (name is None or w.objectName() == name)]
+        return [w for w in tour.controls.findChildren(cls)
+                if w.isVisible() and (name is None or w.objectName() == name)]
     qtbot.waitUntil(lambda: bool(found()), timeout=2000)
     return found()[0]
 

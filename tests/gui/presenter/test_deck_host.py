@@ -30,8 +30,8 @@ class FakeTour:
 class FakeHost:
     """Only what ``LiveHost`` lists (``__slots__``: no ``_session``, ``_fatal``, ``engine_info`` to fall back on)."""
 
-    __slots__ = ("session", "bridge", "tour", "pages", "lang", "font_family", "actions", "kiosk_controller", "presenter",
-                 "main_new_tokens", "prompt_box", "view", "_tour_shown", "done", "failed", "calls")
+    __slots__ = ("session", "bridge", "tour", "pages", "lang", "font_family", "actions", "kiosk_controller",
+                 "presenter", "main_new_tokens", "prompt_box", "view", "_tour_shown", "done", "failed", "calls")
 
     def __init__(self):
         self.session = SessionState()

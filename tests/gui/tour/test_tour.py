@@ -74,8 +74,8 @@ def test_translations_are_chinese_and_keep_placeholders():
     for source, zh in table.items():
         assert set(re.findall(r"\{[^}]*\}", source)) == set(re.findall(r"\{[^}]*\}", zh)), source
     assert table["All this, just to write one sentence explaining the KV cache. And what let that sentence be "
-                 "written was the KV cache itself."] == ("折腾一大圈，只为写出一句解释 KV 缓存的话。而让这句话写得出来的，"
-                                                        "正是 KV 缓存本身。")
+                 "written was the KV cache itself."] == ("折腾一大圈，只为写出一句解释 KV 缓存的话。"
+                                                        "而让这句话写得出来的，正是 KV 缓存本身。")
 
 
 def test_every_translated_character_has_a_glyph(qapp):

@@ -99,8 +99,9 @@ def test_bundled_model_pages_pass_the_layout_audit(qtbot, fonts, lang):
 
 LONG = {"en": "Please explain, step by step and with a small worked example in Python, how the key-value cache of "
                 "a transformer decoder saves work during generation, and why its size grows with the context!!",
-         "zh": "请一步一步地解释：在大语言模型生成文字的时候，键值缓存到底省下了哪些计算？为什么它的大小会随着上下文长度"
-               "一起增长？能不能举一个很小的例子，用几行代码演示一下整个过程，再说说显存不够时怎么办？"}
+         "zh": "请一步一步地解释：在大语言模型生成文字的时候，键值缓存到底省下了哪些计算？"
+               "为什么它的大小会随着上下文长度一起增长？"
+               "能不能举一个很小的例子，用几行代码演示一下整个过程，再说说显存不够时怎么办？"}
 
 
 @pytest.mark.parametrize("lang,prompt", [("en", LONG["en"]), ("zh", LONG["zh"]), ("en", LONG["zh"])])

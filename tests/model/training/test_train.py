@@ -214,7 +214,8 @@ def test_thin_embeddings_keep_the_main_directions_of_the_wide_ones():
     direction = torch.randn(32, generator=gen)
     direction /= direction.norm()
     with torch.no_grad():  # rows along one direction (plus a little noise): one thin column keeps nearly all
-        wide.wte.weight.copy_(torch.randn(64, 1, generator=gen) * 3 * direction + 0.01 * torch.randn(64, 32, generator=gen))
+        wide.wte.weight.copy_(torch.randn(64, 1, generator=gen) * 3 * direction
+                              + 0.01 * torch.randn(64, 32, generator=gen))
         wide.wpe.weight.copy_(0.5 * direction.expand(16, 32))
     thin = train_mod.thin_embeddings(wide, 1)
     assert thin["wte.weight"].shape == (64, 1) and thin["wpe.weight"].shape == (16, 1)
