@@ -90,19 +90,15 @@ def read_context(cache, layer: int, k: torch.Tensor, v: torch.Tensor, keys) -> t
     return k.transpose(1, 2), v.transpose(1, 2), True  # (B, nh, T, hs): the keys are the new tokens
 
 
-def sdpa(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None, scale: float | None,
-         causal: bool, readable: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """Scaled dot-product attention: q (B, nh, T, hs), k and v (B, nh, L, hs), mask bool (B, 1, T, L) or None
-    (every query sees every key, or with ``causal`` plain causal, T = L). readable: written out
-    (``attention_reference``), returning the weights (B, nh, T, L) too. Returns ((B, nh, T, hs), weights or None)."""
-    if readable:
-        if mask is None:
-            T, L = q.size(2), k.size(2)
-            mask = torch.ones(T, L, dtype=torch.bool, device=q.device).tril(L - T)[None, None]
-        return attention_reference(q, k, v, mask, scale)
-    if causal:
-        return F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale), None  # training
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale), None
+def attention_readable(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None,
+                       scale: float | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """``attention_reference`` with ``attend``'s masks: q (B, nh, T, hs), k and v (B, nh, L, hs), mask bool
+    (B, 1, T, L), or None for causal with the T queries last (every key when T = 1). Returns ((B, nh, T, hs),
+    weights (B, nh, T, L))."""
+    if mask is None:
+        T, L = q.size(2), k.size(2)
+        mask = torch.ones(T, L, dtype=torch.bool, device=q.device).tril(L - T)[None, None]
+    return attention_reference(q, k, v, mask, scale)
 
 
 def attend(qkv: torch.Tensor, layer: int, cache, keys, scale: float | None, nh: int,
@@ -117,19 +113,22 @@ def attend(qkv: torch.Tensor, layer: int, cache, keys, scale: float | None, nh: 
     if isinstance(keys, RaggedBatch):
         return attend_ragged(qkv, layer, keys, cache, scale, nh), None
     lead = qkv.shape[:-1]
-    if qkv.dim() == 2:
-        qkv = qkv.view(*keys.shape, -1)
-    B, T, C3 = qkv.shape
-    C = C3 // 3
+    B, T = lead if qkv.dim() == 3 else keys.shape  # (N, 3C) rows: N = B · T
+    C = qkv.size(-1) // 3
     hs = C // nh
-    q = qkv[..., :C].view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
-    k = qkv[..., C:2 * C].view(B, T, nh, hs)  # (B, T, nh, hs): the cache stores this layout
-    v = qkv[..., 2 * C:].view(B, T, nh, hs)
+    q, k, v = qkv.split(C, dim=-1)  # 3 × (..., C)
+    q = q.view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
+    k = k.view(B, T, nh, hs)  # (B, T, nh, hs): the cache stores this layout
+    v = v.view(B, T, nh, hs)
     if cache is not None and keys is not None and keys.slot_mapping is not None:
         cache.write(layer, keys.slot_mapping, k, v)
     k, v, own = read_context(cache, layer, k, v, keys)  # 2 × (B, nh, L, hs)
-    mask = None if keys is None else keys.mask
-    y, weights = sdpa(q, k, v, mask, scale, own and mask is None, readable)  # (B, nh, T, hs)
+    mask = None if keys is None else keys.mask  # None: every key, or (own keys) causal
+    if readable:
+        y, weights = attention_readable(q, k, v, mask, scale)
+    else:  # softmax(Q Kᵀ · scale) · V, one fused kernel
+        y, weights = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=own and mask is None,
+                                                    scale=scale), None  # (B, nh, T, hs)
     return y.transpose(1, 2).reshape(*lead, C), weights
 
 

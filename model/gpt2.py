@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import torch
@@ -258,17 +259,20 @@ class AttentionBatch:
     context_start: int | None = None
     mirror: tuple | None = None
 
-    @property
+    # What model/attention.py reads, derived from the fields above the first time (a batch is not changed once
+    # packed): attention reads them in every layer.
+
+    @cached_property
     def shape(self) -> tuple[int, int]:
         """(B, T): sequences and new tokens per sequence."""
-        return self.positions.shape
+        return tuple(self.positions.shape)
 
-    @property
+    @cached_property
     def L(self) -> int:
         """Keys per sequence (with a KV cache)."""
         return self.context_slots.size(1)
 
-    @property
+    @cached_property
     def mask(self) -> torch.Tensor | None:
         """What attention masks with (model/attention.py): ``attn_mask``, or None when every query sees every key."""
         return None if self.sees_all else self.attn_mask
