@@ -20,17 +20,19 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from model import decoder
+from model.attention import attend
 from model.config_fields import ACTIVATIONS, REFUSED_UNLESS  # config.json's fields: honoured, ignored, refused
 from model.flat_forward import FlatForward
-from model.ragged import RaggedBatch, attend
+from model.ragged import RaggedBatch
 from model.timing import NULL_TIMER, time_modules
 from model.weight_mm import linear
 
@@ -184,24 +186,6 @@ def activation(name: str):
     raise ValueError(f"config activation_function {name!r} is not supported here")
 
 
-def attention_reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                        mask: torch.Tensor | None, scale: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """softmax(Q Kᵀ / √d) · V written out, for reading and for the attention map on screen.
-
-    scale: the factor the scores are multiplied by; None means 1/√d (d = hs).
-
-    q: (B, nh, T, hs), k and v: (B, nh, L, hs), mask: bool (B, 1, T, L) with True where a query may look,
-    or None for no mask. Returns (output (B, nh, T, hs), weights (B, nh, T, L)), same dtype as q.
-    Vaswani et al. 2017, "Attention Is All You Need", eq. 1.
-    """
-    scale = 1.0 / math.sqrt(q.size(-1)) if scale is None else scale
-    scores = (q @ k.transpose(-2, -1)) * scale  # (B, nh, T, L)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)
-    return weights @ v, weights  # (B, nh, T, hs), (B, nh, T, L)
-
-
 class CausalSelfAttention(nn.Module):
     def __init__(self, config: GPT2Config, layer: int = 0):
         super().__init__()
@@ -210,38 +194,17 @@ class CausalSelfAttention(nn.Module):
         self.scale = config.attention_scale(layer)  # 1/√hs for GPT-2
         self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)  # Q, K, V for all heads in one matmul
         self.c_proj = nn.Linear(config.n_embd, config.n_embd)
-        self.readable = False  # True: use attention_reference (slower, keeps the weights)
+        self.readable = False  # True: attention written out (model/attention.py, slower, keeps the weights)
         self.last_weights: torch.Tensor | None = None  # (B, nh, T, L) when readable
 
-    def forward(self, x: torch.Tensor, layer: int, batch: AttentionBatch | None,
+    def forward(self, x: torch.Tensor, layer: int, batch: AttentionBatch | RaggedBatch | None,
                 kv_cache: PagedKVCache | None) -> torch.Tensor:
-        if isinstance(batch, RaggedBatch):  # x: (N, C), the flat rows of a ragged pass (model/ragged.py)
-            return self.c_proj(attend(self.c_attn(x), layer, batch, kv_cache, self.scale, self.n_head))
-        B, T, C = x.shape
-        q, k, v = self.c_attn(x).split(C, dim=2)  # 3 × (B, T, C)
-        q = q.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, nh, T, hs)
-        k = k.view(B, T, self.n_head, self.head_dim)  # (B, T, nh, hs): the cache stores this layout
-        v = v.view(B, T, self.n_head, self.head_dim)  # (B, T, nh, hs)
-        mask = None if batch is None else batch.attn_mask  # (B, 1, T, L)
-        if kv_cache is not None and batch is not None:
-            kv_cache.write(layer, batch.slot_mapping, k, v)
-            if batch.context_start is not None:  # one sequence whose slots are one run: read the cache in place
-                k, v = kv_cache.view(layer, batch.context_start, batch.context_slots.size(1))  # 2 × (1, L, nh, hs)
-            else:
-                k, v = kv_cache.gather(layer, batch.context_slots)  # 2 × (B, L, nh, hs)
-        k = k.transpose(1, 2)  # (B, nh, L, hs)
-        v = v.transpose(1, 2)  # (B, nh, L, hs)
+        """x (B, T, C), or the (N, C) rows of a ragged pass (model/ragged.py) -> the same shape. With a cache, this
+        pass's K/V are written to it and the context read from it (``attend``, model/attention.py)."""
+        qkv = self.c_attn(x)  # (B, T, 3C): Q, K, V for all heads in one matmul
+        y, weights = attend(qkv, layer, kv_cache, batch, self.scale, self.n_head, self.readable)  # (B, T, C)
         if self.readable:
-            if mask is None:
-                mask = torch.ones(T, k.size(2), dtype=torch.bool, device=x.device).tril(k.size(2) - T)[None, None]
-            y, self.last_weights = attention_reference(q, k, v, mask, self.scale)
-        elif mask is None:
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=self.scale)  # training: plain causal
-        elif batch.sees_all:  # every query sees every key: the mask is all True
-            y = F.scaled_dot_product_attention(q, k, v, scale=self.scale)
-        else:
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=self.scale)  # (B, nh, T, hs)
-        y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C)
+            self.last_weights = weights  # (B, nh, T, L)
         return self.c_proj(y)
 
 
@@ -279,7 +242,7 @@ class AttentionBatch:
     attn_mask:     bool (B, 1, T, L) True where query t of sequence b may attend to key j (causal and
                                     within the sequence's length; pad rows see key 0 so softmax stays finite)
     Without a KV cache, slot_mapping and context_slots are None and the keys are the new tokens themselves.
-    Two hints let the model skip work; both describe the fields above and may be ignored (model/parallel/ does):
+    Hints that let the model skip work; they describe the fields above and may be left unset (model/parallel/ does):
     sees_all:      True when attn_mask is all True (T = 1 and every row has all L keys), so attention needs no mask
     context_start: with B = 1, the first slot when context_slots is the run start, start + 1, ..., start + L - 1,
                    so the context can be read from the cache in place instead of gathered
@@ -295,6 +258,24 @@ class AttentionBatch:
     sees_all: bool = False
     context_start: int | None = None
     mirror: tuple | None = None
+
+    # What model/attention.py reads, derived from the fields above the first time (a batch is not changed once
+    # packed): attention reads them in every layer.
+
+    @cached_property
+    def shape(self) -> tuple[int, int]:
+        """(B, T): sequences and new tokens per sequence."""
+        return tuple(self.positions.shape)
+
+    @cached_property
+    def L(self) -> int:
+        """Keys per sequence (with a KV cache)."""
+        return self.context_slots.size(1)
+
+    @cached_property
+    def mask(self) -> torch.Tensor | None:
+        """What attention masks with (model/attention.py): ``attn_mask``, or None when every query sees every key."""
+        return None if self.sees_all else self.attn_mask
 
 
 class GPT2(nn.Module):
@@ -354,29 +335,31 @@ class GPT2(nn.Module):
                 h.remove()
 
     def _forward_modules(self, input_ids, batch, kv_cache, layer_ms, logit_index, rt) -> torch.Tensor:
-        """``forward`` through the modules (training, readable attention, hooks, a model not prepared)."""
+        """``forward`` through the modules (training, readable attention, hooks, a model not prepared): the
+        skeleton of model/decoder.py over ``embed``, the blocks and ``logits``."""
         ragged = isinstance(batch, RaggedBatch)
         if ragged and self.h[0].attn.readable:
             raise ValueError("readable attention keeps (B, nh, T, L) weights: it needs a padded batch")
-        B, T = (1, input_ids.numel()) if ragged else input_ids.shape
         if batch is None:
+            B, T = input_ids.shape
             if T > self.config.n_positions:
                 raise ValueError(f"{T} tokens exceed the context window of {self.config.n_positions}")
             positions = torch.arange(T, device=input_ids.device).expand(B, T)
         else:
             positions = batch.positions
+        return decoder.forward(self, self.h, input_ids, positions, (batch, kv_cache), logit_index, rt, layer_ms)
+
+    def embed(self, input_ids: torch.Tensor, positions: torch.Tensor, rt=NULL_TIMER) -> torch.Tensor:
+        """Token row + position row of every token: int64 (B, T) (or a ragged pass's (N,)) -> float (B, T, C) (or
+        (N, C)). rt: unused (``forward`` times the embeddings by module hooks)."""
         x = self.wte(input_ids) + self.wpe(positions)  # (B, T, C)
-        sync = torch.cuda.synchronize if input_ids.is_cuda else (lambda: None)
-        for i, block in enumerate(self.h):
-            if layer_ms is not None:
-                sync()
-                t0 = time.perf_counter_ns()
-                x = block(x, i, batch, kv_cache)
-                sync()
-                layer_ms.append((time.perf_counter_ns() - t0) / 1e6)
-            else:
-                x = block(x, i, batch, kv_cache)
-        if ragged:
+        return x
+
+    def logits(self, x: torch.Tensor, logit_index: torch.Tensor | None, rt=NULL_TIMER) -> torch.Tensor:
+        """The final LayerNorm and the LM head: x float (B, T, C) -> logits (B, T, V), or at the positions
+        ``logit_index`` int64 (B, K) -> (B, K, V); a ragged pass's x (N, C) with flat rows (M,) -> (M, V).
+        rt: the weight-read timer, bracketing the LM head's product."""
+        if x.dim() == 2:  # a ragged pass's rows
             if logit_index is not None:
                 x = x.index_select(0, logit_index)  # (M, C)
         elif logit_index is not None:
@@ -471,7 +454,8 @@ class GPT2(nn.Module):
         return any(mod._forward_hooks or mod._forward_pre_hooks for mod in self._flat.submodules)
 
     def set_readable_attention(self, on: bool) -> None:
-        """Switch every layer to ``attention_reference`` so ``attention_weights`` can be read after a pass."""
+        """Switch every layer to ``attention_reference`` (model/attention.py) so ``attention_weights`` can be read
+        after a pass."""
         for block in self.h:
             block.attn.readable = on
             block.attn.last_weights = None

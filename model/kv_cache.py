@@ -214,7 +214,12 @@ class PagedKVCache:
         return self.k.numel() * self.k.element_size() + self.v.numel() * self.v.element_size()
 
     def write(self, layer: int, slot_mapping: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
-        """Store new K and V. slot_mapping: int64 (B, T); k, v: (B, T, nh, hs)."""
+        """Store new K and V. slot_mapping: int64 (B, T), or an int: the first of T consecutive slots (a lone
+        sequence, B = 1, whose slots are one run: written as a slice); k, v: (B, T, nh, hs)."""
+        if isinstance(slot_mapping, int):
+            self.k[layer, slot_mapping:slot_mapping + k.size(1)] = k[0]
+            self.v[layer, slot_mapping:slot_mapping + v.size(1)] = v[0]
+            return
         slots = slot_mapping.reshape(-1)
         self.k[layer].index_copy_(0, slots, k.reshape(slots.numel(), *k.shape[2:]))
         self.v[layer].index_copy_(0, slots, v.reshape(slots.numel(), *v.shape[2:]))

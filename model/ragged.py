@@ -5,13 +5,13 @@ A padded pass feeds a (B, T) batch, so a trip that carries one request's 31-toke
 instead, as vLLM, SGLang and TensorRT-LLM's in-flight batching do: embeddings, every Linear, the MLP and the LM
 head run over N = Σ tokens rows, and the LM head only over the rows whose logits are needed.
 
-Attention is the one part that needs to know where each request starts. The rows are ordered so that requests
-feeding the same number of tokens T sit next to each other, and each such *group* is one
-``scaled_dot_product_attention`` call over (B_g, nh, T, L_g): the B_g requests' keys are padded to the longest
-context L_g of the group and masked (padding there costs attention only, never a Linear). So a decode-only pass
-is one group of T = 1 (and reads its context from the ``DecodeMirror`` as before), a lone prefill chunk is one
-group of B_g = 1 that reads its context in place, and a mixed trip is two groups. Measured against a
-block-diagonal mask over the whole flat batch in bench/engine_bench.py ("mixed"), docs/benchmarks.md.
+Attention is the one part that needs to know where each request starts (``attention.attend_ragged``, in
+model/attention.py). The rows are ordered so that requests feeding the same number of tokens T sit next to each
+other, and each such *group* is one ``scaled_dot_product_attention`` call over (B_g, nh, T, L_g): the B_g
+requests' keys are padded to the longest context L_g of the group and masked (padding there costs attention only,
+never a Linear). So a decode-only pass is one group of T = 1 (and reads its context from the ``DecodeMirror`` as
+before), a lone prefill chunk is one group of B_g = 1 that reads its context in place, and a mixed trip is two
+groups. Measured against a block-diagonal mask over the whole flat batch in bench/engine_bench.py ("mixed"), docs/benchmarks.md.
 
 Dimensions: N new tokens of the pass (rows), M rows whose logits are computed, B_g, T_g, L_g of a group,
 nh heads, hs head size, C = nh · hs.
@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import torch
-import torch.nn.functional as F
 
 
 @dataclass
@@ -45,6 +44,16 @@ class AttnGroup:
     context_start: int | None = None
     attn_mask: torch.Tensor | None = None
     mirror: tuple | None = None
+    slot_mapping = None  # the pass writes every row's K/V at once (``attention.attend_ragged``), not per group
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.B, self.T
+
+    @property
+    def mask(self) -> torch.Tensor | None:
+        """What ``model/attention.py`` masks with: ``attn_mask``."""
+        return self.attn_mask
 
 
 @dataclass
@@ -63,44 +72,6 @@ class RaggedBatch:
     @property
     def rows(self) -> int:
         return int(self.positions.numel())
-
-
-def attend(qkv: torch.Tensor, layer: int, batch: RaggedBatch, cache, scale: float, nh: int) -> torch.Tensor:
-    """Attention of one layer over a ragged batch; also writes the new K/V to ``cache`` (if any).
-
-    qkv: (N, 3C) the fused Q, K, V projection of the pass's rows. Returns (N, C), float, same dtype as qkv.
-    Each group is one SDPA call (Vaswani et al. 2017, eq. 1) on its own keys, so no query sees another request.
-    """
-    N, C3 = qkv.shape
-    C = C3 // 3
-    hs = C // nh
-    k_new = qkv[:, C:2 * C].view(N, nh, hs)
-    v_new = qkv[:, 2 * C:].view(N, nh, hs)
-    if cache is not None:
-        cache.write(layer, batch.slot_mapping, k_new[None], v_new[None])  # as (1, N, nh, hs)
-    ys = []
-    for g in batch.groups:
-        a, b = g.start, g.start + g.B * g.T
-        q = qkv[a:b, :C].view(g.B, g.T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
-        if cache is None:
-            k = k_new[a:b].view(g.B, g.T, nh, hs).transpose(1, 2)
-            v = v_new[a:b].view(g.B, g.T, nh, hs).transpose(1, 2)
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale)
-        else:
-            if g.mirror is not None:
-                mk, mv = g.mirror[0][layer], g.mirror[1][layer]  # (B, nh, capacity, hs)
-                mk.view(-1, hs).index_copy_(0, g.mirror[2], k_new[a:b].reshape(g.B * nh, hs))
-                mv.view(-1, hs).index_copy_(0, g.mirror[2], v_new[a:b].reshape(g.B * nh, hs))
-                k, v = mk[:, :, :g.L], mv[:, :, :g.L]
-            else:
-                if g.context_start is not None:
-                    k, v = cache.view(layer, g.context_start, g.L)  # 2 × (1, L, nh, hs)
-                else:
-                    k, v = cache.gather(layer, g.context_slots)  # 2 × (B, L, nh, hs)
-                k, v = k.transpose(1, 2), v.transpose(1, 2)  # (B, nh, L, hs)
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=g.attn_mask, scale=scale)
-        ys.append(y.transpose(1, 2).reshape(g.B * g.T, C))
-    return ys[0] if len(ys) == 1 else torch.cat(ys)
 
 
 def pack(items: list, block_size: int, ar: torch.Tensor, scratch_slot: int | None, device: torch.device,

@@ -69,25 +69,24 @@ _STAGE_LIST = [
     Stage('lookup_draft', 'Prompt lookup: guess from the text so far', 'model.ngram:NgramIndex.propose'),
     Stage('shard', 'Sharded forward: send the batch to every worker', 'model.parallel.runner:ShardedRunner.forward',
           'payload = {', 'msgs = self._collect('),
-    Stage('embedding', 'Embedding: token and position rows', 'model.gpt2:GPT2._forward_modules',
+    Stage('embedding', 'Embedding: token and position rows', 'model.gpt2:GPT2.embed',
           'x = self.wte(input_ids) + self.wpe(positions)'),
     Stage('attention', 'Attention: softmax(QKᵀ/√d)·V', 'model.gpt2:CausalSelfAttention.forward',
-          'if isinstance(batch, RaggedBatch)', 'return self.c_proj(y)'),
+          'qkv = self.c_attn(x)', 'return self.c_proj(y)'),
     Stage('kv_write', 'Write the KV cache', 'model.kv_cache:PagedKVCache.write'),
     Stage('mlp', 'MLP (feed-forward)', 'model.gpt2:Block.forward', 'return x + self.mlp(self.ln_2(x))'),
-    Stage('embedding_fused', 'Embedding: token and position rows (fused pass)',
-          'model.flat_forward:FlatForward.forward',
-          'tok, pos = self.embed(input_ids', 'x = tok + pos'),
-    Stage('attention_fused', 'Attention (fused pass)', 'model.flat_forward:FlatForward.forward',
-          'qkv = mm(F.layer_norm(x, (C,), w1, b1, eps)', 'x = x + mm(y, i, 1, rt)'),
-    Stage('mlp_fused', 'MLP (fused pass)', 'model.flat_forward:FlatForward.forward',
-          'h = mm(F.layer_norm(x, (C,), w2, b2, eps)', 'x = x + mm(h, i, 3, rt)'),
-    Stage('lm_head_fused', 'LM head (fused pass)', 'model.flat_forward:FlatForward.forward',
-          'x = F.layer_norm(x, (C,), m.ln_f.weight', 'rt.end()'),
+    Stage('embedding_fused', 'Embedding: token and position rows (fused pass)', 'model.flat_forward:FlatForward.embed',
+          'rt.begin()', 'rt.end()'),
+    Stage('attention_fused', 'Attention (fused pass)', 'model.flat_forward:FlatAttention.forward',
+          'qkv = self.c_attn(x, rt)', 'return self.c_proj(y, rt)'),
+    Stage('mlp_fused', 'MLP (fused pass)', 'model.flat_forward:FlatBlock.forward',
+          'return x + self.mlp(self.ln_2(x), rt)'),
+    Stage('lm_head_fused', 'LM head (fused pass)', 'model.flat_forward:FlatForward.logits',
+          'if rows is not None:', 'rt.end()'),
     Stage('all_reduce', "All-reduce: add every worker's share", 'model.parallel.shard:_TPAttention.forward',
           'y = weight_product(self.c_proj, y)', 'all_reduce(y)'),
-    Stage('lm_head', 'LM head: one score per token', 'model.gpt2:GPT2._forward_modules',
-          'elif logit_index is not None:', 'logits = x @ self.lm_head_weight().t()'),
+    Stage('lm_head', 'LM head: one score per token', 'model.gpt2:GPT2.logits',
+          'if x.dim() == 2:', 'rt.end()'),
     Stage('sample', 'Sample the next token', 'model.engine:Engine._plain_step',
           'last = logits[:, -1].float()', 'token, top5 = dist.draw(seq.generator), dist.top(5)'),
     Stage('verify', "Verify the draft's guesses (greedy)", 'model.speculative:accept_greedy',
@@ -196,9 +195,10 @@ def forward_stages(n_layer: int, kv_cache: bool, sharded: str = "", fused: bool 
     """The stages of one forward pass, in the order the code runs them.
 
     Local model (``sharded`` ""): embedding, then per layer attention (with the KV write inside it when there is a
-    cache: ``CausalSelfAttention.forward`` calls ``PagedKVCache.write`` after computing Q, K, V) and the MLP, then
-    the LM head (``GPT2._forward_modules``); ``fused``: the same arithmetic in ``FlatForward.forward``
-    (model/flat_forward.py, ``GPT2.takes_fused_path``).
+    cache: ``attend`` in model/attention.py calls ``PagedKVCache.write`` after computing Q, K, V) and the MLP, then
+    the LM head (``GPT2.embed``, the blocks and ``GPT2.logits``, through model/decoder.py); ``fused``: the same
+    arithmetic in ``FlatForward`` (model/flat_forward.py, ``GPT2.takes_fused_path``), whose ``decode_one`` (the
+    draft model's lone guesses) goes through the same stages.
     ``sharded`` "tp": the engine sends the batch to the workers, whose every layer ends its attention and MLP
     with an all-reduce; "pp": the workers pass activations along (only "shard" is named).
     """

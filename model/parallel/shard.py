@@ -7,6 +7,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from model.attention import attend
 from model.gpt2 import Block, GPT2Config
 from model.parallel.plan import check_degree, split_layers
 from model.timing import NULL_TIMER
@@ -82,16 +83,10 @@ class _TPAttention(nn.Module):
         self.c_proj = nn.Linear(heads * hs, C)  # row-parallel: its bias is added once, after the all-reduce
 
     def forward(self, x, layer, batch, cache, all_reduce):
-        B, T, _ = x.shape
-        q, k, v = self.c_attn(x).split(self.heads * self.hs, dim=2)  # 3 × (B, T, nh/n·hs)
-        q = q.view(B, T, self.heads, self.hs).transpose(1, 2)  # (B, nh/n, T, hs)
-        k = k.view(B, T, self.heads, self.hs)  # (B, T, nh/n, hs): the cache layout
-        v = v.view(B, T, self.heads, self.hs)
-        if cache is not None and batch.slot_mapping is not None:
-            cache.write(layer, batch.slot_mapping, k, v)
-            k, v = cache.gather(layer, batch.context_slots)  # 2 × (B, L, nh/n, hs)
-        y = F.scaled_dot_product_attention(q, k.transpose(1, 2), v.transpose(1, 2), attn_mask=batch.attn_mask)
-        y = y.transpose(1, 2).reshape(B, T, self.heads * self.hs)  # (B, T, nh/n·hs)
+        """x (B, T, C) -> (B, T, C), the all-reduced sum of every rank's share. This rank's K/V are written to
+        its cache and the context read from it (``attend``, model/attention.py; GPT-2's 1/√hs scale)."""
+        qkv = self.c_attn(x)  # (B, T, 3·nh/n·hs): this rank's heads of Q, K and V
+        y = attend(qkv, layer, cache, batch, None, self.heads)[0]  # (B, T, nh/n·hs)
         y = weight_product(self.c_proj, y)  # (B, T, C): this rank's share of the sum
         all_reduce(y)
         return y + self.c_proj.bias
@@ -152,10 +147,13 @@ class _Shard(nn.Module):
     def blocks(self):
         return list(self.h) if isinstance(self.h, nn.ModuleList) else [self.h[str(i)] for i in self.layers]
 
-    def embed(self, input_ids, positions):
+    def embed(self, input_ids, positions, rt=NULL_TIMER):
+        """int64 (B, T) ids and positions -> float (B, T, C) (the module hooks time it: rt is unused)."""
         return self.wte(input_ids) + self.wpe(positions)  # (B, T, C)
 
-    def head(self, x, logit_index):
+    def logits(self, x, logit_index, rt=NULL_TIMER):
+        """x (B, T, C) at positions logit_index int64 (B, K) -> final norm and the tied LM head, (B, K, V) (timed by
+        ``weight_product``: rt is unused)."""
         x = self.ln_f(x.gather(1, logit_index[:, :, None].expand(-1, -1, x.size(-1))))  # (B, K, C)
         return weight_product(self.wte, x)  # (B, K, V): the tied LM head
 

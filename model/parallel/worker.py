@@ -15,6 +15,7 @@ from datetime import timedelta
 import numpy as np
 import torch
 
+from model import decoder
 from model.gpt2 import AttentionBatch, GPT2Config
 from model.kv_cache import PagedKVCache
 from model.parallel.plan import WORKER_POLL_S
@@ -110,10 +111,8 @@ class _Worker:
             comm += _now() - t0
 
         t_start = _now()
-        x = self.shard.embed(input_ids, batch.positions)
-        for i, block in enumerate(self.shard.blocks()):
-            x = block(x, i, batch, self.cache, all_reduce)
-        logits = self.shard.head(x, logit_index)
+        logits = decoder.forward(self.shard, self.shard.blocks(), input_ids, batch.positions,
+                                 (batch, self.cache, all_reduce), logit_index, NULL_TIMER)
         self.sync()
         t_end = _now()
         timing = {"compute_ms": (t_end - t_start - comm) / 1e6, "comm_ms": comm / 1e6, "bubble_ms": 0.0,
@@ -153,7 +152,7 @@ class _Worker:
             for local, block in enumerate(blocks):
                 x = block(x, local, sub, self.cache)
             if self.shard.last:
-                outs.append(self.shard.head(x, logit_index[a:b]))
+                outs.append(self.shard.logits(x, logit_index[a:b]))
             self.sync()
             compute += _now() - t0
             if not self.shard.last:

@@ -2,11 +2,14 @@
 
 Locations are checked against the source files read here on their own (``importlib.util.find_spec(...).origin``,
 ``open``), not through ``inspect``; the order of stages is checked against a line tracer (``sys.settrace``) that
-records which stage's lines executed, in which layer (the functions' own ``layer`` / ``i`` argument).
+records which stage's lines executed, in which layer (the functions' own ``layer`` / ``i`` argument). Lines that run
+inside the draft model's passes (called from the draft loop of ``speculative_step`` or from ``draft_prefill``) are
+recorded apart: they must be the stages of a forward pass too.
 """
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import inspect
 import sys
@@ -54,42 +57,77 @@ def test_parse_names_and_layers():
 
 
 class _Tracer:
-    """Records (stage, layer) the first time a line inside a stage's highlighted range runs, in order."""
+    """Records (stage, layer) the first time a line inside a stage's highlighted range runs, in order: in ``seen``,
+    or in ``draft_seen`` when it runs inside one of the draft model's passes. The draft's prefill beside the
+    target's (``draft_prefill``) is what a prefill step reports as "draft": its first stage line counts as that."""
 
     def __init__(self, names):
+        from model import speculative
+
         self.ranges = {}
         for name in names:
             src = stages.source_of(name)
             code = stages.STAGES[name].function().__code__
             self.ranges.setdefault(code, []).append((name, *src.highlight))
         self.seen: list[str] = []
-        self._last = None
+        self.draft_seen: list[str] = []
+        self._last = {id(self.seen): None, id(self.draft_seen): None}
+        self._draft_loop = (speculative.speculative_step.__code__, *stages.source_of("draft").highlight)
+        self._draft_prefill = speculative.draft_prefill.__code__
 
-    def __call__(self, frame, event, arg):
-        if frame.f_code in self.ranges:
-            return self._local
+    def _draft_caller(self, frame) -> str | None:
+        """"prefill" or "loop" when ``frame`` was called (at any depth) from the draft's prefill or from the draft
+        loop of a verify step; else None."""
+        code, lo, hi = self._draft_loop
+        f = frame.f_back
+        while f is not None:
+            if f.f_code is self._draft_prefill:
+                return "prefill"
+            if f.f_code is code and lo <= f.f_lineno <= hi:
+                return "loop"
+            f = f.f_back
         return None
 
-    def _local(self, frame, event, arg):
-        if event == "line":
-            for name, lo, hi in self.ranges[frame.f_code]:
-                if lo <= frame.f_lineno <= hi:
-                    layer = frame.f_locals.get("layer", frame.f_locals.get("i"))
-                    key = f"{name}:{layer}" if name in stages.PER_LAYER else name
-                    if key != self._last:
-                        self._last = key
-                        if key not in self.seen:
-                            self.seen.append(key)
-        return self._local
+    def __call__(self, frame, event, arg):
+        if frame.f_code not in self.ranges:
+            return None
+        caller = self._draft_caller(frame)
+        out = self.seen if caller is None else self.draft_seen
+
+        def local(frame, event, arg):
+            if event == "line":
+                if caller == "prefill":
+                    self._record(self.seen, "draft")
+                self._line(frame, out)
+            return local
+        return local
+
+    def _line(self, frame, out: list[str]) -> None:
+        for name, lo, hi in self.ranges[frame.f_code]:
+            if lo <= frame.f_lineno <= hi:
+                layer = frame.f_locals.get("layer", frame.f_locals.get("i"))
+                self._record(out, f"{name}:{layer}" if name in stages.PER_LAYER else name)
+
+    def _record(self, out: list[str], key: str) -> None:
+        if key != self._last[id(out)]:
+            self._last[id(out)] = key
+            if key not in out:
+                out.append(key)
 
 
-def _traced_step(engine, names):
+def _traced_step(engine, names, draft: list[str] | None = None):
+    """engine.step() under the tracer: (its report, the stages seen). draft: if a list, the stages seen inside the
+    draft model's passes are put in it (else there must be none)."""
     tracer = _Tracer(names)
     sys.settrace(tracer)
     try:
         report = engine.step()
     finally:
         sys.settrace(None)
+    if draft is None:
+        assert tracer.draft_seen == []
+    else:
+        draft.extend(tracer.draft_seen)
     return report, tracer.seen
 
 
@@ -139,6 +177,36 @@ def test_prompt_lookup_steps_report_the_lookup_and_the_verify(make_engine, tiny)
         phases.add(report.phase)
         assert report.stages == seen, (report.phase, report.stages, seen)
     assert "prefill" in phases and len(phases) > 1
+
+
+@pytest.mark.parametrize("n_requests", [1, 2], ids=["lone", "batched"])
+@pytest.mark.parametrize("temperature", [0.0, 1.0], ids=["greedy", "sampled"])
+def test_draft_model_passes_and_verify_are_the_lines_that_ran(make_engine, tiny, n_requests, temperature):
+    """Speculative decoding with a draft model: each step's reported stages are the lines that ran (the draft loop,
+    the target's pass, verify or verify_sampled), and every draft pass (the draft's prefill, packed guesses, a lone
+    sequence's ``decode_one``) runs the stages of a fused forward of the draft, layer by layer."""
+    model, tokenizer = tiny
+    model.prepare_for_decode()
+    engine = make_engine()
+    engine.set_draft(copy.deepcopy(model), tokenizer)
+    engine.set_draft_k(3)
+    for r in range(n_requests):
+        engine.add_request(prompt_ids(12 + r, 3 + r, tokenizer.vocab_size), max_new_tokens=9,
+                           sampling=SamplingParams(temperature=temperature, seed=r))
+    passes = stages.forward_stages(engine.draft.config.n_layer, True, fused=True)
+    phases = set()
+    for _ in range(8):
+        if not engine.has_work():
+            break
+        draft: list[str] = []
+        report, seen = _traced_step(engine, LOCAL + ["draft", "verify_sampled"], draft)
+        phases.add(report.phase)
+        assert report.stages == seen, (report.phase, report.stages, seen)
+        if "draft" in report.stages:
+            assert [s for s in draft if s != "pack"] == passes, (report.phase, draft)
+        else:
+            assert draft == []
+    assert {"prefill", "verify"} <= phases
 
 
 def test_generate_json_lists_each_steps_stages(tiny_model_dir):
