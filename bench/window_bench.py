@@ -250,7 +250,7 @@ class _Storm:
                                "tick_p50_ms": _percentile(tick_gaps, 50), "tick_p95_ms": _percentile(tick_gaps, 95)}
         self.out.update({"window": [window.width(), window.height()], "runs_started_by_taps": router.runs_started,
                          "taps_routed": router.taps, "cancelled": router.cancelled, "running": window.is_running(),
-                         "reports": window.reports_received, "router_idle": router._mode == "idle"})
+                         "reports": window.reports_received, "router_idle": router.is_idle()})
         window.close()
 
 

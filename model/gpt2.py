@@ -408,6 +408,11 @@ class GPT2(nn.Module):
         ``wte.weight``."""
         return self.wte.weight if self.lm_head is None else self.lm_head.weight
 
+    @property
+    def prepared_for_decode(self) -> bool:
+        """True once ``prepare_for_decode`` laid the weights out (the flat fast path is on)."""
+        return self._flat is not None
+
     def prepare_for_decode(self) -> GPT2:
         """Lay the weights out for fast decoding; the results of a pass do not change (within float rounding).
 

@@ -179,7 +179,7 @@ def quantize_int8(model):
     if model.lm_head is not None:
         model.lm_head = Int8Linear(model.lm_head)
     model.weights = "int8"
-    if model._flat is not None:
+    if model.prepared_for_decode:
         model.prepare_for_decode()
     return model
 
@@ -222,7 +222,7 @@ def to_fp16(model):
         raise ValueError(f"fp16 weights are made from fp32 ones, not from {model.weights}")
     fp16_modules(model)
     model.weights = "fp16"
-    if model._flat is not None:
+    if model.prepared_for_decode:
         model.prepare_for_decode()
     return model
 

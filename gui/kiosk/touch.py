@@ -126,6 +126,10 @@ class TouchRouter(QObject):
             idle.woken.connect(lambda: QTimer.singleShot(0, self._show_where_to_begin))
 
     # ---- wiring ---------------------------------------------------------------------------------------------
+    def is_idle(self) -> bool:
+        """True when no finger is being followed (no tap, swipe, drag or scroll in progress)."""
+        return self._mode == "idle"
+
     def _attach(self) -> None:
         handle = self.host.windowHandle()
         if handle is None or handle is self._window:
