@@ -5,10 +5,13 @@ Shape of one step (``Engine.step``):
     pack       build the flat (N,) tokens of every request, positions, KV slots and attention groups (ragged:
                model/ragged.py), or, for the sharded runner and readable attention, padded (B, T) inputs
                (``model/runner.py``, the ModelRunner)
-    forward    one real pass of the model over those tokens, timed in parts by the ModelRunner (speculative
-               decoding, ``model/speculative.py``: a verify step first runs the draft passes; a prefill, the draft's)
-    sample     draw the next token of every sequence that reached its last known token
-    report     a plain-data ``StepReport``: phase, batch, tokens, measured ms, bytes read, blocks in use
+    propose    speculative decoding (``Engine.speculator``, model/speculative.py): in a decode step the apprentice
+               guesses k tokens a sequence (draft passes, or prompt lookup); in a prefill, the draft reads the prompt
+    forward    one real pass of the model over those tokens, timed in parts by the ModelRunner
+    sample     draw the next token of every sequence that reached its last known token (``Engine._sample``), or
+    verify     keep the guesses the target agrees with, then its own token (``Engine._verify``)
+    report     a plain-data ``StepReport`` (``Engine._report``): phase, batch, tokens, measured ms, bytes read,
+               blocks in use
 
 With the KV cache off (``kv_cache=False``) every step recomputes every sequence from its first token (the tour's baseline)."""
 
@@ -29,7 +32,7 @@ from model.report import StepReport, TokenEvent
 from model.runner import ModelRunner, PassItem
 from model.sampling import SamplingParams, make_generator, nuclei
 from model.scheduler import Schedule, Scheduler, Sequence, Status
-from model.speculative import DRAFT_STOP_BELOW, draft_prefill, speculative_step
+from model.speculative import DRAFT_STOP_BELOW, Guesses, Speculator, accept_greedy, accept_sampled
 from model.stages import forward_stages
 from model.tokenizer import StreamDecoder, Tokenizer
 from model.weight_mm import BYTES_PER_VALUE
@@ -42,6 +45,21 @@ MAX_SEQS_IN_POOL = 64  # the batch slider and the benchmark go up to 64 sequence
 def default_threads() -> int:
     """Intra-op threads for torch: all cores but one (the GUI keeps a core), at least 1."""
     return max(1, (os.cpu_count() or 2) - 1)
+
+
+@dataclass
+class TargetPass:
+    """One pass of the target (``Engine._pass``): logits (B, K, V) float of the model's dtype, tokens fed
+    (tokens_in) and rows computed, context tokens read (for the KV bytes), wall ms of the forward, per-layer ms
+    (or []), ms of it spent reading weights."""
+
+    logits: torch.Tensor
+    tokens_in: int
+    rows: int
+    context: int
+    forward_ms: float
+    layer_ms: list[float]
+    read_ms: float
 
 
 @dataclass
@@ -132,6 +150,7 @@ class Engine:
         self.draft_stop_below = DRAFT_STOP_BELOW  # the draft model stops guessing once it is less sure than this
         self.draft_kind = "model"  # who guesses: "model" (the draft model) or "ngram" (prompt lookup, model/ngram.py)
         self.spec_proposed = self.spec_accepted = 0  # over the engine's life: draft guesses checked, and kept
+        self.speculator = Speculator(self)  # the apprentice: proposes guesses, runs the draft's prefill
         # packs and runs the passes, times them; a sharded runner (model/parallel/) set on it runs the target's
         self.model_runner = ModelRunner(self.model, self.cache, block_size=block_size, n_positions=cfg.n_positions,
                                         ragged=ragged, layer_timing=layer_timing)
@@ -328,10 +347,6 @@ class Engine:
 
     # ---- one forward pass ----------------------------------------------------------------------------------
 
-    def _pack_pass(self, items: list[PassItem], cache: PagedKVCache | None, target: bool, mirror: bool = False):
-        """``ModelRunner.pack`` for the target (``target``) or the draft model."""
-        return self.model_runner.pack(items, cache, self.model if target else self.draft, mirror)
-
     def _pack(self, items: list[PassItem], cache: PagedKVCache | None, mirror: bool = False):
         """``ModelRunner.pack_padded``: padded (B, T) inputs (input_ids, AttentionBatch, logit_index, context)."""
         return self.model_runner.pack_padded(items, cache, mirror)
@@ -408,30 +423,49 @@ class Engine:
         self._loop_watch.pop(seq.request_id, None)
 
     def step(self) -> StepReport | None:
-        """Run one forward pass over the scheduled work. Returns its report, or None if there is nothing to do."""
+        """Run one forward pass over the scheduled work. Returns its report, or None if there is nothing to do.
+
+        schedule → propose (the apprentice's guesses, a decode step with guesses on: ``Speculator.propose``) →
+        one pass of the target (``_pass``) → verify the guesses (``_verify``) or sample (``_sample``) → report."""
         if not self.scheduler.has_work():
             return None
         t0 = time.perf_counter_ns()
         sched = self.scheduler.schedule(kv_cache=self.kv_cache_enabled)
         if not sched.items:
             raise RuntimeError("the scheduler found work but could not place any of it (KV cache too small)")
-        phase = sched.phase
-        if self.draft_k > 0 and phase == "decode" and (self.draft_kind == "ngram" or self.draft is not None):
-            return speculative_step(self, sched, t0)  # draft k guesses, verify them in one pass (model/speculative.py)
-        return self._plain_step(sched, t0)
-
-    def _plain_step(self, sched: Schedule, t0: int) -> StepReport:
-        """One forward pass over the scheduled tokens; every sequence at its last token samples one more."""
-        phase = sched.phase
-        draft_ms = draft_prefill(self, sched) if phase != "decode" else 0.0  # the draft reads the prompt too
+        phase = sched.phase  # read now: the sequences leave their prefill in the pass
+        guesses = self.speculator.propose(sched) if self.speculator.on(phase) else None
+        if guesses is not None and guesses.verifies:  # k guesses a sequence, checked in one pass
+            seqs = [it.seq for it in sched.items]
+            items = [PassItem([seq.token_ids[-1]] + guesses.tokens[b], len(seq.token_ids) - 1, seq.table,
+                              guesses.ks[b] + 1) for b, seq in enumerate(seqs)]
+            tp = self._pass(items, verify=True)
+            events, verdict = self._verify(seqs, tp.logits, guesses, time.perf_counter_ns())
+            return self._report(sched, "verify", t0, tp, events, guesses.draft_ms, guesses, verdict)
+        draft_ms = self.speculator.prefill(sched) if phase != "decode" else 0.0  # the draft reads the prompt
         items = [PassItem(it.seq.token_ids[it.start:it.start + it.count], it.start, it.seq.table)
                  for it in sched.items]
-        input_ids, batch, logit_index, context, pick, rows = self._pack_pass(items, self.cache, True, mirror=True)
-        kv_bytes = context * self.kv_bytes_per_token
+        tp = self._pass(items, verify=False)
+        events = self._sample(sched, tp.logits, time.perf_counter_ns())
+        return self._report(sched, phase, t0, tp, events, draft_ms, guesses)
+
+    def _pass(self, items: list[PassItem], verify: bool) -> TargetPass:
+        """One pass of the target over ``items``, packed by ``ModelRunner.pack`` (a plain step, not ``verify``,
+        may read the context from the decode mirror). Its logits come back (B, K, V): a row per item and logit."""
+        input_ids, batch, logit_index, context, pick, rows = self.model_runner.pack(items, self.cache, self.model,
+                                                                                    not verify)
         logits, forward_ms, layer_ms, read_ms = self.forward_parts(input_ids, batch, logit_index)
         if pick is not None:
-            logits = logits.view(len(items), 1, -1)  # one logit row per item, in item order
-        now = time.perf_counter_ns()
+            if verify:
+                logits = logits[pick.to(logits.device)]  # (B, K, V)
+            else:  # one logit row per item, in item order
+                logits = logits.view(len(items), 1, -1)
+        return TargetPass(logits, sum(len(it.token_ids) for it in items), rows, context, forward_ms, layer_ms,
+                          read_ms)
+
+    def _sample(self, sched: Schedule, logits: torch.Tensor, now: int) -> list[TokenEvent]:
+        """Every scheduled sequence takes its computed tokens; each at its last known token samples one more from
+        its last row of ``logits`` (B, K, V). now: perf_counter_ns stamped on the tokens. Returns their events."""
         events = []
         last = logits[:, -1].float()  # (B, V): the logits each sequence samples from
         # Greedy rows need no per-row work: one softmax, argmax and top-5 for the whole batch.
@@ -453,16 +487,88 @@ class Engine:
                     dist = nuclei(last[b:b + 1], seq.sampling)[0]
                     token, top5 = dist.draw(seq.generator), dist.top(5)
                 events.append(self._emit(seq, token, top5, now))
+        return events
+
+    def _verify(self, seqs: list[Sequence], logits: torch.Tensor, guesses: Guesses,
+                now: int) -> tuple[list[TokenEvent], tuple[int, int]]:
+        """Keep each sequence's agreeing prefix of guesses, then the target's own token (``_accept``), from the
+        verify pass's ``logits`` (B, k + 1, V); give back the blocks of rejected guesses. now: perf_counter_ns
+        stamped on the tokens. Returns (the emitted tokens' events, (guesses kept, bonus tokens))."""
+        events, accepted, bonus = [], 0, 0
+        for b, seq in enumerate(seqs):
+            k = guesses.ks[b]
+            rows = logits[b, :k + 1].float()  # (k + 1, V)
+            if self.record_logits:
+                self.logits.setdefault(seq.request_id, []).extend(rows.clone())
+            a, emitted, tops = self._accept(seq, rows, guesses, b)
+            accepted += a
+            bonus += int(k > 0 and a == k)
+            for i, token in enumerate(emitted):
+                event = self._emit(seq, token, tops[i], now)
+                event.accepted_from_draft = i < a
+                events.append(event)
+                if event.finish_reason is not None:
+                    break
+            if seq.status is Status.RUNNING:
+                seq.num_computed = len(seq.token_ids) - 1  # the newest token is fed by the next pass
+                seq.draft_computed = min(seq.draft_computed, seq.num_computed)
+                self.blocks.truncate(seq.table, len(seq.token_ids))  # give back blocks of rejected guesses
+                self.blocks.register_full_blocks(seq.table, seq.token_ids, seq.num_computed)
+        self.spec_proposed += sum(guesses.ks)
+        self.spec_accepted += accepted
+        return events, (accepted, bonus)
+
+    @staticmethod
+    def _accept(seq: Sequence, rows: torch.Tensor, guesses: Guesses,
+                b: int) -> tuple[int, list[int], list[list[tuple[int, float]]]]:
+        """The acceptance rule for sequence b (``accept_greedy`` / ``accept_sampled``) over its target rows
+        (k + 1, V): (guesses kept a, emitted tokens, the top-5 (id, probability) of every emitted token's row)."""
+        if seq.sampling.greedy:
+            a, emitted = accept_greedy(rows, guesses.tokens[b])
+            # the top-5 of every emitted row: greedy shows the plain softmax
+            top = torch.topk(torch.softmax(rows[:len(emitted)], dim=-1), min(5, rows.size(-1)))
+            return a, emitted, [list(zip(i, v)) for i, v in zip(top.indices.tolist(), top.values.tolist())]
+        p = nuclei(rows, seq.sampling)  # the k + 1 target distributions
+        a, emitted = accept_sampled(p, guesses.q_of(b), guesses.tokens[b], seq.generator)
+        return a, emitted, [p[i].top(5) for i in range(len(emitted))]  # sampling: the rows' distributions
+
+    def _report(self, sched: Schedule, phase: str, t0: int, tp: TargetPass, events: list[TokenEvent],
+                draft_ms: float, guesses: Guesses | None, verdict: tuple[int, int] | None = None) -> StepReport:
+        """The step's ``StepReport``, for a plain step and a verify step (phase "verify", ``verdict``: (guesses
+        kept, bonus tokens)) alike. phase: the schedule's, read before the pass. t0: perf_counter_ns at the step's
+        start; draft_ms: the draft's prefill, or the guessing."""
         self._step += 1
+        seqs = [it.seq for it in sched.items]
+        spec = {}
+        if verdict is not None:
+            spec = {"proposed": sum(guesses.ks), "accepted": verdict[0], "bonus": verdict[1],
+                    "verify_ms": tp.forward_ms, "draft_weight_read_ms": guesses.read_ms,
+                    "draft_kind": guesses.kind,
+                    "guesses": [{"request_id": s.request_id, "labels": [self._label(t) for t in guesses.tokens[b]]}
+                                for b, s in enumerate(seqs)]}
         return StepReport(
-            step=self._step, phase=phase, request_ids=[it.seq.request_id for it in sched.items],
-            batch=len(sched.items), tokens_in=sum(it.count for it in sched.items), tokens_out=len(events),
-            rows_computed=rows, wall_ms=(time.perf_counter_ns() - t0) / 1e6, forward_ms=forward_ms, weight_read_ms=read_ms,
-            weight_bytes=self.weight_bytes, kv_bytes=kv_bytes, kv_bytes_in_use=self.kv_bytes_in_use,
+            step=self._step, phase=phase,
+            request_ids=[s.request_id for s in seqs], batch=len(seqs), tokens_in=tp.tokens_in,
+            tokens_out=len(events), rows_computed=tp.rows, wall_ms=(time.perf_counter_ns() - t0) / 1e6,
+            forward_ms=tp.forward_ms, weight_read_ms=tp.read_ms, weight_bytes=self.weight_bytes,
+            kv_bytes=tp.context * self.kv_bytes_per_token, kv_bytes_in_use=self.kv_bytes_in_use,
             blocks_in_use=self.blocks_in_use, num_blocks=self.num_blocks, prefix_hit_tokens=sched.prefix_hit_tokens,
-            layer_ms=layer_ms, tokens=events, workers=list(self.last_workers) if self.runner is not None else [],
-            draft_ms=draft_ms, stages=self._head_stages(sched) + (["draft"] if draft_ms else []) + ["pack"]
-            + self._pass_stages() + ["sample"])
+            layer_ms=tp.layer_ms, tokens=events, workers=list(self.last_workers) if self.runner is not None else [],
+            draft_ms=draft_ms, stages=self._stages(sched, draft_ms, guesses, verdict is not None), **spec)
+
+    def _stages(self, sched: Schedule, draft_ms: float, guesses: Guesses | None, verified: bool) -> list[str]:
+        """The stages the step went through, in order (``StepReport.stages``): the apprentice's ("draft" for the
+        draft model's guesses or prefill, "lookup_draft" for prompt lookup, even one that found nothing), the
+        target's pass, then "sample", or "verify" / "verify_sampled" (any sampled request) after guesses."""
+        if guesses is not None:
+            apprentice = ["lookup_draft" if guesses.kind == "ngram" else "draft"]
+        else:
+            apprentice = ["draft"] if draft_ms else []
+        if not verified:
+            last = "sample"
+        else:
+            last = "verify" if all(it.seq.sampling.greedy for it in sched.items) else "verify_sampled"
+        return self._head_stages(sched) + apprentice + ["pack"] + self._pass_stages() + [last]
 
     def _head_stages(self, sched: Schedule) -> list[str]:
         """The stages before a pass: the prefix-cache lookup when it found blocks for a request admitted now."""

@@ -88,52 +88,74 @@ def pack(items: list, block_size: int, ar: torch.Tensor, scratch_slot: int | Non
     by_t: dict[int, list[int]] = {}
     for i, it in enumerate(items):
         by_t.setdefault(len(it.token_ids), []).append(i)
-    order = [t for t in sorted(by_t)]  # 1-token rows (decodes) first, as the scheduler orders them
     ids, pos, slots_all, groups = [], [], [], []
     row_of = [0] * len(items)
     context = 0
     row = 0
-    for T in order:
+    for T in sorted(by_t):  # 1-token rows (decodes) first, as the scheduler orders them
         members = by_t[T]
         g_items = [items[i] for i in members]
-        B = len(g_items)
-        ends = [it.start + T for it in g_items]
-        L = max(ends)
-        positions = torch.stack([ar[it.start:it.start + T] for it in g_items]) if B > 1 \
-            else ar[g_items[0].start:g_items[0].start + T][None]  # (B, T)
+        g, positions = _group(g_items, T, row, ar)
         for i in members:
             row_of[i] = row
             row += T
         for it in g_items:
             ids.extend(it.token_ids)
         pos.append(positions.reshape(-1))
-        g = AttnGroup(start=row_of[members[0]], B=B, T=T, L=L)
         if scratch_slot is not None:
-            context += sum(ends)
-            sees_all = T == 1 and all(e == L for e in ends)
-            if not sees_all:
-                g.attn_mask = (ar[None, None, :L] <= positions[:, :, None])[:, None].to(device)  # (B, 1, T, L)
-            run = None
-            if B == 1:
-                blocks = g_items[0].table.blocks[:-(-L // block_size)]
-                if blocks == list(range(blocks[0], blocks[0] + len(blocks))):
-                    run = blocks[0] * block_size
-            if run is not None:
-                g.context_start = run
-                slots_all.append(positions.reshape(-1) + run)
-            else:
-                nb = -(-L // block_size)
-                tables = [it.table.blocks[:nb] + [0] * (nb - len(it.table.blocks[:nb])) for it in g_items]
-                slots = (torch.tensor(tables, dtype=torch.long)[:, :, None] * block_size
-                         + ar[:block_size]).view(B, nb * block_size)[:, :L]
-                ends_t = torch.tensor(ends)
-                g.context_slots = slots.masked_fill(ar[None, :L] >= ends_t[:, None], scratch_slot)  # (B, L)
-                slots_all.append(slots.gather(1, positions).reshape(-1))
-                if T == 1 and mirror_of is not None:
-                    g.mirror = mirror_of([it.table for it in g_items], [it.start for it in g_items],
-                                         g.context_slots)
-                g.context_slots = g.context_slots.to(device)
+            context += sum(it.start + T for it in g_items)
+            slots_all.append(_place_in_cache(g, g_items, positions, block_size, ar, scratch_slot, device, mirror_of))
         groups.append(g)
+    logit_rows, pick = _logit_rows(items, row_of)
+    positions = pos[0] if len(pos) == 1 else torch.cat(pos)
+    slot_mapping = None if scratch_slot is None else (slots_all[0] if len(slots_all) == 1 else torch.cat(slots_all))
+    batch = RaggedBatch(positions=positions.to(device),
+                        slot_mapping=None if slot_mapping is None else slot_mapping.to(device), groups=groups)
+    return (torch.tensor(ids, dtype=torch.long, device=device), batch,
+            torch.tensor(logit_rows, dtype=torch.long, device=device), torch.tensor(pick, dtype=torch.long), context)
+
+
+def _group(g_items: list, T: int, start: int, ar: torch.Tensor) -> tuple[AttnGroup, torch.Tensor]:
+    """The attention group of ``g_items`` (each feeding T tokens) from flat row ``start``, and its positions
+    int64 (B, T) on the CPU."""
+    B = len(g_items)
+    L = max(it.start + T for it in g_items)
+    positions = torch.stack([ar[it.start:it.start + T] for it in g_items]) if B > 1 \
+        else ar[g_items[0].start:g_items[0].start + T][None]  # (B, T)
+    return AttnGroup(start=start, B=B, T=T, L=L), positions
+
+
+def _place_in_cache(g: AttnGroup, g_items: list, positions: torch.Tensor, block_size: int, ar: torch.Tensor,
+                    scratch_slot: int, device: torch.device, mirror_of) -> torch.Tensor:
+    """Where group ``g`` reads and writes the KV cache: sets its mask (unless every query sees every key), its
+    context (one run of the pool read in place, ``context_start``, or the slots ``context_slots`` (B, L), past a
+    request's end the scratch slot) and, for 1-token rows, the decode mirror (``mirror_of``). positions: int64
+    (B, T). Returns the slots its B·T new tokens' K and V are written to, int64 (B·T,) on the CPU."""
+    B, T, L = g.B, g.T, g.L
+    ends = [it.start + T for it in g_items]
+    if not (T == 1 and all(e == L for e in ends)):  # unless every query sees all L keys
+        g.attn_mask = (ar[None, None, :L] <= positions[:, :, None])[:, None].to(device)  # (B, 1, T, L)
+    run = g_items[0].table.run_start(L, block_size) if B == 1 else None
+    if run is not None:
+        g.context_start = run
+        return positions.reshape(-1) + run
+    nb = -(-L // block_size)
+    tables = [it.table.blocks[:nb] + [0] * (nb - len(it.table.blocks[:nb])) for it in g_items]
+    slots = (torch.tensor(tables, dtype=torch.long)[:, :, None] * block_size
+             + ar[:block_size]).view(B, nb * block_size)[:, :L]
+    ends_t = torch.tensor(ends)
+    g.context_slots = slots.masked_fill(ar[None, :L] >= ends_t[:, None], scratch_slot)  # (B, L)
+    written = slots.gather(1, positions).reshape(-1)
+    if T == 1 and mirror_of is not None:
+        g.mirror = mirror_of([it.table for it in g_items], [it.start for it in g_items], g.context_slots)
+    g.context_slots = g.context_slots.to(device)
+    return written
+
+
+def _logit_rows(items: list, row_of: list[int]) -> tuple[list[int], list[list[int]]]:
+    """The flat rows whose logits are computed (M of them: each item's last n_logits), and pick (len(items), K):
+    the j-th logit of each item among those M rows (shorter items repeat their last). row_of: each item's first
+    flat row."""
     logit_rows, pick = [], []
     K = max(it.n_logits for it in items)
     for i, it in enumerate(items):
@@ -141,9 +163,4 @@ def pack(items: list, block_size: int, ar: torch.Tensor, scratch_slot: int | Non
         first = len(logit_rows)
         logit_rows.extend(range(row_of[i] + n - it.n_logits, row_of[i] + n))
         pick.append([first + min(j, it.n_logits - 1) for j in range(K)])
-    positions = pos[0] if len(pos) == 1 else torch.cat(pos)
-    slot_mapping = None if scratch_slot is None else (slots_all[0] if len(slots_all) == 1 else torch.cat(slots_all))
-    batch = RaggedBatch(positions=positions.to(device),
-                        slot_mapping=None if slot_mapping is None else slot_mapping.to(device), groups=groups)
-    return (torch.tensor(ids, dtype=torch.long, device=device), batch,
-            torch.tensor(logit_rows, dtype=torch.long, device=device), torch.tensor(pick, dtype=torch.long), context)
+    return logit_rows, pick

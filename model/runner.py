@@ -100,69 +100,65 @@ class ModelRunner:
         Returns (input_ids int64 (B, T), the AttentionBatch, logit_index int64 (B, K), context tokens read).
         Row b feeds items[b].token_ids at positions start.. and asks for logits at its last n_logits positions
         (K = the largest n_logits; shorter rows repeat their last position).
-        mirror: a plain decode step of the target (``Engine._plain_step``) may read the context from the decode mirror
+        mirror: a plain decode step of the target (``Engine._pass``) may read the context from the decode mirror
         (``DecodeMirror``) instead of gathering it from the pool every layer; any other pass of the target's cache
         drops the mirror.
         """
-        B = len(items)
         lens = [len(it.token_ids) for it in items]
         ends = [it.start + n for it, n in zip(items, lens)]
-        T, L, K = max(lens), max(ends), max(it.n_logits for it in items)
+        T, L = max(lens), max(ends)
         dev = self.device
         ar = self._arange(max(L, T, self.block_size))
-        if T == 1:  # a decode step: one token per row, logits at it (K = 1)
-            input_ids = torch.tensor([it.token_ids for it in items], dtype=torch.long)  # (B, 1)
-            positions = torch.tensor([[it.start] for it in items], dtype=torch.long)  # (B, 1)
-            logit_index = torch.zeros((B, K), dtype=torch.long)
-            valid_q = None
-            ends_t = positions[:, 0] + 1
-        else:
-            input_ids = torch.tensor([list(it.token_ids) + [0] * (T - n) for it, n in zip(items, lens)],
-                                     dtype=torch.long)  # (B, T)
-            positions = torch.tensor([list(range(it.start, e)) + [0] * (T - n)
-                                      for it, n, e in zip(items, lens, ends)], dtype=torch.long)  # (B, T)
-            logit_index = torch.tensor([[min(n - it.n_logits + j, n - 1) for j in range(K)]
-                                        for it, n in zip(items, lens)], dtype=torch.long)  # (B, K)
-            valid_q = ar[None, :T] < torch.tensor(lens)[:, None]  # (B, T)
-            ends_t = torch.tensor(ends)
+        input_ids, positions, logit_index, valid_q = _padded_rows(items, lens, T, ar)
         mask = ar[None, None, :L] <= positions[:, :, None]  # (B, T, L): causal, and within the row's length
         if valid_q is not None:
             mask &= valid_q[:, :, None]
             mask[:, :, 0] |= ~valid_q  # pad rows look at key 0 so softmax stays finite; their output is dropped
         sees_all = T == 1 and all(e == L for e in ends)  # one new token per row, every row has all L keys
-        context = sum(ends)
         if cache is None:
             batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev), sees_all=sees_all)
-            context = 0
+            return input_ids.to(dev), batch, logit_index.to(dev), 0
+        context_start = items[0].table.run_start(L, self.block_size) if len(items) == 1 else None  # one run: in place
+        if context_start is not None:
+            context_slots = ar[:L][None] + context_start  # (1, L)
+            slot_mapping = positions + context_start  # (1, T)
         else:
-            bs = self.block_size
-            context_start = items[0].table.run_start(L, bs) if B == 1 else None  # one run: read in place
-            if context_start is not None:
-                context_slots = ar[:L][None] + context_start  # (1, L)
-                slot_mapping = positions + context_start  # (1, T)
-            else:
-                nb = -(-L // bs)
-                tables = [it.table.blocks[:nb] + [0] * (nb - len(it.table.blocks[:nb])) for it in items]
-                slots = (torch.tensor(tables, dtype=torch.long)[:, :, None] * bs + ar[:bs]).view(B, nb * bs)[:, :L]
-                scratch = cache.scratch_slot
-                context_slots = slots.masked_fill(ar[None, :L] >= ends_t[:, None], scratch)  # (B, L)
-                slot_mapping = slots.gather(1, positions)  # (B, T)
-                if valid_q is not None:
-                    slot_mapping.masked_fill_(~valid_q, scratch)
-            batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev),
-                                   slot_mapping=slot_mapping.to(dev), context_slots=context_slots.to(dev),
-                                   sees_all=sees_all, context_start=context_start)
-            if cache is self.cache:
-                if mirror and T == 1 and context_start is None and self.sharded is None:
-                    if self._mirror is None:
-                        self._mirror = DecodeMirror(cache, self.n_positions)
-                    batch.mirror = self._mirror.prepare([it.table for it in items], [it.start for it in items],
-                                                        batch.context_slots)
-                    if batch.mirror is None:
-                        self._mirror = None  # over its memory budget: gather as before
-                else:
-                    self._mirror = None
-        return input_ids.to(dev), batch, logit_index.to(dev), context
+            context_slots, slot_mapping = self._slots(items, ends, positions, valid_q, cache.scratch_slot, ar)
+        batch = AttentionBatch(positions=positions.to(dev), attn_mask=mask[:, None].to(dev),
+                               slot_mapping=slot_mapping.to(dev), context_slots=context_slots.to(dev),
+                               sees_all=sees_all, context_start=context_start)
+        if cache is self.cache:
+            self._attach_mirror(batch, items, cache, mirror and T == 1 and context_start is None)
+        return input_ids.to(dev), batch, logit_index.to(dev), sum(ends)
+
+    def _slots(self, items: list[PassItem], ends: list[int], positions: torch.Tensor, valid_q: torch.Tensor | None,
+               scratch: int, ar: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The cache slots of a padded pass gathered from the block tables: (context_slots int64 (B, L), past a
+        row's end the scratch slot; slot_mapping int64 (B, T), where each new token's K and V are written, pad
+        tokens to the scratch slot). ends: each row's context length; positions: int64 (B, T)."""
+        bs, B, L = self.block_size, len(items), max(ends)
+        nb = -(-L // bs)
+        tables = [it.table.blocks[:nb] + [0] * (nb - len(it.table.blocks[:nb])) for it in items]
+        slots = (torch.tensor(tables, dtype=torch.long)[:, :, None] * bs + ar[:bs]).view(B, nb * bs)[:, :L]
+        ends_t = positions[:, 0] + 1 if valid_q is None else torch.tensor(ends)
+        context_slots = slots.masked_fill(ar[None, :L] >= ends_t[:, None], scratch)  # (B, L)
+        slot_mapping = slots.gather(1, positions)  # (B, T)
+        if valid_q is not None:
+            slot_mapping.masked_fill_(~valid_q, scratch)
+        return context_slots, slot_mapping
+
+    def _attach_mirror(self, batch: AttentionBatch, items: list[PassItem], cache: PagedKVCache, wanted: bool) -> None:
+        """A pass of the target's cache: a plain decode step that gathers its context (``wanted``) reads it from
+        the decode mirror (``batch.mirror``); any other pass drops the mirror, stale once the pass writes."""
+        if not (wanted and self.sharded is None):
+            self._mirror = None
+            return
+        if self._mirror is None:
+            self._mirror = DecodeMirror(cache, self.n_positions)
+        batch.mirror = self._mirror.prepare([it.table for it in items], [it.start for it in items],
+                                            batch.context_slots)
+        if batch.mirror is None:
+            self._mirror = None  # over its memory budget: gather as before
 
     def _arange(self, n: int) -> torch.Tensor:
         """0, 1, ..., at least n - 1 (int64, CPU), grown by doubling and kept, so packing a step slices it."""
@@ -201,3 +197,22 @@ class ModelRunner:
         self.sync()
         ms = (time.perf_counter_ns() - t0) / 1e6
         return logits, ms, layer_ms or [], timer.ms()
+
+
+def _padded_rows(items: list[PassItem], lens: list[int], T: int, ar: torch.Tensor
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """The padded rows of ``items`` (lens: their token counts, T the longest): (input_ids int64 (B, T), positions
+    int64 (B, T), logit_index int64 (B, K), valid_q bool (B, T) True at real tokens, or None when T = 1)."""
+    B, K = len(items), max(it.n_logits for it in items)
+    if T == 1:  # a decode step: one token per row, logits at it (K = 1)
+        input_ids = torch.tensor([it.token_ids for it in items], dtype=torch.long)  # (B, 1)
+        positions = torch.tensor([[it.start] for it in items], dtype=torch.long)  # (B, 1)
+        return input_ids, positions, torch.zeros((B, K), dtype=torch.long), None
+    input_ids = torch.tensor([list(it.token_ids) + [0] * (T - n) for it, n in zip(items, lens)],
+                             dtype=torch.long)  # (B, T)
+    positions = torch.tensor([list(range(it.start, it.start + n)) + [0] * (T - n)
+                              for it, n in zip(items, lens)], dtype=torch.long)  # (B, T)
+    logit_index = torch.tensor([[min(n - it.n_logits + j, n - 1) for j in range(K)]
+                                for it, n in zip(items, lens)], dtype=torch.long)  # (B, K)
+    valid_q = ar[None, :T] < torch.tensor(lens)[:, None]  # (B, T)
+    return input_ids, positions, logit_index, valid_q

@@ -85,17 +85,7 @@ class ShardedRunner:
                  micro_batches: int | None = None, dtype: torch.dtype = torch.float32,
                  start_timeout_s: float = START_TIMEOUT_S, port_attempts: int = 5,
                  start_method: str | None = None, weights: str | None = None):
-        import torch.distributed as dist
-
-        check_degree(config, mode, n)
-        weights = weights or getattr(model_dir_or_state, "weights", "fp32")
-        if weights not in ("fp32", "fp16"):
-            raise ValueError(f"the workers hold fp32 or fp16 shards, not {weights}: {weights} runs on one process")
-        if not dist.is_available():
-            raise ShardingError("this torch build has no torch.distributed")
-        if str(device).startswith("cuda") and torch.cuda.device_count() < n:
-            raise ShardingError(f"{n} workers on CUDA need {n} GPUs (NCCL puts one rank on each); "
-                                f"{torch.cuda.device_count()} found")
+        weights = self._check_request(model_dir_or_state, config, mode, n, device, weights)
         self.config, self.mode, self.n = config, mode, n
         self.timeout_s = float(timeout_s)
         self.micro_batches = micro_batches or 4 * n
@@ -114,24 +104,11 @@ class ShardedRunner:
         ctx = _mp_context(start_method)
         with children_ignore_sigint():  # the resource tracker this may start: Ctrl+C is the parent's to handle
             self._res_q = ctx.Queue()
+        geometry = {"num_blocks": int(num_blocks), "block_size": int(block_size),
+                    "dtype": str(dtype).removeprefix("torch."), "threads": int(threads_per_worker), "weights": weights}
         try:
             for rank in range(n):
-                shard = shard_state(state, config, mode, n, rank)
-                spec = {"rank": rank, "n": n, "mode": mode, "port": self.port, "prefix": f"one-trip/{os.getpid()}",
-                        "config": config.as_dict(), "num_blocks": int(num_blocks), "block_size": int(block_size),
-                        "device": self._worker_device(rank), "dtype": str(dtype).removeprefix("torch."),
-                        "threads": int(threads_per_worker), "timeout_s": self.timeout_s, "weights": weights,
-                        "state": {k: v.float().numpy() if v.dtype == torch.bfloat16 else v.numpy()
-                                  for k, v in shard.items()}}
-                del shard
-                # daemonic where allowed: multiprocessing then also stops them when this process exits normally
-                with children_ignore_sigint():  # the forkserver (started by the first) and workers: see model.procs
-                    cmd_q = ctx.Queue()
-                    proc = ctx.Process(target=_worker_main, args=(spec, cmd_q, self._res_q),
-                                       daemon=not mp.current_process().daemon, name=f"one-trip-{mode}{n}-rank{rank}")
-                    proc.start()
-                self._cmd_qs.append(cmd_q)
-                self._procs.append(proc)
+                self._start_worker(ctx, rank, self._spec(shard_state(state, config, mode, n, rank), rank, geometry))
             del state
             self._collect("loaded", start_timeout_s)
             for q in self._cmd_qs:
@@ -146,6 +123,42 @@ class ShardedRunner:
                 raise
             raise ShardingError(f"the workers could not start: {type(e).__name__}: {e}") from e
         self.workers = [WorkerInfo(**{k: v for k, v in infos[r].items()}) for r in range(n)]
+
+    @staticmethod
+    def _check_request(source, config: GPT2Config, mode: str, n: int, device: str, weights: str | None) -> str:
+        """The workers' precision ("fp32" or "fp16"; None: the model's own). Raises ValueError for an impossible
+        degree or precision, ShardingError when torch has no torch.distributed or CUDA has too few GPUs."""
+        import torch.distributed as dist
+
+        check_degree(config, mode, n)
+        weights = weights or getattr(source, "weights", "fp32")
+        if weights not in ("fp32", "fp16"):
+            raise ValueError(f"the workers hold fp32 or fp16 shards, not {weights}: {weights} runs on one process")
+        if not dist.is_available():
+            raise ShardingError("this torch build has no torch.distributed")
+        if str(device).startswith("cuda") and torch.cuda.device_count() < n:
+            raise ShardingError(f"{n} workers on CUDA need {n} GPUs (NCCL puts one rank on each); "
+                                f"{torch.cuda.device_count()} found")
+        return weights
+
+    def _spec(self, shard: dict[str, torch.Tensor], rank: int, geometry: dict) -> dict:
+        """What worker ``rank`` starts from: its place, the rendezvous, the config, the KV geometry, dtype, threads
+        and precision (``geometry``), and its ``shard`` of the weights as numpy arrays (bfloat16 as float32)."""
+        return {"rank": rank, "n": self.n, "mode": self.mode, "port": self.port, "prefix": f"one-trip/{os.getpid()}",
+                "config": self.config.as_dict(), "device": self._worker_device(rank), "timeout_s": self.timeout_s,
+                **geometry, "state": {k: v.float().numpy() if v.dtype == torch.bfloat16 else v.numpy()
+                                      for k, v in shard.items()}}
+
+    def _start_worker(self, ctx, rank: int, spec: dict) -> None:
+        """Start worker ``rank``'s process with its command queue; its answers come on the shared result queue."""
+        # daemonic where allowed: multiprocessing then also stops them when this process exits normally
+        with children_ignore_sigint():  # the forkserver (started by the first) and workers: see model.procs
+            cmd_q = ctx.Queue()
+            proc = ctx.Process(target=_worker_main, args=(spec, cmd_q, self._res_q),
+                               daemon=not mp.current_process().daemon, name=f"one-trip-{self.mode}{self.n}-rank{rank}")
+            proc.start()
+        self._cmd_qs.append(cmd_q)
+        self._procs.append(proc)
 
     @classmethod
     def from_engine(cls, engine, mode: str, n: int, **kwargs) -> ShardedRunner:

@@ -216,52 +216,24 @@ def _die_with_parent() -> None:
 
 
 def _worker_main(spec: dict, cmd_q, res_q) -> None:
-    """Worker process entry point (spawned; imports torch and model/ only, never Qt)."""
-    _die_with_parent()
+    """Worker process entry point (spawned; imports torch and model/ only, never Qt): load the shard, meet the
+    other ranks once the parent says "connect", then run one forward per "step" until "shutdown". An error is
+    reported on ``res_q`` ("error", rank, text) and ends the process."""
+    _settle(spec)
     rank = spec["rank"]
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group; the parent decides
-    torch.set_num_threads(spec["threads"])
-    try:
-        torch.set_num_interop_threads(1)
-    except RuntimeError:
-        pass
-    _loopback_env()
     parent = mp.parent_process()
     clean = False
-
-    def next_command():
-        """The next message from the parent; ends this process once the parent is gone."""
-        while True:
-            try:
-                return cmd_q.get(timeout=WORKER_POLL_S)
-            except queue.Empty:
-                if parent is not None and not parent.is_alive():
-                    os._exit(0)  # orphaned (the parent-watch thread may not have run yet): see _exit_when_parent_ends
-
     try:
-        import torch.distributed as dist
-
         worker = _Worker(spec)  # the slow part (and on a busy machine, a slow import before it)
         res_q.put(("loaded", rank, None))
-        msg = next_command()  # every rank loaded: now meet, so the rendezvous timeout measures only the meeting
+        msg = _next_command(cmd_q, parent)  # every rank loaded: now meet, so the rendezvous timeout measures only the meeting
         if msg[0] != "connect":
             clean = True
             return
-        timeout = timedelta(seconds=spec["timeout_s"])
-        store = dist.TCPStore("127.0.0.1", spec["port"], is_master=False, timeout=timeout)
-        backend = "nccl" if worker.device.type == "cuda" else "gloo"
-        dist.init_process_group(backend, store=dist.PrefixStore(spec["prefix"], store), rank=rank,
-                                world_size=spec["n"], timeout=timeout)
+        _connect(spec, worker)
         res_q.put(("ready", rank, worker.info()))
-        while True:
-            msg = next_command()
-            if msg[0] == "shutdown":
-                clean = True
-                break
-            _, step_id, payload = msg
-            timing, logits = worker.forward(payload)
-            timing["rank"], timing["weight_bytes"] = rank, worker.weight_bytes
-            res_q.put(("step", rank, step_id, timing, logits))
+        _serve(worker, rank, cmd_q, res_q, parent)
+        clean = True
     except BaseException as e:  # report why, then exit: a broken process group cannot be trusted again
         try:
             res_q.put(("error", rank, f"{type(e).__name__}: {e}"))
@@ -269,10 +241,62 @@ def _worker_main(spec: dict, cmd_q, res_q) -> None:
             pass
     finally:
         if clean:
-            try:
-                import torch.distributed as dist
-                if dist.is_initialized():
-                    dist.destroy_process_group()
-            except Exception:
-                pass
+            _leave_group()
+
+
+def _settle(spec: dict) -> None:
+    """The worker's process settings: end with the parent, ignore Ctrl+C (the parent decides), torch's threads
+    (``spec["threads"]`` intra-op, one inter-op), loopback networking for the rendezvous."""
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group; the parent decides
+    torch.set_num_threads(spec["threads"])
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:
+        pass
+    _loopback_env()
+
+
+def _next_command(cmd_q, parent) -> tuple:
+    """The next message from the parent; ends this process once the parent is gone."""
+    while True:
+        try:
+            return cmd_q.get(timeout=WORKER_POLL_S)
+        except queue.Empty:
+            if parent is not None and not parent.is_alive():
+                os._exit(0)  # orphaned (the parent-watch thread may not have run yet): see _exit_when_parent_ends
+
+
+def _connect(spec: dict, worker: _Worker) -> None:
+    """Join the process group of every rank (NCCL on CUDA, else gloo) through the parent's rendezvous store."""
+    import torch.distributed as dist
+
+    timeout = timedelta(seconds=spec["timeout_s"])
+    store = dist.TCPStore("127.0.0.1", spec["port"], is_master=False, timeout=timeout)
+    backend = "nccl" if worker.device.type == "cuda" else "gloo"
+    dist.init_process_group(backend, store=dist.PrefixStore(spec["prefix"], store), rank=spec["rank"],
+                            world_size=spec["n"], timeout=timeout)
+
+
+def _serve(worker: _Worker, rank: int, cmd_q, res_q, parent) -> None:
+    """Run a forward pass per ("step", step_id, payload) command, answering ("step", rank, step_id, timing,
+    logits); return at "shutdown"."""
+    while True:
+        msg = _next_command(cmd_q, parent)
+        if msg[0] == "shutdown":
+            return
+        _, step_id, payload = msg
+        timing, logits = worker.forward(payload)
+        timing["rank"], timing["weight_bytes"] = rank, worker.weight_bytes
+        res_q.put(("step", rank, step_id, timing, logits))
+
+
+def _leave_group() -> None:
+    """A clean exit leaves the process group (if it was joined)."""
+    try:
+        import torch.distributed as dist
+        if dist.is_initialized():
+            dist.destroy_process_group()
+    except Exception:
+        pass
 

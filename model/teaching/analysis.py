@@ -428,7 +428,7 @@ def closing_line(engine: Engine, prompt: str = "", text: str = CLOSING_LINE) -> 
         if not e.blocks.ensure_capacity(table, j + 1):
             break
         item = _PassItem([feed[j]], j, table)
-        input_ids, batch, logit_index, _ = e._pack([item], e.cache)
+        input_ids, batch, logit_index, _ = e.model_runner.pack_padded([item], e.cache)
         logits, ms, _ = e.forward_timed(input_ids, batch, logit_index)
         top = int(torch.argmax(logits[0, -1]))
         out.append({"id": tok, "label": engine.tokenizer.label(tok), "text": decoder.push(tok), "ms": ms,

@@ -189,7 +189,7 @@ def test_the_lean_draft_step_gives_the_logits_of_a_full_pass(tiny_in, weights):
         # the last token, a guess after it, then two tokens at once (the draft catching up after a bonus token)
         for fed, position in (([seq.token_ids[-1]], n - 1), ([17], n), ([17, 40], n)):
             item = PassItem(fed, position, seq.table)
-            input_ids, batch, logit_index, _, _, _ = engine._pack_pass([item], engine.cache, True)
+            input_ids, batch, logit_index, _, _, _ = engine.model_runner.pack([item], engine.cache, engine.model)
             full = engine.forward_parts(input_ids, batch, logit_index)[0][0, -1]
             assert model.flat_ready()
             lean = model.decode_one(fed, position, engine.cache, start)

@@ -3,7 +3,7 @@
 Locations are checked against the source files read here on their own (``importlib.util.find_spec(...).origin``,
 ``open``), not through ``inspect``; the order of stages is checked against a line tracer (``sys.settrace``) that
 records which stage's lines executed, in which layer (the functions' own ``layer`` / ``i`` argument). Lines that run
-inside the draft model's passes (called from the draft loop of ``speculative_step`` or from ``draft_prefill``) are
+inside the draft model's passes (called from the draft loop of ``Speculator._draft`` or from ``Speculator.prefill``) are
 recorded apart: they must be the stages of a forward pass too.
 """
 
@@ -59,7 +59,7 @@ def test_parse_names_and_layers():
 class _Tracer:
     """Records (stage, layer) the first time a line inside a stage's highlighted range runs, in order: in ``seen``,
     or in ``draft_seen`` when it runs inside one of the draft model's passes. The draft's prefill beside the
-    target's (``draft_prefill``) is what a prefill step reports as "draft": its first stage line counts as that."""
+    target's (``Speculator.prefill``) is what a prefill step reports as "draft": its first stage line counts as that."""
 
     def __init__(self, names):
         from model import speculative
@@ -72,8 +72,8 @@ class _Tracer:
         self.seen: list[str] = []
         self.draft_seen: list[str] = []
         self._last = {id(self.seen): None, id(self.draft_seen): None}
-        self._draft_loop = (speculative.speculative_step.__code__, *stages.source_of("draft").highlight)
-        self._draft_prefill = speculative.draft_prefill.__code__
+        self._draft_loop = (speculative.Speculator._draft.__code__, *stages.source_of("draft").highlight)
+        self._draft_prefill = speculative.Speculator.prefill.__code__
 
     def _draft_caller(self, frame) -> str | None:
         """"prefill" or "loop" when ``frame`` was called (at any depth) from the draft's prefill or from the draft
