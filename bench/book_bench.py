@@ -77,12 +77,14 @@ def summ(values: list[float]) -> dict:
 
 def load_book(path: Path, weights: str | None):
     """(model, tokenizer) of the book at ``path`` in ``weights`` ("fp32", "fp16", "int8"; None: the precision
-    the engine picks on this machine, ``model.weight_mm.choose_precision``), laid out for decoding."""
+    the engine picks on this machine, ``model.weight_mm.choose_precision``), laid out for decoding. A book stored
+    in int8 is kept in int8."""
     from model.checkpoint import load_pretrained
     from model.quantize import set_precision
     from model.weight_mm import choose_precision
     model, tok = load_pretrained(path)
-    set_precision(model, choose_precision(weights, model.config.n_embd, model.weight_bytes())["precision"])
+    if getattr(model, "weights", "fp32") == "fp32":  # a book stored in int8 (the pocket book's draft) stays so
+        set_precision(model, choose_precision(weights, model.config.n_embd, model.weight_bytes())["precision"])
     return model.prepare_for_decode(), tok
 
 

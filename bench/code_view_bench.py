@@ -21,8 +21,8 @@ def main() -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    from gui.code_view.panel import CodePanel
     from animations.fonts import register_fonts
+    from gui.code_view.panel import CodePanel
     app = QApplication.instance() or QApplication([])
     family = register_fonts()
     for w, h, height in PANELS:

@@ -29,8 +29,8 @@ import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
-from model.errors import ModelLoadError
 from model.config_fields import IRRELEVANT_FIELDS, REFUSED_UNLESS
+from model.errors import ModelLoadError
 from model.gpt2 import GPT2, GPT2Config
 from model.tokenizer import Tokenizer
 

@@ -13,7 +13,8 @@ Shape of one step (``Engine.step``):
     report     a plain-data ``StepReport`` (``Engine._report``): phase, batch, tokens, measured ms, bytes read,
                blocks in use
 
-With the KV cache off (``kv_cache=False``) every step recomputes every sequence from its first token (the tour's baseline)."""
+With the KV cache off (``kv_cache=False``) every step recomputes every sequence from its first token (the tour's
+baseline)."""
 
 from __future__ import annotations
 

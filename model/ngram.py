@@ -61,7 +61,8 @@ class NgramIndex:
                 # period (len - 1 - end) goes on repeating: [x y x y] -> x y x y ...
                 guess = list(token_ids[end + 1:end + 1 + k])
                 while len(guess) < k:
-                    guess.append(guess[len(guess) - (len(token_ids) - 1 - end)] if end + 1 + len(guess) >= len(token_ids)
+                    past_end = end + 1 + len(guess) >= len(token_ids)
+                    guess.append(guess[len(guess) - (len(token_ids) - 1 - end)] if past_end
                                  else token_ids[end + 1 + len(guess)])
                 return guess
         return []

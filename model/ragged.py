@@ -11,7 +11,8 @@ other, and each such *group* is one ``scaled_dot_product_attention`` call over (
 requests' keys are padded to the longest context L_g of the group and masked (padding there costs attention only,
 never a Linear). So a decode-only pass is one group of T = 1 (and reads its context from the ``DecodeMirror`` as
 before), a lone prefill chunk is one group of B_g = 1 that reads its context in place, and a mixed trip is two
-groups. Measured against a block-diagonal mask over the whole flat batch in bench/engine_bench.py ("mixed"), docs/benchmarks.md.
+groups. Measured against a block-diagonal mask over the whole flat batch in bench/engine_bench.py ("mixed"),
+docs/benchmarks.md.
 
 Dimensions: N new tokens of the pass (rows), M rows whose logits are computed, B_g, T_g, L_g of a group,
 nh heads, hs head size, C = nh · hs.

@@ -66,9 +66,9 @@ class ModelRunner:
         passes are off, or the pass goes to the sharded runner, or the model keeps readable attention weights.
         Items that all feed T tokens (a decode step, a lone prefill, a verify pass with equal guesses) are packed
         (B, T): no padding there, the same rows, and ~0.02-0.05 ms less packing per step than the flat packing
-        (measured, docs/benchmarks.md "Reading beside writing"). Returns (input_ids, batch, logit_index, context tokens read,
-        pick, rows computed): pick int64 (B, K) maps the ragged pass's (M, V) logits to (B, K, V) (None when
-        padded: the logits are (B, K, V) already); rows computed: N real tokens, or B × T padded."""
+        (measured, docs/benchmarks.md "Reading beside writing"). Returns (input_ids, batch, logit_index, context
+        tokens read, pick, rows computed): pick int64 (B, K) maps the ragged pass's (M, V) logits to (B, K, V)
+        (None when padded: the logits are (B, K, V) already); rows computed: N real tokens, or B × T padded."""
         target = model is self.model
         uniform = cache is not None and len({len(it.token_ids) for it in items}) == 1
         if uniform or not self.ragged or (target and self.sharded is not None) or model.h[0].attn.readable:

@@ -27,7 +27,6 @@ from model.runner import PassItem
 from model.sampling import Nucleus, Row, draw, nuclei, uniform
 from model.timing import read_timer
 
-
 # With ``Engine.draft_stop_below`` > 0 the draft model stops guessing once the likeliest token of its own
 # distribution (after temperature and top-p) is less likely than that: an unsure guess is likely rejected, and the
 # guesses after it are wasted passes (dynamic draft length: SpecDec++, Huang et al. 2024; EAGLE-2's confidence).

@@ -21,9 +21,9 @@ import ast
 import importlib
 import importlib.util
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 
 
 @dataclass(frozen=True)

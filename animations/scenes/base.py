@@ -30,8 +30,23 @@ from PySide6.QtWidgets import (
 
 from animations.easing import ease_out_back, smooth
 from animations.scenes import look
-from animations.scenes.look import (BADGE_COLORS, BG, DIM, EDGE, INK, PANEL, PAPER, SCENE_H, SCENE_W, TEXT, badge_text,
-                                    fit_factor, font, page_title, px)
+from animations.scenes.look import (
+    BADGE_COLORS,
+    BG,
+    DIM,
+    EDGE,
+    INK,
+    PANEL,
+    PAPER,
+    SCENE_H,
+    SCENE_W,
+    TEXT,
+    badge_text,
+    fit_factor,
+    font,
+    page_title,
+    px,
+)
 from animations.textset import rebalance
 from animations.textset import set_breaks as keep_together
 from animations.timeline import Animation, Fade, Lambda, Timeline, lerp_point

@@ -6,10 +6,22 @@ from PySide6.QtGui import QColor
 
 from animations.scenes import trip_words
 from animations.scenes.base import TourScene
-from animations.scenes.look import (ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, SCENE_H, SEAT_COLORS,
-                                    TEXT, T)
-from animations.units import fmt_ms
+from animations.scenes.look import (
+    ACCENT,
+    BLUE_LIGHT,
+    DIM,
+    EDGE,
+    GREEN,
+    ORANGE,
+    PANEL,
+    PAPER,
+    SCENE_H,
+    SEAT_COLORS,
+    TEXT,
+    T,
+)
 from animations.timeline import Lambda
+from animations.units import fmt_ms
 
 GAME_SENTENCE = "Every trip carries the book once and writes one more word ."  # 12 words; zh: one per character
 

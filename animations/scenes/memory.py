@@ -7,11 +7,26 @@ import json
 from PySide6.QtGui import QColor
 
 from animations.scenes.base import TourScene
-from animations.scenes.look import (ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, RED,
-                                    SCENE_H, TEXT, T, badge_text)
+from animations.scenes.counts import claim, count
+from animations.scenes.look import (
+    ACCENT,
+    BLUE,
+    BLUE_LIGHT,
+    DIM,
+    EDGE,
+    GREEN,
+    ORANGE,
+    PANEL,
+    PAPER,
+    PURPLE,
+    RED,
+    SCENE_H,
+    TEXT,
+    T,
+    badge_text,
+)
 from animations.scenes.look import analysis_of as _analysis
 from animations.units import fmt_bytes, fmt_ms
-from animations.scenes.counts import claim, count
 
 
 class KVSizeScene(TourScene):

@@ -12,10 +12,26 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QImage, QTransform
 
 from animations.scenes.base import TourScene
-from animations.scenes.look import (ACCENT, BLUE, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, PURPLE, SCENE_H,
-                                    SEAT_COLORS, TEXT, T, heat_color, px)
-from animations.units import fmt_bytes
 from animations.scenes.counts import claim, count
+from animations.scenes.look import (
+    ACCENT,
+    BLUE,
+    BLUE_LIGHT,
+    DIM,
+    EDGE,
+    GREEN,
+    ORANGE,
+    PANEL,
+    PAPER,
+    PURPLE,
+    SCENE_H,
+    SEAT_COLORS,
+    TEXT,
+    T,
+    heat_color,
+    px,
+)
+from animations.units import fmt_bytes
 
 
 def request_json(prompt: str) -> str:

@@ -8,13 +8,13 @@ import itertools
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor
 
+from animations.scenes import trip_words
 from animations.scenes.base import TourScene
+from animations.scenes.counts import claim, count
 from animations.scenes.look import ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PURPLE, SCENE_H, TEXT, T, px
 from animations.scenes.look import analysis_of as _analysis
-from animations.units import fmt_bytes, fmt_ms
-from animations.scenes.counts import claim, count
-from animations.scenes import trip_words
 from animations.scenes.thin_book import draw_thin_book
+from animations.units import fmt_bytes, fmt_ms
 
 
 def _speculative_passes(s: dict | None) -> list[tuple[list[str], int | None, int]]:

@@ -11,8 +11,21 @@ from PySide6.QtGui import QColor, QImage
 
 from animations.scenes import trip_words
 from animations.scenes.base import TourScene
-from animations.scenes.look import (ACCENT, BLUE_LIGHT, DIM, EDGE, GREEN, ORANGE, PANEL, PAPER, RED, SCENE_H, TEXT, T,
-                                    seq_color)
+from animations.scenes.look import (
+    ACCENT,
+    BLUE_LIGHT,
+    DIM,
+    EDGE,
+    GREEN,
+    ORANGE,
+    PANEL,
+    PAPER,
+    RED,
+    SCENE_H,
+    TEXT,
+    T,
+    seq_color,
+)
 from animations.scenes.look import analysis_of as _analysis
 from animations.scenes.look import formula_text as _set
 from animations.units import fmt_bytes, fmt_ms

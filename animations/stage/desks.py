@@ -18,10 +18,31 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsRectItem, QGraphicsScene
 
 from animations.easing import clamp01
-from animations.items import (CART_BED, CHAPTER, CHAPTER_EDGE, CHAPTER_LIT, DESK_COLORS, PAPER, RAIL, TEXT, TEXT_DIM,
-                              WHEEL_R, CartItem)
-from animations.stage.style import (PAD, StageType, add_panel, add_text, line_height, regions_of, set_elided, set_lines,
-                                    tr, wrap_lines)
+from animations.items import (
+    CART_BED,
+    CHAPTER,
+    CHAPTER_EDGE,
+    CHAPTER_LIT,
+    DESK_COLORS,
+    PAPER,
+    RAIL,
+    TEXT,
+    TEXT_DIM,
+    WHEEL_R,
+    CartItem,
+)
+from animations.stage.style import (
+    PAD,
+    StageType,
+    add_panel,
+    add_text,
+    line_height,
+    regions_of,
+    set_elided,
+    set_lines,
+    tr,
+    wrap_lines,
+)
 from animations.stage.warehouse import DICTIONARY
 from animations.units import fmt_bytes
 

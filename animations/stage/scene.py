@@ -40,8 +40,17 @@ from animations.stage.desks import Desks
 from animations.stage.legend import Legend
 from animations.stage.queries import StageQueries
 from animations.stage.seats import Seats, SeatText
-from animations.stage.style import (CAPTION, MAX_SEATS, SCENE_RECT, StageRegions, StageType, add_text, fit_for_view,
-                                    set_elided, tr)
+from animations.stage.style import (
+    CAPTION,
+    MAX_SEATS,
+    SCENE_RECT,
+    StageRegions,
+    StageType,
+    add_text,
+    fit_for_view,
+    set_elided,
+    tr,
+)
 from animations.stage.trip import TripTimeline
 from animations.stage.warehouse import Warehouse
 from animations.timeline import Timeline

@@ -15,8 +15,19 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
 
 from animations.items import PANEL_EDGE, TEXT, TEXT_DIM
-from animations.stage.style import (MAX_SEATS, PAD, StageType, add_panel, add_text, line_height, regions_of, set_elided,
-                                    set_lines, tail_lines, tr)
+from animations.stage.style import (
+    MAX_SEATS,
+    PAD,
+    StageType,
+    add_panel,
+    add_text,
+    line_height,
+    regions_of,
+    set_elided,
+    set_lines,
+    tail_lines,
+    tr,
+)
 
 CARD = QColor("#1f2b38")
 STATES = ("reading", "writing", "done", "waiting")

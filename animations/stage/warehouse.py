@@ -12,8 +12,19 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
 
 from animations.items import CHAPTER, CHAPTER_EDGE, CHAPTER_LIT, TEXT, TEXT_DIM
-from animations.stage.style import (PAD, StageType, add_panel, add_text, line_height, regions_of, set_elided, set_lines,
-                                    stack, tr, wrap_lines)
+from animations.stage.style import (
+    PAD,
+    StageType,
+    add_panel,
+    add_text,
+    line_height,
+    regions_of,
+    set_elided,
+    set_lines,
+    stack,
+    tr,
+    wrap_lines,
+)
 from animations.units import fmt_bytes
 
 DICTIONARY = QColor("#7d5ba6")

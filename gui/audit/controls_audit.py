@@ -18,8 +18,20 @@ and the neighbours closer than ``GAP_PX`` (``gui.kiosk.touch_targets``); [] when
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, QRectF, Qt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSlider, QCheckBox, QComboBox, QLabel,
-                               QLineEdit, QRadioButton, QScrollBar, QStyle, QStyleOptionSlider, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractScrollArea,
+    QAbstractSlider,
+    QCheckBox,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QRadioButton,
+    QScrollBar,
+    QStyle,
+    QStyleOptionSlider,
+    QWidget,
+)
 
 from gui.kiosk.touch_targets import GAP_PX, is_control, target_px
 

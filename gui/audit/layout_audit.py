@@ -47,9 +47,21 @@ from pathlib import Path
 from PySide6.QtCore import QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter, QTextDocument
 from PySide6.QtGui import Qt as QtGuiNS
-from PySide6.QtWidgets import (QAbstractButton, QCheckBox, QComboBox, QGraphicsItem, QGraphicsSimpleTextItem,
-                               QGraphicsTextItem, QGraphicsView, QLabel, QLineEdit, QPlainTextEdit, QRadioButton,
-                               QTextEdit, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QCheckBox,
+    QComboBox,
+    QGraphicsItem,
+    QGraphicsSimpleTextItem,
+    QGraphicsTextItem,
+    QGraphicsView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QRadioButton,
+    QTextEdit,
+    QWidget,
+)
 
 from animations.typescale import MIN_FRACTION, role_of
 from gui.audit.layout_facts import doc_lines, empty_bands, scene_boxes, stage_rect

@@ -8,7 +8,7 @@ coloured line by line as code; the code view shows function bodies, where that i
 
 from __future__ import annotations
 
-from functools import lru_cache, cache
+from functools import cache, lru_cache
 
 from pygments.lexers import PythonLexer
 from pygments.styles import get_style_by_name

@@ -18,8 +18,7 @@ number as "line-number" (``CodeText.audit_lines``), and ``facts()`` is the layou
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import (QColor, QFont, QFontDatabase, QFontMetricsF, QPainter, QTextCursor, QTextDocument,
-                           QTextFormat)
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetricsF, QPainter, QTextCursor, QTextDocument, QTextFormat
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QTextEdit, QVBoxLayout, QWidget
 
 from animations.typescale import TypeScale, set_role

@@ -29,11 +29,30 @@ from __future__ import annotations
 import logging
 import time
 
-from PySide6.QtCore import (QCoreApplication, QEasingCurve, QEvent, QObject, QPoint, QPointF, QPropertyAnimation, Qt,
-                            QTimer)
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEasingCurve,
+    QEvent,
+    QObject,
+    QPoint,
+    QPointF,
+    QPropertyAnimation,
+    Qt,
+    QTimer,
+)
 from PySide6.QtGui import QInputDevice, QMouseEvent
-from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QAbstractSlider, QApplication, QComboBox,
-                               QGraphicsView, QLabel, QStyle, QStyleOptionSlider, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractScrollArea,
+    QAbstractSlider,
+    QApplication,
+    QComboBox,
+    QGraphicsView,
+    QLabel,
+    QStyle,
+    QStyleOptionSlider,
+    QWidget,
+)
 
 from gui.kiosk.touch_card import TipCard, tooltip_at
 from gui.kiosk.touch_card import within as _inside

@@ -10,8 +10,18 @@ application event filter, so no widget needs to know about touch. ``presets_only
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QApplication, QBoxLayout, QComboBox, QGridLayout,
-                               QLabel, QLayout, QLineEdit, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSlider,
+    QApplication,
+    QBoxLayout,
+    QComboBox,
+    QGridLayout,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QWidget,
+)
 
 TARGET_AT_720 = 44  # px at 720 lines: Apple's 44 pt; Material asks 48 dp
 GAP_PX = 8  # between neighbouring targets

@@ -21,7 +21,6 @@ from collections import deque
 
 from model.loops import LoopWatch, find_loop
 
-
 log = logging.getLogger("gui.window.main_window")
 
 GRANT_WATCHDOG_S = 10.0  # a grant unanswered this long is given up (the engine may have dropped it)

@@ -27,9 +27,9 @@ view subscribes with ``subscribe(callback, field)`` and re-renders from the even
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
-from collections.abc import Callable
 
 MAX_BATCH = 16  # seats at the table
 MAX_DRAFT_K = 8  # the apprentice's guesses per trip

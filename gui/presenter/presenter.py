@@ -40,9 +40,9 @@ from PySide6.QtWidgets import QLabel, QWidget
 from animations.typescale import TypeScale, set_role
 from gui.kiosk.focus import FocusGuard
 from gui.kiosk.kiosk import ScreenKeeper
+from gui.live.state import TRIP_SECONDS_RANGE
 from gui.presenter.cover import Cover
 from gui.presenter.deck import Deck, deck_or_default, deck_problem
-from gui.live.state import TRIP_SECONDS_RANGE
 from gui.presenter.presenter_help import KeysOverlay
 
 log = logging.getLogger(__name__)

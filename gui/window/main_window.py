@@ -29,16 +29,16 @@ from gui.i18n import tr_window as _tr
 from gui.live.apprentice_choice import ApprenticeVerdicts
 from gui.live.engine_events import EngineEventHandler, StatusLine
 from gui.live.exhibit import ExhibitActions
-from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitcher
-from gui.live.page import LivePage
 from gui.live.frame_jobs import AfterPaint
 from gui.live.meters import ShardMeter, SpecMeter
+from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitcher
+from gui.live.page import LivePage
 from gui.live.session import LiveRunner
 from gui.live.session_view import SessionControls
 from gui.live.state import MAX_BATCH, MAX_DRAFT_K, Sampling, SessionState
-from gui.window.top_bar import TopBar
 from gui.live.typeset import apply_type_scale, font_for, style_sheet
 from gui.widgets import FrameCounter, FrameOverlay, PaintCounter
+from gui.window.top_bar import TopBar
 
 log = logging.getLogger(__name__)
 

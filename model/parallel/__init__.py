@@ -38,8 +38,16 @@ worker's timings and, from rank 0 (TP) or the last stage (PP), the logits. Every
 that dies or hangs makes ``forward`` raise ``ShardingError`` and the runner stops the others.
 """
 
-from model.parallel.plan import (MAX_WORKERS, MODES, START_TIMEOUT_S, check_degree, free_port, max_pp,
-                                 split_layers, tp_degrees)
+from model.parallel.plan import (
+                                 MAX_WORKERS,
+                                 MODES,
+                                 START_TIMEOUT_S,
+                                 check_degree,
+                                 free_port,
+                                 max_pp,
+                                 split_layers,
+                                 tp_degrees,
+)
 from model.parallel.runner import ShardedRunner, WorkerInfo, describe
 from model.parallel.shard import shard_state
 

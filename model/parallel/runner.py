@@ -19,8 +19,16 @@ import torch.nn as nn
 
 from model.errors import ShardingError
 from model.gpt2 import AttentionBatch, GPT2Config
-from model.parallel.plan import (DEATH_GRACE_S, MAX_WORKERS, POLL_S, START_TIMEOUT_S, check_degree, free_port,
-                                 max_pp, tp_degrees)
+from model.parallel.plan import (
+    DEATH_GRACE_S,
+    MAX_WORKERS,
+    POLL_S,
+    START_TIMEOUT_S,
+    check_degree,
+    free_port,
+    max_pp,
+    tp_degrees,
+)
 from model.parallel.shard import shard_state
 from model.parallel.worker import _worker_main
 from model.procs import children_ignore_sigint

@@ -226,7 +226,8 @@ def _worker_main(spec: dict, cmd_q, res_q) -> None:
     try:
         worker = _Worker(spec)  # the slow part (and on a busy machine, a slow import before it)
         res_q.put(("loaded", rank, None))
-        msg = _next_command(cmd_q, parent)  # every rank loaded: now meet, so the rendezvous timeout measures only the meeting
+        # every rank loaded: now meet, so the rendezvous timeout measures only the meeting
+        msg = _next_command(cmd_q, parent)
         if msg[0] != "connect":
             clean = True
             return

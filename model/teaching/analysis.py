@@ -36,7 +36,8 @@ from collections.abc import Callable
 import torch
 
 from model.catalog import card_acceptance
-from model.engine import Engine, PassItem as _PassItem
+from model.engine import Engine
+from model.engine import PassItem as _PassItem
 from model.sampling import SamplingParams
 from model.teaching import lesson_runs
 from model.teaching.lesson_runs import LESSON_REPEATS

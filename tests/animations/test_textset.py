@@ -6,8 +6,18 @@ from __future__ import annotations
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QGraphicsTextItem
 
-from animations.textset import (NBSP, WJ, WORD_JOINER, bytes_text, keep_together, keep_units, plain, rebalance,
-                                set_breaks, token_text)
+from animations.textset import (
+    NBSP,
+    WJ,
+    WORD_JOINER,
+    bytes_text,
+    keep_together,
+    keep_units,
+    plain,
+    rebalance,
+    set_breaks,
+    token_text,
+)
 
 
 def test_running_text_keeps_units_and_formulas_together():

@@ -148,8 +148,8 @@ def _tap(window, widget, qtbot=None) -> None:
 @pytest.mark.parametrize("allowed", [False, True])
 def test_kiosk_shows_the_code_toggle_only_when_allowed_and_a_tap_opens_it(qtbot, make_window, allowed):
     from gui.kiosk.kiosk import KioskController
-    from gui.settings import Settings
     from gui.kiosk.touch import install_touch
+    from gui.settings import Settings
     window = make_window(trip_s=0.02)
     controller = KioskController(window, Settings(language="en", idle_seconds=3600.0, code_view=allowed)).install()
     controller.screens.fullscreen = lambda: None

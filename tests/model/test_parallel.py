@@ -18,12 +18,12 @@ import pytest
 import torch
 from tokenizers import Tokenizer as HFTokenizer
 
-from model.parallel import runner as parallel  # the runner looks up free_port in its own module
 from model.checkpoint import load_pretrained, save_pretrained
 from model.engine import Engine
 from model.errors import ShardingError
 from model.gpt2 import GPT2Config
 from model.parallel import ShardedRunner, shard_state, split_layers, tp_degrees
+from model.parallel import runner as parallel  # the runner looks up free_port in its own module
 from model.tokenizer import EOS_TEXT
 from tests.model.conftest import lively_gpt2, prompt_ids
 

@@ -8,8 +8,19 @@ from PySide6.QtGui import QFont
 
 from animations.items import pick_family
 from animations.stage.scene import StageScene
-from animations.stage.style import (CAPTION, CHEAT, DESKS, LEGEND, PRESENTER_SCENE_MIN_HEIGHT, SCENE_MIN_HEIGHT,
-                                    SCENE_RECT, TABLE, WAREHOUSE, StageRegions, wrap_lines)
+from animations.stage.style import (
+    CAPTION,
+    CHEAT,
+    DESKS,
+    LEGEND,
+    PRESENTER_SCENE_MIN_HEIGHT,
+    SCENE_MIN_HEIGHT,
+    SCENE_RECT,
+    TABLE,
+    WAREHOUSE,
+    StageRegions,
+    wrap_lines,
+)
 from tests.animations.stage.test_stage_extras import verify_trip
 
 

@@ -6,8 +6,16 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QApplication, QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView,
-                               QLabel, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
 
 from animations.typescale import TypeScale, set_role
 from gui.audit.layout_audit import collect_layout

@@ -4,7 +4,6 @@ readout says only what is measured, and its words follow the controls on screen.
 from __future__ import annotations
 
 import pytest
-
 from PySide6.QtWidgets import QApplication
 
 from gui.live.readout import model_text, readout_text, sharding_why, speedup_why

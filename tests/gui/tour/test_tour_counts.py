@@ -31,8 +31,8 @@ def _shown(item) -> str:
 @pytest.fixture(scope="module", params=["en", "zh"])
 def lang_tour(request, qapp, app_font):
     from gui import i18n
-    from gui.tour.measure import measure_in_subprocess
     from gui.tour.data import TourData, default_prompt
+    from gui.tour.measure import measure_in_subprocess
     from gui.tour.tour import TourWidget
     from model.catalog import CODE_POCKET, POEMS_POCKET
 

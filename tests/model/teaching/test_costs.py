@@ -11,8 +11,17 @@ from pathlib import Path
 import pytest
 
 from model.teaching import costs
-from model.teaching.costs import (GPUS, PRESETS, kv_cache_bytes, mla_cache_bytes, preset_from_config,
-                                  preset_from_model_dir, preset_kv_bytes, roofline, weight_bytes)
+from model.teaching.costs import (
+    GPUS,
+    PRESETS,
+    kv_cache_bytes,
+    mla_cache_bytes,
+    preset_from_config,
+    preset_from_model_dir,
+    preset_kv_bytes,
+    roofline,
+    weight_bytes,
+)
 from model.teaching.costs_cli import kv_size_main, roofline_main
 
 REPO = Path(__file__).resolve().parents[3]
