@@ -220,3 +220,23 @@ def test_book_bench_gives_each_book_its_shares_costs_and_floor(tiny_model_dir, m
     table = markdown({"books": res, "k": 2}, 2)
     assert table.count("\n") == 3 and "| big | fp32 |" in table and "batch 2 ÷ batch 1" in table
     assert "check of 2 guesses" in table and table.splitlines()[2].endswith("| – | – |")
+
+
+# ---- bench/desk_bench.py ---------------------------------------------------------------------------------------
+
+def test_desk_bench_times_every_row_count_in_every_precision():
+    """A tiny stack (2 blocks of 16 wide, 64 words), 2 rounds: each precision's bytes are its own (4, 2 and 1 byte a
+    weight, int8 plus a float scale per row), every row count is timed, and the table has a row per precision."""
+    from bench.desk_bench import ROWS, markdown, run, stack_shapes
+    shapes = stack_shapes(16, 2, 64)
+    params = sum(o * i for o, i in shapes)
+    assert params == 2 * 12 * 16 * 16 + 64 * 16
+    res = run(shapes, rounds=2)
+    assert res["params"] == params and res["gflops"] > 0
+    assert res["stacks"]["fp32"]["bytes"] == 4 * params and res["stacks"]["fp16"]["bytes"] == 2 * params
+    assert res["stacks"]["int8"]["bytes"] == params + 4 * sum(o for o, _ in shapes)
+    for s in res["stacks"].values():
+        assert all(0 < s[r]["min"] <= s[r]["median"] <= s[r]["max"] for r in ROWS)
+    table = markdown(res, 10e9)
+    assert [line.split(" | ")[0] for line in table.splitlines()[-3:]] == ["| fp32", "| fp16", "| int8"]
+    assert "ridge" in table
