@@ -245,7 +245,7 @@ class ApprenticeVerdicts:
         self.session.set_draft_kind(kind)
         self._apprentice_picked = True  # their choice stands when the sampling changes
         self.spec_meter.reset()
-        self.bridge.send({"op": "set_draft_kind", "kind": kind})
+        self.bridge.set_draft_kind(kind)
         self.apply_apprentice_sampling(self.session.draft_k)
         self._update_extra_readout()
 
@@ -284,7 +284,7 @@ class ApprenticeVerdicts:
             self.apprentice_choice.set_kind(best)
             self.session.set_draft_kind(best)
             self.spec_meter.reset()
-            self.bridge.send({"op": "set_draft_kind", "kind": best})
+            self.bridge.set_draft_kind(best)
         self._update_extra_readout()
 
     def greedy_line(self) -> str:

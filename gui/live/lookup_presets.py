@@ -140,7 +140,7 @@ class LookupPresets:
         if self.session.set_draft_kind("ngram") or self.apprentice_choice.kind() != "ngram":
             self.spec_meter.reset()
         self.apprentice_choice.set_kind("ngram")
-        self.bridge.send({"op": "set_draft_kind", "kind": "ngram"})
+        self.bridge.set_draft_kind("ngram")
 
     def _back_to_free_writing(self) -> None:
         free, self.free, self.active = self.free, None, None
@@ -151,7 +151,7 @@ class LookupPresets:
         if s.set_draft_kind(free["kind"]):
             self.spec_meter.reset()
         self.apprentice_choice.set_kind(free["kind"])
-        self.bridge.send({"op": "set_draft_kind", "kind": free["kind"]})
+        self.bridge.set_draft_kind(free["kind"])
         s.set_draft_k(free["k"])
 
     def free_writing_kind(self, kind: str) -> bool:

@@ -251,13 +251,14 @@ class MainWindow(QMainWindow):
             self.clock.start()
 
     def stop(self) -> None:
-        """Stop the clock, every timer and the engine process (waits at most about 1.5 s)."""
+        """Stop the clock, every timer and the engine process (asked to stop and waited for,
+        ``EngineBridge.shutdown``)."""
         for stop in (self.clock.stop, self.frame_jobs.clear, self.frame_overlay.stop, self.trip_plot.stop_redraws,
                      self.rate_plot.stop_redraws, self.engine.stop_timers):
             stop()
         if self._tour is not None:
             self._tour.clock.stop()
-        self.bridge.shutdown(timeout=1.5)
+        self.bridge.shutdown()
 
     def run(self) -> None:
         """Run: start a new answer if none is in progress, then keep granting trips."""
