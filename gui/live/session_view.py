@@ -48,12 +48,14 @@ class SessionControls:
         page.speed_slider.valueChanged.connect(self._on_speed_changed)
         page.apprentice.k_changed.connect(s.set_draft_k)
         model_choice.greedy_box.toggled.connect(s.set_greedy)
+        page.real_time_box.toggled.connect(s.set_real_time)  # the checkbox shows the session's mode
         page.prompt_box.editTextChanged.connect(self._on_prompt_typed)
         s.subscribe(lambda c: self._on_batch_changed(c.value), "batch")
         s.subscribe(lambda c: self._show_draft_k(c.value), "draft_k")
         s.subscribe(self._show_sampling, "sampling")
         s.subscribe(self._show_prompt, "prompt")
         s.subscribe(lambda c: self._show_trip_seconds(c.value), "trip_seconds")
+        s.subscribe(lambda c: page.real_time_box.setChecked(c.value), "real_time")
         self.lookup = LookupPresets(s, bridge, page, engine.apprentice_choice, engine.spec_meter,
                                     engine.update_extra_readout)
         engine.lookup = self.lookup

@@ -232,7 +232,7 @@ class MainWindow(QMainWindow):
                              (b.idle, r.on_idle), (self.clock.tick, r.on_tick),
                              (self.scene.trip_finished, r.on_trip_finished), (self.run_button.clicked, r.run),
                              (self.pause_button.clicked, r.pause), (self.step_button.clicked, r.step_once),
-                             (self.reset_button.clicked, r.reset), (self.real_time_box.toggled, r.set_real_time),
+                             (self.reset_button.clicked, r.reset),
                              (self.lang_button.clicked, self._toggle_language)):
             signal.connect(slot)
         self.model_choice.weights_chosen.connect(self.models.choose_weights)  # the thinner book (int8), in the details
@@ -246,6 +246,7 @@ class MainWindow(QMainWindow):
     def start(self) -> None:
         """Start the engine process and the animation clock."""
         self.status.set_status("Loading the model…")
+        self.engine.engine_starting()
         self.bridge.start()
         if not self.clock.is_running():
             self.clock.start()
@@ -310,7 +311,7 @@ class MainWindow(QMainWindow):
 
     def set_draft_k(self, k: int) -> None:
         """The apprentice guesses ``k`` tokens (clamped to 0–8; ignored while no draft model is usable)."""
-        if self.apprentice.is_available():
+        if self.session.apprentice_available:
             self.session.set_draft_k(max(0, min(MAX_DRAFT_K, int(k))))
 
     def set_sharding(self, mode: str, n: int) -> None:
@@ -427,6 +428,7 @@ class MainWindow(QMainWindow):
         self.reset()
         self.engine.engine_info = None
         self.engine.clear_readout()
+        self.engine.engine_starting()
         self.bridge.restart()
         self.status.set_status("Loading the model…")
 
