@@ -33,6 +33,8 @@ class EngineEventHandler:
     Args:
         session: the Live session's state (batch, apprentice, sharding, sampling).
         bridge: the ``EngineBridge``; scene: the stage; page: the ``LivePage``.
+        controller: the ``LiveController`` (a ready engine is told the session's settings again; the tear
+            request).
         runner: the ``LiveRunner`` (its answer starts again after an engine restart).
         status: the ``StatusLine``.
         spec_meter, shard_meter: what the apprentice and the torn book measure.
@@ -41,10 +43,11 @@ class EngineEventHandler:
         auto_restart: start a new engine when the engine process dies.
     """
 
-    def __init__(self, session, bridge, scene, page, runner, status, spec_meter, shard_meter, sync_ideas,
+    def __init__(self, session, bridge, controller, scene, page, runner, status, spec_meter, shard_meter, sync_ideas,
                  auto_restart: bool = True):
         self.session = session
         self.bridge = bridge
+        self.controller = controller
         self.scene = scene
         self.live_page = page
         self.runner = runner
@@ -138,7 +141,7 @@ class EngineEventHandler:
         bandwidth = float(info.get("memory_bandwidth_bytes_per_s") or 0)
         weight_bytes = float(model.get("weight_bytes") or 0)
         self.floor_ms = weight_bytes / bandwidth * 1000.0 if bandwidth > 0 and weight_bytes > 0 else None
-        self.bridge.set_max_batch(self.session.batch)
+        self.controller.send_batch()
         self._configure_extras(info)
         self.retranslate_engine_texts()
         self.runner.on_engine_ready()
@@ -204,7 +207,7 @@ class EngineEventHandler:
             self.apprentice.blockSignals(True)
             self.apprentice.set_value(k)
             self.apprentice.blockSignals(False)
-            self.bridge.set_draft_k(k)
+            self.controller.send_draft_k()
         sharding = info.get("sharding") or {}
         self.session.set_sharding(str(sharding.get("mode", "tp")), int(sharding.get("n", 1) or 1))
         wanted = (self.tear.mode(), self.tear.value())
@@ -261,8 +264,6 @@ class EngineEventHandler:
     def on_draft_k_changed(self, k: int) -> None:
         self.spec_meter.reset()
         self._apply_apprentice_sampling(k)  # the visitor's sampling stays (greedy_line says where it pays only greedy)
-        if self.engine_info is not None:
-            self.bridge.set_draft_k(k)
         if k:
             self._set_status_text(_tr("The apprentice now guesses {k} tokens before every trip.").format(k=k))
         else:
@@ -270,7 +271,7 @@ class EngineEventHandler:
         self.update_extra_readout()
 
     def _on_tear_requested(self, mode: str, n: int) -> None:
-        if self.engine_info is None or not self.bridge.set_sharding(mode, n):
+        if not self.controller.request_sharding(mode, n):
             self.tear.give_up()
             return
         self._sharding_timer.start(SHARDING_WATCHDOG_MS)

@@ -33,7 +33,8 @@ class LiveRunner:
 
     Args:
         session: the Live session's state (batch, sampling, prompt, run state, answer number, trips).
-        bridge: the ``EngineBridge``.
+        bridge: the ``EngineBridge`` (requests and trips: ``submit``, ``grant``, ``free_run``, ``reset``).
+        controller: the ``LiveController`` (the table's size, told again when an answer starts).
         scene: the stage (``show_trip``, ``busy``, ``advance``, ``real_time``...).
         page: the ``LivePage`` (prompt box, real-time box, step button, plots, seats).
         frame_jobs: the ``AfterPaint`` queue (work done after the frame that ends a trip).
@@ -46,10 +47,11 @@ class LiveRunner:
     once both exist.
     """
 
-    def __init__(self, session, bridge, scene, page, frame_jobs, spec_meter, status, presets, finished,
+    def __init__(self, session, bridge, controller, scene, page, frame_jobs, spec_meter, status, presets, finished,
                  main_new_tokens: int):
         self.session = session
         self.bridge = bridge
+        self.controller = controller
         self.scene = scene
         self.live_page = page
         self.step_button = page.step_button
@@ -279,7 +281,7 @@ class LiveRunner:
         self.answer_text = ""
         self.answer_token_ids = []
         self._answer_watch, self.loop_phrase, self._engine_loop_phrase = LoopWatch(), None, None
-        self.bridge.set_max_batch(self.session.batch)
+        self.controller.send_batch()
         self.spec_meter.reset()
         if self.session.draft_k == 0:
             self.spec_meter.start_plain(self.engine.spec_key(prompt))

@@ -27,6 +27,7 @@ from gui import i18n
 from gui.engine_link.bridge import EngineBridge
 from gui.i18n import tr_window as _tr
 from gui.live.apprentice_choice import ApprenticeVerdicts
+from gui.live.controller import LiveController
 from gui.live.engine_events import EngineEventHandler, StatusLine
 from gui.live.exhibit import ExhibitActions
 from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitcher
@@ -213,16 +214,19 @@ class MainWindow(QMainWindow):
         """Build the collaborators (each holds the session and the parts it needs) and wire the window's buttons."""
         session, b, page = self.session, self.bridge, self.live_page
         self.status = StatusLine(self.status_line)
-        self.runner = LiveRunner(session, b, self.scene, page, self.frame_jobs, self.spec_meter, self.status,
-                                 self.presets, self.session_finished.emit, MAIN_NEW_TOKENS)
+        self.controller = LiveController(session, b)  # the one commander of the engine's settings
+        self.runner = LiveRunner(session, b, self.controller, self.scene, page, self.frame_jobs, self.spec_meter,
+                                 self.status, self.presets, self.session_finished.emit, MAIN_NEW_TOKENS)
         self.exhibit_actions: ExhibitActions | None = None
-        self.engine = EngineEventHandler(session, b, self.scene, page, self.runner, self.status, self.spec_meter,
+        self.engine = EngineEventHandler(session, b, self.controller, self.scene, page, self.runner, self.status, self.spec_meter,
                                          self.shard_meter, self._sync_ideas, self.auto_restart)
         self.runner.engine = self.engine
-        self.apprentice_verdicts = ApprenticeVerdicts(session, b, self.apprentice_choice, self.model_choice.greedy_box,
-                                                      self.spec_meter, self.engine.update_extra_readout)
+        self.apprentice_verdicts = ApprenticeVerdicts(session, b.apprentice, self.controller, self.apprentice_choice,
+                                                      self.model_choice.greedy_box, self.spec_meter,
+                                                      self.engine.update_extra_readout)
         self.engine.verdicts = self.apprentice_verdicts
-        self.controls = SessionControls(session, page, self.model_choice, self.scene, b, self.runner, self.engine,
+        self.controls = SessionControls(session, page, self.model_choice, self.scene, self.controller, self.runner,
+                                        self.engine,
                                         self.models)
         self.exhibit_actions = ExhibitActions(session, page, self.details_button, self.model_choice, self.scene,
                                               self.engine.update_extra_readout)
