@@ -23,6 +23,7 @@ from model.procs import children_ignore_sigint
 log = logging.getLogger(__name__)
 
 DEFAULT_TARGET = "model.service:engine_main"
+STOP_WAIT_S = 10.0  # how long a ready engine is given to leave after ``shutdown`` (its pass, its workers, torch)
 
 
 class EngineBridge(QObject):
@@ -93,8 +94,8 @@ class EngineBridge(QObject):
         self._timer.start()
 
     def restart(self) -> None:
-        """Stop the current engine, if any, and start a fresh one."""
-        self.shutdown(timeout=0.5)
+        """Stop the current engine, if any (``shutdown``: asked to stop and waited for), and start a fresh one."""
+        self.shutdown()
         self.start()
 
     def is_running(self) -> bool:
@@ -106,10 +107,13 @@ class EngineBridge(QObject):
         """The engine process id, or None when none was started."""
         return self._process.pid if self._process is not None else None
 
-    def shutdown(self, timeout: float = 1.5) -> None:
-        """Stop the engine: send ``shutdown``, wait up to ``timeout`` seconds, then terminate, then kill.
+    def shutdown(self, timeout: float = STOP_WAIT_S) -> None:
+        """Stop the engine and wait until it has left; never leaves a child process behind.
 
-        Never leaves a child process behind. Queues are closed without waiting for their feeder threads.
+        A ready engine is sent ``shutdown`` and given up to ``timeout`` seconds to finish its pass, close its
+        workers and exit (events are drained meanwhile, so it cannot block on a full pipe); only then is it
+        terminated, then killed. An engine still loading cannot read commands yet: it is terminated at once.
+        Queues are closed without waiting for their feeder threads.
         """
         self._timer.stop()
         if self._finalizer is not None:
@@ -120,24 +124,12 @@ class EngineBridge(QObject):
         self._stopping = True
         if process is None:
             return
+        if process.is_alive() and self.info is not None:
+            _ask_to_stop(process, commands, events, timeout)
         if process.is_alive():
-            try:
-                commands.put_nowait({"op": "shutdown"})
-            except Exception:  # noqa: BLE001 - a broken queue only means we go straight to terminate
-                pass
-            deadline = time.monotonic() + timeout
-            while process.is_alive() and time.monotonic() < deadline:
-                _drain(events)  # a child blocked on a full pipe could not exit otherwise
-                process.join(0.02)
-            if process.is_alive():
-                log.warning("engine did not stop in %.1f s; terminating", timeout)
-                process.terminate()
-                process.join(0.5)
-            if process.is_alive():
-                process.kill()
-                process.join(0.5)
-        else:
-            process.join(0)
+            log.info("engine process %s still loading; stopped at once", process.pid)
+            _end(process)
+        process.join(0)
         for q in (commands, events):
             q.cancel_join_thread()
             q.close()
@@ -179,6 +171,15 @@ class EngineBridge(QObject):
         """Draft guesses per verify pass (speculative decoding), 0 = off."""
         self.options["draft_k"] = int(k)
         return self.send({"op": "set_draft_k", "k": int(k)})
+
+    def set_draft_kind(self, kind: str) -> bool:
+        """Which apprentice guesses: "model" (the draft model) or "ngram" (prompt lookup, always available)."""
+        return self.send({"op": "set_draft_kind", "kind": str(kind)})
+
+    def check_apprentice(self, temperature: float, top_k: int = 0, top_p: float = 1.0) -> bool:
+        """Ask the engine to measure which apprentice pays under this sampling (answered by ``apprentice``)."""
+        return self.send({"op": "check_apprentice", "temperature": float(temperature), "top_k": int(top_k),
+                          "top_p": float(top_p)})
 
     def set_sharding(self, mode: str, n: int) -> bool:
         """Tear the model over ``n`` worker processes by heads ("tp") or layers ("pp"); n = 1: one process.
@@ -252,15 +253,35 @@ class EngineBridge(QObject):
             log.warning("unknown engine event %r", event)
 
 
+def _ask_to_stop(process, commands, events, timeout: float) -> None:
+    """Send ``shutdown`` and wait up to ``timeout`` s for the process to exit; past that, end it (logged)."""
+    try:
+        commands.put_nowait({"op": "shutdown"})
+    except Exception:  # noqa: BLE001 - a broken queue only means we go straight to terminate
+        pass
+    deadline = time.monotonic() + timeout
+    while process.is_alive() and time.monotonic() < deadline:
+        _drain(events)  # a child blocked on a full pipe could not exit otherwise
+        process.join(0.02)
+    if process.is_alive():
+        log.warning("engine did not stop in %.1f s; terminating", timeout)
+        _end(process)
+
+
+def _end(process) -> None:
+    """Terminate ``process``, then kill it if it does not go."""
+    process.terminate()
+    process.join(0.5)
+    if process.is_alive():
+        process.kill()
+        process.join(0.5)
+
+
 def _reap(process, commands, events) -> None:
     """Last resort (the bridge was collected without shutdown): end the engine process at once."""
     try:
         if process.is_alive():
-            process.terminate()
-            process.join(0.5)
-            if process.is_alive():
-                process.kill()
-                process.join(0.5)
+            _end(process)
         for q in (commands, events):
             q.cancel_join_thread()
             q.close()

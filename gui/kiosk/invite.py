@@ -34,8 +34,8 @@ def invitation_lines() -> tuple[str, str]:
 class InviteBanner(QWidget):
     """The banner across the lower part of ``window`` while the attract loop plays."""
 
-    def __init__(self, window: QWidget, idle: QObject):
-        super().__init__(window)
+    def __init__(self, parent: QWidget, idle: QObject):
+        super().__init__(parent)
         self.setObjectName("inviteBanner")
         self.setAttribute(Qt.WA_TransparentForMouseEvents, True)
         self.setFocusPolicy(Qt.NoFocus)
@@ -50,7 +50,7 @@ class InviteBanner(QWidget):
         self.hide()
         idle.idle.connect(self.begin)
         idle.woken.connect(self.end)
-        window.installEventFilter(self)
+        parent.installEventFilter(self)
 
     def begin(self) -> None:
         """Show the invitation (the attract loop starts)."""

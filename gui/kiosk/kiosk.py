@@ -28,6 +28,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
+from gui.live.host import LiveHost
 from gui.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -54,11 +55,12 @@ def key_matches(event, sequence: QKeySequence) -> bool:
 
 # ---- screens --------------------------------------------------------------------------------------------------
 class ScreenKeeper(QObject):
-    """Keeps ``window`` fullscreen on screen ``index`` (or the primary screen if there is no such screen)."""
+    """Keeps ``top`` (a top-level widget) fullscreen on screen ``index`` (or the primary screen if there is no
+    such screen)."""
 
-    def __init__(self, window: QWidget, index: int = 0, keep_fullscreen: bool = False):
-        super().__init__(window)
-        self.window = window
+    def __init__(self, top: QWidget, index: int = 0, keep_fullscreen: bool = False):
+        super().__init__(top)
+        self.window = top  # any top-level widget: only placed and made fullscreen
         self.index = int(index)
         self.keep_fullscreen = keep_fullscreen  # kiosk: F re-places instead of leaving fullscreen
         self._screen = None
@@ -202,13 +204,13 @@ class AttractLoop(QObject):
         language: the poetry model's first lines in Chinese, the code model's prompts in English)."""
         if self._fixed_prompts is not None:
             return next(self._fixed_prompts)
-        presets = self.window.presets() or ["def fibonacci(n):"]
+        presets = self.host.presets() or ["def fibonacci(n):"]
         self._preset_cursor += 1
         return presets[(self._preset_cursor - 1) % len(presets)]
 
-    def __init__(self, window, settings: Settings, prompts: list[str] | None = None):
-        super().__init__(window)
-        self.window = window
+    def __init__(self, host: LiveHost, settings: Settings, prompts: list[str] | None = None):
+        super().__init__(host)
+        self.host = host  # the window as a ``LiveHost``: the session, the tour, run/reset, nothing else
         self.settings = settings
         self._fixed_prompts = itertools.cycle(settings.prompts or prompts) if (settings.prompts or prompts) else None
         self._preset_cursor = 0
@@ -231,7 +233,7 @@ class AttractLoop(QObject):
             return
         log.info("attract loop starts")
         self.running = True
-        w = self.window
+        w = self.host
         if w.lang != self.settings.language:
             w.set_language(self.settings.language)
         w.reset()
@@ -249,19 +251,19 @@ class AttractLoop(QObject):
         self._timer.stop()
         self._live_guard.stop()
         try:
-            self.window.session_finished.disconnect(self._on_session_finished)
+            self.host.session_finished.disconnect(self._on_session_finished)
         except (RuntimeError, TypeError):
             pass
-        self.window.reset()
+        self.host.reset()
         if self._saved_tokens is not None:
-            self.window.main_new_tokens = self._saved_tokens
+            self.host.main_new_tokens = self._saved_tokens
             self._saved_tokens = None
 
     # ---- beats ----------------------------------------------------------------------------------------------
     def _show_section(self, index: int) -> None:
         self._phase = "tour"
-        self.window.show_tour()
-        tour = self.window.tour
+        self.host.show_tour()
+        tour = self.host.tour
         tour.goto(index)
         self.beat.emit(f"section {tour.current_index}")
         self._timer.start(int(self.settings.section_seconds * 1000))
@@ -269,9 +271,9 @@ class AttractLoop(QObject):
     def _next_beat(self) -> None:
         if not self.running:
             return
-        tour = self.window.tour
+        tour = self.host.tour
         self._sections_since_live += 1
-        live_ok = self.window.engine_ready()
+        live_ok = self.host.engine_ready()
         if live_ok and self._sections_since_live >= LIVE_EVERY_SECTIONS:
             self._go_live()
             return
@@ -279,7 +281,7 @@ class AttractLoop(QObject):
         self._show_section(0 if at_end else tour.current_index + 1)
 
     def _go_live(self) -> None:
-        w = self.window
+        w = self.host
         self._sections_since_live = 0
         if not w.engine_ready():  # no model (yet): keep to the tour, or wait and try again
             self._phase = "tour"
@@ -303,7 +305,7 @@ class AttractLoop(QObject):
     def _end_live(self) -> None:
         if self.running and self._phase == "live":
             log.info("attract: live decode cut short after %.0f s", LIVE_MAX_S)
-            self.window.pause()
+            self.host.pause()
             self._phase = "live_done"
             self._timer.start(0)
 

@@ -209,23 +209,25 @@ class ApprenticeVerdicts:
     Args:
         session: the Live session's state: its ``draft_kind`` and ``draft_k``, and its sampling's ``greedy``
             (never changed for the apprentice; a greedy an older page turned on is turned off).
-        bridge: the ``EngineBridge`` (its ``apprentice`` signal; ``set_draft_kind`` is sent through it).
+        verdicts: the bridge's ``apprentice`` signal (the engine's measured verdicts).
+        controller: the ``LiveController`` (``set_draft_kind``: the session's and the engine's).
         apprentice_choice: the Details view's ``ApprenticeChoice`` (n-gram apprentice or draft model).
         greedy_box: the top bar's "Greedy" switch (the apprentice that pays under the new setting follows it).
         spec_meter: the ``SpecMeter`` (reset when the apprentice changes).
         update_extra_readout: called when a verdict or the apprentice changes what the readout says.
     """
 
-    def __init__(self, session, bridge, apprentice_choice, greedy_box, spec_meter, update_extra_readout):
+    def __init__(self, session, verdicts, controller, apprentice_choice, greedy_box, spec_meter,
+                 update_extra_readout):
         self.session = session
-        self.bridge = bridge
+        self.controller = controller
         self.apprentice_choice = apprentice_choice
         self.spec_meter = spec_meter
         self._update_extra_readout = update_extra_readout
         self._greedy_for_apprentice = False  # an older page turned greedy on for the apprentice (turned off here)
         self._apprentice_picked = False  # the visitor picked an apprentice themselves (the Details view)
         self.lookup = None  # the LookupPresets: while one runs, the free-writing choice waits (gui.live.lookup_presets)
-        bridge.apprentice.connect(self._on_apprentice_verdict)
+        verdicts.connect(self._on_apprentice_verdict)
         apprentice_choice.kind_chosen.connect(self._on_apprentice_kind_chosen)
         greedy_box.toggled.connect(self._on_greedy_toggled)
 
@@ -242,10 +244,9 @@ class ApprenticeVerdicts:
 
     def _on_apprentice_kind_chosen(self, kind: str) -> None:
         """The visitor picked an apprentice in the Details view: the engine switches (and keeps the slider)."""
-        self.session.set_draft_kind(kind)
+        self.controller.set_draft_kind(kind)
         self._apprentice_picked = True  # their choice stands when the sampling changes
         self.spec_meter.reset()
-        self.bridge.send({"op": "set_draft_kind", "kind": kind})
         self.apply_apprentice_sampling(self.session.draft_k)
         self._update_extra_readout()
 
@@ -282,9 +283,8 @@ class ApprenticeVerdicts:
         best = (check or {}).get("best")
         if best in KINDS and best != self.apprentice_choice.kind() and self.apprentice_choice.has_kind(best):
             self.apprentice_choice.set_kind(best)
-            self.session.set_draft_kind(best)
+            self.controller.set_draft_kind(best)
             self.spec_meter.reset()
-            self.bridge.send({"op": "set_draft_kind", "kind": best})
         self._update_extra_readout()
 
     def greedy_line(self) -> str:

@@ -20,8 +20,8 @@ from animations.typescale import set_role
 from gui.i18n import tr_window as _tr
 from gui.live.apprentice_choice import ApprenticeChoice
 from gui.live.draft_reason import draft_reason  # noqa: F401  (kept importable from here)
+from gui.live.state import MAX_DRAFT_K
 
-MAX_DRAFT_K = 8
 TEAR_DEGREES = (1, 2, 4)
 
 

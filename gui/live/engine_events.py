@@ -33,6 +33,8 @@ class EngineEventHandler:
     Args:
         session: the Live session's state (batch, apprentice, sharding, sampling).
         bridge: the ``EngineBridge``; scene: the stage; page: the ``LivePage``.
+        controller: the ``LiveController`` (a ready engine is told the session's settings again; the tear
+            request).
         runner: the ``LiveRunner`` (its answer starts again after an engine restart).
         status: the ``StatusLine``.
         spec_meter, shard_meter: what the apprentice and the torn book measure.
@@ -41,10 +43,11 @@ class EngineEventHandler:
         auto_restart: start a new engine when the engine process dies.
     """
 
-    def __init__(self, session, bridge, scene, page, runner, status, spec_meter, shard_meter, sync_ideas,
+    def __init__(self, session, bridge, controller, scene, page, runner, status, spec_meter, shard_meter, sync_ideas,
                  auto_restart: bool = True):
         self.session = session
         self.bridge = bridge
+        self.controller = controller
         self.scene = scene
         self.live_page = page
         self.runner = runner
@@ -53,7 +56,6 @@ class EngineEventHandler:
         self.tear = page.tear
         self.trip_plot = page.trip_plot
         self.trip_plot_title = page.trip_plot_title
-        self.real_time_box = page.real_time_box
         self.readout = page.readout_panel.readout
         self.model_label = page.readout_panel.model_label
         self.spec_meter = spec_meter
@@ -65,7 +67,6 @@ class EngineEventHandler:
         self.auto_restart = auto_restart
         self.engine_info: dict | None = None
         self.floor_ms: float | None = None
-        self._fatal: str | None = None
         self._restarts: deque[float] = deque(maxlen=6)
         self._rapid_deaths = 0  # engine deaths each within a minute of the one before
         self._readout_args: dict | None = None
@@ -92,16 +93,24 @@ class EngineEventHandler:
     @property
     def fatal_error(self) -> str | None:
         """Why no model could be loaded (the engine's ``fatal`` message), or None."""
-        return self._fatal
+        return self.session.engine_error
 
     def is_restarting(self) -> bool:
         """True while a new engine is waited for after the last one died (the restart timer runs)."""
-        return self._restart_timer.isActive()
+        return self.session.engine_status == "restarting"
+
+    def engine_starting(self) -> None:
+        """A new engine is starting: the session's engine is "loading", unless the last one failed (its reason
+        stands until an engine is ready)."""
+        if self.session.engine_status != "failed":
+            self.session.set_engine_status("loading")
 
     def stop_timers(self) -> None:
         """Stop the restart and the sharding watchdog timers (the window is closing)."""
         self._restart_timer.stop()
         self._sharding_timer.stop()
+        if self.session.engine_status == "restarting":
+            self.session.set_engine_status("stopped")
 
     def clear_readout(self) -> None:
         """Forget the last trip's figures: the readout says there is no trip yet."""
@@ -118,7 +127,7 @@ class EngineEventHandler:
     # ---- engine events -----------------------------------------------------------------------------------------
     def _on_ready(self, info: dict) -> None:
         self.engine_info = info
-        self._fatal = None
+        self.session.set_engine_status("ready")
         model = info.get("model", {})
         layer_bytes = list(model.get("layer_weight_bytes", []))
         try:
@@ -132,7 +141,7 @@ class EngineEventHandler:
         bandwidth = float(info.get("memory_bandwidth_bytes_per_s") or 0)
         weight_bytes = float(model.get("weight_bytes") or 0)
         self.floor_ms = weight_bytes / bandwidth * 1000.0 if bandwidth > 0 and weight_bytes > 0 else None
-        self.bridge.set_max_batch(self.session.batch)
+        self.controller.send_batch()
         self._configure_extras(info)
         self.retranslate_engine_texts()
         self.runner.on_engine_ready()
@@ -141,7 +150,7 @@ class EngineEventHandler:
         self._set_status_text(_tr("The engine says: {message}").format(message=message))
 
     def _on_fatal(self, message: str) -> None:
-        self._fatal = message
+        self.session.set_engine_status("failed", message)
         self.scene.show_notice(lambda: _tr("No model could be loaded, so no trips today: the reason is below."))
         self.engine_info = None
         self.runner.on_engine_failed()
@@ -150,8 +159,12 @@ class EngineEventHandler:
     def _on_engine_died(self, code: int) -> None:
         self.engine_info = None
         self.runner.on_engine_lost()
-        if self._fatal is not None or not self.auto_restart:
+        if self.session.engine_status == "failed":
             return
+        if not self.auto_restart:
+            self.session.set_engine_status("stopped")
+            return
+        self.session.set_engine_status("restarting")
         now = time.monotonic()
         rapid = bool(self._restarts) and now - self._restarts[-1] < 60
         self._rapid_deaths = self._rapid_deaths + 1 if rapid else 0
@@ -169,6 +182,7 @@ class EngineEventHandler:
 
     def _restart_engine(self) -> None:
         self.runner.run_again_when_ready()
+        self.engine_starting()
         self.bridge.restart()
 
     # ---- the apprentice and the torn book ---------------------------------------------------------------------
@@ -179,6 +193,7 @@ class EngineEventHandler:
         # copied from the request's own earlier text)
         draft_ok = bool(info.get("draft_kinds")) or (info.get("draft") is not None and not info.get("draft_error"))
         k = self.session.draft_k
+        self.session.set_apprentice_available(draft_ok)
         self.apprentice.set_available(draft_ok, info.get("draft_error") or ("" if draft_ok else None))
         if not draft_ok:
             self.session.set_draft_k(0)  # no apprentice in this engine: its slider shows 0
@@ -192,7 +207,7 @@ class EngineEventHandler:
             self.apprentice.blockSignals(True)
             self.apprentice.set_value(k)
             self.apprentice.blockSignals(False)
-            self.bridge.set_draft_k(k)
+            self.controller.send_draft_k()
         sharding = info.get("sharding") or {}
         self.session.set_sharding(str(sharding.get("mode", "tp")), int(sharding.get("n", 1) or 1))
         wanted = (self.tear.mode(), self.tear.value())
@@ -222,7 +237,7 @@ class EngineEventHandler:
         if self.lookup is not None and (why_lookup := self.lookup.line()):
             lines.append(why_lookup)  # a lookup preset: why the n-gram apprentice, and its measured speed-up
         k = self.session.draft_k
-        if k > 0 and self.apprentice.is_available():
+        if k > 0 and self.session.apprentice_available:
             details = getattr(self.live_page, "details", False)
             lines.append(self.spec_meter.text(self.spec_key(), k, short=not details))
             if greedy := self.greedy_line():
@@ -231,7 +246,7 @@ class EngineEventHandler:
         if n > 1:
             lines.append(self.shard_meter.text(mode, n))
         why = ""
-        if k > 0 and self.apprentice.is_available() and self.spec_meter.trips:
+        if k > 0 and self.session.apprentice_available and self.spec_meter.trips:
             reason = (self.lookup.slower_reason() if self.lookup is not None and self.lookup.active is not None else
                       slower_reason(self.apprentice_choice.event, self.apprentice_choice.kind(),
                                     self.session.sampling.greedy, self.spec_meter.acceptance))
@@ -249,8 +264,6 @@ class EngineEventHandler:
     def on_draft_k_changed(self, k: int) -> None:
         self.spec_meter.reset()
         self._apply_apprentice_sampling(k)  # the visitor's sampling stays (greedy_line says where it pays only greedy)
-        if self.engine_info is not None:
-            self.bridge.set_draft_k(k)
         if k:
             self._set_status_text(_tr("The apprentice now guesses {k} tokens before every trip.").format(k=k))
         else:
@@ -258,7 +271,7 @@ class EngineEventHandler:
         self.update_extra_readout()
 
     def _on_tear_requested(self, mode: str, n: int) -> None:
-        if self.engine_info is None or not self.bridge.set_sharding(mode, n):
+        if not self.controller.request_sharding(mode, n):
             self.tear.give_up()
             return
         self._sharding_timer.start(SHARDING_WATCHDOG_MS)
@@ -315,7 +328,7 @@ class EngineEventHandler:
         self.live_page.split_row.show_trip(report, self.engine_info)  # reading, other work, floor: measured split
 
     def update_readout(self) -> None:
-        text = readout_text(self._readout_args, self.engine_info is not None, self.real_time_box.isChecked(),
+        text = readout_text(self._readout_args, self.engine_info is not None, self.session.real_time,
                             float(getattr(self.scene, "trip_duration_s", 1.0)))
         if self.readout.text() != text:  # a changed text relayouts the page: only when it changes
             self.readout.setText(text)
@@ -323,7 +336,7 @@ class EngineEventHandler:
             self.live_page.split_row.show_trip(None, None)
 
     def retranslate_engine_texts(self) -> None:
-        self.model_label.setText(model_text(self.engine_info, self._fatal))
+        self.model_label.setText(model_text(self.engine_info, self.session.engine_error))
         self.readout.setToolTip(readout_rule())  # the same in every trip: set once per language
         title = _tr("Measured ms per trip · orange: reading the question · blue: writing")
         if self.engine_info is None or self.floor_ms is None:

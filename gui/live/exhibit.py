@@ -127,7 +127,7 @@ class ExhibitActions:
         self.session.set_batch(n)
 
     def set_draft_k(self, k: int) -> None:
-        if self.apprentice.is_available():
+        if self.session.apprentice_available:
             self.session.set_draft_k(k)
 
     def set_sharding(self, mode: str, n: int) -> None:
@@ -174,7 +174,7 @@ class ExhibitActions:
         """The toggles show what is in force (or asked for): a slider moved in the details view moves them too."""
         ex = self.live_page.exhibit
         states = ((ex.share_button, True, self.session.batch > 1, ""),
-                  (ex.apprentice_button, self.apprentice.is_available(), self.session.draft_k > 0,
+                  (ex.apprentice_button, self.session.apprentice_available, self.session.draft_k > 0,
                    self.apprentice.reason()),
                   (ex.tear_button, self.tear.isEnabled() and self._tear_mode() is not None and not
                    self.tear.is_pending(), self.tear.value() > 1, ""))

@@ -60,7 +60,8 @@ class LookupPresets:
 
     Args:
         session: the Live session's state (its prompt, model key, draft kind and k, sampling).
-        bridge: the ``EngineBridge`` (``set_draft_kind`` is sent through it; k follows the session).
+        controller: the ``LiveController`` (``set_draft_kind``: the session's and the engine's; k follows the
+            session).
         page: the ``LivePage`` (its prompt box).
         apprentice_choice: the Details view's ``ApprenticeChoice`` (shows the apprentice in use).
         spec_meter: the ``SpecMeter`` (reset when the apprentice changes).
@@ -68,10 +69,10 @@ class LookupPresets:
         measured: ``model.catalog.lookup_measured`` (a test passes its own figures).
     """
 
-    def __init__(self, session, bridge, page, apprentice_choice, spec_meter, update_extra_readout,
+    def __init__(self, session, controller, page, apprentice_choice, spec_meter, update_extra_readout,
                  measured=catalog.lookup_measured):
         self.session = session
-        self.bridge = bridge
+        self.controller = controller
         self.page = page
         self.apprentice_choice = apprentice_choice
         self.spec_meter = spec_meter
@@ -137,10 +138,9 @@ class LookupPresets:
         after a restarted engine said which apprentice it has)."""
         if self.active is None:
             return
-        if self.session.set_draft_kind("ngram") or self.apprentice_choice.kind() != "ngram":
+        if self.controller.set_draft_kind("ngram") or self.apprentice_choice.kind() != "ngram":
             self.spec_meter.reset()
         self.apprentice_choice.set_kind("ngram")
-        self.bridge.send({"op": "set_draft_kind", "kind": "ngram"})
 
     def _back_to_free_writing(self) -> None:
         free, self.free, self.active = self.free, None, None
@@ -148,10 +148,9 @@ class LookupPresets:
             return
         s = self.session
         s.set_sampling(temperature=free["temperature"], top_p=free["top_p"], greedy=free["greedy"])
-        if s.set_draft_kind(free["kind"]):
+        if self.controller.set_draft_kind(free["kind"]):
             self.spec_meter.reset()
         self.apprentice_choice.set_kind(free["kind"])
-        self.bridge.send({"op": "set_draft_kind", "kind": free["kind"]})
         s.set_draft_k(free["k"])
 
     def free_writing_kind(self, kind: str) -> bool:

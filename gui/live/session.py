@@ -32,7 +32,8 @@ class LiveRunner:
 
     Args:
         session: the Live session's state (batch, sampling, prompt, run state, answer number, trips).
-        bridge: the ``EngineBridge``.
+        bridge: the ``EngineBridge`` (requests and trips: ``submit``, ``grant``, ``free_run``, ``reset``).
+        controller: the ``LiveController`` (the table's size, told again when an answer starts).
         scene: the stage (``show_trip``, ``busy``, ``advance``, ``real_time``...).
         page: the ``LivePage`` (prompt box, real-time box, step button, plots, seats).
         frame_jobs: the ``AfterPaint`` queue (work done after the frame that ends a trip).
@@ -45,13 +46,13 @@ class LiveRunner:
     once both exist.
     """
 
-    def __init__(self, session, bridge, scene, page, frame_jobs, spec_meter, status, presets, finished,
+    def __init__(self, session, bridge, controller, scene, page, frame_jobs, spec_meter, status, presets, finished,
                  main_new_tokens: int):
         self.session = session
         self.bridge = bridge
+        self.controller = controller
         self.scene = scene
         self.live_page = page
-        self.real_time_box = page.real_time_box
         self.step_button = page.step_button
         self.trip_plot = page.trip_plot
         self.rate_plot = page.rate_plot
@@ -82,6 +83,7 @@ class LiveRunner:
         self._answer_watch = LoopWatch()
         self.main_new_tokens = main_new_tokens
         self._prompt_text = ""
+        session.subscribe(lambda c: self._follow_real_time(c.value), "real_time")
 
     def _set_status(self, english: str, **fields) -> None:
         self.status.set_status(english, **fields)
@@ -96,7 +98,7 @@ class LiveRunner:
 
     @property
     def _fatal(self) -> str | None:
-        return self.engine.fatal_error
+        return self.session.engine_error
 
     @property
     def prompt_text(self) -> str:
@@ -148,7 +150,7 @@ class LiveRunner:
         """Run: start a new answer if none is in progress, then keep granting trips."""
         if self.engine_info is None:
             self._want_run = self._fatal is None
-            if self._fatal is None and self.engine.is_restarting():  # say what is really happening
+            if self._fatal is None and self.session.engine_status == "restarting":  # say what is really happening
                 self._set_status("The engine is restarting; it will run when it is ready.")
             elif self._fatal is None and self.bridge.is_running():
                 self._set_status("Loading the model…")
@@ -161,7 +163,7 @@ class LiveRunner:
             if not self._start_session():
                 return
         self._running = True
-        if self.real_time_box.isChecked():
+        if self.session.real_time:
             self.bridge.free_run(True)
         self._set_status("Running.")
         self._pump()
@@ -170,7 +172,7 @@ class LiveRunner:
         """Stop granting trips (the trip on stage finishes)."""
         self._want_run = False
         self._running = False
-        if self.real_time_box.isChecked():
+        if self.session.real_time:
             self.bridge.free_run(False)
         if not self._main_done:
             if self.step_button.isHidden():  # presenter mode: no Step button, the keys step
@@ -242,10 +244,12 @@ class LiveRunner:
         self._set_status("Reset. Choose a prompt and press Run.")
 
     def set_real_time(self, on: bool) -> None:
-        """Real-time mode: the engine runs freely and the stage shows trips at their measured pace."""
-        if self.real_time_box.isChecked() != on:
-            self.real_time_box.setChecked(on)  # re-enters through the toggled signal
-            return
+        """Real-time mode: the engine runs freely and the stage shows trips at their measured pace (the
+        session's ``real_time``; the runner follows its change, ``_follow_real_time``)."""
+        self.session.set_real_time(bool(on))
+
+    def _follow_real_time(self, on: bool) -> None:
+        """The session's real-time mode changed: the stage, the engine and the readout follow."""
         self.scene.real_time = on
         if on:
             self._flush_pending()
@@ -276,7 +280,7 @@ class LiveRunner:
         self.answer_text = ""
         self.answer_token_ids = []
         self._answer_watch, self.loop_phrase, self._engine_loop_phrase = LoopWatch(), None, None
-        self.bridge.set_max_batch(self.session.batch)
+        self.controller.send_batch()
         self.spec_meter.reset()
         if self.session.draft_k == 0:
             self.spec_meter.start_plain(self.engine.spec_key(prompt))
@@ -369,7 +373,7 @@ class LiveRunner:
             tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
             self.rate_plot.add_trip(self._trip_count, tokens / wall * 1000.0)
         self.engine.measure_extras(report)
-        if self.real_time_box.isChecked():
+        if self.session.real_time:
             # Real time: the stage queues (and, when far behind, drops) trips itself; words appear at once.
             self._flush_pending()
             self.engine.show_on_stage(report)
@@ -392,7 +396,7 @@ class LiveRunner:
         if rid == self._main_id:
             self._main_done = True
             self._running = False
-            if self.real_time_box.isChecked():
+            if self.session.real_time:
                 self.bridge.free_run(False)
             self.bridge.reset()  # the other seats stop with the visitor's answer
             self._active.clear()
@@ -413,7 +417,7 @@ class LiveRunner:
     def _pump(self) -> None:
         """Grant one trip when no report is waiting and none is on its way (paced mode): the engine works on
         the next trip while the stage shows this one."""
-        if not self._running or self.real_time_box.isChecked() or self.engine_info is None:
+        if not self._running or self.session.real_time or self.engine_info is None:
             return
         if self._grants_outstanding > 0:
             if time.monotonic() - self._grant_time < GRANT_WATCHDOG_S:
@@ -430,7 +434,7 @@ class LiveRunner:
 
     def _send_grant(self) -> None:
         """The paced grant ``_pump`` decided on (not sent when the answer was paused or reset meanwhile)."""
-        if not self._running or self._main_done or self.real_time_box.isChecked() or not self.bridge.grant(1):
+        if not self._running or self._main_done or self.session.real_time or not self.bridge.grant(1):
             self._grants_outstanding = max(0, self._grants_outstanding - 1)
 
     def _show_next(self) -> None:
@@ -473,7 +477,7 @@ class LiveRunner:
             return
         self._main_done = True
         self._running = False
-        if self.real_time_box.isChecked():
+        if self.session.real_time:
             self.bridge.free_run(False)
         self.bridge.reset()
         self._active.clear()

@@ -2,7 +2,8 @@
 (``gui.live.state.SessionState``) and shows the session's value when the session says it changed, so a change
 from anywhere (the slider, the idea toggles, the presenter's +/−, the kiosk, a test) looks and acts the same.
 
-    slider moved -> session.set_batch(n) -> Change("batch") -> the slider, its value, the engine, the seats
+    slider moved -> session.set_batch(n) -> Change("batch") -> the slider, its value, the seats (and, through
+    ``LiveController``, the engine)
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class SessionControls:
         page: the ``LivePage`` (batch and speed sliders and their values, the apprentice's slider, the prompt box).
         greedy_box, model_choice: the top bar's "Greedy" switch and the ``ModelChoice`` showing the seed.
         scene: the stage (its ``trip_duration_s``).
-        bridge: the ``EngineBridge`` (``set_max_batch``).
+        controller: the ``LiveController`` (the lookup presets switch the apprentice through it).
         runner: the ``LiveRunner`` (fills the seats a larger table has).
         engine: the ``EngineEventHandler`` (the apprentice's change, the readout).
         models: the ``ModelSwitcher`` (it offers the lookup presets again when it puts a model's presets in the
@@ -35,12 +36,11 @@ class SessionControls:
     and hands it to the engine events, the apprentice's verdicts and the model switcher.
     """
 
-    def __init__(self, session, page, model_choice, scene, bridge, runner, engine, models=None):
+    def __init__(self, session, page, model_choice, scene, controller, runner, engine, models=None):
         self.session = session
         self.page = page
         self.model_choice = model_choice
         self.scene = scene
-        self.bridge = bridge
         self.runner = runner
         self.engine = engine
         s = session
@@ -48,13 +48,15 @@ class SessionControls:
         page.speed_slider.valueChanged.connect(self._on_speed_changed)
         page.apprentice.k_changed.connect(s.set_draft_k)
         model_choice.greedy_box.toggled.connect(s.set_greedy)
+        page.real_time_box.toggled.connect(s.set_real_time)  # the checkbox shows the session's mode
         page.prompt_box.editTextChanged.connect(self._on_prompt_typed)
         s.subscribe(lambda c: self._on_batch_changed(c.value), "batch")
         s.subscribe(lambda c: self._show_draft_k(c.value), "draft_k")
         s.subscribe(self._show_sampling, "sampling")
         s.subscribe(self._show_prompt, "prompt")
         s.subscribe(lambda c: self._show_trip_seconds(c.value), "trip_seconds")
-        self.lookup = LookupPresets(s, bridge, page, engine.apprentice_choice, engine.spec_meter,
+        s.subscribe(lambda c: page.real_time_box.setChecked(c.value), "real_time")
+        self.lookup = LookupPresets(s, controller, page, engine.apprentice_choice, engine.spec_meter,
                                     engine.update_extra_readout)
         engine.lookup = self.lookup
         for owner in (engine.verdicts, models):
@@ -67,11 +69,10 @@ class SessionControls:
 
     # ---- the table's size -------------------------------------------------------------------------------------
     def _on_batch_changed(self, n: int) -> None:
-        """The session's batch changed: the slider, its value, the engine and the seats follow."""
+        """The session's batch changed: the slider, its value and the seats follow (the engine: ``LiveController``)."""
         if self.page.batch_slider.value() != n:
             self.page.batch_slider.setValue(n)
         self._on_batch_label()
-        self.bridge.set_max_batch(n)
         self.runner.fill_seats()
 
     def _on_batch_label(self) -> None:

@@ -15,6 +15,12 @@ and never hold the truth).
 * ``run_state``: the visitor's answer: "idle" (none), "running" (trips granted), "paused" (in progress, no trips
   granted), "complete" (its last token came);
 * ``trip_seconds``: how long one trip takes on screen (s, 0.25-3; the animation's clock, not the engine's);
+* ``real_time``: real-time mode: the engine runs its trips back to back and the stage shows them at their measured
+  pace (False: paced, one trip granted per trip on screen); the "Real time" checkbox shows it;
+* ``engine_status``: the engine's: "stopped" (none started), "loading" (started, not ready yet), "ready",
+  "failed" (no model could be loaded; ``engine_error`` says why) or "restarting" (it died, a new one is waited for);
+* ``engine_error``: why no model could be loaded (the engine's ``fatal`` message) while "failed", else None;
+* ``apprentice_available``: whether the ready engine has an apprentice (a draft model or the n-gram one);
 * ``prompt``: the prompt to run (at most ``MAX_PROMPT_CHARS`` characters);
 * ``answer_number``: 1 for the first answer started, +1 for each next one (request ids and seeds use it);
 * ``trips``: the last ``history`` step reports (plain dicts from the engine, oldest first).
@@ -37,6 +43,7 @@ DRAFT_KINDS = ("ngram", "model")
 SHARDING_MODES = ("tp", "pp")
 MAX_SHARDS = 4  # worker processes the book may be torn into (= model.parallel.plan.MAX_WORKERS, not imported: torch)
 RUN_STATES = ("idle", "running", "paused", "complete")
+ENGINE_STATES = ("stopped", "loading", "ready", "failed", "restarting")
 WEIGHTS = ("default", "fp32", "fp16", "int8")  # "default": the machine's measured choice (fp16 or fp32)
 MAX_PROMPT_CHARS = 2000
 HISTORY = 64  # step reports kept: enough for the plots' last screens, bounded for a kiosk that runs for days
@@ -44,7 +51,8 @@ HISTORY = 64  # step reports kept: enough for the plots' last screens, bounded f
 TRIP_SECONDS_RANGE = (0.25, 3.0)  # s on screen per trip
 
 FIELDS = ("batch", "draft_k", "draft_kind", "sharding", "sampling", "model_key", "weights", "run_state",
-          "trip_seconds", "prompt", "answer_number", "trips")
+          "trip_seconds", "real_time", "engine_status", "engine_error", "apprentice_available", "prompt",
+          "answer_number", "trips")
 
 
 @dataclass(frozen=True)
@@ -110,6 +118,10 @@ class SessionState:
         self._weights = "default"
         self._run_state = "idle"
         self._trip_seconds = 1.0
+        self._real_time = False
+        self._engine_status = "stopped"
+        self._engine_error: str | None = None
+        self._apprentice_available = False
         self._prompt = ""
         self._answer_number = 0
         self._trips: deque[dict] = deque(maxlen=_int_in("history", history, 1, 1_000_000))
@@ -151,6 +163,12 @@ class SessionState:
                        doc='"default" (the machine\'s measured choice), "fp32", "fp16" or "int8".')
     run_state = property(lambda self: self._run_state, doc="idle | running | paused | complete")
     trip_seconds = property(lambda self: self._trip_seconds, doc="Seconds one trip takes on screen.")
+    real_time = property(lambda self: self._real_time, doc="Real-time mode (trips at their measured pace).")
+    engine_status = property(lambda self: self._engine_status,
+                             doc="stopped | loading | ready | failed | restarting")
+    engine_error = property(lambda self: self._engine_error, doc="Why no model could be loaded, or None.")
+    apprentice_available = property(lambda self: self._apprentice_available,
+                                    doc="Whether the ready engine has an apprentice.")
     prompt = property(lambda self: self._prompt, doc="The prompt to run.")
     answer_number = property(lambda self: self._answer_number, doc="Answers started so far.")
 
@@ -228,6 +246,31 @@ class SessionState:
             raise ValueError(f"trip seconds must be a number {lo}-{hi}, not {seconds!r}")
         return self._set("trip_seconds", round(float(seconds), 2))
 
+    def set_real_time(self, on: bool) -> bool:
+        """Real-time mode on (True) or off (False)."""
+        if not isinstance(on, bool):
+            raise ValueError(f"real time must be True or False, not {on!r}")
+        return self._set("real_time", on)
+
+    def set_engine_status(self, status: str, error: str | None = None) -> bool:
+        """The engine's status (one of ``ENGINE_STATES``); ``error``, the reason, only with "failed" (and
+        required there). Returns True if the status changed."""
+        if status not in ENGINE_STATES:
+            raise ValueError(f"engine status must be one of {', '.join(ENGINE_STATES)}, not {status!r}")
+        if (status == "failed") != isinstance(error, str):
+            raise ValueError(f"an engine error is text with \"failed\" and None otherwise, not {error!r}")
+        self._set("engine_error", error)
+        return self._set("engine_status", status)
+
+    def is_engine_ready(self) -> bool:
+        return self._engine_status == "ready"
+
+    def set_apprentice_available(self, ok: bool) -> bool:
+        """Whether the engine has an apprentice (True or False)."""
+        if not isinstance(ok, bool):
+            raise ValueError(f"apprentice available must be True or False, not {ok!r}")
+        return self._set("apprentice_available", ok)
+
     def set_prompt(self, text: str) -> bool:
         """The prompt to run; cut to ``MAX_PROMPT_CHARS`` characters."""
         if not isinstance(text, str):
@@ -271,10 +314,12 @@ class SessionState:
         return {"batch": self._batch, "draft_k": self._draft_k, "draft_kind": self._draft_kind,
                 "sharding": self._sharding, "sampling": self._sampling, "model_key": self._model_key,
                 "weights": self._weights, "run_state": self._run_state, "trip_seconds": self._trip_seconds,
+                "real_time": self._real_time, "engine_status": self._engine_status,
+                "engine_error": self._engine_error, "apprentice_available": self._apprentice_available,
                 "prompt": self._prompt,
                 "answer_number": self._answer_number,
                 "trips": len(self._trips)}
 
 
 __all__ = ["SessionState", "Sampling", "Change", "FIELDS", "RUN_STATES", "MAX_BATCH", "MAX_DRAFT_K",
-           "MAX_PROMPT_CHARS", "DRAFT_KINDS", "SHARDING_MODES", "HISTORY", "TRIP_SECONDS_RANGE", "WEIGHTS"]
+           "MAX_PROMPT_CHARS", "ENGINE_STATES", "DRAFT_KINDS", "SHARDING_MODES", "HISTORY", "TRIP_SECONDS_RANGE", "WEIGHTS"]

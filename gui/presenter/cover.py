@@ -15,10 +15,10 @@ class Cover(QFrame):
     """Hidden until ``cover()``; ``uncover()`` (or the next input) hides it. ``fit()`` places it: called when it
     is put up and whenever ``window`` is resized while it is up (subclasses say where)."""
 
-    def __init__(self, window: QWidget):
-        super().__init__(window)
-        self.window_ = window
-        window.installEventFilter(self)
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.window_ = parent  # any widget to cover (the app passes its window): only its size is read
+        parent.installEventFilter(self)
         self.hide()
 
     def fit(self) -> None:

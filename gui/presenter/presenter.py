@@ -74,8 +74,8 @@ KEYS = {
 class BlankOverlay(Cover):
     """A black cover over the whole window (B). Any key or click while it is up only takes it down."""
 
-    def __init__(self, window: QWidget):
-        super().__init__(window)
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
         self.setObjectName("blankOverlay")
         self.setAttribute(Qt.WA_StyledBackground, True)
         self.setStyleSheet("QWidget#blankOverlay { background: #000000; }")
@@ -330,8 +330,8 @@ class PaceNote(QLabel):
     """A transient line at the top of the window ("pace 1.19×", "one trip on screen: 1.41 s") while + or −
     changes the pace; it hides ``PACE_NOTE_MS`` after the last change."""
 
-    def __init__(self, window: QWidget):
-        super().__init__(window)
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
         self.setObjectName("paceNote")
         set_role(self, "readout")
         self.setAttribute(Qt.WA_TransparentForMouseEvents, True)
@@ -341,7 +341,7 @@ class PaceNote(QLabel):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.hide)
-        self.window_ = window
+        self.window_ = parent  # placed over it: only its size is read
         self.hide()
 
     def say(self, text: str, ms: int = PACE_NOTE_MS) -> None:

@@ -49,8 +49,8 @@ class KeysOverlay(Cover):
     only closes it. Sizes follow ``TypeScale(window height)``: keys and descriptions in the body style, the title
     in the heading style, so the card fits a 1280×720 window in both languages."""
 
-    def __init__(self, window: QWidget, family: str | None = None):
-        super().__init__(window)  # gui.presenter.cover: over the window, the next input only takes it down
+    def __init__(self, parent: QWidget, family: str | None = None):
+        super().__init__(parent)  # gui.presenter.cover: over the window, the next input only takes it down
         self.setObjectName("keysOverlay")
         self.setAttribute(Qt.WA_StyledBackground, True)
         self.setStyleSheet("QFrame#keysOverlay { background: rgba(12, 16, 22, 238); border: 2px solid #ffc94a; "

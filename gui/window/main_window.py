@@ -27,6 +27,7 @@ from gui import i18n
 from gui.engine_link.bridge import EngineBridge
 from gui.i18n import tr_window as _tr
 from gui.live.apprentice_choice import ApprenticeVerdicts
+from gui.live.controller import LiveController
 from gui.live.engine_events import EngineEventHandler, StatusLine
 from gui.live.exhibit import ExhibitActions
 from gui.live.frame_jobs import AfterPaint
@@ -213,16 +214,19 @@ class MainWindow(QMainWindow):
         """Build the collaborators (each holds the session and the parts it needs) and wire the window's buttons."""
         session, b, page = self.session, self.bridge, self.live_page
         self.status = StatusLine(self.status_line)
-        self.runner = LiveRunner(session, b, self.scene, page, self.frame_jobs, self.spec_meter, self.status,
-                                 self.presets, self.session_finished.emit, MAIN_NEW_TOKENS)
+        self.controller = LiveController(session, b)  # the one commander of the engine's settings
+        self.runner = LiveRunner(session, b, self.controller, self.scene, page, self.frame_jobs, self.spec_meter,
+                                 self.status, self.presets, self.session_finished.emit, MAIN_NEW_TOKENS)
         self.exhibit_actions: ExhibitActions | None = None
-        self.engine = EngineEventHandler(session, b, self.scene, page, self.runner, self.status, self.spec_meter,
+        self.engine = EngineEventHandler(session, b, self.controller, self.scene, page, self.runner, self.status, self.spec_meter,
                                          self.shard_meter, self._sync_ideas, self.auto_restart)
         self.runner.engine = self.engine
-        self.apprentice_verdicts = ApprenticeVerdicts(session, b, self.apprentice_choice, self.model_choice.greedy_box,
-                                                      self.spec_meter, self.engine.update_extra_readout)
+        self.apprentice_verdicts = ApprenticeVerdicts(session, b.apprentice, self.controller, self.apprentice_choice,
+                                                      self.model_choice.greedy_box, self.spec_meter,
+                                                      self.engine.update_extra_readout)
         self.engine.verdicts = self.apprentice_verdicts
-        self.controls = SessionControls(session, page, self.model_choice, self.scene, b, self.runner, self.engine,
+        self.controls = SessionControls(session, page, self.model_choice, self.scene, self.controller, self.runner,
+                                        self.engine,
                                         self.models)
         self.exhibit_actions = ExhibitActions(session, page, self.details_button, self.model_choice, self.scene,
                                               self.engine.update_extra_readout)
@@ -232,7 +236,7 @@ class MainWindow(QMainWindow):
                              (b.idle, r.on_idle), (self.clock.tick, r.on_tick),
                              (self.scene.trip_finished, r.on_trip_finished), (self.run_button.clicked, r.run),
                              (self.pause_button.clicked, r.pause), (self.step_button.clicked, r.step_once),
-                             (self.reset_button.clicked, r.reset), (self.real_time_box.toggled, r.set_real_time),
+                             (self.reset_button.clicked, r.reset),
                              (self.lang_button.clicked, self._toggle_language)):
             signal.connect(slot)
         self.model_choice.weights_chosen.connect(self.models.choose_weights)  # the thinner book (int8), in the details
@@ -246,18 +250,20 @@ class MainWindow(QMainWindow):
     def start(self) -> None:
         """Start the engine process and the animation clock."""
         self.status.set_status("Loading the model…")
+        self.engine.engine_starting()
         self.bridge.start()
         if not self.clock.is_running():
             self.clock.start()
 
     def stop(self) -> None:
-        """Stop the clock, every timer and the engine process (waits at most about 1.5 s)."""
+        """Stop the clock, every timer and the engine process (asked to stop and waited for,
+        ``EngineBridge.shutdown``)."""
         for stop in (self.clock.stop, self.frame_jobs.clear, self.frame_overlay.stop, self.trip_plot.stop_redraws,
                      self.rate_plot.stop_redraws, self.engine.stop_timers):
             stop()
         if self._tour is not None:
             self._tour.clock.stop()
-        self.bridge.shutdown(timeout=1.5)
+        self.bridge.shutdown()
 
     def run(self) -> None:
         """Run: start a new answer if none is in progress, then keep granting trips."""
@@ -309,7 +315,7 @@ class MainWindow(QMainWindow):
 
     def set_draft_k(self, k: int) -> None:
         """The apprentice guesses ``k`` tokens (clamped to 0–8; ignored while no draft model is usable)."""
-        if self.apprentice.is_available():
+        if self.session.apprentice_available:
             self.session.set_draft_k(max(0, min(MAX_DRAFT_K, int(k))))
 
     def set_sharding(self, mode: str, n: int) -> None:
@@ -426,6 +432,7 @@ class MainWindow(QMainWindow):
         self.reset()
         self.engine.engine_info = None
         self.engine.clear_readout()
+        self.engine.engine_starting()
         self.bridge.restart()
         self.status.set_status("Loading the model…")
 

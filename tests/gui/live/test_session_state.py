@@ -120,3 +120,42 @@ def test_every_field_is_readable_and_in_the_snapshot():
     for field in FIELDS:
         getattr(s, field)
     assert set(s.snapshot()) == set(FIELDS)
+
+
+def test_real_time_is_a_validated_field():
+    s = SessionState()
+    seen = []
+    s.subscribe(seen.append, "real_time")
+    assert s.real_time is False
+    assert s.set_real_time(True) and s.real_time is True
+    assert not s.set_real_time(True)
+    assert [(c.value, c.old) for c in seen] == [(True, False)]
+    with pytest.raises(ValueError, match="real time"):
+        s.set_real_time(1)
+
+
+def test_engine_status_and_its_error_go_together():
+    s = SessionState()
+    seen = []
+    s.subscribe(lambda c: seen.append((c.field, c.value)))
+    assert s.engine_status == "stopped" and s.engine_error is None and not s.is_engine_ready()
+    s.set_engine_status("loading")
+    s.set_engine_status("failed", "no weights here")
+    assert s.engine_error == "no weights here"
+    s.set_engine_status("ready")
+    assert s.is_engine_ready() and s.engine_error is None
+    assert seen == [("engine_status", "loading"), ("engine_error", "no weights here"),
+                    ("engine_status", "failed"), ("engine_error", None), ("engine_status", "ready")]
+    for bad in (lambda: s.set_engine_status("asleep"), lambda: s.set_engine_status("failed"),
+                lambda: s.set_engine_status("ready", "why")):
+        with pytest.raises(ValueError, match="engine"):
+            bad()
+    assert s.is_engine_ready()
+
+
+def test_apprentice_availability_is_a_validated_field():
+    s = SessionState()
+    assert s.apprentice_available is False
+    assert s.set_apprentice_available(True) and s.apprentice_available
+    with pytest.raises(ValueError, match="apprentice"):
+        s.set_apprentice_available("yes")

@@ -77,3 +77,22 @@ def test_the_weights_kind_is_the_sessions_and_restarts_the_engine(qtbot, make_wi
     with qtbot.waitSignal(w.bridge.ready, timeout=30_000):
         w.models.choose_weights("default")  # the int8 box switched off: the machine's choice again, not fp32
     assert w.session.weights == "default" and w.bridge.options["weights"] is None
+
+
+def test_real_time_is_the_sessions_and_the_checkbox_shows_it(qtbot, make_window):
+    """The "Real time" checkbox is a view: the session holds the mode, the checkbox and the stage follow it, and
+    ticking the checkbox changes the session."""
+    w = make_window()
+    w.session.set_real_time(True)
+    assert w.real_time_box.isChecked() and w.scene.real_time
+    w.real_time_box.setChecked(False)
+    assert w.session.real_time is False and not w.scene.real_time
+    w.set_real_time(True)
+    assert w.session.real_time and w.real_time_box.isChecked()
+
+
+def test_the_engine_status_is_the_sessions(qtbot, make_window):
+    """The session says whether the engine is ready, and whether it has an apprentice."""
+    w = make_window(options={"fake_extras": True})
+    assert w.session.engine_status == "ready" and w.engine_ready()
+    assert w.session.apprentice_available == w.apprentice.is_available()
