@@ -322,4 +322,5 @@ class SessionState:
 
 
 __all__ = ["SessionState", "Sampling", "Change", "FIELDS", "RUN_STATES", "MAX_BATCH", "MAX_DRAFT_K",
-           "MAX_PROMPT_CHARS", "ENGINE_STATES", "DRAFT_KINDS", "SHARDING_MODES", "HISTORY", "TRIP_SECONDS_RANGE", "WEIGHTS"]
+           "MAX_PROMPT_CHARS", "ENGINE_STATES", "DRAFT_KINDS", "SHARDING_MODES", "HISTORY", "TRIP_SECONDS_RANGE",
+           "WEIGHTS"]

@@ -218,8 +218,8 @@ class MainWindow(QMainWindow):
         self.runner = LiveRunner(session, b, self.controller, self.scene, page, self.frame_jobs, self.spec_meter,
                                  self.status, self.presets, self.session_finished.emit, MAIN_NEW_TOKENS)
         self.exhibit_actions: ExhibitActions | None = None
-        self.engine = EngineEventHandler(session, b, self.controller, self.scene, page, self.runner, self.status, self.spec_meter,
-                                         self.shard_meter, self._sync_ideas, self.auto_restart)
+        self.engine = EngineEventHandler(session, b, self.controller, self.scene, page, self.runner, self.status,
+                                         self.spec_meter, self.shard_meter, self._sync_ideas, self.auto_restart)
         self.runner.engine = self.engine
         self.apprentice_verdicts = ApprenticeVerdicts(session, b.apprentice, self.controller, self.apprentice_choice,
                                                       self.model_choice.greedy_box, self.spec_meter,
