@@ -171,7 +171,9 @@ def engine_vs_transformers(model_dir: Path, batches=(1, 8), new_tokens: int = 64
     from transformers import GPT2LMHeadModel
 
     models, tok = _models(model_dir)
-    hf = GPT2LMHeadModel.from_pretrained(str(model_dir)).eval()
+    # float32, as the engine's fp32 column: a folder stored in FP16 (the big books) would otherwise load as half,
+    # which torch's CPU GEMM runs ~10x slower than float32
+    hf = GPT2LMHeadModel.from_pretrained(str(model_dir), torch_dtype=torch.float32).eval()
     prompt = tok.encode("def fibonacci(n):\n    ") or [0]
     for m in models.values():
         _engine_run(m, tok, [prompt], 4, 1)
@@ -310,10 +312,9 @@ def render(r: dict) -> str:
              f"docs/benchmarks-weights.json). Measured {r['started']} on {m['cpu']}, {m['cores']} cores, torch "
              f"{m['torch']}, **1 thread**; medians (min–max) of interleaved rounds. Load average (1, 5, 15 min) "
              f"{', '.join(f'{v:.2f}' for v in ls)} at the start, {', '.join(f'{v:.2f}' for v in le)} at the end "
-             f"on {m['cores']} cores: a training job held one core throughout and other processes came and went "
-             "(above 2, processes waited for a core), so every figure is noisier, and the engine's slower, than on "
-             "an idle machine; compare the precisions with each other (they alternate within each round), not "
-             "with other sections.", ""]
+             f"on {m['cores']} cores (above {m['cores']}, processes waited for a core): compare the precisions with "
+             "each other (they alternate within each round) rather than with other sections, measured at other "
+             "times.", ""]
     lines += render_read_speed(r["read_speed"])
     for f in r["floor"]:
         lines += render_floor(f)
