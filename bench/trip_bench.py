@@ -79,8 +79,9 @@ def layer_timing_cost(model_dir: Path, runs: int = 10, tokens: int = 48) -> dict
     return r
 
 
-def alternating(model_dir: Path, what: str, tokens: int = 200, repeats: int = 5) -> dict:
-    """In one process, one engine, one long greedy batch-1 run per repeat: the decode steps alternate between
+def alternating(model_dir: Path, what: str, tokens: int = 200, repeats: int = 5, weights: str = "fp16") -> dict:
+    """In one process, one engine, one long greedy batch-1 run per repeat, the book in ``weights`` precision (fp16,
+    the engine's default; ``model.quantize.set_precision``): the decode steps alternate between
     with and without ``what`` ("timers": the weight-read timers; "layer timing": ``Engine.layer_timing``), so a
     busy moment of the machine lands on both alike. Returns per variant the summary over repeats of each
     repeat's median decode forward_ms; "overhead": per repeat the median over neighbouring (with, without) step
@@ -88,10 +89,12 @@ def alternating(model_dir: Path, what: str, tokens: int = 200, repeats: int = 5)
     import model.runner as runner_module
     from model.checkpoint import load_pretrained
     from model.engine import Engine
+    from model.quantize import set_precision
     from model.sampling import SamplingParams
     from model.timing import NULL_TIMER, read_timer
 
     model, tokenizer = load_pretrained(model_dir)
+    set_precision(model, weights)
     on, off, ratios, low_ratio = [], [], [], []
     for _ in range(repeats):
         engine = Engine(model, tokenizer, max_batch=1)
@@ -115,7 +118,7 @@ def alternating(model_dir: Path, what: str, tokens: int = 200, repeats: int = 5)
         ratios.append(statistics.median(a / b for a, b in zip(times[True], times[False])) - 1)
         low_ratio.append(_quantile(times[True], 0.1) / _quantile(times[False], 0.1) - 1)
     return {"with": summarise(on), "without": summarise(off), "overhead": summarise(ratios),
-            "overhead_p10": summarise(low_ratio), "steps": tokens - 1}
+            "overhead_p10": summarise(low_ratio), "steps": tokens - 1, "weights": weights}
 
 
 def _quantile(values: list[float], q: float) -> float:

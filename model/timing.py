@@ -8,8 +8,10 @@ adds, Python between ops) is the rest. torch on the CPU runs an op to its end be
 reads bracket the op's own work; on CUDA, where ops are queued, ``CudaReadTimer`` records events instead and
 sums them once the pass is done (one synchronisation, which the engine's forward timing makes anyway).
 
-Cost, measured (docs/benchmarks-engine.md, "Weight reading, measured"): 18 bracketed groups per decode pass of
-the bundled 4-layer model, a few microseconds per pass, well under 5 % of a 3 ms trip.
+Cost, measured (docs/benchmarks.md, "The timers' cost, step by step in one process"): 34 bracketed groups per
+decode pass of the big 8-layer book (4 weights a block, the embeddings, the LM head), 368 ns a pair: 12.5 µs a
+pass, 0.2 % of its 6-8 ms forward; decode steps alternating with and without the timers differ by -0.2 % (median
+of 10 repeats of 150 pairs).
 """
 
 from __future__ import annotations
