@@ -2621,6 +2621,10 @@
         <translation>整步 {w} 毫秒，实测；这里没有单独给读权重计时</translation>
     </message>
     <message>
+        <source>the trip's own work {w} ms, measured; a busy processor interrupted the reading, so it is not split from the rest</source>
+        <translation>这一趟自己的活 {w} 毫秒，实测；读权重时处理器被别的程序打断，所以不再把读和杂事分开</translation>
+    </message>
+    <message>
         <source>floor {f} ms, formula</source>
         <translation>下限 {f} 毫秒，公式推算</translation>
     </message>

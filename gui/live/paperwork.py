@@ -119,7 +119,11 @@ def figures_text(f: dict) -> str:
     parts = []
     if f["comm_ms"] > 0:
         parts.append(_tr("communication {c} ms, measured").format(c=ms_figure(f["comm_ms"])))
-    if f["reading_ms"] is not None:
+    interrupted = bool(f.get("interrupted"))
+    if interrupted:  # the reading's clock ran while the thread waited: its figure would hold part of the wait
+        parts.append(_tr("the trip's own work {w} ms, measured; a busy processor interrupted the reading, so it is "
+                         "not split from the rest").format(w=ms_figure(f["paperwork_ms"])))
+    elif f["reading_ms"] is not None:
         # a wait too small to name stays in the other work, so the figures on screen add up to the step
         hidden = 0.0 if f.get("wait_ms", 0.0) >= WAIT_SHOWN * f["whole_ms"] else f.get("wait_ms", 0.0)
         parts.append(_tr("reading the weights {r} ms, measured").format(r=ms_figure(f["reading_ms"])))
@@ -127,7 +131,7 @@ def figures_text(f: dict) -> str:
     else:
         parts.append(_tr("whole step {w} ms, measured; the reading is not timed separately here").format(
             w=ms_figure(f["whole_ms"])))
-    if f.get("wait_ms", 0.0) >= WAIT_SHOWN * f["whole_ms"]:
+    if interrupted or f.get("wait_ms", 0.0) >= WAIT_SHOWN * f["whole_ms"]:
         parts.append(_tr("waiting for a busy processor {w} ms, measured").format(w=ms_figure(f["wait_ms"])))
     if f["floor_ms"] is not None:
         parts.append(_tr("floor {f} ms, formula").format(f=ms_figure(f["floor_ms"])))
@@ -276,7 +280,8 @@ class SplitRow(QWidget):
             text = _tr("Each trip in one bar: red, reading the weights; blue-grey, the rest of the step; white, the "
                        "floor (the weights' bytes at the memory's measured read speed)")
         else:
-            wait = f["wait_ms"] if f["wait_ms"] >= WAIT_SHOWN * f["whole_ms"] else 0.0  # drawn as the line says it
+            shown = f.get("interrupted") or f["wait_ms"] >= WAIT_SHOWN * f["whole_ms"]
+            wait = f["wait_ms"] if shown else 0.0  # drawn as the line says it
             self.bar.set_parts((f["reading_ms"] or 0.0, f["comm_ms"], f["paperwork_ms"] + f["wait_ms"] - wait, wait),
                                f["floor_ms"])
             text = split_text(f, str((info or {}).get("device", "cpu")))

@@ -214,9 +214,10 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
         times_floor  = reading_ms ÷ floor_ms                     (how much slower than the memory could)
 
     Returns {"whole_ms", "reading_ms", "paperwork_ms", "comm_ms", "wait_ms", "floor_ms", "reading_share", "comm_share",
-    "read_speed_bytes_per_s", "times_floor", "lesson"} (a figure that cannot be had is None; without a reading
+    "read_speed_bytes_per_s", "times_floor", "interrupted", "lesson"} (a figure that cannot be had is None; without a reading
     figure reading_ms and the shares are None and the rest is all paperwork; a reading longer than the step's
-    CPU time, whole − wait, was interrupted by other programs: lesson "unmeasured", no claim). Raises ValueError for a
+    CPU time, whole − wait, was interrupted by other programs: "interrupted" True, reading_ms None, paperwork_ms
+    the step's own work (whole − comm − wait), lesson "unmeasured", no claim). Raises ValueError for a
     step that is not positive or a negative reading or communication time.
     """
     if not (isinstance(whole_ms, (int, float)) and whole_ms > 0):
@@ -230,7 +231,9 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
     # a reading clock that ran longer than the step's whole CPU time was stopped by the machine's other programs
     # mid-read (the reading is timed in wall time): its share is not the trip's own, so no lesson is drawn
     interrupted = weight_read_ms is not None and wait_ms > 0 and float(weight_read_ms) > whole - float(wait_ms)
-    reading = None if weight_read_ms is None else min(whole, float(weight_read_ms))
+    # an interrupted reading's wall time holds part of the wait: it is not given as the reading (no figure at all
+    # rather than a wrong one); the step's own work is then all "paperwork", reading and the rest together
+    reading = None if weight_read_ms is None or interrupted else min(whole, float(weight_read_ms))
     comm = min(float(comm_ms), whole - (reading or 0.0))
     wait = min(float(wait_ms), whole - (reading or 0.0) - comm)
     paperwork = whole - (reading or 0.0) - comm - wait
@@ -241,6 +244,7 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
     return {"whole_ms": whole, "reading_ms": reading, "paperwork_ms": paperwork, "comm_ms": comm, "wait_ms": wait,
             "floor_ms": floor, "reading_share": reading_share, "comm_share": comm / busy,
             "read_speed_bytes_per_s": speed, "times_floor": reading / floor if reading and floor else None,
+            "interrupted": interrupted,
             "lesson": "unmeasured" if interrupted else trip_lesson(reading_share, comm / busy)}
 
 

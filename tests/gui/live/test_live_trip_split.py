@@ -143,6 +143,18 @@ def test_waiting_for_the_processor_is_named_and_not_counted_as_work(en):
     assert "waiting" not in line and "other work 2.4 ms" in line
 
 
+def test_a_reading_interrupted_by_a_busy_processor_gives_no_reading_figure(en):
+    """Seen on a busy machine: the reading's clock ran 76 ms of a 120 ms step whose thread had 75 ms of CPU, so
+    45 ms of waiting fell inside the reading. The line said "reading the weights 76 ms · other work 0.00 ms";
+    now it gives the step's own work and the wait whole, says why they are not split, and draws no lesson."""
+    f = trip_figures({**_report(120.0, 76.0), "cpu_ms": 75.0}, INFO)
+    assert f["interrupted"] is True and f["lesson"] == "unmeasured" and f["reading_ms"] is None
+    text = split_text(f, "cpu")
+    assert "the trip's own work 75 ms, measured; a busy processor interrupted the reading" in text
+    assert "waiting for a busy processor 45 ms, measured" in text
+    assert "reading the weights" not in text and "other work" not in text and "mostly" not in text
+
+
 def test_service_reports_the_steps_cpu_time(tiny_model_dir, tmp_path, monkeypatch):
     from model.service import EngineService
     monkeypatch.setenv("ONE_TRIP_CACHE_DIR", str(tmp_path / "cache"))

@@ -267,7 +267,11 @@ def test_median_trip_prefers_trips_the_machine_did_not_interrupt():
 def test_a_reading_interrupted_by_other_programs_draws_no_lesson():
     # the reading clock ran 9.9 ms in a step whose thread had only 5.3 ms of CPU: other programs stopped it mid-read
     s = lessons.trip_split(13.56, 9.9, wait_ms=8.29)
-    assert s["lesson"] == "unmeasured" and s["reading_ms"] == 9.9
+    assert s["lesson"] == "unmeasured" and s["interrupted"] is True
+    # its wall time holds part of the wait, so it is no reading figure: the own work and the wait stay whole
+    assert s["reading_ms"] is None and s["reading_share"] is None and s["times_floor"] is None
+    assert s["wait_ms"] == pytest.approx(8.29) and s["paperwork_ms"] == pytest.approx(13.56 - 8.29)
+    assert lessons.trip_split(13.56, 2.0, wait_ms=8.29)["interrupted"] is False
     assert lessons.trip_split(13.56, 2.0, wait_ms=8.29)["lesson"] == "both"  # 2.0 of 5.27 ms of work
 
 
