@@ -2425,12 +2425,20 @@
         <translation>是同一题目不带徒弟时速度的 {x} 倍（那时每个字 {plain} 毫秒）</translation>
     </message>
     <message>
+        <source>not a fair figure: the computer was busy with other programs during these trips</source>
+        <translation>这个数不公平：这几趟里电脑正忙着别的程序</translation>
+    </message>
+    <message>
         <source>{x}× the speed of plain decoding</source>
         <translation>是不带徒弟时速度的 {x} 倍</translation>
     </message>
     <message>
         <source>speed-up: run 0 guesses once to measure</source>
         <translation>提速多少：先用 0 个猜测跑一遍</translation>
+    </message>
+    <message>
+        <source>speed-up: not fair now, the computer is busy</source>
+        <translation>提速多少：电脑正忙，现在比不准</translation>
     </message>
     <message>
         <source>Apprentice, {window}: {acc}% of guesses kept · {tpt} tokens per trip</source>

@@ -16,6 +16,7 @@ from animations.textset import keep_units
 from gui.i18n import tr_window as _tr
 
 RECENT = 20  # the window of the Live page's running figures: the last RECENT trips
+BUSY_SHARE = 0.1  # trips that waited this share of their wall time for a busy processor make no fair comparison
 
 
 def window_label(k: int) -> str:
@@ -37,16 +38,21 @@ class SpecMeter:
     included) ÷ tokens, tok/s = 1000 ÷ ms per token (so the two always agree). The speed-up divides the ms per
     token of the last ``RECENT`` plain trips of the same prompt at the same table size and sharding (the last
     plain run of it) by that of the verify trips.
+
+    Each trip also keeps the ms it waited for a processor other programs kept busy (wall ms − the step's CPU ms,
+    ``cpu_ms`` in the engine's report). Where the waits are ``BUSY_SHARE`` or more of either side's wall time,
+    ``busy`` is True: the two sides were timed under different loads, and the lines say the speed-up is not a
+    fair figure (seen on a loaded machine: the same apprentice measured from 0.54× to 2.52×).
     """
 
     def __init__(self):
-        self._plain: dict[tuple, deque[tuple[float, int]]] = {}
+        self._plain: dict[tuple, deque[tuple[float, int, float]]] = {}  # (wall ms, tokens, ms waited)
         self.reset()
 
     def reset(self) -> None:
         """Forget the verify trips (the slider moved, or a new answer); plain baselines are kept."""
-        # one entry per verify trip: (proposed, accepted, bonus, tokens, wall ms)
-        self._spec: deque[tuple[int, int, int, int, float]] = deque(maxlen=RECENT)
+        # one entry per verify trip: (proposed, accepted, bonus, tokens, wall ms, ms waited for a processor)
+        self._spec: deque[tuple[int, int, int, int, float, float]] = deque(maxlen=RECENT)
         self._key: tuple | None = None
 
     def add(self, report: dict, key: tuple) -> None:
@@ -56,16 +62,18 @@ class SpecMeter:
         tokens = int(report.get("tokens_out") or len(report.get("tokens") or []))
         if wall <= 0 or tokens <= 0:
             return
+        cpu = report.get("cpu_ms")
+        wait = max(0.0, wall - float(cpu)) if isinstance(cpu, (int, float)) else 0.0
         if phase == "decode":
             plain = self._plain.setdefault(key, deque(maxlen=RECENT))
             if self._key is None or self._key == key:
-                plain.append((wall, tokens))
+                plain.append((wall, tokens, wait))
         elif phase == "verify" and int(report.get("proposed") or 0) > 0:
             if self._key != key:  # another prompt or table: start counting again
                 self.reset()
                 self._key = key
             self._spec.append((int(report.get("proposed") or 0), int(report.get("accepted") or 0),
-                               int(report.get("bonus") or 0), tokens, wall))
+                               int(report.get("bonus") or 0), tokens, wall, wait))
 
     def start_plain(self, key: tuple) -> None:
         """A new plain run of ``key`` begins: its baseline is measured afresh."""
@@ -101,12 +109,20 @@ class SpecMeter:
     def plain_ms(self, key: tuple) -> float | None:
         """ms per token of the last ``RECENT`` plain trips of ``key``: their wall ms ÷ their tokens."""
         plain = self._plain.get(key, ())
-        tokens = sum(t for _, t in plain)
-        return sum(w for w, _ in plain) / tokens if tokens else None
+        tokens = sum(t[1] for t in plain)
+        return sum(t[0] for t in plain) / tokens if tokens else None
 
     def spec_ms(self) -> float | None:
         """ms per token of the verify trips in the window: their wall ms ÷ their tokens."""
         return sum(t[4] for t in self._spec) / self.tokens if self.tokens else None
+
+    def busy(self, key: tuple) -> bool:
+        """True when the plain trips of ``key`` or the verify trips in the window waited ``BUSY_SHARE`` or more of
+        their wall ms for a processor busy with other programs (``SpecMeter``)."""
+        plain = self._plain.get(key, ())
+        sides = ((sum(t[2] for t in plain), sum(t[0] for t in plain)),
+                 (sum(t[5] for t in self._spec), sum(t[4] for t in self._spec)))
+        return any(wall > 0 and wait >= BUSY_SHARE * wall for wait, wall in sides)
 
     def speedup(self, key: tuple) -> float | None:
         plain, spec = self.plain_ms(key), self.spec_ms()
@@ -125,11 +141,15 @@ class SpecMeter:
         acc = f"{100 * (self.acceptance or 0.0):.0f}"
         tpt = f"{self.tokens_per_trip:.2f}"
         speed = self.speedup(key)
+        busy = speed is not None and self.busy(key)
         if short:
             line = _tr("Apprentice, {window}: {acc}% of guesses kept · {tpt} tokens per trip").format(
                 window=window_label(self.trips), acc=acc, tpt=tpt)
-            line += " · " + (_tr("speed-up: run 0 guesses once to measure") if speed is None else
-                             _tr("{x}× the speed of plain decoding").format(x=f"{speed:.2f}"))
+            if speed is None:
+                line += " · " + _tr("speed-up: run 0 guesses once to measure")
+            else:  # a figure timed under two different loads is not shown to a visitor at all
+                line += " · " + (_tr("speed-up: not fair now, the computer is busy") if busy else
+                                 _tr("{x}× the speed of plain decoding").format(x=f"{speed:.2f}"))
             return keep_units(line)
         spec = self.spec_ms() or 0.0
         line = _tr("Apprentice, {window}: {acc}% of guesses kept ({a} of {p}) · {tpt} tokens per trip · "
@@ -141,6 +161,8 @@ class SpecMeter:
         else:
             line += " · " + _tr("{x}× the speed of plain decoding of this prompt ({plain} ms per token)").format(
                 x=f"{speed:.2f}", plain=f"{self.plain_ms(key):.2f}")
+            if busy:
+                line += " · " + _tr("not a fair figure: the computer was busy with other programs during these trips")
         return keep_units(line)  # a wrapped line never parts a figure from its unit ("3.20" | "ms")
 
 

@@ -214,8 +214,8 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
         times_floor  = reading_ms ÷ floor_ms                     (how much slower than the memory could)
 
     Returns {"whole_ms", "reading_ms", "paperwork_ms", "comm_ms", "wait_ms", "floor_ms", "reading_share", "comm_share",
-    "read_speed_bytes_per_s", "times_floor", "interrupted", "lesson"} (a figure that cannot be had is None; without a reading
-    figure reading_ms and the shares are None and the rest is all paperwork; a reading longer than the step's
+    "read_speed_bytes_per_s", "times_floor", "interrupted", "lesson"} (a figure that cannot be had is None; without
+    a reading figure reading_ms and the shares are None and the rest is all paperwork; a reading longer than the step's
     CPU time, whole − wait, was interrupted by other programs: "interrupted" True, reading_ms None, paperwork_ms
     the step's own work (whole − comm − wait), lesson "unmeasured", no claim). Raises ValueError for a
     step that is not positive or a negative reading or communication time.

@@ -135,6 +135,30 @@ def test_apprentice_line_is_one_window_and_its_ms_per_token_matches_its_tok_s():
     assert num(r"{}× the speed", text) == pytest.approx(plain / ms, abs=0.01)
 
 
+def test_a_speed_up_timed_on_a_busy_computer_is_not_shown_as_a_fact(qapp):
+    """Plain trips timed while the computer was quiet, apprentice trips while other programs kept the processor
+    busy (wall − CPU ms): the visitor's line shows no speed-up figure and says why; the details line keeps the
+    figure and says it is not fair. A quiet window, or a small wait, shows the figure plainly."""
+    from animations.textset import plain as plain_text
+    m, key = SpecMeter(), ("p", 1, ("tp", 1))
+    for _ in range(10):
+        m.add({"phase": "decode", "wall_ms": 10.0, "tokens_out": 1, "cpu_ms": 9.9}, key)
+    for _ in range(5):
+        m.add({**verify(30.0, 4, 3), "cpu_ms": 20.0}, key)  # a third of each trip spent waiting
+    assert m.busy(key)
+    short, long = plain_text(m.text(key, 4, short=True)), plain_text(m.text(key, 4))
+    assert "speed-up: not fair now, the computer is busy" in short and "× the speed" not in short
+    assert "× the speed of plain decoding of this prompt" in long and "not a fair figure: the computer was busy" in long
+    quiet = SpecMeter()
+    for _ in range(10):
+        quiet.add({"phase": "decode", "wall_ms": 10.0, "tokens_out": 1, "cpu_ms": 9.9}, key)
+    for _ in range(5):
+        quiet.add({**verify(30.0, 4, 3), "cpu_ms": 28.5}, key)  # 5 % waiting: under BUSY_SHARE
+    assert not quiet.busy(key)
+    assert "busy" not in plain_text(quiet.text(key, 4, short=True)) + plain_text(quiet.text(key, 4))
+    assert num(r"{}× the speed", plain_text(quiet.text(key, 4, short=True))) == pytest.approx(10.0 / 7.5, abs=0.01)
+
+
 def test_shard_meter_parts_stay_inside_the_step_over_a_changing_window():
     m = ShardMeter()
     for i in range(RECENT + 5):
