@@ -2729,8 +2729,8 @@
         <translation>它省下的太少，几趟之内会被测量的起伏盖过</translation>
     </message>
     <message>
-        <source>the start-up check measured {x}× over {n} runs; a few trips on a busy machine vary more</source>
-        <translation>启动时的检查测得 {x}×（{n} 次）；在忙碌的机器上，几趟的结果起伏更大</translation>
+        <source>only on these few trips; the start-up check measured it {x}× as fast over {n} runs</source>
+        <translation>只是这几趟如此；启动时的检查跑了 {n} 次，测得它快到 {x}×</translation>
     </message>
     <message>
         <source>↻ more of a doctest: the answer repeats the prompt</source>
@@ -2757,8 +2757,8 @@
         <translation>这个答案照抄提示，所以小徒弟也照抄：照抄的小徒弟（前文查找），每趟猜 {k} 个，{sampling}。{measured}</translation>
     </message>
     <message>
-        <source>bench/lookup_bench.py measured {x}× over {n} rounds; a few trips on a busy machine vary more</source>
-        <translation>bench/lookup_bench.py 测了 {n} 轮，得 {x}×；机器忙时，短短几趟的波动更大</translation>
+        <source>only on these few trips; bench/lookup_bench.py measured it {x}× as fast over {n} rounds</source>
+        <translation>只是这几趟如此；bench/lookup_bench.py 测了 {n} 轮，测得它快到 {x}×</translation>
     </message>
     <message>
         <source>One Trip pocket code model</source>

@@ -84,7 +84,7 @@ def slower_reason(event: dict | None, kind: str, greedy: bool, acceptance: float
     if v and v.get("speedup"):
         if not _pays(v):
             return why_text(_why_key(v), v)
-        return _tr("the start-up check measured {x}× over {n} runs; a few trips on a busy machine vary more").format(
+        return _tr("only on these few trips; the start-up check measured it {x}× as fast over {n} runs").format(
             x=f"{v['speedup']:.2f}", n=int(v.get("runs") or 0))
     if acceptance is None:
         return why_text("no_guess")

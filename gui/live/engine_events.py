@@ -253,7 +253,9 @@ class EngineEventHandler:
             # the details view shows each apprentice's verdict with its reason: one reason on screen, not two
             shown = getattr(self.live_page, "details", False) and \
                 reason in self.apprentice_choice.verdict_text(self.apprentice_choice.kind())
-            why = "" if shown else speedup_why(self.spec_meter.speedup(self.spec_key()), reason)
+            # a speed-up timed on a busy computer is already called unfair on its own line: no "slower" claim on it
+            busy = self.spec_meter.busy(self.spec_key())
+            why = "" if shown or busy else speedup_why(self.spec_meter.speedup(self.spec_key()), reason)
         if n > 1 and not why:
             why = sharding_why(self.shard_meter.compute_ms(), self.shard_meter.comm_ms())
         if self.tear.is_pending():

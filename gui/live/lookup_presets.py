@@ -168,8 +168,8 @@ class LookupPresets:
         if not figures:
             return _tr("the runs with and without it overlap: no clear difference on this busy machine")
         n = len(figures.get("round_speedups") or []) or 1
-        return _tr("bench/lookup_bench.py measured {x}× over {n} rounds; a few trips on a busy machine vary "
-                   "more").format(x=f"{float(figures['speedup']):.2f}", n=n)
+        return _tr("only on these few trips; bench/lookup_bench.py measured it {x}× as fast over {n} "
+                   "rounds").format(x=f"{float(figures['speedup']):.2f}", n=n)
 
     def line(self) -> str:
         """The line over the readout while a lookup preset runs: why the n-gram apprentice, at what sampling, and

@@ -169,8 +169,8 @@ def test_slower_on_the_page_gives_the_benchmarks_figure_not_the_free_writing_che
     assert meter.speedup(key) < 1.0
     window.engine.update_extra_readout()
     why = _plain(window.live_page.readout_panel.why_label.text())
-    assert (f"bench/lookup_bench.py measured {FIGURES['speedup']:.2f}× over {len(ROUNDS)} rounds; a few trips on a "
-            "busy machine vary more") in why
+    assert (f"Slower here: only on these few trips; bench/lookup_bench.py measured it {FIGURES['speedup']:.2f}× as "
+            f"fast over {len(ROUNDS)} rounds.") in why
 
 
 def test_the_measured_loop_count_is_the_benchmarks_own():
