@@ -150,9 +150,9 @@ def test_model_lessons_loads_no_torch_for_the_gui():
 def _slower_trips(window, verify_ms: float = 30.0) -> None:
     """Plain trips of 10 ms a token, then verify trips that write 2 tokens in ``verify_ms``: slower when > 20."""
     for _ in range(6):
-        window.engine.measure_extras({"phase": "decode", "wall_ms": 10.0, "tokens_out": 1})
+        window.live_readout.measure_extras({"phase": "decode", "wall_ms": 10.0, "tokens_out": 1})
     for _ in range(4):
-        window.engine.measure_extras({"phase": "verify", "wall_ms": verify_ms, "tokens_out": 2, "proposed": 4,
+        window.live_readout.measure_extras({"phase": "verify", "wall_ms": verify_ms, "tokens_out": 2, "proposed": 4,
                                 "accepted": 1, "bonus": 0})
 
 
