@@ -7,7 +7,8 @@ the torn book: sharding) with their "why".
 * ``trip_count`` up: the session's last trip goes on the plots and into the meters (``SpecMeter``, ``ShardMeter``);
   ``trip_count`` back to 0 (Reset): the plots and the readout are cleared;
 * ``engine_info``: the model line, the floor on the ms plot, and whether the readout says "loading";
-* ``real_time`` and ``trip_seconds``: how much slower the trip is shown;
+* ``real_time`` and ``trip_seconds``: how much slower the trip is shown (by the stage's clock,
+  ``trip_duration_s``, which ``LiveRunner`` keeps at the session's ``trip_seconds``);
 * ``draft_k``: the apprentice's meter starts again.
 
 The readout line is of the trip the stage shows, so it changes when the stage starts one
@@ -43,7 +44,7 @@ class LiveReadout(QObject):
         session: the Live session's state.
         page: the ``LivePage`` (``readout_panel``, ``split_row``, ``trip_plot``, ``trip_plot_title``,
             ``rate_plot``, the apprentice's ``choice`` and the ``tear`` control).
-        scene: the stage (its ``trip_started`` signal: the trip it now shows).
+        scene: the stage (its ``trip_started`` signal: the trip it now shows; its ``trip_duration_s``).
         spec_meter, shard_meter: what the apprentice and the torn book measure (fed each trip here).
         lookup: the ``LookupPresets`` (its line over the readout while one runs; ``changed``).
         verdicts: the ``ApprenticeVerdicts`` (``greedy_line``; ``changed``).
@@ -55,6 +56,7 @@ class LiveReadout(QObject):
         super().__init__(page)
         self.session = session
         self.live_page = page
+        self.scene = scene
         self.readout = page.readout_panel.readout
         self.model_label = page.readout_panel.model_label
         self.trip_plot, self.rate_plot = page.trip_plot, page.rate_plot
@@ -68,6 +70,7 @@ class LiveReadout(QObject):
         self._readout_args: dict | None = None  # the figures of the trip on stage, None before the first
         session.subscribe(self._follow_trip_count, "trip_count")
         session.subscribe(lambda _c: self._follow_engine(), "engine_info")
+        session.subscribe(lambda _c: self._follow_engine(), "engine_error")  # a failed engine's reason
         session.subscribe(lambda _c: self.update_readout(), "real_time")
         session.subscribe(lambda _c: self.update_readout(), "trip_seconds")
         session.subscribe(lambda _c: self._follow_draft_k(), "draft_k")
@@ -123,7 +126,8 @@ class LiveReadout(QObject):
     def update_readout(self) -> None:
         """The readout line from the trip on stage, the engine's state, real time and seconds per trip."""
         s = self.session
-        text = readout_text(self._readout_args, s.engine_info is not None, s.real_time, s.trip_seconds)
+        text = readout_text(self._readout_args, s.engine_info is not None, s.real_time,
+                            float(getattr(self.scene, "trip_duration_s", 1.0)))
         if self.readout.text() != text:  # a changed text relayouts the page: only when it changes
             self.readout.setText(text)
         if self._readout_args is None:

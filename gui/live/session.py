@@ -72,6 +72,7 @@ class LiveRunner:
         self._answer_watch = LoopWatch()  # finds a loop in the visitor's words as they are written
         self.main_new_tokens = main_new_tokens
         session.subscribe(lambda c: self._follow_real_time(c.value), "real_time")
+        session.subscribe(lambda c: setattr(scene, "trip_duration_s", c.value), "trip_seconds")  # the stage's clock
         session.subscribe(lambda _c: self.fill_seats(), "batch")  # a larger table: more seats filled
 
     def _set_status(self, english: str, **fields) -> None:

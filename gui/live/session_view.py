@@ -24,17 +24,15 @@ class SessionControls:
         session: the Live session's state.
         page: the ``LivePage`` (batch and speed sliders and their values, the apprentice's slider, the prompt box).
         greedy_box, model_choice: the top bar's "Greedy" switch and the ``ModelChoice`` showing the seed.
-        scene: the stage (its ``trip_duration_s``).
         status: the ``StatusLine`` (what the apprentice's new number of guesses means).
         lookup: the ``LookupPresets`` (the n-gram apprentice's own presets, ``gui.live.lookup_presets``), offered in
             the prompt box.
     """
 
-    def __init__(self, session, page, model_choice, scene, status, lookup):
+    def __init__(self, session, page, model_choice, status, lookup):
         self.session = session
         self.page = page
         self.model_choice = model_choice
-        self.scene = scene
         self.status = status
         self.lookup = lookup
         s = session
@@ -72,11 +70,10 @@ class SessionControls:
         self.session.set_trip_seconds(hundredths / 100.0)
 
     def _show_trip_seconds(self, seconds: float) -> None:
-        """The session's seconds per trip on screen: the slider, its value and the stage follow (the readout
-        follows the session itself)."""
+        """The session's seconds per trip on screen: the slider and its value follow (the stage's clock:
+        ``LiveRunner``; the readout: ``LiveReadout``)."""
         if self.page.speed_slider.value() != round(seconds * 100):
             self.page.speed_slider.setValue(round(seconds * 100))
-        self.scene.trip_duration_s = seconds
         self._on_speed_label()
 
     def _on_speed_label(self) -> None:

@@ -231,7 +231,7 @@ class MainWindow(QMainWindow):
                                         self.apprentice_verdicts)
         self.engine = EngineEventHandler(session, b, self.controller, self.scene, page, self.runner, self.status,
                                          self.shard_meter, self.lookup, self.live_readout, self.auto_restart)
-        self.controls = SessionControls(session, page, self.model_choice, self.scene, self.status, self.lookup)
+        self.controls = SessionControls(session, page, self.model_choice, self.status, self.lookup)
         custom = self._custom_model_dir
         self.models = ModelSwitcher(session, b, custom, bool(custom), self.model_choice, page, self.lookup,
                                     lambda: self._tour, self._restart_on_new_model)
