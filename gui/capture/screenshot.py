@@ -213,7 +213,7 @@ def apprentice_facts(window) -> dict:
     visitor's answer as shown and the phrase it was stopped for repeating (``loop``, None when it did not loop)."""
     meter, info = window.spec_meter, window.bridge.apprentice_info or {}
     return {"k": window.apprentice.value(), "kind": window.apprentice_choice.kind(),
-            "greedy": window.session.sampling.greedy, "speedup": meter.speedup(window.engine.spec_key()),
+            "greedy": window.session.sampling.greedy, "speedup": meter.speedup(window.session.spec_key()),
             "acceptance": meter.acceptance if meter.trips else None, "trips": meter.trips,
             "chosen": info.get("chosen"), "pays_when": info.get("pays_when"),
             "temperature": 0.0 if window.session.sampling.greedy else window.session.sampling.temperature,

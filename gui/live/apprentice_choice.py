@@ -16,7 +16,7 @@ sampling and under greedy (``model.teaching.lesson_runs.apprentice_verdicts``). 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QLabel, QRadioButton, QVBoxLayout, QWidget
 
 from animations.typescale import set_role
@@ -202,9 +202,10 @@ class ApprenticeChoice(QWidget):
             self.lines[kind].setText(text)
 
 
-class ApprenticeVerdicts:
+class ApprenticeVerdicts(QObject):
     """The apprentice's measured verdicts (the bridge's ``apprentice`` event) and the apprentice that pays under
-    the sampling in use: a collaborator of ``MainWindow``.
+    the sampling in use: a collaborator of ``MainWindow``. ``changed`` fires when a verdict or the apprentice
+    changes what the readout says (``gui.live.readout_view.LiveReadout`` follows it).
 
     Args:
         session: the Live session's state: its ``draft_kind`` and ``draft_k``, and its sampling's ``greedy``
@@ -214,33 +215,35 @@ class ApprenticeVerdicts:
         apprentice_choice: the Details view's ``ApprenticeChoice`` (n-gram apprentice or draft model).
         greedy_box: the top bar's "Greedy" switch (the apprentice that pays under the new setting follows it).
         spec_meter: the ``SpecMeter`` (reset when the apprentice changes).
-        update_extra_readout: called when a verdict or the apprentice changes what the readout says.
+        lookup: the ``LookupPresets`` (``gui.live.lookup_presets``): while one runs, the free-writing choice waits.
     """
 
-    def __init__(self, session, verdicts, controller, apprentice_choice, greedy_box, spec_meter,
-                 update_extra_readout):
+    changed = Signal()  # what the readout says of the apprentice changed
+
+    def __init__(self, session, verdicts, controller, apprentice_choice, greedy_box, spec_meter, lookup):
+        super().__init__(apprentice_choice)
         self.session = session
         self.controller = controller
         self.apprentice_choice = apprentice_choice
         self.spec_meter = spec_meter
-        self._update_extra_readout = update_extra_readout
+        self.lookup = lookup
         self._greedy_for_apprentice = False  # an older page turned greedy on for the apprentice (turned off here)
         self._apprentice_picked = False  # the visitor picked an apprentice themselves (the Details view)
-        self.lookup = None  # the LookupPresets: while one runs, the free-writing choice waits (gui.live.lookup_presets)
+        session.subscribe(lambda c: self.apply_apprentice_sampling(c.value), "draft_k")
         verdicts.connect(self._on_apprentice_verdict)
         apprentice_choice.kind_chosen.connect(self._on_apprentice_kind_chosen)
         greedy_box.toggled.connect(self._on_greedy_toggled)
 
     def _on_apprentice_verdict(self, event: dict) -> None:
         kind = event.get("chosen")
-        if self.lookup is not None and kind in KINDS and self.lookup.free_writing_kind(kind):
+        if kind in KINDS and self.lookup.free_writing_kind(kind):
             kind = None  # a lookup preset runs the n-gram apprentice; free writing gets ``chosen`` back later
             event = {**event, "chosen": None}
         self.apprentice_choice.set_event(event)
         if kind in KINDS:
             self.session.set_draft_kind(kind)
         self.apply_apprentice_sampling(self.session.draft_k)
-        self._update_extra_readout()
+        self.changed.emit()
 
     def _on_apprentice_kind_chosen(self, kind: str) -> None:
         """The visitor picked an apprentice in the Details view: the engine switches (and keeps the slider)."""
@@ -248,7 +251,7 @@ class ApprenticeVerdicts:
         self._apprentice_picked = True  # their choice stands when the sampling changes
         self.spec_meter.reset()
         self.apply_apprentice_sampling(self.session.draft_k)
-        self._update_extra_readout()
+        self.changed.emit()
 
     def apprentice_pays_when(self) -> str | None:
         """"sampling" | "greedy" | None for the apprentice in use, from the last event's checks."""
@@ -276,7 +279,7 @@ class ApprenticeVerdicts:
         """The sampling changed: switch to the apprentice that the start-up check found paying under it (the
         check measured each setting, ``check_for``), unless the visitor picked one."""
         event = self.apprentice_choice.event
-        if self._apprentice_picked or not event or (self.lookup is not None and self.lookup.active is not None):
+        if self._apprentice_picked or not event or self.lookup.active is not None:
             return
         check = next((c for c in event.get("checks") or []
                       if (float((c.get("sampling") or {}).get("temperature", 0)) == 0) == bool(greedy)), None)
@@ -285,14 +288,14 @@ class ApprenticeVerdicts:
             self.apprentice_choice.set_kind(best)
             self.controller.set_draft_kind(best)
             self.spec_meter.reset()
-        self._update_extra_readout()
+        self.changed.emit()
 
     def greedy_line(self) -> str:
         """While the apprentice runs under sampling where the start-up check found it paying only greedy: which
         temperature it needs and why, in words, with both measured shares of guesses kept ("" otherwise)."""
         s = self.session
         if s.draft_k <= 0 or s.sampling.greedy or self.apprentice_pays_when() != "greedy" or \
-                (self.lookup is not None and self.lookup.active is not None):  # a lookup preset says its own line
+                self.lookup.active is not None:  # a lookup preset says its own line
             return ""
         event, kind = self.apprentice_choice.event, self.apprentice_choice.kind()
         sampled, greedy = check_for(event, kind, False), check_for(event, kind, True)

@@ -102,11 +102,12 @@ class ExhibitActions:
         details_button: the top bar's "Details" toggle.
         model_choice: the top bar's ``ModelChoice`` (its sampling settings show only in the details view).
         scene: the stage (``set_details`` when it has it).
-        update_extra_readout: called when the details view opens or closes (the why line gives way to the
-            verdict lines there).
+        readout: the ``LiveReadout`` (``gui.live.readout_view``): its extras are written again when the details
+            view opens or closes (the why line gives way to the verdict lines there); each time they are
+            (``extras_shown``: the apprentice's availability, the tearing in progress), the toggles follow.
     """
 
-    def __init__(self, session, page, details_button, model_choice, scene, update_extra_readout):
+    def __init__(self, session, page, details_button, model_choice, scene, readout):
         self.session = session
         self.live_page = page
         self.apprentice = page.apprentice
@@ -114,7 +115,7 @@ class ExhibitActions:
         self.details_button = details_button
         self.model_choice = model_choice
         self.scene = scene
-        self._update_extra_readout = update_extra_readout
+        self.readout = readout
         ex = page.exhibit
         ex.share_button.clicked.connect(self._on_share_clicked)
         ex.apprentice_button.clicked.connect(self._on_apprentice_clicked)
@@ -122,6 +123,7 @@ class ExhibitActions:
         self.details_button.toggled.connect(self.set_details)
         session.subscribe(lambda _change: self.sync_ideas(), "batch")
         session.subscribe(lambda _change: self.sync_ideas(), "draft_k")
+        readout.extras_shown.connect(self.sync_ideas)
 
     def set_batch(self, n: int) -> None:
         self.session.set_batch(n)
@@ -147,7 +149,7 @@ class ExhibitActions:
         if hasattr(self.scene, "set_details"):
             self.scene.set_details(on)
         self.live_page.set_details(on)
-        self._update_extra_readout()  # the why line gives way to the verdict lines that say it in the details
+        self.readout.update_extras()  # the why line gives way to the verdict lines that say it in the details
 
     def _on_share_clicked(self, on: bool) -> None:
         self.set_batch(SHARE_SEATS if on else 1)

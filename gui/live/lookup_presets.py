@@ -19,7 +19,7 @@ through its setters, in answer to its ``prompt`` changes.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt, Signal
 
 from gui.i18n import tr_window as _tr
 from model import catalog
@@ -54,9 +54,10 @@ def measured_words(figures: dict | None) -> str:
         loops=int(figures.get("loops") or 0), answers=int(figures.get("answers") or 0))
 
 
-class LookupPresets:
+class LookupPresets(QObject):
     """The lookup presets of the model writing now, in the prompt box and at work (a collaborator of
-    ``MainWindow``; see the module doc).
+    ``MainWindow``; see the module doc). ``changed`` fires when the line over the readout may have changed
+    (``gui.live.readout_view.LiveReadout`` follows it).
 
     Args:
         session: the Live session's state (its prompt, model key, draft kind and k, sampling).
@@ -65,18 +66,18 @@ class LookupPresets:
         page: the ``LivePage`` (its prompt box).
         apprentice_choice: the Details view's ``ApprenticeChoice`` (shows the apprentice in use).
         spec_meter: the ``SpecMeter`` (reset when the apprentice changes).
-        update_extra_readout: called when the line over the readout changes.
         measured: ``model.catalog.lookup_measured`` (a test passes its own figures).
     """
 
-    def __init__(self, session, controller, page, apprentice_choice, spec_meter, update_extra_readout,
-                 measured=catalog.lookup_measured):
+    changed = Signal()  # the line over the readout may have changed
+
+    def __init__(self, session, controller, page, apprentice_choice, spec_meter, measured=catalog.lookup_measured):
+        super().__init__(page)
         self.session = session
         self.controller = controller
         self.page = page
         self.apprentice_choice = apprentice_choice
         self.spec_meter = spec_meter
-        self._update_extra_readout = update_extra_readout
         self._measured = measured
         self.active: catalog.LookupPreset | None = None
         self.free: dict | None = None  # what free writing had while a lookup preset runs: kind, k, sampling
@@ -121,7 +122,7 @@ class LookupPresets:
             self._back_to_free_writing()
         else:
             self._use(preset)
-        self._update_extra_readout()
+        self.changed.emit()
 
     def _use(self, preset: catalog.LookupPreset) -> None:
         s = self.session

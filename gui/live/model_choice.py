@@ -183,6 +183,16 @@ class ModelChoice(QWidget):
         self.sampling_changed.emit()
 
 
+def bundled_for(key: str):
+    """The catalog's model for ``key`` ("code", "poems"...; a user's own model, "custom", is the code model's)."""
+    return catalog.by_key(key) if key != CUSTOM else catalog.CODE
+
+
+def presets_for(key: str) -> list[str]:
+    """Prompts model ``key`` continues well (a user's own model gets the code model's)."""
+    return list(bundled_for(key).presets)
+
+
 class ModelSwitcher:
     """Which model writes (a collaborator of ``MainWindow``): presets, and a fresh engine on the model picked.
 
@@ -191,25 +201,22 @@ class ModelSwitcher:
         bridge: the ``EngineBridge`` (its ``options["model_dir"]`` says which weights the next engine loads).
         custom_model_dir: a ``--model DIR`` that is not a bundled model's, or None.
         pinned: True when a language switch must not change the model (a ``--model DIR``, or the visitor chose).
-
-    ``attach(model_choice, page, tour, restart)`` joins the widgets once they exist: ``tour()`` returns the
-    tour page or None, ``restart()`` resets the answer and starts an engine on the new model.
+        model_choice: the top bar's ``ModelChoice`` (the visitor's pick).
+        page: the ``LivePage`` (its prompt box gets the model's presets).
+        lookup: the ``LookupPresets`` (the new model's lookup presets are offered after its others).
+        tour: returns the tour page, or None while it is not built.
+        restart: resets the answer and starts an engine on the new model.
     """
 
-    def __init__(self, session, bridge, custom_model_dir: str | None, pinned: bool):
+    def __init__(self, session, bridge, custom_model_dir: str | None, pinned: bool, model_choice: ModelChoice, page,
+                 lookup, tour, restart):
         self.session = session
         self.bridge = bridge
         self.custom_model_dir = custom_model_dir
         self._model_pinned = pinned
-        self.model_choice: ModelChoice | None = None
-        self.live_page = None
-        self._tour = lambda: None
-        self._restart = lambda: None
-        self.lookup = None  # the LookupPresets (gui.live.lookup_presets), set by SessionControls
-
-    def attach(self, model_choice: ModelChoice, page, tour, restart) -> None:
         self.model_choice = model_choice
         self.live_page = page
+        self.lookup = lookup
         self._tour = tour
         self._restart = restart
         model_choice.model_chosen.connect(self._on_model_picked)
@@ -224,10 +231,10 @@ class ModelSwitcher:
 
     def presets(self) -> list[str]:
         """Prompts the chosen model continues well (a user's own model gets the code model's)."""
-        return list(self._bundled().presets)
+        return presets_for(self.model_key)
 
     def _bundled(self):
-        return catalog.by_key(self.model_key) if self.model_key != CUSTOM else catalog.CODE
+        return bundled_for(self.model_key)
 
     def _on_model_picked(self, key: str) -> None:
         self._model_pinned = True  # the visitor chose: a language switch no longer changes it
@@ -261,8 +268,7 @@ class ModelSwitcher:
         self.bridge.options["draft_model_dir"] = None  # a bundled model brings its own draft
         self.model_choice.set_current(key)
         self.live_page.set_presets(self.presets())
-        if self.lookup is not None:
-            self.lookup.offer()  # the new model's lookup presets, after its others
+        self.lookup.offer()  # the new model's lookup presets, after its others
         tour = self._tour()
         if tour is not None:
             tour.use_model(path)

@@ -8,9 +8,13 @@ tokens are written when that trip ends. Step grants exactly one pass (pressed du
 granted ahead is already on its way or waiting: that one is the step). In real-time mode the engine runs
 freely ("free_run") and the stage shows the trips as they come.
 
-``LiveRunner`` owns the visitor's answer (its requests, the trips waiting for the stage, the grants) and holds
-explicitly what it needs: the session's state, the engine bridge, the stage, the page's widgets, the status line
-and the engine's side (``gui.live.engine_events.EngineEventHandler``: is the engine ready, the readout).
+``LiveRunner`` decides the pacing (the trips waiting for the stage, the one on it, the grants on their way) and
+records the answer's progress in the session (``gui.live.state.SessionState``): its ``answer`` (requests
+submitted and finished, tokens written, done or not), ``run_state``, ``run_wanted``, ``trip_count`` and
+``reports_received``, and the ``trips`` themselves. The views (the readout and plots, ``gui.live.readout_view``;
+the window's properties) read those from the session and follow its changes; none reads the runner's fields.
+It holds explicitly what it needs: the session, the engine bridge, the controller, the stage, the page's seats
+and Step button, the frame-jobs queue, the apprentice's meter and the status line.
 """
 
 from __future__ import annotations
@@ -35,15 +39,13 @@ class LiveRunner:
         bridge: the ``EngineBridge`` (requests and trips: ``submit``, ``grant``, ``free_run``, ``reset``).
         controller: the ``LiveController`` (the table's size, told again when an answer starts).
         scene: the stage (``show_trip``, ``busy``, ``advance``, ``real_time``...).
-        page: the ``LivePage`` (prompt box, real-time box, step button, plots, seats).
+        page: the ``LivePage`` (its Step button and seats).
         frame_jobs: the ``AfterPaint`` queue (work done after the frame that ends a trip).
         spec_meter: the apprentice's ``SpecMeter``.
         status: the ``StatusLine`` (``set_status``, ``set_status_text``).
         presets: a function giving the preset prompts of the model writing now (the other seats').
         finished: called when the visitor's answer is complete and all its trips shown.
-
-    ``engine`` (the ``EngineEventHandler``: ``engine_info``, ``fatal_error``, ``is_restarting``, the readout) is set
-    once both exist.
+        main_new_tokens: tokens the visitor's answer may take.
     """
 
     def __init__(self, session, bridge, controller, scene, page, frame_jobs, spec_meter, status, presets, finished,
@@ -54,36 +56,24 @@ class LiveRunner:
         self.scene = scene
         self.live_page = page
         self.step_button = page.step_button
-        self.trip_plot = page.trip_plot
-        self.rate_plot = page.rate_plot
         self.frame_jobs = frame_jobs
         self.spec_meter = spec_meter
         self.status = status
         self.presets = presets
         self._finished = finished
-        self.engine = None  # the EngineEventHandler, set by the window
-        # the answer's state
-        self._main_id: str | None = None
-        self._main_done = True
-        self._active: set[str] = set()  # submitted, not finished, in this session
-        self._seat_count = 0
+        # the pacing (the answer's progress is the session's ``answer``)
+        self._seat_count = 0  # seats filled in this answer (each its own seed and length)
         self._preset_cursor = 0
-        self._want_run = False  # Run pressed before the engine was ready
         self._grants_outstanding = 0
         self._grant_time = 0.0
         self._pending: deque[dict] = deque()  # reports waiting for the stage (paced mode)
         self._on_stage: dict | None = None  # the report being shown, tokens not yet written
-        self._trip_count = 0
-        self.reports_received = 0
-        self.last_report: dict | None = None
-        self.answer_text = ""
-        self.answer_token_ids: list[int] = []
-        self.loop_phrase: str | None = None  # the phrase the visitor's answer was stopped for repeating
-        self._engine_loop_phrase: str | None = None
-        self._answer_watch = LoopWatch()
+        self._engine_loop_phrase: str | None = None  # the engine stopped the answer for looping: said when shown
+        self._answer_watch = LoopWatch()  # finds a loop in the visitor's words as they are written
         self.main_new_tokens = main_new_tokens
-        self._prompt_text = ""
         session.subscribe(lambda c: self._follow_real_time(c.value), "real_time")
+        session.subscribe(lambda c: setattr(scene, "trip_duration_s", c.value), "trip_seconds")  # the stage's clock
+        session.subscribe(lambda _c: self.fill_seats(), "batch")  # a larger table: more seats filled
 
     def _set_status(self, english: str, **fields) -> None:
         self.status.set_status(english, **fields)
@@ -91,30 +81,25 @@ class LiveRunner:
     def _set_status_text(self, text: str) -> None:
         self.status.set_status_text(text)
 
-    # ---- the engine's side, as the runner reads it ---------------------------------------------------------
-    @property
-    def engine_info(self) -> dict | None:
-        return self.engine.engine_info
-
     @property
     def _fatal(self) -> str | None:
         return self.session.engine_error
 
     @property
-    def prompt_text(self) -> str:
-        """The prompt of the answer in progress ("" when none is)."""
-        return self._prompt_text
+    def _answer(self):
+        """The session's ``Answer`` (``gui.live.state.Answer``): the progress of the visitor's answer."""
+        return self.session.answer
 
     # ---- what the engine's events do to the answer ------------------------------------------------------------
     def on_engine_ready(self) -> None:
         """The engine said ``ready``: an answer it was restarted in the middle of starts again, and a Run pressed
         while it loaded (or a run it died in) goes on."""
-        restart_session = not self._main_done
+        restart_session = not self._answer.done
         if restart_session:  # the engine was restarted mid-answer: start the answer again
-            self._main_done = True
+            self.session.set_answer(done=True)
         self._set_status("Ready. Choose a prompt and press Run.")
-        if self._want_run or (restart_session and self._running):
-            self._want_run = False
+        if self.session.run_wanted or (restart_session and self._running):
+            self.session.set_run_wanted(False)
             self.run()
 
     def on_engine_failed(self) -> None:
@@ -129,7 +114,7 @@ class LiveRunner:
 
     def run_again_when_ready(self) -> None:
         """A new engine is being started: if the answer was running, it runs again once the engine is ready."""
-        self._want_run = self._want_run or self._running
+        self.session.set_run_wanted(self.session.run_wanted or self._running)
 
     # ---- public controls -------------------------------------------------------------------------------------
     # the run's state lives in the session: running, or else paused / complete / idle from the answer's progress
@@ -141,15 +126,15 @@ class LiveRunner:
     def _running(self, on: bool) -> None:
         if on:
             self.session.set_run_state("running")
-        elif self._main_id is None:
+        elif self._answer.main_request is None:
             self.session.set_run_state("idle")
         else:
-            self.session.set_run_state("complete" if self._main_done else "paused")
+            self.session.set_run_state("complete" if self._answer.done else "paused")
 
     def run(self) -> None:
         """Run: start a new answer if none is in progress, then keep granting trips."""
-        if self.engine_info is None:
-            self._want_run = self._fatal is None
+        if self.session.engine_info is None:
+            self.session.set_run_wanted(self._fatal is None)
             if self._fatal is None and self.session.engine_status == "restarting":  # say what is really happening
                 self._set_status("The engine is restarting; it will run when it is ready.")
             elif self._fatal is None and self.bridge.is_running():
@@ -159,7 +144,7 @@ class LiveRunner:
             else:
                 self._set_status("The model is not available.")
             return
-        if self._main_done:
+        if self._answer.done:
             if not self._start_session():
                 return
         self._running = True
@@ -170,11 +155,11 @@ class LiveRunner:
 
     def pause(self) -> None:
         """Stop granting trips (the trip on stage finishes)."""
-        self._want_run = False
+        self.session.set_run_wanted(False)
         self._running = False
         if self.session.real_time:
             self.bridge.free_run(False)
-        if not self._main_done:
+        if not self._answer.done:
             if self.step_button.isHidden():  # presenter mode: no Step button, the keys step
                 self._set_status("Paused. Space goes on; → makes one trip.")
             else:
@@ -182,7 +167,7 @@ class LiveRunner:
 
     def toggle_run(self) -> None:
         """Space: run if paused, pause if running."""
-        if self._running or self._want_run:
+        if self._running or self.session.run_wanted:
             self.pause()
         else:
             self.run()
@@ -190,20 +175,20 @@ class LiveRunner:
     def step_once(self) -> None:
         """Step: exactly one real forward pass (starting a new answer if none is in progress). While a complete
         answer's last trips are still being shown, nothing happens: the answer is written first."""
-        if self.engine_info is None:
+        if self.session.engine_info is None:
             return
         was_running = self._running
         if self._running:
             self.pause()
-        if self._main_done and not self.is_session_done():
+        if self._answer.done and not self.is_session_done():
             # the answer is complete but its last trips are still on the stage: a new answer now would wipe
             # the words before they are written (and the clicker would never see the answer done)
             self._set_status("Finishing the answer.")
             return
-        if self._main_done and not self._start_session():
+        if self._answer.done and not self._start_session():
             return
         self._running = False  # an answer in progress, one trip at a time: paused
-        if self._active:
+        if self._answer.active:
             # stepping out of a run: the pass already granted ahead (on its way or waiting) is the step
             if not (was_running and (self._pending or self._grants_outstanding > 0)):
                 self.bridge.grant(1)
@@ -216,10 +201,10 @@ class LiveRunner:
 
         Returns False if the engine is not ready or the prompt is empty.
         """
-        if self.engine_info is None:
+        if self.session.engine_info is None:
             return False
         self._running = False
-        if self._main_done and not self._start_session():
+        if self._answer.done and not self._start_session():
             return False
         self._running = False  # the answer started: paused between the trips granted
         self.bridge.grant(n)
@@ -231,16 +216,13 @@ class LiveRunner:
     def reset(self) -> None:
         """Abort every request and clear the answer, the chips and the plots."""
         self._running = False
-        self._want_run = False
+        self.session.set_run_wanted(False)
         self.bridge.free_run(False)
         self.bridge.reset()
         self._end_session()
         if hasattr(self.scene, "reset"):
             self.scene.reset()
-        self._trip_count = 0
-        self.trip_plot.clear_trips()
-        self.rate_plot.clear_trips()
-        self.engine.clear_readout()
+        self.session.set_trip_count(0)  # the plots and the readout follow (``LiveReadout``)
         self._set_status("Reset. Choose a prompt and press Run.")
 
     def set_real_time(self, on: bool) -> None:
@@ -249,13 +231,12 @@ class LiveRunner:
         self.session.set_real_time(bool(on))
 
     def _follow_real_time(self, on: bool) -> None:
-        """The session's real-time mode changed: the stage, the engine and the readout follow."""
+        """The session's real-time mode changed: the stage and the engine follow (the readout follows it too)."""
         self.scene.real_time = on
         if on:
             self._flush_pending()
         if self._running:
             self.bridge.free_run(on)
-        self.engine.update_readout()
 
     def is_running(self) -> bool:
         """True while trips are being granted (Run pressed and not paused, answer not complete)."""
@@ -263,7 +244,7 @@ class LiveRunner:
 
     def is_session_done(self) -> bool:
         """True when no answer is in progress (never started, complete, or reset)."""
-        return self._main_done and self._on_stage is None and not self._pending
+        return self._answer.done and self._on_stage is None and not self._pending
 
     # ---- sessions ----------------------------------------------------------------------------------------------
     def _start_session(self) -> bool:
@@ -274,17 +255,14 @@ class LiveRunner:
         self.bridge.reset()  # seats left over from the last answer go
         self._end_session()
         self.session.start_answer()
-        self._main_id = f"s{self._session}-main"
-        self._main_done = False
-        self._prompt_text = prompt
-        self.answer_text = ""
-        self.answer_token_ids = []
-        self._answer_watch, self.loop_phrase, self._engine_loop_phrase = LoopWatch(), None, None
+        main_id = f"s{self._session}-main"
+        self.session.new_answer(main_id, prompt)
+        self._answer_watch, self._engine_loop_phrase = LoopWatch(), None
         self.controller.send_batch()
         self.spec_meter.reset()
         if self.session.draft_k == 0:
-            self.spec_meter.start_plain(self.engine.spec_key(prompt))
-        self._submit(self._main_id, prompt, self.main_new_tokens, main=True)
+            self.spec_meter.start_plain(self.session.spec_key(prompt))
+        self._submit(main_id, prompt, self.main_new_tokens, main=True)
         self.fill_seats()
         return True
 
@@ -292,15 +270,11 @@ class LiveRunner:
         if self.frame_jobs.discard("grant"):  # a paced grant not yet sent is not sent for a finished answer
             self._grants_outstanding = max(0, self._grants_outstanding - 1)
         self.frame_jobs.flush()  # the last trip's words land before the page is cleared, never after
-        self._main_done = True
-        self._main_id = None
-        self._active.clear()
+        # no answer in progress (the phrase the last one looped on stays said until the next one starts)
+        self.session.set_answer(prompt="", main_request=None, done=True, active=frozenset(), text="", token_ids=())
         self._pending.clear()
         self._on_stage = None
         self._grants_outstanding = 0
-        self.answer_text = ""
-        self.answer_token_ids = []
-        self._prompt_text = ""
         self.live_page.seats.clear()
         self.session.set_run_state("idle")
         self._show_requests()
@@ -311,7 +285,7 @@ class LiveRunner:
         if main:
             self.session.set_seed(None if self.session.sampling.greedy else seed)
         if self.bridge.submit(request_id, prompt, max_new_tokens, **self.session.sampling.request(seed)):
-            self._active.add(request_id)
+            self.session.set_answer(active=self._answer.active | {request_id})
             self.live_page.seats.add_request(request_id, prompt, main=main)
             self._show_requests()
 
@@ -328,18 +302,18 @@ class LiveRunner:
 
     def fill_seats(self) -> None:
         """Fill empty seats at the table with preset prompts, up to the batch slider's value."""
-        if self._main_done:
+        if self._answer.done:
             return
-        while len(self._active) < self.session.batch:
+        while len(self._answer.active) < self.session.batch:
             self._seat_count += 1
             presets = self.presets()
             prompt = presets[self._preset_cursor % len(presets)]
             self._preset_cursor += 1
             # different lengths, so seats free up at different trips (continuous batching at work)
             n_new = 16 + (self._seat_count * 11) % 40
-            before = len(self._active)
+            before = len(self._answer.active)
             self._submit(f"s{self._session}-seat{self._seat_count}", prompt, n_new)
-            if len(self._active) == before:  # the engine is gone; do not loop
+            if len(self._answer.active) == before:  # the engine is gone; do not loop
                 return
 
     @property
@@ -348,35 +322,30 @@ class LiveRunner:
         return self.session.answer_number
 
     def _in_session(self, request_id: str) -> bool:
-        return self._main_id is not None and request_id.startswith(f"s{self._session}-")
+        return self._answer.in_answer(request_id)
 
     # ---- the engine's answers about this answer's requests ----------------------------------------------------
     def on_accepted(self, event: dict) -> None:
         rid = event.get("request_id", "")
-        if rid == self._main_id and event.get("notice"):
+        if rid == self._answer.main_request and event.get("notice"):
             self._set_status_text(str(event["notice"]))  # e.g. the prompt was cut to fit the context
         if self._in_session(rid):
             self.live_page.seats.add_prompt_chips(rid, list(event.get("prompt_labels", [])),
                                                   list(event.get("prompt_token_ids", [])))
 
     def on_step(self, report: dict) -> None:
-        self.reports_received += 1
+        """A step report: counted, and for this answer kept in the session (``add_trip``, ``trip_count``: the
+        plots, meters and readout follow) and shown on the stage (at once in real time, else in turn)."""
+        self.session.count_report()
         self._grants_outstanding = max(0, self._grants_outstanding - 1)
-        if self._main_done or not any(self._in_session(r) for r in report.get("request_ids", [])):
+        if self._answer.done or not any(self._in_session(r) for r in report.get("request_ids", [])):
             return  # a report for an answer that was reset or is already complete
-        self._trip_count += 1
-        self.last_report = report
         self.session.add_trip(report)
-        wall = float(report.get("wall_ms", 0.0))
-        self.trip_plot.add_trip(self._trip_count, wall, report.get("phase") in ("prefill", "mixed"))
-        if wall > 0:
-            tokens = int(report.get("tokens_out", len(report.get("tokens", []))))
-            self.rate_plot.add_trip(self._trip_count, tokens / wall * 1000.0)
-        self.engine.measure_extras(report)
+        self.session.set_trip_count(self.session.trip_count + 1)
         if self.session.real_time:
             # Real time: the stage queues (and, when far behind, drops) trips itself; words appear at once.
             self._flush_pending()
-            self.engine.show_on_stage(report)
+            self.scene.show_trip(report)  # the readout follows the stage's ``trip_started``
             self._on_stage = report
             self._write_trip()
             return
@@ -387,19 +356,20 @@ class LiveRunner:
         rid = event.get("request_id", "")
         if not self._in_session(rid):
             return
-        self._active.discard(rid)
+        self.session.set_answer(active=self._answer.active - {rid})
         self.live_page.seats.finish(rid)
-        if rid == self._main_id and event.get("finish_reason") == "loop":
+        main = rid == self._answer.main_request
+        if main and event.get("finish_reason") == "loop":
             # the engine stopped it (model/loops.py); the page finds the same phrase as it writes the words
             loop = find_loop(str(event.get("text", "")))
             self._engine_loop_phrase = loop.phrase if loop is not None else "…"
-        if rid == self._main_id:
-            self._main_done = True
+        if main:
+            self.session.set_answer(done=True)
             self._running = False
             if self.session.real_time:
                 self.bridge.free_run(False)
             self.bridge.reset()  # the other seats stop with the visitor's answer
-            self._active.clear()
+            self.session.set_answer(active=frozenset())
             if self._on_stage is None and not self._pending:
                 self._set_done_status()
                 self._finished()
@@ -417,14 +387,14 @@ class LiveRunner:
     def _pump(self) -> None:
         """Grant one trip when no report is waiting and none is on its way (paced mode): the engine works on
         the next trip while the stage shows this one."""
-        if not self._running or self.session.real_time or self.engine_info is None:
+        if not self._running or self.session.real_time or self.session.engine_info is None:
             return
         if self._grants_outstanding > 0:
             if time.monotonic() - self._grant_time < GRANT_WATCHDOG_S:
                 return
             log.warning("no report for a granted trip in %.0f s; granting again", GRANT_WATCHDOG_S)
             self._grants_outstanding = 0
-        if self._pending or not self._active:
+        if self._pending or not self._answer.active:
             return
         # counted now, sent once this frame is painted: handing the command to the queue's feeder thread costs
         # the GUI thread a GIL switch, which on a busy machine can take longer than a frame
@@ -434,7 +404,7 @@ class LiveRunner:
 
     def _send_grant(self) -> None:
         """The paced grant ``_pump`` decided on (not sent when the answer was paused or reset meanwhile)."""
-        if not self._running or self._main_done or self.session.real_time or not self.bridge.grant(1):
+        if not self._running or self._answer.done or self.session.real_time or not self.bridge.grant(1):
             self._grants_outstanding = max(0, self._grants_outstanding - 1)
 
     def _show_next(self) -> None:
@@ -442,51 +412,57 @@ class LiveRunner:
             return
         report = self._pending.popleft()
         self._on_stage = report
-        self.engine.show_on_stage(report)
+        self.scene.show_trip(report)  # the readout follows the stage's ``trip_started``
         if self.scene.real_time or not self.scene.busy():  # nothing to wait for: write now
             self._write_trip()
 
     def _write_trip(self) -> None:
-        """Write the tokens of the trip on stage: answer text and chips."""
+        """Write the tokens of the trip on stage: the answer's text in the session, the chips and seats."""
         report, self._on_stage = self._on_stage, None
         if report is None:
             return
         tokens = report.get("tokens", [])
         for tok in tokens:
-            if tok.get("request_id") == self._main_id and self.loop_phrase is None:
-                loop = self._answer_watch.feed(tok.get("text", ""))
-                self.answer_token_ids.append(int(tok.get("token_id", -1)))
-                if loop is None:
-                    self.answer_text = self._answer_watch.text
-                else:  # two copies at most on screen, and the request stops here
-                    self.answer_text = self._answer_watch.text[:loop.cut].rstrip()
-                    self._stop_for_loop(loop.phrase)
+            if tok.get("request_id") == self._answer.main_request and self._answer.loop_phrase is None:
+                self._write_answer_token(tok)
         # the words, chips and seat cards (several ms at batch 16) wait until this frame is painted
         self.frame_jobs.defer(lambda: self._write_tokens(tokens))
-        if self._main_done and not self._pending:
+        if self._answer.done and not self._pending:
             self.frame_jobs.flush()  # the answer is complete: everything on screen says so when we say so
             self._set_done_status()
             self._finished()
 
+    def _write_answer_token(self, tok: dict) -> None:
+        """One token of the visitor's answer (a step report's token dict): its text and id into the session's
+        answer; a loop found (``LoopWatch``) cuts the text to two copies and stops the answer."""
+        loop = self._answer_watch.feed(tok.get("text", ""))
+        ids = self._answer.token_ids + (int(tok.get("token_id", -1)),)
+        if loop is None:
+            self.session.set_answer(text=self._answer_watch.text, token_ids=ids)
+        else:  # two copies at most on screen, and the request stops here
+            self.session.set_answer(text=self._answer_watch.text[:loop.cut].rstrip(), token_ids=ids)
+            self._stop_for_loop(loop.phrase)
+
     def _stop_for_loop(self, phrase: str) -> None:
         """The visitor's answer wrote ``phrase`` three times in a row: stop it (and the other seats with it), say
         so; its time is not measured on."""
-        self.loop_phrase = phrase
+        self.session.set_answer(loop_phrase=phrase)
         log.info("the answer loops on %r: stopped", phrase)
-        if self._main_done:
+        if self._answer.done:
             return
-        self._main_done = True
+        self.session.set_answer(done=True)
         self._running = False
         if self.session.real_time:
             self.bridge.free_run(False)
         self.bridge.reset()
-        self._active.clear()
+        self.session.set_answer(active=frozenset())
 
     def _set_done_status(self) -> None:
-        if self.loop_phrase is None and self._engine_loop_phrase:
-            self.loop_phrase = self._engine_loop_phrase
-        if self.loop_phrase:
-            short = self.loop_phrase if len(self.loop_phrase) <= 40 else self.loop_phrase[:39] + "…"
+        if self._answer.loop_phrase is None and self._engine_loop_phrase:
+            self.session.set_answer(loop_phrase=self._engine_loop_phrase)
+        phrase = self._answer.loop_phrase
+        if phrase:
+            short = phrase if len(phrase) <= 40 else phrase[:39] + "…"
             # the engine stops such a request ("loop", model/loops.py); the page shows two copies at most
             self._set_status("Stopped: the model began to repeat itself (“{phrase}” again and again), as small "
                              "models do. Press Run for a new answer.", phrase=" ".join(short.split()))

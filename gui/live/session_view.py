@@ -2,15 +2,14 @@
 (``gui.live.state.SessionState``) and shows the session's value when the session says it changed, so a change
 from anywhere (the slider, the idea toggles, the presenter's +/−, the kiosk, a test) looks and acts the same.
 
-    slider moved -> session.set_batch(n) -> Change("batch") -> the slider, its value, the seats (and, through
-    ``LiveController``, the engine)
+    slider moved -> session.set_batch(n) -> Change("batch") -> the slider and its value (and, through
+    ``LiveController``, the engine; through ``LiveRunner``, the seats)
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from gui.live.lookup_presets import LookupPresets
 from gui.live.state import MAX_PROMPT_CHARS
 
 
@@ -25,24 +24,17 @@ class SessionControls:
         session: the Live session's state.
         page: the ``LivePage`` (batch and speed sliders and their values, the apprentice's slider, the prompt box).
         greedy_box, model_choice: the top bar's "Greedy" switch and the ``ModelChoice`` showing the seed.
-        scene: the stage (its ``trip_duration_s``).
-        controller: the ``LiveController`` (the lookup presets switch the apprentice through it).
-        runner: the ``LiveRunner`` (fills the seats a larger table has).
-        engine: the ``EngineEventHandler`` (the apprentice's change, the readout).
-        models: the ``ModelSwitcher`` (it offers the lookup presets again when it puts a model's presets in the
-            prompt box), or None.
-
-    Also builds ``lookup``, the ``LookupPresets`` (the n-gram apprentice's own presets, ``gui.live.lookup_presets``),
-    and hands it to the engine events, the apprentice's verdicts and the model switcher.
+        status: the ``StatusLine`` (what the apprentice's new number of guesses means).
+        lookup: the ``LookupPresets`` (the n-gram apprentice's own presets, ``gui.live.lookup_presets``), offered in
+            the prompt box.
     """
 
-    def __init__(self, session, page, model_choice, scene, controller, runner, engine, models=None):
+    def __init__(self, session, page, model_choice, status, lookup):
         self.session = session
         self.page = page
         self.model_choice = model_choice
-        self.scene = scene
-        self.runner = runner
-        self.engine = engine
+        self.status = status
+        self.lookup = lookup
         s = session
         page.batch_slider.valueChanged.connect(s.set_batch)
         page.speed_slider.valueChanged.connect(self._on_speed_changed)
@@ -56,12 +48,6 @@ class SessionControls:
         s.subscribe(self._show_prompt, "prompt")
         s.subscribe(lambda c: self._show_trip_seconds(c.value), "trip_seconds")
         s.subscribe(lambda c: page.real_time_box.setChecked(c.value), "real_time")
-        self.lookup = LookupPresets(s, controller, page, engine.apprentice_choice, engine.spec_meter,
-                                    engine.update_extra_readout)
-        engine.lookup = self.lookup
-        for owner in (engine.verdicts, models):
-            if owner is not None:
-                owner.lookup = self.lookup
         s.set_prompt(self._box_prompt())
         self.lookup.offer()
         s.set_trip_seconds(page.speed_slider.value() / 100.0)
@@ -69,11 +55,11 @@ class SessionControls:
 
     # ---- the table's size -------------------------------------------------------------------------------------
     def _on_batch_changed(self, n: int) -> None:
-        """The session's batch changed: the slider, its value and the seats follow (the engine: ``LiveController``)."""
+        """The session's batch changed: the slider and its value follow (the engine: ``LiveController``; the
+        seats: ``LiveRunner.fill_seats``)."""
         if self.page.batch_slider.value() != n:
             self.page.batch_slider.setValue(n)
         self._on_batch_label()
-        self.runner.fill_seats()
 
     def _on_batch_label(self) -> None:
         self.page.batch_value.setText(str(self.session.batch))
@@ -84,12 +70,11 @@ class SessionControls:
         self.session.set_trip_seconds(hundredths / 100.0)
 
     def _show_trip_seconds(self, seconds: float) -> None:
-        """The session's seconds per trip on screen: the slider, its value, the stage and the readout follow."""
+        """The session's seconds per trip on screen: the slider and its value follow (the stage's clock:
+        ``LiveRunner``; the readout: ``LiveReadout``)."""
         if self.page.speed_slider.value() != round(seconds * 100):
             self.page.speed_slider.setValue(round(seconds * 100))
-        self.scene.trip_duration_s = seconds
         self._on_speed_label()
-        self.engine.update_readout()
 
     def _on_speed_label(self) -> None:
         self.page.speed_value.setText(_tr("{s} s").format(s=f"{self.session.trip_seconds:.2f}"))
@@ -101,7 +86,10 @@ class SessionControls:
             apprentice.blockSignals(True)  # the slider shows the session's value; k_changed would come back
             apprentice.set_value(k)
             apprentice.blockSignals(False)
-        self.engine.on_draft_k_changed(k)
+        if k:
+            self.status.set_status_text(_tr("The apprentice now guesses {k} tokens before every trip.").format(k=k))
+        else:
+            self.status.set_status("The apprentice rests: one trip, one token.")
 
     def _show_sampling(self, change) -> None:
         sampling = change.value

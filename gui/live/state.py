@@ -23,7 +23,14 @@ and never hold the truth).
 * ``apprentice_available``: whether the ready engine has an apprentice (a draft model or the n-gram one);
 * ``prompt``: the prompt to run (at most ``MAX_PROMPT_CHARS`` characters);
 * ``answer_number``: 1 for the first answer started, +1 for each next one (request ids and seeds use it);
-* ``trips``: the last ``history`` step reports (plain dicts from the engine, oldest first).
+* ``trips``: the last ``history`` step reports (plain dicts from the engine, oldest first);
+* ``engine_info``: the ready engine's ``ready`` event (model, device, KV cache, sharding, apprentice), or None
+  while no engine is ready;
+* ``answer``: the visitor's answer in progress, an ``Answer`` (its prompt and request id, whether it is done,
+  the requests submitted and not finished, the tokens written so far, the phrase it looped on);
+* ``run_wanted``: Run was pressed (or a run was going) while no engine was ready: it runs once one is;
+* ``trip_count``: trips counted since the last Reset (the plots' x axis; a new answer goes on counting);
+* ``reports_received``: step reports received from the engine since the window opened (any answer's).
 
 Every change goes through a setter that validates (``ValueError`` with a one-line reason, nothing changed) and,
 when the value really changes, calls each subscriber with a ``Change(field, value, old)``. No Qt here: a Qt
@@ -52,7 +59,7 @@ TRIP_SECONDS_RANGE = (0.25, 3.0)  # s on screen per trip
 
 FIELDS = ("batch", "draft_k", "draft_kind", "sharding", "sampling", "model_key", "weights", "run_state",
           "trip_seconds", "real_time", "engine_status", "engine_error", "apprentice_available", "prompt",
-          "answer_number", "trips")
+          "answer_number", "trips", "engine_info", "answer", "run_wanted", "trip_count", "reports_received")
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,40 @@ class Sampling:
         if self.greedy:
             return {"temperature": 0.0, "top_p": 1.0, "seed": None}
         return {"temperature": float(self.temperature), "top_p": float(self.top_p), "seed": int(seed)}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The visitor's answer in progress, as the Live page has written it so far.
+
+    ``prompt``: the prompt it answers ("" when none is in progress); ``main_request``: its request id
+    (``"s<n>-main"``, None when none); ``done``: True when no answer is in progress or its last token came (or it
+    was stopped for looping), though its last trips may still be on the stage; ``active``: request ids of this
+    answer (the visitor's and the other seats', ``"s<n>-seat<m>"``) submitted to the engine and not finished;
+    ``text``: the visitor's tokens written on screen so far (two copies of a loop at most); ``token_ids``: their
+    token ids, one per token written; ``loop_phrase``: the phrase it was stopped for repeating, or None.
+    """
+
+    prompt: str = ""
+    main_request: str | None = None
+    done: bool = True
+    active: frozenset[str] = frozenset()
+    text: str = ""
+    token_ids: tuple[int, ...] = ()
+    loop_phrase: str | None = None
+
+    def __post_init__(self):
+        for name, kind in (("prompt", str), ("done", bool), ("active", frozenset), ("text", str),
+                           ("token_ids", tuple)):
+            if not isinstance(getattr(self, name), kind):
+                raise ValueError(f"answer {name} must be {kind.__name__}, not {getattr(self, name)!r}")
+        for name in ("main_request", "loop_phrase"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                raise ValueError(f"answer {name} must be text or None, not {getattr(self, name)!r}")
+
+    def in_answer(self, request_id: str) -> bool:
+        """True if ``request_id`` belongs to this answer (its requests are ``s<n>-...``, ``n`` from its id)."""
+        return self.main_request is not None and request_id.startswith(self.main_request.split("-")[0] + "-")
 
 
 @dataclass(frozen=True)
@@ -125,6 +166,11 @@ class SessionState:
         self._prompt = ""
         self._answer_number = 0
         self._trips: deque[dict] = deque(maxlen=_int_in("history", history, 1, 1_000_000))
+        self._engine_info: dict | None = None
+        self._answer = Answer()
+        self._run_wanted = False
+        self._trip_count = 0
+        self._reports_received = 0
         self._subscribers: list[tuple[Callback, str | None]] = []
 
     # ---- events ----------------------------------------------------------------------------------------------
@@ -171,6 +217,11 @@ class SessionState:
                                     doc="Whether the ready engine has an apprentice.")
     prompt = property(lambda self: self._prompt, doc="The prompt to run.")
     answer_number = property(lambda self: self._answer_number, doc="Answers started so far.")
+    engine_info = property(lambda self: self._engine_info, doc="The ready engine's ``ready`` event, or None.")
+    answer = property(lambda self: self._answer, doc="The visitor's answer in progress (an ``Answer``).")
+    run_wanted = property(lambda self: self._run_wanted, doc="Run waits for an engine to be ready.")
+    trip_count = property(lambda self: self._trip_count, doc="Trips counted since the last Reset.")
+    reports_received = property(lambda self: self._reports_received, doc="Step reports received (any answer's).")
 
     @property
     def trips(self) -> tuple[dict, ...]:
@@ -271,6 +322,45 @@ class SessionState:
             raise ValueError(f"apprentice available must be True or False, not {ok!r}")
         return self._set("apprentice_available", ok)
 
+    def set_engine_info(self, info: dict | None) -> bool:
+        """The ready engine's ``ready`` event (a dict), or None when no engine is ready."""
+        if info is not None and not isinstance(info, dict):
+            raise ValueError(f"engine info is a dict or None, not {type(info).__name__}")
+        return self._set("engine_info", info)
+
+    def spec_key(self, prompt: str | None = None) -> tuple:
+        """What "the same prompt" means for the apprentice's measured speed-up: (prompt, batch, sharding, greedy)
+        (a greedy apprentice is compared with greedy plain decoding); ``prompt`` defaults to the answer's."""
+        return (self._answer.prompt if prompt is None else prompt, self._batch, self._sharding,
+                self._sampling.greedy)
+
+    def set_answer(self, **fields) -> bool:
+        """Change fields of ``answer`` (those of ``Answer``); the others stay. Raises ``ValueError`` for an
+        unknown field or a bad value. Returns True if the answer changed."""
+        unknown = set(fields) - set(Answer.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"no answer field {sorted(unknown)[0]!r}")
+        return self._set("answer", replace(self._answer, **fields))
+
+    def new_answer(self, request_id: str, prompt: str) -> bool:
+        """A new answer to ``prompt``, the visitor's request ``request_id``: nothing written, nothing submitted."""
+        return self._set("answer", Answer(prompt=prompt, main_request=request_id, done=False))
+
+    def set_run_wanted(self, on: bool) -> bool:
+        """Whether Run waits for an engine to be ready (True or False)."""
+        if not isinstance(on, bool):
+            raise ValueError(f"run wanted must be True or False, not {on!r}")
+        return self._set("run_wanted", on)
+
+    def set_trip_count(self, n: int) -> bool:
+        """Trips counted since the last Reset (0 or more)."""
+        return self._set("trip_count", _int_in("trip count", n, 0, 1 << 62))
+
+    def count_report(self) -> int:
+        """One more step report received; returns how many so far."""
+        self._set("reports_received", self._reports_received + 1)
+        return self._reports_received
+
     def set_prompt(self, text: str) -> bool:
         """The prompt to run; cut to ``MAX_PROMPT_CHARS`` characters."""
         if not isinstance(text, str):
@@ -316,11 +406,11 @@ class SessionState:
                 "weights": self._weights, "run_state": self._run_state, "trip_seconds": self._trip_seconds,
                 "real_time": self._real_time, "engine_status": self._engine_status,
                 "engine_error": self._engine_error, "apprentice_available": self._apprentice_available,
-                "prompt": self._prompt,
-                "answer_number": self._answer_number,
-                "trips": len(self._trips)}
+                "prompt": self._prompt, "answer_number": self._answer_number, "trips": len(self._trips),
+                "engine_info": self._engine_info, "answer": self._answer, "run_wanted": self._run_wanted,
+                "trip_count": self._trip_count, "reports_received": self._reports_received}
 
 
-__all__ = ["SessionState", "Sampling", "Change", "FIELDS", "RUN_STATES", "MAX_BATCH", "MAX_DRAFT_K",
+__all__ = ["SessionState", "Sampling", "Answer", "Change", "FIELDS", "RUN_STATES", "MAX_BATCH", "MAX_DRAFT_K",
            "MAX_PROMPT_CHARS", "ENGINE_STATES", "DRAFT_KINDS", "SHARDING_MODES", "HISTORY", "TRIP_SECONDS_RANGE",
            "WEIGHTS"]

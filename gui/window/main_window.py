@@ -3,12 +3,16 @@
 The Live session's state is one Qt-free object, ``self.session`` (``gui.live.state.SessionState``): the
 controls write to it and follow its events, and the presenter, the deck and the kiosk read and change it (the
 window is their ``gui.live.host.LiveHost``). The Live page's behaviour is in composed collaborators under
-``gui/live``, each holding the session and the parts it needs: ``LiveRunner`` (``session``: Run, Pause, Step,
-Reset, the pacing of trips and the engine's answers about them), ``EngineEventHandler`` (``engine_events``: the
-engine's lifecycle, the extras, the readout) with its ``StatusLine``, ``SessionControls`` (``session_view``: the
-sliders and boxes as views of the session), ``ModelSwitcher`` (``model_choice``), ``ExhibitActions``
-(``exhibit``) and ``ApprenticeVerdicts`` (``apprentice_choice``). The window builds them, lays out the pages
-and keeps the public methods (``run``, ``step_once``, ``set_batch``...) that the app, tests and tools call.
+``gui/live``, each holding the session and the parts it needs, each given them in its constructor (built in
+the order they depend on each other; where two would need each other, one follows the session or a signal):
+``LiveController`` (``controller``: the engine's settings), ``LiveRunner`` (``session``: Run, Pause, Step, Reset
+and the pacing of trips; the answer's progress it records in the session), ``LookupPresets``
+(``lookup_presets``), ``ApprenticeVerdicts`` (``apprentice_choice``), ``LiveReadout`` (``readout_view``: the
+readout, the plots and the extras' lines, rendered from the session), ``EngineEventHandler`` (``engine_events``:
+the engine's lifecycle as changes of the session) with its ``StatusLine``, ``SessionControls`` (``session_view``:
+the sliders and boxes as views of the session), ``ModelSwitcher`` (``model_choice``) and ``ExhibitActions``
+(``exhibit``). The window builds them, lays out the pages and keeps the public methods (``run``, ``step_once``,
+``set_batch``...) that the app, tests and tools call.
 
 Two clocks stay apart: the engine's measured wall time per pass (ms, from the report) and the animation's
 clock (``trip_duration_s`` on screen). The readout names both.
@@ -31,9 +35,11 @@ from gui.live.controller import LiveController
 from gui.live.engine_events import EngineEventHandler, StatusLine
 from gui.live.exhibit import ExhibitActions
 from gui.live.frame_jobs import AfterPaint
+from gui.live.lookup_presets import LookupPresets
 from gui.live.meters import ShardMeter, SpecMeter
-from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitcher
+from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitcher, presets_for
 from gui.live.page import LivePage
+from gui.live.readout_view import LiveReadout
 from gui.live.session import LiveRunner
 from gui.live.session_view import SessionControls
 from gui.live.state import MAX_BATCH, MAX_DRAFT_K, Sampling, SessionState
@@ -104,7 +110,7 @@ class MainWindow(QMainWindow):
                                     model_key=model_key,
                                     sampling=Sampling(temperature=bundled.temperature, top_p=bundled.top_p))
         self.session.set_weights(str(self.bridge.options.get("weights") or "default"))
-        self.models = ModelSwitcher(self.session, self.bridge, custom_model_dir, pinned=bool(custom_model_dir))
+        self._custom_model_dir = custom_model_dir  # for the ModelSwitcher, built with the page's collaborators
         self.spec_meter, self.shard_meter = SpecMeter(), ShardMeter()  # what the apprentice, the torn book measure
         self._tour = None  # the tour page, built when first shown
         self._resume_after_tour = False
@@ -123,7 +129,8 @@ class MainWindow(QMainWindow):
         central = QWidget(self)
         central.setObjectName("central")
         self.setCentralWidget(central)
-        self.live_page = LivePage(self.scene, self.presets(), int(self.bridge.options.get("max_batch", 1)),
+        self.live_page = LivePage(self.scene, presets_for(self.session.model_key),
+                                  int(self.bridge.options.get("max_batch", 1)),
                                   float(getattr(self.scene, "trip_duration_s", 1.0)))
         self._build_pages(central)
         page = self.live_page
@@ -156,7 +163,7 @@ class MainWindow(QMainWindow):
         root.setContentsMargins(12, 3, 12, 0)
         root.setSpacing(0)
         key = self.session.model_key
-        self.model_choice = ModelChoice(key, self.models.custom_model_dir if key == CUSTOM else None)
+        self.model_choice = ModelChoice(key, self._custom_model_dir if key == CUSTOM else None)
         self.top_bar = TopBar(self.model_choice)
         bar = self.top_bar
         self.live_tab, self.tour_tab, self.details_button, self.lang_button = (
@@ -168,7 +175,6 @@ class MainWindow(QMainWindow):
         root.addWidget(self.pages, 1)
         self.live_tab.clicked.connect(self.show_live)
         self.tour_tab.clicked.connect(self.show_tour)
-        self.models.attach(self.model_choice, self.live_page, lambda: self._tour, self._restart_on_new_model)
 
     def set_presenter_mode(self, on: bool) -> None:
         """Presenter mode: every text of the Live page one type step larger (``TypeScale(presenter=True)``)."""
@@ -211,25 +217,26 @@ class MainWindow(QMainWindow):
         add("fullscreen", Qt.Key_F, self.toggle_fullscreen)
 
     def _connect(self) -> None:
-        """Build the collaborators (each holds the session and the parts it needs) and wire the window's buttons."""
+        """Build the collaborators, each given what it needs, in the order they depend on each other (the
+        session's followers run in this order too), and wire the window's buttons."""
         session, b, page = self.session, self.bridge, self.live_page
         self.status = StatusLine(self.status_line)
         self.controller = LiveController(session, b)  # the one commander of the engine's settings
         self.runner = LiveRunner(session, b, self.controller, self.scene, page, self.frame_jobs, self.spec_meter,
                                  self.status, self.presets, self.session_finished.emit, MAIN_NEW_TOKENS)
-        self.exhibit_actions: ExhibitActions | None = None
-        self.engine = EngineEventHandler(session, b, self.controller, self.scene, page, self.runner, self.status,
-                                         self.spec_meter, self.shard_meter, self._sync_ideas, self.auto_restart)
-        self.runner.engine = self.engine
+        self.lookup = LookupPresets(session, self.controller, page, self.apprentice_choice, self.spec_meter)
         self.apprentice_verdicts = ApprenticeVerdicts(session, b.apprentice, self.controller, self.apprentice_choice,
-                                                      self.model_choice.greedy_box, self.spec_meter,
-                                                      self.engine.update_extra_readout)
-        self.engine.verdicts = self.apprentice_verdicts
-        self.controls = SessionControls(session, page, self.model_choice, self.scene, self.controller, self.runner,
-                                        self.engine,
-                                        self.models)
+                                                      self.model_choice.greedy_box, self.spec_meter, self.lookup)
+        self.live_readout = LiveReadout(session, page, self.scene, self.spec_meter, self.shard_meter, self.lookup,
+                                        self.apprentice_verdicts)
+        self.engine = EngineEventHandler(session, b, self.controller, self.scene, page, self.runner, self.status,
+                                         self.shard_meter, self.lookup, self.live_readout, self.auto_restart)
+        self.controls = SessionControls(session, page, self.model_choice, self.status, self.lookup)
+        custom = self._custom_model_dir
+        self.models = ModelSwitcher(session, b, custom, bool(custom), self.model_choice, page, self.lookup,
+                                    lambda: self._tour, self._restart_on_new_model)
         self.exhibit_actions = ExhibitActions(session, page, self.details_button, self.model_choice, self.scene,
-                                              self.engine.update_extra_readout)
+                                              self.live_readout)
         self.exhibit_actions.set_details(False)
         r = self.runner
         for signal, slot in ((b.accepted, r.on_accepted), (b.step, r.on_step), (b.finished, r.on_finished),
@@ -241,10 +248,6 @@ class MainWindow(QMainWindow):
             signal.connect(slot)
         self.model_choice.weights_chosen.connect(self.models.choose_weights)  # the thinner book (int8), in the details
         page.place_beside_real_time(self.model_choice.int8_box)
-
-    def _sync_ideas(self) -> None:
-        if self.exhibit_actions is not None:  # built after the engine's handler (which calls this)
-            self.exhibit_actions.sync_ideas()
 
     # ---- the Live answer (``LiveRunner``) and the session --------------------------------------------------------
     def start(self) -> None:
@@ -336,19 +339,20 @@ class MainWindow(QMainWindow):
 
     def engine_ready(self) -> bool:
         """True once the engine said ``ready`` (and has not died or failed since)."""
-        return self.engine.engine_info is not None
+        return self.session.engine_info is not None
 
     def model_failed(self) -> str | None:
         """Why no model could be loaded (the engine's message), or None."""
-        return self.engine.fatal_error
+        return self.session.engine_error
 
-    # what tools (screenshot, audit) read of the answer and the engine: the owners' values
-    engine_info = property(lambda self: self.engine.engine_info, doc="The engine's ``ready`` info, or None.")
-    reports_received = property(lambda self: self.runner.reports_received, doc="Step reports received.")
-    last_report = property(lambda self: self.runner.last_report, doc="The last step report of this answer.")
-    answer_text = property(lambda self: self.runner.answer_text, doc="The visitor's answer so far.")
-    answer_token_ids = property(lambda self: self.runner.answer_token_ids, doc="Its token ids.")
-    loop_phrase = property(lambda self: self.runner.loop_phrase, doc="The phrase the answer was stopped for repeating.")
+    # what tools (screenshot, audit) read of the answer and the engine: the session's values
+    engine_info = property(lambda self: self.session.engine_info, doc="The engine's ``ready`` info, or None.")
+    reports_received = property(lambda self: self.session.reports_received, doc="Step reports received.")
+    last_report = property(lambda self: self.session.last_trip, doc="The last step report of this answer.")
+    answer_text = property(lambda self: self.session.answer.text, doc="The visitor's answer so far.")
+    answer_token_ids = property(lambda self: list(self.session.answer.token_ids), doc="Its token ids.")
+    loop_phrase = property(lambda self: self.session.answer.loop_phrase,
+                           doc="The phrase the answer was stopped for repeating.")
 
     @property
     def main_new_tokens(self) -> int:
@@ -430,10 +434,7 @@ class MainWindow(QMainWindow):
     def _restart_on_new_model(self) -> None:
         """Another model was chosen while an engine runs: reset the answer and start an engine on it."""
         self.reset()
-        self.engine.engine_info = None
-        self.engine.clear_readout()
-        self.engine.engine_starting()
-        self.bridge.restart()
+        self.engine.restart_engine()
         self.status.set_status("Loading the model…")
 
     def presenter_hidden(self) -> list[QWidget]:
@@ -463,8 +464,8 @@ class MainWindow(QMainWindow):
         self.rate_plot_title.setText(_tr("Tokens per second"))
         self.view.setToolTip(_tr("F: full screen · F12: frame times"))
         self.controls.retranslate()
-        self.engine.update_readout()
-        self.engine.retranslate_engine_texts()
+        self.live_readout.update_readout()
+        self.live_readout.retranslate_engine_texts()
         self.status.retranslate()
         self.frame_overlay.refresh()
         self.live_tab.setText(_tr("Live"))
@@ -478,7 +479,7 @@ class MainWindow(QMainWindow):
         self.details_button.setToolTip(_tr("Everything measured: per-layer timings, plots, token chips, every slider"))
         self.live_page.exhibit.retranslate()
         self.live_page.split_row.retranslate()
-        self.engine.update_extra_readout()
+        self.live_readout.update_extras()
 
     # ---- layout and exit ---------------------------------------------------------------------------------------
     def resize(self, *size) -> None:

@@ -31,7 +31,7 @@ def run_until_trips(qtbot, w, trips: int) -> None:
     w.main_new_tokens = 60
     w.set_prompt("one trip one token per trip")
     w.run()
-    qtbot.waitUntil(lambda: w.runner._trip_count >= trips and w.scene._trip is not None
+    qtbot.waitUntil(lambda: w.session.trip_count >= trips and w.scene._trip is not None
                     and w.scene._trip.get("phase") == "decode", timeout=20_000)
 
 

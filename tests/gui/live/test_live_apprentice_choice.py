@@ -150,9 +150,9 @@ def test_model_lessons_loads_no_torch_for_the_gui():
 def _slower_trips(window, verify_ms: float = 30.0) -> None:
     """Plain trips of 10 ms a token, then verify trips that write 2 tokens in ``verify_ms``: slower when > 20."""
     for _ in range(6):
-        window.engine.measure_extras({"phase": "decode", "wall_ms": 10.0, "tokens_out": 1})
+        window.live_readout.measure_extras({"phase": "decode", "wall_ms": 10.0, "tokens_out": 1})
     for _ in range(4):
-        window.engine.measure_extras({"phase": "verify", "wall_ms": verify_ms, "tokens_out": 2, "proposed": 4,
+        window.live_readout.measure_extras({"phase": "verify", "wall_ms": verify_ms, "tokens_out": 2, "proposed": 4,
                                 "accepted": 1, "bonus": 0})
 
 
@@ -197,11 +197,11 @@ def test_a_slower_page_where_the_check_found_it_paying_quotes_the_check(window):
     # the page's few trips against the check's runs, said without contradicting itself ("Slower here: … 1.60×")
     assert why == "Slower here: only on these few trips; the start-up check measured it 1.60× as fast over 3 runs."
     # the same trips timed while other programs kept the processor busy: no "slower" claim, the meter says why
-    meter, key = window.spec_meter, window.engine.spec_key()
+    meter, key = window.spec_meter, window.session.spec_key()
     for _ in range(5):
         meter.add({"phase": "verify", "wall_ms": 40.0, "tokens_out": 2, "proposed": 4, "accepted": 1,
                    "cpu_ms": 20.0}, key)
-    window.engine.update_extra_readout()
+    window.live_readout.update_extras()
     assert meter.busy(key) and window.live_page.readout_panel.why_label.text() == ""
 
 

@@ -47,8 +47,15 @@ def test_apprentice_slider_sends_draft_k_and_trips_become_verify(qtbot, make_win
     assert w.spec_meter.tokens_per_trip > 1
     text = w.extra_readout.text()
     assert "100% of guesses kept" in text and "tokens per trip" in text
-    # the baseline is the plain trips of this same prompt before the slider moved: a measured speed-up
-    assert "the speed of plain decoding" in text
+    # the baseline is the plain trips of this same prompt before the slider moved: a measured speed-up, or, where
+    # either side's trips waited for a processor other programs kept busy (a loaded test machine), the line that
+    # says the figure is not fair now; which one follows the meter's own measured waits
+    key = w.session.spec_key()
+    assert w.spec_meter.speedup(key) is not None
+    if w.spec_meter.busy(key):
+        assert "speed-up: not fair now, the computer is busy" in text and "the speed of plain decoding" not in text
+    else:
+        assert "the speed of plain decoding" in text
     qtbot.waitUntil(lambda: bool(w.scene.guess_states()), timeout=10_000)
     assert {s for s, _, _ in w.scene.guess_states()} <= {"pencil", "ink", "bonus"}
 

@@ -162,12 +162,12 @@ def test_the_label_and_the_line_are_translated(window):
 
 def test_slower_on_the_page_gives_the_benchmarks_figure_not_the_free_writing_check(window):
     _pick(window, PRESET.prompt)
-    meter, key = window.spec_meter, window.engine.spec_key()
+    meter, key = window.spec_meter, window.session.spec_key()
     for _ in range(3):
         meter.add({"phase": "decode", "wall_ms": 2.0, "tokens_out": 1}, key)
     meter.add({"phase": "verify", "wall_ms": 9.0, "tokens_out": 3, "proposed": 4, "accepted": 2}, key)
     assert meter.speedup(key) < 1.0
-    window.engine.update_extra_readout()
+    window.live_readout.update_extras()
     why = _plain(window.live_page.readout_panel.why_label.text())
     assert (f"Slower here: only on these few trips; bench/lookup_bench.py measured it {FIGURES['speedup']:.2f}× as "
             f"fast over {len(ROUNDS)} rounds.") in why
