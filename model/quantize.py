@@ -1,5 +1,5 @@
 """Thinner books for real: fp16 weights (``to_fp16``: half the bytes, FBGEMM's fp16 kernel) and int8 weights, one
-scale per output row, read by torch's int8 weight-only kernel; ``set_precision(model, "fp32" | "fp16" | "int8")``
+scale per output row, read by FBGEMM's int8 GEMM; ``set_precision(model, "fp32" | "fp16" | "int8")``
 picks one. Every product goes through ``model/weight_mm.py`` (the modules hold a ``WeightMatrix`` each).
 
 ``quantize_int8(model)`` replaces, in place, every weight matrix of a loaded GPT-2 by int8 values and a float32
@@ -8,15 +8,14 @@ the four projections of every block (``Int8Linear``), and the token and position
 whose int8 rows also serve as the tied LM head. Biases and layer norms stay float32 (0.3 % of the bytes of the
 bundled model). ``GPT2.weight_bytes()`` then counts what is really held: int8 values + scales + the rest.
 
-The matrix-vector products run ``torch._weight_int8pack_mm`` (ATen's int8 weight-only GEMM, the kernel torchao's
-int8 weight-only quantization lowers to on CPU), with activations cast to bfloat16 (its vectorised path) and the
-result scaled by the float32 row scales in float32. Measured on this CPU (docs/benchmarks-engine.md, "int8
-weights"): the kernel with float32 activations is 4× slower than fp32 GEMV here; with bfloat16 activations
-2–4× faster; ``torch.ao.quantization.quantize_dynamic`` (fbgemm/x86, int8 activations too) in between.
+The products run FBGEMM's int8 GEMM with each row of activations quantized on its own scale
+(``model/weight_mm.py``: ``fbgemm_int8_mm``; batched = alone holds bitwise), or, in a torch without FBGEMM,
+``torch._weight_int8pack_mm`` (ATen's int8 weight-only GEMM) with bfloat16 activations.
 
-Numerics: per-row absmax int8 keeps each weight within half a step (s_r / 2) of its float value; bfloat16
-activations and outputs round to 8 significant bits. The held-out bits per byte against fp32 is in
-docs/benchmarks.md ("int8 weights"). Only CPU tensors are supported by the kernel here.
+Numerics: per-row absmax int8 keeps each weight within half a step (s_r / 2) of its float value; each row of
+activations is rounded to 63 levels a side of zero (at most 1/126 of its largest value off). Held-out bits per
+byte against fp32 on the big books: +0.0021 (code), +0.0023 (prose), +0.0003 (poems) (docs/benchmarks.md).
+Only CPU tensors are supported by the kernels here.
 """
 
 from __future__ import annotations
@@ -166,7 +165,7 @@ def quantize_int8(model):
 
     Raises ValueError if the model is not on the CPU (the int8 kernel used here is the CPU one)."""
     if model.wte.weight.device.type != "cpu":
-        raise ValueError("int8 weights run on the CPU here (torch._weight_int8pack_mm); use --device cpu")
+        raise ValueError("int8 weights run on the CPU here (FBGEMM's int8 GEMM); use --device cpu")
     if getattr(model, "weights", "fp32") == "int8":
         return model
     for block in model.h:

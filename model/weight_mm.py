@@ -10,19 +10,19 @@ fp32       1 row: MKL's GEMV on an [in, out] view (``torch.addmm``);     ``torch
 fp16       FBGEMM's fp16-weight GEMM, fp32 activations and accumulation  half ``addmm``, result in float32
            (``torch.fbgemm_pack_gemm_matrix_fp16`` +
            ``torch.fbgemm_linear_fp16_weight_fp32_activation``)
-int8       ``torch._weight_int8pack_mm`` (int8 rows, bfloat16            (dequantized to float32 at load)
-           activations, float32 row scales: model/quantize.py)
+int8       FBGEMM's int8 GEMM, each row of activations quantized with    (dequantized to float32 at load)
+           its own scale (``fbgemm_int8_mm``); where FBGEMM is missing,
+           ``torch._weight_int8pack_mm`` (bfloat16 activations)
 
-Measured on this project's CPU (AMD EPYC, AVX2, 1 thread, a loaded machine; docs/benchmarks.md, "The weight
-multiply"): over 504 MiB of fc-shaped fp32 weights, FBGEMM's fp16 kernel multiplies 2.3x faster than fp32 at 1 row
-and 2.1x at 5 rows; ``_weight_int8pack_mm`` is 1.8x slower than fp16. FBGEMM's dynamic int8 kernel
-(``quantize_dynamic``'s) is 2.4-3.8x faster than ``_weight_int8pack_mm``, but it quantizes the activations of the
-whole call with one scale, so a row's result depends on the other rows of its batch: it would break "batched =
-alone", and the engine's int8 keeps ``_weight_int8pack_mm`` (each row on its own). bench/weights_bench.py times
-both.
+FBGEMM's own dynamic int8 (``quantize_dynamic``'s kernel) quantizes the activations of the whole call with one
+scale, so a row's result would depend on the other rows of its batch ("batched = alone" broken). Here each row is
+divided by its own largest magnitude before the kernel sees it and multiplied back after: the kernel's integer
+sums are exact, so a row gives the same bits alone or in any batch, and FBGEMM's speed is kept.
+bench/desk_bench.py and bench/weights_bench.py time the kernels; docs/benchmarks.md has the figures.
 
-Kernels, not compilers: nothing here compiles at run time. FBGEMM's fp16 entry points warn that they are
-deprecated in torch 2.13; the warning is filtered here so it never reaches the user's terminal.
+Kernels, not compilers: nothing here compiles at run time. FBGEMM's fp16 entry points and quantized tensors (int8's
+packing) warn that they are deprecated in torch 2.13; the warnings are filtered here so they never reach the user's
+terminal.
 ``kernel_available(precision)`` says whether a precision's kernel runs in this torch; where it does not,
 ``resolve_precision`` falls back to fp32 with one logged line.
 """
@@ -85,6 +85,39 @@ def quantize_rows(w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return q.contiguous(), scale.contiguous()
 
 
+# Row activations for FBGEMM's int8 GEMM: each row divided by its largest magnitude, then rounded by the kernel to
+# 63 levels a side of its zero point 64 (uint8 1..127), so that a pair of products u8 · s8 summed by the kernel's
+# AVX2 instruction (vpmaddubsw) stays inside int16: 2 · 127 · 127 < 32767; FBGEMM's own dynamic quantization
+# narrows its range for the same reason (``reduce_range``).
+INT8_ROW_LEVELS = 63
+INT8_ROW_ZERO = 64
+
+
+def fbgemm_int8_pack(q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    """FBGEMM's packed copy of int8 rows q (out, in) with float32 row scales (out,): an opaque object for
+    ``fbgemm_int8_mm``, the same values q · s (``torch.ops.quantized.linear_prepack`` of a per-channel qint8
+    tensor). Raises RuntimeError (or AttributeError) where this torch has no FBGEMM."""
+    with warnings.catch_warnings():  # "quantized tensor creation functions ... are deprecated" (torch 2.13)
+        warnings.filterwarnings("ignore", message=r".*quantized tensor creation")
+        zero = torch.zeros(q.size(0), dtype=torch.long)
+        qw = torch._make_per_channel_quantized_tensor(q.contiguous(), scale.double(), zero, 0)
+        return torch.ops.quantized.linear_prepack(qw, None)
+
+
+def fbgemm_int8_mm(x: torch.Tensor, packed, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """x float32 (N, in) times int8 rows (``fbgemm_int8_pack``): (N, out) float32, plus bias (out,) if given.
+
+    Each row of x is quantized on its own, so a row's result never depends on the other rows of its batch
+    (batched = alone, bitwise): with m_r = max|x_r|, the kernel is handed x_r / m_r and input scale 1/63 (zero
+    point 64), rounds it to 63 levels a side, multiplies in int8 with int32 sums (exact) and returns
+    (1/63) · s_w · Σ; the row is then scaled back by m_r: y_r = m_r · that + b
+    (``torch.ops.quantized.linear_with_input_q_dq_qweight_dq_output_fp32``). Five ops a product."""
+    m = torch.linalg.vector_norm(x, float("inf"), dim=1, keepdim=True).clamp_(min=1e-30)  # (N, 1)
+    y = torch.ops.quantized.linear_with_input_q_dq_qweight_dq_output_fp32(x / m, 1.0 / INT8_ROW_LEVELS,
+                                                                          INT8_ROW_ZERO, packed)
+    return torch.addcmul(bias, y, m) if bias is not None else y.mul_(m)
+
+
 def int8_matmul(x: torch.Tensor, q: torch.Tensor, scale: torch.Tensor, ones: torch.Tensor,
                 bias: torch.Tensor | None = None) -> torch.Tensor:
     """x (N, K) float32 times (q · scale)ᵀ: (N, R) float32, plus bias (R,) if given (``torch._weight_int8pack_mm``).
@@ -117,6 +150,30 @@ def kernel_available(precision: str, device: str | torch.device = "cpu") -> bool
         return torch.allclose(m.mm(x)[0], x @ m.dense().t(), atol=0.05, rtol=0.02)
     except (RuntimeError, AttributeError, NotImplementedError):
         return False
+
+
+INT8_KERNELS = ("fbgemm", "int8pack")
+_INT8_KERNEL: list[str] = []  # this process's answer, found once
+
+
+def int8_kernel() -> str:
+    """The kernel int8 weights run on the CPU here: "fbgemm" (FBGEMM's int8 GEMM, each row of activations
+    quantized on its own: ``fbgemm_int8_mm``) where it runs and gives the right numbers, else "int8pack"
+    (``torch._weight_int8pack_mm`` with bfloat16 activations: ``int8_matmul``), with one logged line."""
+    if not _INT8_KERNEL:
+        g = torch.Generator().manual_seed(0)
+        w, x = torch.randn(8, 16, generator=g), torch.randn(2, 16, generator=g)
+        try:
+            q, s = quantize_rows(w)
+            y = fbgemm_int8_mm(x, fbgemm_int8_pack(q, s))
+            ok = torch.allclose(y, x @ (q.float() * s[:, None]).t(), atol=0.05, rtol=0.02)
+        except (RuntimeError, AttributeError, NotImplementedError):
+            ok = False
+        if not ok:
+            LOG.warning("FBGEMM's int8 GEMM is missing in torch %s: int8 weights run torch._weight_int8pack_mm",
+                        torch.__version__)
+        _INT8_KERNEL.append("fbgemm" if ok else "int8pack")
+    return _INT8_KERNEL[0]
 
 
 def resolve_precision(precision: str, device: str | torch.device = "cpu") -> str:
@@ -156,6 +213,8 @@ class WeightMatrix:
         else:
             self.q, self.scale = quantize_rows(w) if w.dtype != torch.int8 else (w, None)
             self._ones = torch.ones(self.out_features, dtype=torch.bfloat16)
+            self._int8_packed = None  # FBGEMM's copy (``int8_kernel``), made at the first product
+            self.int8_kernel = int8_kernel() if not self.cuda else "int8pack"
 
     @classmethod
     def from_int8(cls, q: torch.Tensor, scale: torch.Tensor, bias: torch.Tensor | None) -> WeightMatrix:
@@ -163,6 +222,13 @@ class WeightMatrix:
         m = cls(q, bias, "int8")
         m.scale = scale
         return m
+
+    def _int8_mm(self, x: torch.Tensor) -> torch.Tensor:
+        if self.int8_kernel == "fbgemm":
+            if self._int8_packed is None:
+                self._int8_packed = fbgemm_int8_pack(self.q, self.scale)
+            return fbgemm_int8_mm(x, self._int8_packed, self.bias)
+        return int8_matmul(x, self.q, self.scale, self._ones, self.bias)
 
     def dense(self) -> torch.Tensor:
         """The weight as float32 (out, in): the values the kernel multiplies by (int8: q · s)."""
@@ -179,7 +245,7 @@ class WeightMatrix:
                 return (y if self.bias is None else y.add_(self.bias)), False
             return fbgemm_fp16_mm(x, self._fp16, self.bias if self.bias is not None else self._zero), False
         if self.precision == "int8":
-            return int8_matmul(x, self.q, self.scale, self._ones, self.bias), False
+            return self._int8_mm(x), False
         packed = self.packed() if x.size(0) >= PACKED_MIN_ROWS else None
         if packed is None:
             return (torch.addmm(self.bias, x, self.w.t()) if self.bias is not None else x @ self.w.t()), False

@@ -240,3 +240,20 @@ def test_desk_bench_times_every_row_count_in_every_precision():
     table = markdown(res, 10e9)
     assert [line.split(" | ")[0] for line in table.splitlines()[-3:]] == ["| fp32", "| fp16", "| int8"]
     assert "ridge" in table
+
+
+def test_int8_kernels_times_each_contender_at_each_row_count(monkeypatch, tmp_path):
+    """bench/int8_kernels.py on a two-matrix stack: every contender at 1, 5 and 8 rows, positive ms, int8's bytes
+    (1 a weight + a float32 scale a row) half of fp16's plus the scales, the fallback really on torch's kernel."""
+    import json
+
+    import bench.desk_bench
+    from bench import int8_kernels
+    monkeypatch.setattr(bench.desk_bench, "stack_shapes", lambda *a: [(96, 64), (64, 96)])
+    assert int8_kernels.main(["--rounds", "1", "--json", str(tmp_path / "k.json")]) == 0
+    out = json.loads((tmp_path / "k.json").read_text())
+    assert set(out["ms"]) == {f"{p} {r}" for p in ("fp16", "int8 fbgemm", "int8pack") for r in (1, 5, 8)}
+    assert all(v > 0 for v in out["ms"].values()) and all(v > 0 for v in out["plain_ms"].values())
+    assert out["bytes"]["fp16"] == 2 * 2 * 96 * 64 and out["bytes"]["int8 fbgemm"] == 2 * 96 * 64 + 4 * (96 + 64)
+    assert [m.int8_kernel for m in int8_kernels.stacks()["int8pack"]] == ["int8pack", "int8pack"]
+    assert len(int8_kernels.lines(out)) == 3

@@ -43,16 +43,18 @@ def _dequantized(model_int8, fp32_model):
 
 
 def test_int8_kernel_matches_its_own_weights_in_float(tiny):
-    """Against a float32 model holding exactly the dequantized weights, only the kernel's bfloat16 activations and
-    outputs differ: 8 significant bits, relative 2^-9 per rounding; a few roundings per layer on 2 layers stay
-    well under 2 % of the logits' spread, which is the bound checked."""
+    """Against a float32 model holding exactly the dequantized weights, only the kernel's rounding of the
+    activations differs: each row to 63 levels a side of zero (model/weight_mm.py ``fbgemm_int8_mm``), an error of
+    at most 1/126 of the row's largest value per element, a few roundings per layer on 2 layers of this random
+    model: within 5 % of the logits' spread (3.8 % measured), the bound checked. (On the bundled books the same
+    rounding moves held-out bits per byte by at most 0.0023: test_weight_mm, docs/benchmarks.md.)"""
     model, tok = tiny
     q = quantize_int8(copy.deepcopy(model))
     ref = _dequantized(q, model)
     ids = torch.tensor([prompt_ids(40, 3, tok.vocab_size)])
     with torch.no_grad():
         a, b = q(ids), ref(ids)
-    assert (a - b).abs().max() <= 0.02 * (b.max() - b.min())
+    assert (a - b).abs().max() <= 0.05 * (b.max() - b.min())
 
 
 def test_int8_logits_close_to_fp32_on_the_bundled_model():

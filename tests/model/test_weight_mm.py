@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "assets" / "models" / "target"
 HELDOUT_CODE = Path.home() / ".cache" / "one-trip" / "corpus" / "heldout" / "code.bin"
 # the product of each kernel against float32 on the very values it holds (weight_mm.WeightMatrix.dense): fp32 and
-# fp16 accumulate in float32 (rounding only); int8's kernel casts activations to bfloat16 (8 significant bits)
+# fp16 accumulate in float32 (rounding only); int8's kernel rounds each row of activations to 63 levels a side of
+# zero (FBGEMM) or to bfloat16, 8 significant bits (torch's int8 kernel, where FBGEMM is missing)
 KERNEL_RTOL = {"fp32": 1e-5, "fp16": 1e-4, "int8": 2e-2}
 
 
@@ -40,6 +41,8 @@ def test_the_pinned_torch_has_every_kernel_op():
     for op in ("fbgemm_pack_gemm_matrix_fp16", "fbgemm_linear_fp16_weight_fp32_activation", "_weight_int8pack_mm"):
         assert callable(getattr(torch, op, None)), f"torch {torch.__version__} lost torch.{op}"
     assert callable(torch.ops.quantized.linear_dynamic) and callable(torch.ops.quantized.linear_prepack)
+    assert callable(torch.ops.quantized.linear_with_input_q_dq_qweight_dq_output_fp32)  # int8 (fbgemm_int8_mm)
+    assert callable(getattr(torch, "_make_per_channel_quantized_tensor", None))
     assert all(kernel_available(p) for p in PRECISIONS)
 
 
@@ -66,6 +69,37 @@ def test_each_row_is_multiplied_on_its_own(precision):
     together = m.mm(x)[0]
     alone = torch.cat([m.mm(x[r:r + 1])[0] for r in range(5)])
     assert torch.allclose(together, alone, rtol=1e-5, atol=1e-5)
+    if precision == "int8":  # each row quantized with its own scale: not just close, the same bits
+        assert torch.equal(together, alone)
+
+
+def test_int8_runs_fbgemm_with_a_scale_per_row_here():
+    """On this machine int8 weights run FBGEMM's int8 GEMM (``weight_mm.int8_kernel``), and a row's result is
+    the same whether the rows beside it are small or a thousand times larger (a scale for the whole call, as
+    FBGEMM's own dynamic quantization takes, would round the small row to nothing)."""
+    assert weight_mm.int8_kernel() == "fbgemm"
+    w, b, x = _case(rows=2, seed=3)
+    m = WeightMatrix(w, b, "int8")
+    loud = torch.cat([x[:1], 1000 * x[1:]])
+    assert torch.equal(m.mm(loud)[0][:1], m.mm(x[:1])[0])
+    want = x[:1] @ m.dense().t() + b
+    assert torch.allclose(m.mm(x[:1])[0], want, rtol=KERNEL_RTOL["int8"], atol=KERNEL_RTOL["int8"] * want.abs().max())
+
+
+def test_without_fbgemm_int8_runs_torchs_int8_kernel_with_one_logged_line(monkeypatch, caplog):
+    def gone(*_):
+        raise RuntimeError("no FBGEMM here")
+    monkeypatch.setattr(weight_mm, "fbgemm_int8_pack", gone)
+    monkeypatch.setattr(weight_mm, "_INT8_KERNEL", [])
+    with caplog.at_level(logging.WARNING, logger="one_trip.weight_mm"):
+        assert weight_mm.int8_kernel() == "int8pack" and weight_mm.int8_kernel() == "int8pack"
+    lines = [r for r in caplog.records if r.name == "one_trip.weight_mm"]
+    assert len(lines) == 1 and "_weight_int8pack_mm" in lines[0].getMessage()
+    w, b, x = _case(rows=3)
+    m = WeightMatrix(w, b, "int8")
+    assert m.int8_kernel == "int8pack"
+    want = x @ m.dense().t() + b
+    assert torch.allclose(m.mm(x)[0], want, rtol=KERNEL_RTOL["int8"], atol=KERNEL_RTOL["int8"] * want.abs().max())
 
 
 def test_fp32_fuses_the_gelu_only_where_its_packed_kernel_runs():
@@ -93,15 +127,18 @@ def test_a_missing_kernel_falls_back_to_fp32_with_one_logged_line(monkeypatch, c
 
 
 def test_the_deprecation_warning_never_reaches_the_terminal():
-    """torch 2.13 warns that FBGEMM's fp16 entry points are deprecated (once per process, at the first call): a
-    fresh process that packs and multiplies, with every warning shown, prints nothing."""
+    """torch 2.13 warns that FBGEMM's fp16 entry points are deprecated (once per process, at the first call), and
+    that quantized tensors (int8's packing) are: a fresh process that packs and multiplies both, with every
+    warning shown, prints nothing."""
     code = ("import torch; from model.weight_mm import WeightMatrix; "
             "m = WeightMatrix(torch.randn(8, 16), torch.zeros(8), 'fp16'); m.mm(torch.randn(3, 16)); "
-            "m = WeightMatrix(torch.randn(8, 16), None, 'fp16'); print(m.mm(torch.randn(1, 16))[0].shape)")
+            "m = WeightMatrix(torch.randn(8, 16), None, 'fp16'); print(m.mm(torch.randn(1, 16))[0].shape); "
+            "m = WeightMatrix(torch.randn(8, 16), None, 'int8'); "
+            "print(m.int8_kernel, m.mm(torch.randn(2, 16))[0].shape)")
     done = subprocess.run([sys.executable, "-W", "always", "-c", code], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "torch.Size([1, 8])"
+    assert done.stdout.split("\n")[:2] == ["torch.Size([1, 8])", "fbgemm torch.Size([2, 8])"]
     assert "deprecated" not in done.stderr and "Warning" not in done.stderr, done.stderr
 
 
