@@ -68,9 +68,15 @@ TINY_CORPUS = [
 
 # Tests that bound a wall-clock time (the app exits within 2 s of a signal, an engine's death is noticed at once,
 # Ctrl+C ends a command at once, a frame's cost): scripts/test.sh runs them alone, after the others have run on two
-# workers, so that the other worker's load cannot fail them. Matched against the test's node id.
-SERIAL = ("tests/gui/test_app.py::", "tests/gui/kiosk/test_kiosk.py::", "tests/gui/window/test_recovery.py::",
-          "tests/gui/capture/test_record_break.py::", "::test_ctrl_c_", "tests/animations/test_render.py::")
+# workers, so that the other worker's load cannot fail them. Matched against the test's node id. Only the tests that
+# bound a time: their neighbours in the same files (the kiosk on the fake engine, record's bad arguments, the stage's
+# renders, the screenshot command, a Ctrl+C test that bounds no time) run on the two workers.
+SERIAL = ("tests/gui/test_app.py::test_exit_mid_decode_is_clean",
+          "tests/gui/kiosk/test_kiosk.py::test_kiosk_app_exits_cleanly",
+          "tests/gui/window/test_recovery.py::",
+          "tests/gui/capture/test_record_break.py::test_ctrl_c_",
+          "tests/gui/capture/test_screenshot_args.py::test_ctrl_c_",
+          "tests/animations/test_render.py::test_frame_cost_")
 
 
 def pytest_collection_modifyitems(config, items):
