@@ -78,6 +78,18 @@ SERIAL = ("tests/gui/test_app.py::test_exit_mid_decode_is_clean",
           "tests/gui/capture/test_screenshot_args.py::test_ctrl_c_",
           "tests/animations/test_render.py::test_frame_cost_")
 
+# The files that take longest on a worker, longest first (--durations on a 2-core machine). scripts/test.sh hands
+# whole files to the two workers in collection order (--dist loadfile --no-loadscope-reorder): these go first, so
+# that neither worker is left alone with a long file at the end while the other has nothing to do.
+LONG_FILES = ("tests/model/test_cli_abuse.py", "tests/gui/tour/test_tour_counts.py",
+              "tests/gui/presenter/test_record_key.py", "tests/gui/live/test_live_extras.py",
+              "tests/bench/test_bench_report.py", "tests/gui/live/test_live_layout.py", "tests/test_newcomer.py",
+              "tests/gui/tour/test_tour_layout.py", "tests/gui/kiosk/test_touch.py", "tests/gui/capture/test_record.py",
+              "tests/model/test_engine.py", "tests/gui/kiosk/test_kiosk_controls.py", "tests/model/test_parallel.py",
+              "tests/model/test_quantize.py", "tests/test_i18n_complete.py", "tests/model/test_ragged.py",
+              "tests/model/test_service.py", "tests/model/test_cli.py", "tests/test_install.py",
+              "tests/model/test_robustness.py", "tests/gui/capture/test_silent_limits.py")
+
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
@@ -89,6 +101,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
             # the offscreen platform's own notice, not a problem of ours
             item.add_marker(pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"))
+    # the long files first, each file's tests in their own order (a stable sort)
+    rank = {name: i for i, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(LONG_FILES)))
 
 
 def _running_qt_objects() -> list[str]:
