@@ -27,12 +27,13 @@ python3 -m venv .venv
 export QT_QPA_PLATFORM=offscreen
 # The linter first ([tool.ruff] in pyproject.toml): a finding fails the command before any test runs.
 .venv/bin/ruff check --no-cache .
-# Two workers (pytest-xdist; a test file stays on one worker, so its module fixtures are made once); then the
+# Two workers (pytest-xdist; a test file stays on one worker, so its module fixtures are made once; the files in
+# tests/conftest.py's order, the long ones first, not xdist's most-tests-first); then the
 # tests marked "serial" (they bound a wall-clock time: tests/conftest.py SERIAL) alone, so that the other
 # worker's load cannot fail them. Status 5 (nothing selected, e.g. arguments that name one file) counts as a pass
 # for one of the two runs.
 status=0
-.venv/bin/python -m pytest -q -n 2 --dist loadfile -m "not serial" "$@" || status=$?
+.venv/bin/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not serial" "$@" || status=$?
 serial=0
 .venv/bin/python -m pytest -q -m serial "$@" || serial=$?
 if [ "$status" = 5 ]; then status=0; fi

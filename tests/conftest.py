@@ -68,9 +68,27 @@ TINY_CORPUS = [
 
 # Tests that bound a wall-clock time (the app exits within 2 s of a signal, an engine's death is noticed at once,
 # Ctrl+C ends a command at once, a frame's cost): scripts/test.sh runs them alone, after the others have run on two
-# workers, so that the other worker's load cannot fail them. Matched against the test's node id.
-SERIAL = ("tests/gui/test_app.py::", "tests/gui/kiosk/test_kiosk.py::", "tests/gui/window/test_recovery.py::",
-          "tests/gui/capture/test_record_break.py::", "::test_ctrl_c_", "tests/animations/test_render.py::")
+# workers, so that the other worker's load cannot fail them. Matched against the test's node id. Only the tests that
+# bound a time: their neighbours in the same files (the kiosk on the fake engine, record's bad arguments, the stage's
+# renders, the screenshot command, a Ctrl+C test that bounds no time) run on the two workers.
+SERIAL = ("tests/gui/test_app.py::test_exit_mid_decode_is_clean",
+          "tests/gui/kiosk/test_kiosk.py::test_kiosk_app_exits_cleanly",
+          "tests/gui/window/test_recovery.py::",
+          "tests/gui/capture/test_record_break.py::test_ctrl_c_",
+          "tests/gui/capture/test_screenshot_args.py::test_ctrl_c_",
+          "tests/animations/test_render.py::test_frame_cost_")
+
+# The files that take longest on a worker, longest first (--durations on a 2-core machine). scripts/test.sh hands
+# whole files to the two workers in collection order (--dist loadfile --no-loadscope-reorder): these go first, so
+# that neither worker is left alone with a long file at the end while the other has nothing to do.
+LONG_FILES = ("tests/model/test_cli_abuse.py", "tests/gui/tour/test_tour_counts.py",
+              "tests/gui/presenter/test_record_key.py", "tests/gui/live/test_live_extras.py",
+              "tests/bench/test_bench_report.py", "tests/gui/live/test_live_layout.py", "tests/test_newcomer.py",
+              "tests/gui/tour/test_tour_layout.py", "tests/gui/kiosk/test_touch.py", "tests/gui/capture/test_record.py",
+              "tests/model/test_engine.py", "tests/gui/kiosk/test_kiosk_controls.py", "tests/model/test_parallel.py",
+              "tests/model/test_quantize.py", "tests/test_i18n_complete.py", "tests/model/test_ragged.py",
+              "tests/model/test_service.py", "tests/model/test_cli.py", "tests/test_install.py",
+              "tests/model/test_robustness.py", "tests/gui/capture/test_silent_limits.py")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -83,6 +101,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
             # the offscreen platform's own notice, not a problem of ours
             item.add_marker(pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"))
+    # the long files first, each file's tests in their own order (a stable sort)
+    rank = {name: i for i, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(LONG_FILES)))
 
 
 def _running_qt_objects() -> list[str]:
@@ -100,8 +121,15 @@ def _running_qt_objects() -> list[str]:
     for owner in owners:
         _note_running_children(owner, found)
     clock_types = _clock_types()
-    for obj in gc.get_objects():
+    objects = gc.get_objects()
+    # the classes of the live objects first (a C-level pass; this runs after every test): most have no thread or
+    # clock among them, and then no object needs a look of its own
+    kinds = {kind for kind in set(map(type, objects))
+             if issubclass(kind, QThread) or (clock_types and issubclass(kind, clock_types))}
+    for obj in objects if kinds else ():
         kind = type(obj)  # not isinstance: that reads __class__, which some proxies answer with a warning
+        if kind not in kinds:
+            continue
         try:
             if issubclass(kind, QThread) and obj.isRunning():
                 found.note(obj, "QThread")

@@ -10,6 +10,7 @@ context: the module's own, or one imported from another module (``from gui.i18n 
 from __future__ import annotations
 
 import ast
+import functools
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -91,7 +92,8 @@ def _helper_called_with_first_param(fn: ast.FunctionDef, found: dict[str, str]) 
     return None
 
 
-def source_strings() -> set[tuple[str, str, str]]:
+@functools.cache  # the sources do not change during a run; three tests read the scan
+def source_strings() -> frozenset[tuple[str, str, str]]:
     """{(context, source text, "file:line")} of every translatable string literal in gui/ and animations/."""
     out: set[tuple[str, str, str]] = set()
     paths = [p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))]
@@ -124,7 +126,7 @@ def source_strings() -> set[tuple[str, str, str]]:
                     visit(child, cls)
 
             visit(tree, None)
-    return out
+    return frozenset(out)
 
 
 def finished_translations() -> dict[tuple[str, str], str]:

@@ -92,22 +92,29 @@ def test_first_start_without_a_saved_language_follows_the_system(qapp, tmp_path,
 
 # ---- 3. every notice about a request reaches its JSON ------------------------------------------------------------
 
-def _generate_json(args, stdin: bytes | None = None) -> dict:
-    proc = subprocess.run([sys.executable, "main.py", "generate", *args, "--json", "--threads", "1"], cwd=ROOT,
-                          input=stdin, capture_output=True, timeout=240)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+def _generate_json(*runs: tuple[list[str], bytes | None]) -> list[dict]:
+    """``main.py generate ARGS --json`` on the pocket book (the notices are about the input, not the book), one
+    process per run, started together (each pays for importing torch)."""
+    procs = [(subprocess.Popen([sys.executable, "main.py", "generate", *args, "--json", "--threads", "1",
+                                "--model", str(TARGET)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE), stdin) for args, stdin in runs]
+    results = []
+    for proc, stdin in procs:
+        stdout, stderr = proc.communicate(stdin or b"", timeout=240)
+        assert proc.returncode == 0, stderr
+        results.append(json.loads(stdout))
+    return results
 
 
 def test_invalid_utf8_is_noticed_in_the_json_beside_a_cut():
     long_prompt = b"x = 1\n" * 2000 + b"\xff\xfe"  # invalid bytes, and far past the context window
-    result = _generate_json(["-", "--max-new-tokens", "2"], stdin=long_prompt)
+    result, clean, one = _generate_json((["-", "--max-new-tokens", "2"], long_prompt),
+                                        (["print(1)", "--max-new-tokens", "2"], None),
+                                        (["-", "--max-new-tokens", "2"], b"ab\xffcd"))
     notice = result["requests"][0]["notice"]
     assert isinstance(notice, list) and len(notice) == 2, notice
     assert "UTF-8" in notice[0] and "cut" in notice[1]
-    clean = _generate_json(["print(1)", "--max-new-tokens", "2"])
     assert clean["requests"][0]["notice"] is None
-    one = _generate_json(["-", "--max-new-tokens", "2"], stdin=b"ab\xffcd")
     assert isinstance(one["requests"][0]["notice"], str) and "UTF-8" in one["requests"][0]["notice"]
 
 

@@ -150,7 +150,7 @@ def test_a_live_run_is_recorded_from_the_real_engine(qapp, tmp_path, capsys):
     """The Live page: the engine decodes while the clip is made; the stage's trips move from frame to frame."""
     out = tmp_path / "live.mp4"
     said = _record(["--lang", "en", "--threads", "1", "--seconds", "2", "--fps", "5", "--size", "1280x720",
-                    "--out", str(out)], capsys)
+                    "--model", str(BUNDLED), "--out", str(out)], capsys)  # the pocket book: it loads at once
     frames, codec, pix_fmt, _ = decode(out)
     assert (len(frames), frames[0].shape, codec, pix_fmt) == (10, (720, 1280, 3), "h264", "yuv420p")
     moving = sum(np.abs(a.astype(int) - b.astype(int)).mean() > 0.05 for a, b in zip(frames, frames[1:]))
@@ -167,7 +167,8 @@ def test_ctrl_c_during_a_recording_leaves_no_file(tmp_path):
     clips = tmp_path / "clips"
     out = clips / "x.mp4"
     proc = subprocess.Popen([sys.executable, "main.py", "record", "--out", str(out), "--seconds", "300", "--fps",
-                             "10", "--size", "1280x720", "--lang", "en", "--threads", "1"], cwd=ROOT, env=env,
+                             "10", "--size", "1280x720", "--lang", "en", "--threads", "1", "--model", str(BUNDLED)],
+                            cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     me = psutil.Process(proc.pid)
     deadline = time.monotonic() + 120
@@ -212,7 +213,8 @@ def test_sigterm_during_a_recording_is_handled_as_ctrl_c(tmp_path):
     clips = tmp_path / "clips"
     out = clips / "x.mp4"
     proc = subprocess.Popen([sys.executable, "main.py", "record", "--out", str(out), "--seconds", "300", "--fps",
-                             "10", "--size", "1280x720", "--lang", "en", "--threads", "1"], cwd=ROOT, env=env,
+                             "10", "--size", "1280x720", "--lang", "en", "--threads", "1", "--model", str(BUNDLED)],
+                            cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     me = psutil.Process(proc.pid)
     deadline = time.monotonic() + 120
