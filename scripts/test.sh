@@ -23,7 +23,9 @@ fi
 unset VIRTUAL_ENV PYTHONPATH PYTHONHOME PYTHONSTARTUP ONE_TRIP_TEST_FONTS FONTCONFIG_FILE FONTCONFIG_PATH
 export PYTHONNOUSERSITE=1
 python3 -m venv .venv
-.venv/bin/python -m pip install -q -e '.[test]'
+# --no-compile: no byte-compiling of every installed module (torch's thousands) at install, 30 s of the run;
+# Python compiles and caches only what the tests import
+.venv/bin/python -m pip install -q --no-compile -e '.[test]'
 export QT_QPA_PLATFORM=offscreen
 # The linter first ([tool.ruff] in pyproject.toml): a finding fails the command before any test runs.
 .venv/bin/ruff check --no-cache .
