@@ -2593,6 +2593,10 @@
         <translation>等处理器（被别的程序占着）{w} 毫秒，实测</translation>
     </message>
     <message>
+        <source>the apprentice's guesses {d} ms, measured</source>
+        <translation>小徒弟猜字 {d} 毫秒，实测</translation>
+    </message>
+    <message>
         <source>Red: reading the weights, measured in the trip · violet: passing pages between desks, measured · blue-grey: the rest of the step, measured · dark: waiting for a processor busy with other programs, measured · white tick: the floor, the weights' bytes at the memory's measured read speed (a formula)</source>
         <translation>红色：读权重，在这一趟里实测 · 紫色：桌子之间传书页，实测 · 蓝灰色：这一步的其余部分，实测 · 深色：等被别的程序占着的处理器，实测 · 白线：下限，按内存实测读取速度读完权重字节（公式推算）</translation>
     </message>

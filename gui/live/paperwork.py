@@ -9,7 +9,8 @@ torch):
     comm_ms      = the desks' mean ``comm_ms``                measured: a torn book's pages passed between desks
     wait_ms      = wall_ms − the step's CPU ms (``cpu_ms``)  measured: the engine waited for a processor that
                                                              other programs kept busy (shares are of the rest)
-    paperwork_ms = wall_ms − reading − comm − wait           measured: the rest of the step (attention over the
+    draft_ms     = the step report's ``draft_ms``             measured: the apprentice's guessing (its passes)
+    paperwork_ms = wall_ms − reading − comm − wait − draft   measured: the rest of the step (attention over the
                                                              KV cache, norms, sampling, scheduling, Python)
     floor_ms     = weight_bytes ÷ read speed × 1000           formula: how fast the book could be read at the
                                                              memory's measured read speed (``ready``'s
@@ -91,7 +92,8 @@ def trip_figures(report: dict | None, info: dict | None, recent: list[dict] | No
     for r in trips:
         wall, cpu = float(r["wall_ms"]), _num(r.get("cpu_ms"))
         sp = lessons.trip_split(wall, _num(r.get("weight_read_ms")) if measured else None, weight_bytes, bandwidth,
-                                comm_ms=max(0.0, _comm(r)), wait_ms=max(0.0, wall - cpu) if cpu is not None else 0.0)
+                                comm_ms=max(0.0, _comm(r)), wait_ms=max(0.0, wall - cpu) if cpu is not None else 0.0,
+                                draft_ms=max(0.0, _num(r.get("draft_ms")) or 0.0))
         splits.append({**sp, "step": r.get("step"), "forward_ms": _num(r.get("forward_ms")),
                        "weight_read_ms": _num(r.get("weight_read_ms")) if measured else None,
                        "cpu_ms": cpu})
@@ -131,6 +133,8 @@ def figures_text(f: dict) -> str:
     else:
         parts.append(_tr("whole step {w} ms, measured; the reading is not timed separately here").format(
             w=ms_figure(f["whole_ms"])))
+    if f.get("draft_ms", 0.0) > 0:  # the apprentice's guessing: its own work, not the master's pass
+        parts.append(_tr("the apprentice's guesses {d} ms, measured").format(d=ms_figure(f["draft_ms"])))
     if interrupted or f.get("wait_ms", 0.0) >= WAIT_SHOWN * f["whole_ms"]:
         parts.append(_tr("waiting for a busy processor {w} ms, measured").format(w=ms_figure(f["wait_ms"])))
     if f["floor_ms"] is not None:
@@ -282,7 +286,8 @@ class SplitRow(QWidget):
         else:
             shown = f.get("interrupted") or f["wait_ms"] >= WAIT_SHOWN * f["whole_ms"]
             wait = f["wait_ms"] if shown else 0.0  # drawn as the line says it
-            self.bar.set_parts((f["reading_ms"] or 0.0, f["comm_ms"], f["paperwork_ms"] + f["wait_ms"] - wait, wait),
+            rest = f["paperwork_ms"] + f.get("draft_ms", 0.0) + f["wait_ms"] - wait  # blue-grey: the rest of the step
+            self.bar.set_parts((f["reading_ms"] or 0.0, f["comm_ms"], rest, wait),
                                f["floor_ms"])
             text = split_text(f, str((info or {}).get("device", "cpu")))
         if self.label.text() != text:

@@ -192,7 +192,7 @@ def trip_lesson(reading_share: float | None, comm_share: float = 0.0) -> str:
 
 
 def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: float = 0, bandwidth: float = 0.0,
-               comm_ms: float = 0.0, wait_ms: float = 0.0) -> dict:
+               comm_ms: float = 0.0, wait_ms: float = 0.0, draft_ms: float = 0.0) -> dict:
     """One measured trip in three figures, and the lesson they teach (``trip_lesson``).
 
     whole_ms: the measured step (ms, > 0: forward pass, sampling, bookkeeping). weight_read_ms: the engine's
@@ -200,22 +200,27 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
     report's ``weight_read_ms``), or None where the engine did not measure it. comm_ms: measured time passing
     pages between desks (a torn book; 0 otherwise). wait_ms: measured time the step's thread was not running
     (wall time − the thread's CPU time: the machine was busy with other processes), which is no part of the
-    trip's own work, so the shares are of the busy step (whole − wait). weight_bytes and bandwidth (bytes/s, the
-    memory's measured read speed, ``model.hardware.decode_floors``): for the floor, a formula.
+    trip's own work, so the shares are of the busy step (whole − wait). draft_ms: measured time of the apprentice's
+    guesses in the step (the step report's ``draft_ms``: the draft model's passes, or prompt lookup), the
+    apprentice's work and not the target's pass: given apart, and the shares are of the rest (whole − wait − draft).
+    weight_bytes and bandwidth (bytes/s, the memory's measured read speed, ``model.hardware.decode_floors``): for
+    the floor, a formula.
 
         reading_ms   = weight_read_ms                            (measured, capped at the step)
         comm_ms      = comm_ms                                   (measured, capped at what is left)
         wait_ms      = wait_ms                                   (measured, capped at what is left)
-        paperwork_ms = whole_ms − reading_ms − comm_ms − wait_ms (measured: the rest of the step)
-        shares       = part ÷ (whole_ms − wait_ms)
+        draft_ms     = draft_ms                                  (measured, capped at what is left)
+        paperwork_ms = whole_ms − reading − comm − wait − draft  (measured: the rest of the step)
+        shares       = part ÷ (whole_ms − wait_ms − draft_ms)
         floor_ms     = weight_bytes ÷ bandwidth × 1000           (formula: the roofline's memory term, Williams,
                        Waterman & Patterson 2009, "Roofline"; None without bytes or bandwidth)
         read_speed   = weight_bytes ÷ reading_ms                 (bytes/s the engine actually read at)
         times_floor  = reading_ms ÷ floor_ms                     (how much slower than the memory could)
 
-    Returns {"whole_ms", "reading_ms", "paperwork_ms", "comm_ms", "wait_ms", "floor_ms", "reading_share", "comm_share",
-    "read_speed_bytes_per_s", "times_floor", "interrupted", "lesson"} (a figure that cannot be had is None; without
-    a reading figure reading_ms and the shares are None and the rest is all paperwork; a reading longer than the step's
+    Returns {"whole_ms", "reading_ms", "paperwork_ms", "comm_ms", "wait_ms", "draft_ms", "floor_ms", "reading_share",
+    "comm_share", "read_speed_bytes_per_s", "times_floor", "interrupted", "lesson"} (a figure that cannot be had is
+    None; without a reading figure reading_ms and the shares are None and the rest is all paperwork; a reading longer
+    than the step's
     CPU time, whole − wait, was interrupted by other programs: "interrupted" True, reading_ms None, paperwork_ms
     the step's own work (whole − comm − wait), lesson "unmeasured", no claim). Raises ValueError for a
     step that is not positive or a negative reading or communication time.
@@ -224,9 +229,9 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
         raise ValueError(f"trip_split needs a positive step, got {whole_ms!r} ms")
     if weight_read_ms is not None and not weight_read_ms >= 0:
         raise ValueError(f"trip_split needs a reading time of at least 0, got {weight_read_ms!r} ms")
-    if not comm_ms >= 0 or not wait_ms >= 0:
-        raise ValueError(f"trip_split needs communication and waiting times of at least 0, got {comm_ms!r} ms, "
-                         f"{wait_ms!r} ms")
+    if not comm_ms >= 0 or not wait_ms >= 0 or not draft_ms >= 0:
+        raise ValueError(f"trip_split needs communication, waiting and guessing times of at least 0, got "
+                         f"{comm_ms!r} ms, {wait_ms!r} ms, {draft_ms!r} ms")
     whole = float(whole_ms)
     # a reading clock that ran longer than the step's whole CPU time was stopped by the machine's other programs
     # mid-read (the reading is timed in wall time): its share is not the trip's own, so no lesson is drawn
@@ -236,13 +241,14 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
     reading = None if weight_read_ms is None or interrupted else min(whole, float(weight_read_ms))
     comm = min(float(comm_ms), whole - (reading or 0.0))
     wait = min(float(wait_ms), whole - (reading or 0.0) - comm)
-    paperwork = whole - (reading or 0.0) - comm - wait
-    busy = whole - wait
+    draft = min(float(draft_ms), whole - (reading or 0.0) - comm - wait)
+    paperwork = whole - (reading or 0.0) - comm - wait - draft
+    busy = max(whole - wait - draft, 1e-9)
     floor = float(weight_bytes) / float(bandwidth) * 1e3 if weight_bytes and bandwidth and bandwidth > 0 else None
     speed = float(weight_bytes) / (reading / 1e3) if reading and weight_bytes else None
     reading_share = None if reading is None else reading / busy
     return {"whole_ms": whole, "reading_ms": reading, "paperwork_ms": paperwork, "comm_ms": comm, "wait_ms": wait,
-            "floor_ms": floor, "reading_share": reading_share, "comm_share": comm / busy,
+            "draft_ms": draft, "floor_ms": floor, "reading_share": reading_share, "comm_share": comm / busy,
             "read_speed_bytes_per_s": speed, "times_floor": reading / floor if reading and floor else None,
             "interrupted": interrupted,
             "lesson": "unmeasured" if interrupted else trip_lesson(reading_share, comm / busy)}

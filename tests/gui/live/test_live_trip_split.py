@@ -155,6 +155,21 @@ def test_a_reading_interrupted_by_a_busy_processor_gives_no_reading_figure(en):
     assert "reading the weights" not in text and "other work" not in text and "mostly" not in text
 
 
+def test_the_apprentices_guessing_is_its_own_part_not_the_masters_other_work(en):
+    """A verify trip of the Live page's apprentice, seen on screen: 23 ms in all, 6.6 ms of it the master's weight
+    reading and 14 ms the draft model's guesses (the report's draft_ms). The line said "other work 18 ms" and
+    "the trip is mostly other work per step (attention, sampling, Python)": the guessing is now its own figure,
+    and the lesson is of the master's pass alone (6.6 of 9 ms: reading most of it)."""
+    f = trip_figures({**_report(23.0, 6.6), "phase": "verify", "draft_ms": 14.0}, INFO)
+    assert f["draft_ms"] == pytest.approx(14.0) and f["paperwork_ms"] == pytest.approx(2.4)
+    assert f["reading_share"] == pytest.approx(6.6 / 9.0) and f["lesson"] == "reading"
+    text = split_text(f, "cpu")
+    assert "the apprentice's guesses 14 ms, measured" in text and "other work 2.4 ms, measured" in text
+    assert "mostly other work" not in text
+    # a plain trip has no guesses: nothing is said of them
+    assert "apprentice" not in split_text(trip_figures(_report(4.8, 3.6), INFO), "cpu")
+
+
 def test_service_reports_the_steps_cpu_time(tiny_model_dir, tmp_path, monkeypatch):
     from model.service import EngineService
     monkeypatch.setenv("ONE_TRIP_CACHE_DIR", str(tmp_path / "cache"))

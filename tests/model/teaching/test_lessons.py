@@ -264,6 +264,15 @@ def test_median_trip_prefers_trips_the_machine_did_not_interrupt():
     assert lessons.median_trip(busy)["whole_ms"] in (63.0, 60.0)  # none clean: the median of all
 
 
+def test_the_apprentices_guesses_are_apart_from_the_masters_pass():
+    s = lessons.trip_split(23.0, 6.6, draft_ms=14.0)
+    assert s["draft_ms"] == 14.0 and s["paperwork_ms"] == pytest.approx(2.4)
+    assert s["reading_share"] == pytest.approx(6.6 / 9.0) and s["lesson"] == "reading"
+    assert lessons.trip_split(23.0, 6.6)["lesson"] == "paperwork"  # the same step with the guessing counted in
+    with pytest.raises(ValueError):
+        lessons.trip_split(23.0, 6.6, draft_ms=-1.0)
+
+
 def test_a_reading_interrupted_by_other_programs_draws_no_lesson():
     # the reading clock ran 9.9 ms in a step whose thread had only 5.3 ms of CPU: other programs stopped it mid-read
     s = lessons.trip_split(13.56, 9.9, wait_ms=8.29)
