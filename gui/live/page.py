@@ -515,9 +515,11 @@ class LivePage(QWidget):
         if not shiboken6.isValid(self.scene):  # the window is being torn down
             return
         set_view = getattr(self.scene, "set_view", None)
-        if set_view is not None and self.view.width() > 0 and self.view.height() > 0:
-            # the stage picks its font sizes for this view, so that after fitInView none is under height / 60
-            set_view(float(self.view.width()), float(self.view.height()), float(self.window().height()),
+        # fitInView fits into the viewport (inside the view's frame) less its 2 px margin a side (Qt's
+        # QGraphicsView::fitInView): the stage picks its font sizes for that, so none is drawn under the floor
+        port = self.view.viewport().size()
+        if set_view is not None and port.width() > 4 and port.height() > 4:
+            set_view(float(port.width() - 4), float(port.height() - 4), float(self.window().height()),
                      self.presenter_mode)
         rect = self.scene.sceneRect()
         if rect.isValid():

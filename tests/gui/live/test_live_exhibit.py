@@ -134,3 +134,20 @@ def test_chips_say_what_a_special_token_means(qtbot, make_window, lang, meaning)
     assert chip_text("␣the") == "␣the" and "\ufffd" not in chip_text("a\ufffdb")
     chip = w.chips.add("<|endoftext|>", 50256)
     assert meaning in chip.text() and "&lt;|" not in chip.text() and "<|" not in chip.text()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_stage_sizes_its_fonts_for_the_scale_it_is_drawn_at(qtbot, app_font, make_window, size):
+    """fitInView draws the scene into the viewport less a 2 px margin a side, not into the whole view: the stage
+    picked its font sizes for the larger view and drew its smallest text at 22.3 px in a 1080 px window with the
+    apprentice on (under height/48 = 22.5). Each style's font, at the scale the scene is drawn at, is at least
+    height/48 px."""
+    w = make_window(batch=1)
+    w.set_prompt("Once upon a time")
+    w.set_draft_k(4)  # the apprentice's lines under the stage: a shorter stage, the case that went under
+    _run(qtbot, w, 3)
+    _settle(w, size)
+    drawn = w.live_page.view.transform().m11()
+    for style in ("small", "label", "body", "heading"):
+        px = w.scene._type.font("sans", style).pixelSize() * drawn
+        assert px >= size[1] / 48 - 1e-6, (style, px, size[1] / 48)
