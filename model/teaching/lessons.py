@@ -191,6 +191,17 @@ def trip_lesson(reading_share: float | None, comm_share: float = 0.0) -> str:
     return "both"
 
 
+def _check_split(whole_ms, weight_read_ms, comm_ms, wait_ms, draft_ms) -> None:
+    """``trip_split``'s inputs: a positive step, parts of at least 0 ms. Raises ValueError naming the bad one."""
+    if not (isinstance(whole_ms, (int, float)) and whole_ms > 0):
+        raise ValueError(f"trip_split needs a positive step, got {whole_ms!r} ms")
+    if weight_read_ms is not None and not weight_read_ms >= 0:
+        raise ValueError(f"trip_split needs a reading time of at least 0, got {weight_read_ms!r} ms")
+    if not comm_ms >= 0 or not wait_ms >= 0 or not draft_ms >= 0:
+        raise ValueError(f"trip_split needs communication, waiting and guessing times of at least 0, got "
+                         f"{comm_ms!r} ms, {wait_ms!r} ms, {draft_ms!r} ms")
+
+
 def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: float = 0, bandwidth: float = 0.0,
                comm_ms: float = 0.0, wait_ms: float = 0.0, draft_ms: float = 0.0) -> dict:
     """One measured trip in three figures, and the lesson they teach (``trip_lesson``).
@@ -225,13 +236,7 @@ def trip_split(whole_ms: float, weight_read_ms: float | None, weight_bytes: floa
     the step's own work (whole − comm − wait), lesson "unmeasured", no claim). Raises ValueError for a
     step that is not positive or a negative reading or communication time.
     """
-    if not (isinstance(whole_ms, (int, float)) and whole_ms > 0):
-        raise ValueError(f"trip_split needs a positive step, got {whole_ms!r} ms")
-    if weight_read_ms is not None and not weight_read_ms >= 0:
-        raise ValueError(f"trip_split needs a reading time of at least 0, got {weight_read_ms!r} ms")
-    if not comm_ms >= 0 or not wait_ms >= 0 or not draft_ms >= 0:
-        raise ValueError(f"trip_split needs communication, waiting and guessing times of at least 0, got "
-                         f"{comm_ms!r} ms, {wait_ms!r} ms, {draft_ms!r} ms")
+    _check_split(whole_ms, weight_read_ms, comm_ms, wait_ms, draft_ms)
     whole = float(whole_ms)
     # a reading clock that ran longer than the step's whole CPU time was stopped by the machine's other programs
     # mid-read (the reading is timed in wall time): its share is not the trip's own, so no lesson is drawn
