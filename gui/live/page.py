@@ -53,6 +53,7 @@ from gui import i18n
 from gui.kiosk.touch_targets import GAP_PX
 from gui.live.controls import ApprenticeControl, TearControl
 from gui.live.exhibit import ExhibitRow
+from gui.live.frame_jobs import AfterPaint
 from gui.live.paperwork import SplitRow
 from gui.live.plots import RatePlot, TripPlot
 from gui.live.readout import ReadoutPanel
@@ -201,6 +202,8 @@ class LivePage(QWidget):
         self.view.setOptimizationFlags(QGraphicsView.DontSavePainterState)
         self.view.setMinimumHeight(0)
         self.view.installEventFilter(_Refit(self.fit_stage, self))
+        # work at a trip's boundary (new words, the plots' redraws) runs just after the stage's next paint
+        self.frame_jobs = AfterPaint(self.view.viewport(), parent=self)
 
     def _build_prompt_row(self, presets: list[str]) -> QHBoxLayout:
         """The prompt's caption and box (the presets in it), and the Run, Pause, Step and Reset buttons."""
@@ -232,7 +235,8 @@ class LivePage(QWidget):
         """The two plots (ms per trip, tokens per second), each under its title."""
         self.trip_plot_title = _label("plot-title", wrap=True)
         self.rate_plot_title = _label("plot-title", wrap=True)
-        self.trip_plot, self.rate_plot = TripPlot(), RatePlot()
+        self.trip_plot = TripPlot(after_paint=self.frame_jobs.defer)
+        self.rate_plot = RatePlot(after_paint=self.frame_jobs.defer)
         plots = QVBoxLayout()
         plots.setSpacing(2)
         for w, stretch in ((self.trip_plot_title, 0), (self.trip_plot, 1), (self.rate_plot_title, 0),

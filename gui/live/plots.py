@@ -62,7 +62,10 @@ class _Plot(pg.PlotWidget):
     x_unit = "trips"  # source strings, translated when drawn (context "Plots")
     y_unit = ""
 
-    def __init__(self, parent: QWidget | None = None, max_points: int = 400):
+    def __init__(self, parent: QWidget | None = None, max_points: int = 400, after_paint=None):
+        """``after_paint(job, key=...)``: runs a redraw just after the stage's next paint
+        (``gui.live.frame_jobs.AfterPaint.defer``), so a plot's relayout (a few ms) never delays a frame of the
+        stage; None redraws at once."""
         super().__init__(parent, background=PLOT_BG)
         self.setMinimumHeight(40)
         self.setMouseEnabled(x=False, y=False)
@@ -84,9 +87,7 @@ class _Plot(pg.PlotWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_MS)
         self._timer.timeout.connect(self._redraw_due)
-        # set by the window: runs the redraw just after the stage's next paint (gui.live.frame_jobs), so a
-        # plot's relayout (a few ms) never delays a frame of the stage
-        self.after_paint = None
+        self.after_paint = after_paint
         self._top = 1.0
 
     def set_text_font(self, font: QFont) -> None:
@@ -181,8 +182,8 @@ class TripPlot(_Plot):
 
     y_unit = "ms"
 
-    def __init__(self, parent: QWidget | None = None, max_points: int = 400):
-        super().__init__(parent, max_points)
+    def __init__(self, parent: QWidget | None = None, max_points: int = 400, after_paint=None):
+        super().__init__(parent, max_points, after_paint)
         self._prefill: deque[bool] = deque(maxlen=max_points)
         self._line = self.plot([], [], pen=pg.mkPen("#4d6a86", width=1.5))
         self._pre = self.plot([], [], pen=None, symbol="o", symbolSize=7, symbolBrush=PREFILL_COLOR, symbolPen=None)
@@ -264,8 +265,8 @@ class RatePlot(_Plot):
 
     y_unit = "tokens/s"
 
-    def __init__(self, parent: QWidget | None = None, max_points: int = 400):
-        super().__init__(parent, max_points)
+    def __init__(self, parent: QWidget | None = None, max_points: int = 400, after_paint=None):
+        super().__init__(parent, max_points, after_paint)
         self._curve = self.plot([], [], pen=pg.mkPen(RATE_COLOR, width=2), symbol="o", symbolSize=5,
                                 symbolBrush=RATE_COLOR, symbolPen=None)
 

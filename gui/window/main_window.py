@@ -34,7 +34,6 @@ from gui.live.apprentice_choice import ApprenticeVerdicts
 from gui.live.controller import LiveController
 from gui.live.engine_events import EngineEventHandler, StatusLine
 from gui.live.exhibit import ExhibitActions
-from gui.live.frame_jobs import AfterPaint
 from gui.live.lookup_presets import LookupPresets
 from gui.live.meters import ShardMeter, SpecMeter
 from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitcher, presets_for
@@ -144,9 +143,7 @@ class MainWindow(QMainWindow):
         self.chips = page.seats.chips
         self._paint_counter = PaintCounter(self.frame_counter, self)
         self.view.viewport().installEventFilter(self._paint_counter)
-        self.frame_jobs = AfterPaint(self.view.viewport(), parent=self)  # trip-boundary work, after the paint
-        for plot in (self.trip_plot, self.rate_plot):
-            plot.after_paint = self.frame_jobs.defer
+        self.frame_jobs = page.frame_jobs  # trip-boundary work, after the paint
         if hasattr(self.scene, "seat_redraw_budget"):
             self.scene.seat_redraw_budget = 4  # sixteen changed seat cards: four per frame, after the paint
         self.frame_overlay = FrameOverlay(self.frame_counter, self.view)

@@ -42,6 +42,25 @@ def test_after_paint_falls_back_to_a_timer_when_nothing_paints_and_flush_runs_al
     assert ran == [1, 2, 3] and jobs.pending() == 0
 
 
+def test_the_live_pages_plots_redraw_through_its_after_paint_queue(qtbot, make_window, monkeypatch):
+    """The page builds its plots with its own after-paint queue (no one sets it on them later): each trip's
+    points are drawn by a job of ``LivePage.frame_jobs``, after the stage's paint, never in the middle of a frame."""
+    from gui.live.frame_jobs import AfterPaint
+    queued: list[str | None] = []
+    defer = AfterPaint.defer
+    monkeypatch.setattr(AfterPaint, "defer", lambda self, job, key=None: (queued.append(key), defer(self, job, key)))
+    w = make_window()
+    w.set_details(True)  # the plots are on the engineer's view
+    w.set_prompt("plots after the paint")
+    w.run_trips(2)
+    page = w.live_page
+
+    def drawn(plot) -> bool:
+        return any((d := item.getData()[1]) is not None and len(d) for item in plot.listDataItems())
+    qtbot.waitUntil(lambda: drawn(page.trip_plot) and drawn(page.rate_plot), timeout=10_000)
+    assert {f"plot {id(page.trip_plot)}", f"plot {id(page.rate_plot)}"} <= set(queued)
+
+
 def test_the_next_pass_is_granted_while_a_trip_is_on_the_stage(qtbot, make_window):
     w = make_window(trip_s=3.0)
     w.main_new_tokens = 8

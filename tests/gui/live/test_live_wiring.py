@@ -21,7 +21,6 @@ SETTINGS = {
     ("gui/live/plots.py", "label.anchors"),  # a pyqtgraph label's placement
     ("gui/live/seats.py", "self.seats[request_id].done"),  # a seat's own record
     ("gui/live/seats.py", "seat.answer"),
-    ("gui/window/main_window.py", "plot.after_paint"),  # the plots redraw after the frame is painted
     ("gui/window/main_window.py", "self.scene.seat_redraw_budget"),  # seat cards redrawn per frame
     ("gui/window/main_window.py", "self.runner.main_new_tokens"),  # the kiosk's shorter answers
 }
