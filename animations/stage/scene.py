@@ -167,11 +167,14 @@ class StageScene(StageQueries, TripTimeline, QGraphicsScene):
                   dictionary_bytes: int = 0, block_tokens: int = 16) -> None:
         """Draw the model: one chapter per layer (to scale by ``layer_bytes``, bytes) and the dictionary
         (``dictionary_bytes``: embeddings / LM head), a KV cache of ``num_blocks`` pages of ``block_bytes`` bytes
-        holding ``block_tokens`` tokens each, and ``model_name`` in the warehouse.
+        holding ``block_tokens`` tokens each, and ``model_name`` in the warehouse. The desks keep their sharding,
+        over this model's chapters (by chapters over several desks: the layers ``set_sharding`` was given).
         Drops any trip on screen or waiting (without ``trip_finished``) and shows the idle stage."""
         layer_bytes = [max(0, int(b)) for b in layer_bytes] or [0]
         self._args = (layer_bytes, max(0, int(block_bytes)), max(0, int(num_blocks)), str(model_name),
                       max(0, int(dictionary_bytes)), max(1, int(block_tokens)))
+        if self._shard_mode == "tp" or self._shard_n == 1:  # every desk holds (a strip of) each of its chapters
+            self._shard_layers = [(0, len(layer_bytes))] * self._shard_n
         self._pending.clear()
         self._timeline, self._trip, self._t, self._duration = None, None, 0.0, 0.0
         self._configured = True

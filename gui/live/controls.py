@@ -20,9 +20,7 @@ from animations.typescale import set_role
 from gui.i18n import tr_window as _tr
 from gui.live.apprentice_choice import ApprenticeChoice
 from gui.live.draft_reason import draft_reason  # noqa: F401  (kept importable from here)
-from gui.live.state import MAX_DRAFT_K
-
-TEAR_DEGREES = (1, 2, 4)
+from gui.live.state import MAX_DRAFT_K, SHARDING_MODES, ShardingOffer
 
 
 class FitButton(QPushButton):
@@ -216,9 +214,11 @@ class TearControl(_Row):
         return self._pending
 
     def configure(self, degrees_tp: list[int], max_pp: int) -> None:
-        """The degrees the engine allows (from ``ready``'s ``sharding``)."""
-        self._degrees = {"tp": [d for d in TEAR_DEGREES if d in set(degrees_tp or [1])] or [1],
-                         "pp": [d for d in TEAR_DEGREES if d <= max(1, int(max_pp or 1))]}
+        """The degrees the engine allows (from ``ready``'s ``sharding``: ``degrees_tp``, the worker counts for
+        tensor parallel; ``max_pp``, the most for pipeline parallel), of those the page offers
+        (``ShardingOffer.degrees``)."""
+        offer = ShardingOffer(tuple(degrees_tp or [1]), max(1, int(max_pp or 1)))
+        self._degrees = {mode: list(offer.degrees(mode)) for mode in SHARDING_MODES}
         self.setEnabled(True)
         self._show(*self.confirmed)
 
@@ -242,6 +242,14 @@ class TearControl(_Row):
     def give_up(self) -> None:
         """No answer came: back to the sharding last confirmed."""
         self.confirm(*self.confirmed)
+
+    def show_pending(self, mode: str, n: int) -> None:
+        """``mode``/``n`` was asked of the engine and is not answered yet: the controls show it, disabled, and
+        its value "…" (nothing is sent)."""
+        if self._pending and (self.mode(), self.value()) == (mode, int(n)):
+            return
+        self._set_pending()
+        self._show(mode, int(n))
 
     # ---- internals -----------------------------------------------------------------------------------------
     def _show(self, mode: str, n: int) -> None:
@@ -285,12 +293,15 @@ class TearControl(_Row):
         mode, n = self.mode(), self.value()
         if (mode, n) == self.confirmed:
             return
+        self._set_pending()
+        self.retranslate()
+        self.requested.emit(mode, n)
+
+    def _set_pending(self) -> None:
         self._pending = True
         self.slider.setEnabled(False)
         self.tp_button.setEnabled(False)
         self.pp_button.setEnabled(False)
-        self.retranslate()
-        self.requested.emit(mode, n)
 
     def retranslate(self) -> None:
         self.caption.setText(_tr("Tear the book"))

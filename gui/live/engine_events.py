@@ -2,12 +2,14 @@
 off), and the two extras' settings (the apprentice: speculative decoding; the torn book: sharding).
 
 ``EngineEventHandler`` (a collaborator of ``MainWindow``) turns these events into the session's state
-(``engine_info``, ``engine_status``, ``apprentice_available``, ``draft_kind``, ``sharding``) and the controls that
-show the engine's offer (the apprentice's kinds, the degrees the book may be torn into). It holds explicitly what
-it needs: the session, the bridge, the controller, the stage, the page's controls, the ``StatusLine``, the
-``LiveRunner`` (whose answer an engine restart or failure affects), the torn book's meter, the lookup presets and
-the ``LiveReadout`` (``gui.live.readout_view``: the figures, which follow the session). The answers about the
-requests themselves (accepted, step, finished, idle) are the runner's (``gui.live.session``).
+(``engine_info``, ``engine_status``, ``apprentice_available``, ``apprentice_offer``, ``draft_kind``,
+``sharding_offer``, ``sharding`` with ``worker_layers``, ``sharding_asked``) and asks the controller to send a new
+engine the settings the page shows; the controls and the stage follow the session
+(``gui.live.session_view.ExtrasControls``). It holds explicitly what it needs: the session, the bridge, the
+controller, the stage (drawn for a new model), the page (its tearing control's requests; its timers' parent), the
+``StatusLine``, the ``LiveRunner`` (whose answer an engine restart or failure affects), the sharding's meter, the
+lookup presets and the ``LiveReadout`` (``gui.live.readout_view``: the figures, which follow the session). The
+answers about the requests themselves (accepted, step, finished, idle) are the runner's (``gui.live.session``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from PySide6.QtCore import QTimer
 
 from gui.i18n import tr_window as _tr
 from gui.live.readout import model_display_name
+from gui.live.state import DRAFT_KINDS, ApprenticeOffer, ShardingOffer
 
 log = logging.getLogger("gui.window.main_window")
 
@@ -33,7 +36,8 @@ class EngineEventHandler:
 
     Args:
         session: the Live session's state (engine info and status, apprentice, sharding).
-        bridge: the ``EngineBridge``; scene: the stage; page: the ``LivePage`` (its ``apprentice`` and ``tear``).
+        bridge: the ``EngineBridge``; scene: the stage (configured for each ready model); page: the ``LivePage``
+            (its ``tear``'s ``requested``).
         controller: the ``LiveController`` (a ready engine is told the session's settings again; the tear
             request).
         runner: the ``LiveRunner`` (its answer starts again after an engine restart).
@@ -51,9 +55,6 @@ class EngineEventHandler:
         self.controller = controller
         self.scene = scene
         self.runner = runner
-        self.apprentice = page.apprentice
-        self.apprentice_choice = page.apprentice.choice
-        self.tear = page.tear
         self.shard_meter = shard_meter
         self.status = status
         self.lookup = lookup
@@ -71,7 +72,7 @@ class EngineEventHandler:
                              (bridge.fatal, self._on_fatal), (bridge.engine_died, self._on_engine_died),
                              (bridge.sharding, self._on_sharding)):
             signal.connect(slot)
-        self.tear.requested.connect(self._on_tear_requested)
+        page.tear.requested.connect(self._ask_sharding)
 
     def _set_status(self, english: str, **fields) -> None:
         self.status.set_status(english, **fields)
@@ -122,7 +123,7 @@ class EngineEventHandler:
         except Exception:  # noqa: BLE001 - a drawing problem must not stop the words and numbers
             log.exception("stage could not be configured")
         self.controller.send_batch()
-        self._configure_extras(info)
+        self._take_offer(info)
         self.runner.on_engine_ready()
 
     def _on_error(self, message: str) -> None:
@@ -165,43 +166,51 @@ class EngineEventHandler:
         self.bridge.restart()
 
     # ---- the apprentice and the torn book ---------------------------------------------------------------------
-    def _configure_extras(self, info: dict) -> None:
-        """From ``ready``: is there a usable draft model, which degrees may the book be torn into; and after an
-        engine restart, ask again for what the sliders show."""
-        # the apprentice is there with a draft model, or else with the n-gram apprentice (no model: guesses
-        # copied from the request's own earlier text)
-        draft_ok = bool(info.get("draft_kinds")) or (info.get("draft") is not None and not info.get("draft_error"))
-        k = self.session.draft_k
-        self.session.set_apprentice_available(draft_ok)
-        self.apprentice.set_available(draft_ok, info.get("draft_error") or ("" if draft_ok else None))
-        if not draft_ok:
-            self.session.set_draft_k(0)  # no apprentice in this engine: its slider shows 0
-        self.apprentice_choice.set_kinds(list(info.get("draft_kinds") or ["ngram"]))
-        if info.get("draft_kind") in ("ngram", "model"):
-            self.apprentice_choice.set_kind(info["draft_kind"])
-            self.session.set_draft_kind(info["draft_kind"])
-        self.lookup.reapply()  # a lookup preset runs the n-gram apprentice, whatever the engine started with
-        if draft_ok and k:
-            self.apprentice.blockSignals(True)
-            self.apprentice.set_value(k)
-            self.apprentice.blockSignals(False)
-            self.controller.send_draft_k()
-        sharding = info.get("sharding") or {}
-        self.session.set_sharding(str(sharding.get("mode", "tp")), int(sharding.get("n", 1) or 1))
-        wanted = (self.tear.mode(), self.tear.value())
-        self.tear.confirmed = self.session.sharding
-        self.tear.configure(list(sharding.get("degrees_tp") or [1]), int(sharding.get("max_pp") or 1))
-        layers = [tuple(w["layers"]) for w in sharding.get("workers") or [] if w.get("layers")]
-        now = self.session.sharding
-        if hasattr(self.scene, "set_sharding") and (now[0] == "tp" or now[1] == 1 or layers):
-            self.scene.set_sharding(*now, layers or None)  # torn by chapters: the workers' layers
-        if wanted[1] > 1 and wanted != self.session.sharding:  # a restarted engine: tear the book again
-            self.tear.set_value(*wanted)
+    def _take_offer(self, info: dict) -> None:
+        """From ``ready`` (a dict): what the engine offers of the extras and the sharding it runs, as the
+        session's; after an engine restart, what the page shows is asked of it again."""
+        self._take_apprentice(info)
+        self._take_sharding(info.get("sharding") or {})
         self.readout.update_extras()
 
-    def _on_tear_requested(self, mode: str, n: int) -> None:
+    def _take_apprentice(self, info: dict) -> None:
+        """The apprentice is there with a draft model, or else with the n-gram one (no model: guesses copied
+        from the request's own earlier text); the engine is told the session's guesses again."""
+        draft_ok = bool(info.get("draft_kinds")) or (info.get("draft") is not None and not info.get("draft_error"))
+        kinds = info.get("draft_kinds") or ["ngram"]
+        error = info.get("draft_error")
+        self.session.set_apprentice_offer(ApprenticeOffer(tuple(k for k in DRAFT_KINDS if k in kinds) or ("ngram",),
+                                                          str(error) if error else None))
+        self.session.set_apprentice_available(draft_ok)
+        if not draft_ok:
+            self.session.set_draft_k(0)  # no apprentice in this engine: its slider shows 0
+        if info.get("draft_kind") in DRAFT_KINDS:
+            self.session.set_draft_kind(info["draft_kind"])
+        self.lookup.reapply()  # a lookup preset runs the n-gram apprentice, whatever the engine started with
+        if draft_ok and self.session.draft_k:
+            self.controller.send_draft_k()
+
+    def _take_sharding(self, sharding: dict) -> None:
+        """The degrees the engine allows and the sharding it runs (``ready``'s ``sharding``); a restarted engine
+        is asked again for the sharding the page showed (the one asked, or the one in force), as far as it
+        allows."""
+        wanted = self.session.sharding_asked or self.session.sharding
+        self.session.set_sharding_asked(None)  # the last engine's answer will not come
+        offer = ShardingOffer(tuple(int(d) for d in sharding.get("degrees_tp") or [1]),
+                              max(1, int(sharding.get("max_pp") or 1)))
+        self.session.set_sharding_offer(offer)
+        self.session.set_sharding(str(sharding.get("mode", "tp")), int(sharding.get("n", 1) or 1),
+                                  _worker_layers(sharding))
+        n = offer.fit(wanted[0], wanted[1])
+        if n > 1 and (wanted[0], n) != self.session.sharding:  # a restarted engine: tear the book again
+            self._ask_sharding(wanted[0], n)
+
+    def _ask_sharding(self, mode: str, n: int) -> None:
+        """Ask the engine for ``mode``/``n`` (the tearing control's request, or the page's after a restart); the
+        session's ``sharding_asked`` until it answers, or back to None at once when no engine can be asked."""
+        self.session.set_sharding_asked((mode, n))
         if not self.controller.request_sharding(mode, n):
-            self.tear.give_up()
+            self.session.set_sharding_asked(None)
             return
         self._sharding_timer.start(SHARDING_WATCHDOG_MS)
         if n > 1:
@@ -212,14 +221,11 @@ class EngineEventHandler:
 
     def _on_sharding(self, event: dict) -> None:
         mode, n = str(event.get("mode", "tp")), int(event.get("n", 1) or 1)
-        asked = (self.tear.mode(), self.tear.value())
+        asked = self.session.sharding_asked or self.session.sharding  # what the tearing control showed
         self._sharding_timer.stop()
-        self.session.set_sharding(mode, n)
-        self.tear.confirm(mode, n)
+        self.session.set_sharding(mode, n, _worker_layers(event))
+        self.session.set_sharding_asked(None)
         self.shard_meter.reset()
-        layers = [tuple(w["layers"]) for w in event.get("workers") or [] if w.get("layers")]
-        if hasattr(self.scene, "set_sharding"):
-            self.scene.set_sharding(mode, n, layers or None)
         if (mode, n) == asked or n > 1:  # after a fallback the engine's own calm message stays on screen
             if n > 1:
                 how = _tr("by pages (TP)") if mode == "tp" else _tr("by chapters (PP)")
@@ -230,10 +236,16 @@ class EngineEventHandler:
         self.readout.update_extras()
 
     def _on_sharding_timeout(self) -> None:
-        if self.tear.is_pending():
-            self.tear.give_up()
+        if self.session.sharding_asked is not None:
+            self.session.set_sharding_asked(None)
             self._set_status("The workers did not answer; the book stays as it was.")
             self.readout.update_extras()
+
+
+def _worker_layers(event: dict) -> tuple[tuple[int, int], ...]:
+    """Each worker's layers ``(first, end)`` from a ``ready``'s ``sharding`` or a ``sharding`` event (a dict with
+    ``workers``: dicts with ``layers`` [first, end), for pipeline parallel), () when it says none."""
+    return tuple((int(w["layers"][0]), int(w["layers"][1])) for w in event.get("workers") or [] if w.get("layers"))
 
 
 class StatusLine:

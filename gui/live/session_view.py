@@ -4,6 +4,12 @@ from anywhere (the slider, the idea toggles, the presenter's +/−, the kiosk, a
 
     slider moved -> session.set_batch(n) -> Change("batch") -> the slider and its value (and, through
     ``LiveController``, the engine; through ``LiveRunner``, the seats)
+
+``SessionControls`` shows the settings; ``ExtrasControls`` shows what the engine offers of the two extras (the
+apprentice: speculative decoding; tearing: sharding) and the sharding in force, on the controls and the stage:
+
+    engine ready -> EngineEventHandler -> session.set_apprentice_offer(...) -> Change("apprentice_offer") ->
+    the apprentice's slider (enabled or not, the reason) and its choice of kinds
 """
 
 from __future__ import annotations
@@ -15,6 +21,15 @@ from gui.live.state import MAX_PROMPT_CHARS
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("MainWindow", text)
+
+
+def _show_guesses(apprentice, k: int) -> None:
+    """The apprentice's slider (an ``ApprenticeControl``) shows ``k`` guesses without sending ``k_changed`` (the
+    session's value would come back)."""
+    if apprentice.value() != k:
+        apprentice.blockSignals(True)
+        apprentice.set_value(k)
+        apprentice.blockSignals(False)
 
 
 class SessionControls:
@@ -81,11 +96,7 @@ class SessionControls:
 
     # ---- the apprentice and the sampling ----------------------------------------------------------------------
     def _show_draft_k(self, k: int) -> None:
-        apprentice = self.page.apprentice
-        if apprentice.value() != k:
-            apprentice.blockSignals(True)  # the slider shows the session's value; k_changed would come back
-            apprentice.set_value(k)
-            apprentice.blockSignals(False)
+        _show_guesses(self.page.apprentice, k)
         if k:
             self.status.set_status_text(_tr("The apprentice now guesses {k} tokens before every trip.").format(k=k))
         else:
@@ -145,3 +156,66 @@ class SessionControls:
         self._on_batch_label()
         self._on_speed_label()
         self.lookup.retranslate()
+
+
+class ExtrasControls:
+    """The extras' controls and the stage's sharding as views of the session (a collaborator of ``MainWindow``):
+    they show what the engine offers and what is in force, whoever set it (the engine's events through
+    ``EngineEventHandler``, a test, a tool).
+
+    Follows ``apprentice_offer`` and ``apprentice_available`` (the apprentice's slider enabled or disabled with
+    the reason, its choice's kinds, the session's guesses shown once there is an apprentice), ``draft_kind`` (the
+    choice shows it), ``sharding_offer`` (the degrees the tearing control offers), ``sharding`` and
+    ``worker_layers`` (the tearing control confirms it; the stage draws it) and ``sharding_asked`` (the tearing
+    control waits for the engine's answer, or shows the sharding in force again).
+
+    Args:
+        session: the Live session's state.
+        page: the ``LivePage`` (its ``apprentice``, an ``ApprenticeControl`` with its ``choice``, and ``tear``, a
+            ``TearControl``).
+        scene: the stage (``set_sharding``: the workers' desks).
+    """
+
+    def __init__(self, session, page, scene):
+        self.session = session
+        self.apprentice = page.apprentice
+        self.tear = page.tear
+        self.scene = scene
+        s = session
+        s.subscribe(lambda _c: self._show_apprentice(), "apprentice_offer")
+        s.subscribe(lambda _c: self._show_apprentice(), "apprentice_available")
+        s.subscribe(lambda c: self.apprentice.choice.set_kind(c.value), "draft_kind")
+        s.subscribe(lambda c: self.tear.configure(list(c.value.degrees_tp), c.value.max_pp), "sharding_offer")
+        s.subscribe(self._show_sharding, "sharding")
+        s.subscribe(lambda _c: self._draw_sharding(), "worker_layers")
+        s.subscribe(self._show_asked, "sharding_asked")
+
+    def _show_apprentice(self) -> None:
+        """The apprentice's slider and choice from the session's offer: enabled (with the draft model's error as
+        a note, if any) or disabled with the reason; before any engine offered one, it waits as it is."""
+        offer, ok = self.session.apprentice_offer, self.session.apprentice_available
+        if offer is None:
+            return
+        self.apprentice.set_available(ok, offer.draft_error)
+        self.apprentice.choice.set_kinds(list(offer.kinds))
+        if ok and self.session.draft_k:
+            _show_guesses(self.apprentice, self.session.draft_k)  # set while there was no apprentice to show it
+
+    def _show_sharding(self, change) -> None:
+        """The sharding in force changed: the tearing control confirms it, the stage draws it."""
+        self.tear.confirm(*change.value)
+        self._draw_sharding()
+
+    def _show_asked(self, change) -> None:
+        """A sharding asked of the engine: the tearing control waits for it; none (answered, refused, given up):
+        it shows the sharding in force."""
+        if change.value is None:
+            self.tear.confirm(*self.session.sharding)
+        else:
+            self.tear.show_pending(*change.value)
+
+    def _draw_sharding(self) -> None:
+        """The stage draws the session's sharding: by chapters over several workers only with their layers."""
+        (mode, n), layers = self.session.sharding, self.session.worker_layers
+        if hasattr(self.scene, "set_sharding") and (mode == "tp" or n == 1 or layers):
+            self.scene.set_sharding(mode, n, list(layers) or None)

@@ -21,6 +21,13 @@ and never hold the truth).
   "failed" (no model could be loaded; ``engine_error`` says why) or "restarting" (it died, a new one is waited for);
 * ``engine_error``: why no model could be loaded (the engine's ``fatal`` message) while "failed", else None;
 * ``apprentice_available``: whether the ready engine has an apprentice (a draft model or the n-gram one);
+* ``apprentice_offer``: what the last ready engine offers of the apprentice, an ``ApprenticeOffer`` (the kinds it
+  has, why it has no draft model), or None before any engine was ready;
+* ``sharding_offer``: the degrees the last ready engine may be sharded into, a ``ShardingOffer`` (tensor parallel:
+  the worker counts it allows; pipeline parallel: at most how many), or None before any engine was ready;
+* ``worker_layers``: the layers of each worker of the sharding in force, ``((first, end), ...)`` (end
+  exclusive), as the engine reported them (pipeline parallel); () when it reported none;
+* ``sharding_asked``: ``(mode, n)``, the sharding asked of the engine that it has not answered yet, or None;
 * ``prompt``: the prompt to run (at most ``MAX_PROMPT_CHARS`` characters);
 * ``answer_number``: 1 for the first answer started, +1 for each next one (request ids and seeds use it);
 * ``trips``: the last ``history`` step reports (plain dicts from the engine, oldest first);
@@ -49,6 +56,7 @@ MAX_DRAFT_K = 8  # the apprentice's guesses per trip
 DRAFT_KINDS = ("ngram", "model")
 SHARDING_MODES = ("tp", "pp")
 MAX_SHARDS = 4  # worker processes the book may be torn into (= model.parallel.plan.MAX_WORKERS, not imported: torch)
+SHARD_DEGREES = (1, 2, 4)  # the worker counts the page offers, where the engine allows them
 RUN_STATES = ("idle", "running", "paused", "complete")
 ENGINE_STATES = ("stopped", "loading", "ready", "failed", "restarting")
 WEIGHTS = ("default", "fp32", "fp16", "int8")  # "default": the machine's measured choice (fp16 or fp32)
@@ -59,7 +67,8 @@ TRIP_SECONDS_RANGE = (0.25, 3.0)  # s on screen per trip
 
 FIELDS = ("batch", "draft_k", "draft_kind", "sharding", "sampling", "model_key", "weights", "run_state",
           "trip_seconds", "real_time", "engine_status", "engine_error", "apprentice_available", "prompt",
-          "answer_number", "trips", "engine_info", "answer", "run_wanted", "trip_count", "reports_received")
+          "answer_number", "trips", "engine_info", "answer", "run_wanted", "trip_count", "reports_received",
+          "apprentice_offer", "sharding_offer", "worker_layers", "sharding_asked")
 
 
 @dataclass(frozen=True)
@@ -124,6 +133,59 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class ApprenticeOffer:
+    """What a ready engine offers of the apprentice (its ``ready`` event).
+
+    ``kinds``: the apprentices it has, a non-empty tuple of ``DRAFT_KINDS`` ("ngram": guesses copied from the
+    request's own text; "model": a draft model), in that order; ``draft_error``: why it has no usable draft model,
+    in the engine's words (a non-empty text), or None. Raises ``ValueError`` for other values.
+    """
+
+    kinds: tuple[str, ...] = ("ngram",)
+    draft_error: str | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.kinds, tuple) or self.kinds != tuple(k for k in DRAFT_KINDS if k in self.kinds) \
+                or not self.kinds:
+            raise ValueError(f"apprentice kinds must be a tuple of {', '.join(DRAFT_KINDS)} in that order, "
+                             f"not {self.kinds!r}")
+        if self.draft_error is not None and not (isinstance(self.draft_error, str) and self.draft_error):
+            raise ValueError(f"a draft model's error is a non-empty text or None, not {self.draft_error!r}")
+
+
+@dataclass(frozen=True)
+class ShardingOffer:
+    """The degrees a ready engine may be sharded into (its ``ready`` event's ``sharding``).
+
+    ``degrees_tp``: the worker counts it allows for tensor parallel (each divides the attention heads), a
+    non-empty tuple of whole numbers >= 1; ``max_pp``: at most this many workers for pipeline parallel (a whole
+    number >= 1: one layer a worker at least). Raises ``ValueError`` for other values.
+    """
+
+    degrees_tp: tuple[int, ...] = (1,)
+    max_pp: int = 1
+
+    def __post_init__(self):
+        if not isinstance(self.degrees_tp, tuple) or not self.degrees_tp or any(
+                isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in self.degrees_tp):
+            raise ValueError(f"tensor-parallel degrees must be a tuple of whole numbers >= 1, not {self.degrees_tp!r}")
+        if isinstance(self.max_pp, bool) or not isinstance(self.max_pp, int) or self.max_pp < 1:
+            raise ValueError(f"the pipeline-parallel maximum must be a whole number >= 1, not {self.max_pp!r}")
+
+    def degrees(self, mode: str) -> tuple[int, ...]:
+        """The worker counts of ``SHARD_DEGREES`` the engine allows by ``mode`` ("tp" or "pp"), fewest first
+        ((1,) where it allows none of them)."""
+        if mode == "tp":
+            return tuple(d for d in SHARD_DEGREES if d in self.degrees_tp) or (1,)
+        return tuple(d for d in SHARD_DEGREES if d <= self.max_pp)
+
+    def fit(self, mode: str, n: int) -> int:
+        """The most workers of ``degrees(mode)`` that are at most ``n`` (the fewest offered where none is)."""
+        options = self.degrees(mode)
+        return max((d for d in options if d <= n), default=options[0])
+
+
+@dataclass(frozen=True)
 class Change:
     """One field's change: ``field`` (one of ``FIELDS``), its new ``value`` and the ``old`` one."""
 
@@ -133,6 +195,18 @@ class Change:
 
 
 Callback = Callable[[Change], None]
+
+
+def _layers(layers) -> tuple[tuple[int, int], ...]:
+    """``layers`` as a tuple of ``(first, end)`` whole-number pairs with 0 <= first < end; else ``ValueError``."""
+    try:
+        pairs = tuple((first, end) for first, end in layers)
+    except (TypeError, ValueError):
+        raise ValueError(f"worker layers are (first, end) pairs, not {layers!r}") from None
+    for first, end in pairs:
+        if any(isinstance(x, bool) or not isinstance(x, int) for x in (first, end)) or not 0 <= first < end:
+            raise ValueError(f"a worker's layers are whole numbers 0 <= first < end, not {(first, end)!r}")
+    return pairs
 
 
 def _int_in(name: str, value, lo: int, hi: int) -> int:
@@ -171,6 +245,10 @@ class SessionState:
         self._run_wanted = False
         self._trip_count = 0
         self._reports_received = 0
+        self._apprentice_offer: ApprenticeOffer | None = None
+        self._sharding_offer: ShardingOffer | None = None
+        self._worker_layers: tuple[tuple[int, int], ...] = ()
+        self._sharding_asked: tuple[str, int] | None = None
         self._subscribers: list[tuple[Callback, str | None]] = []
 
     # ---- events ----------------------------------------------------------------------------------------------
@@ -222,6 +300,14 @@ class SessionState:
     run_wanted = property(lambda self: self._run_wanted, doc="Run waits for an engine to be ready.")
     trip_count = property(lambda self: self._trip_count, doc="Trips counted since the last Reset.")
     reports_received = property(lambda self: self._reports_received, doc="Step reports received (any answer's).")
+    apprentice_offer = property(lambda self: self._apprentice_offer,
+                                doc="The last ready engine's ``ApprenticeOffer``, or None.")
+    sharding_offer = property(lambda self: self._sharding_offer,
+                              doc="The last ready engine's ``ShardingOffer``, or None.")
+    worker_layers = property(lambda self: self._worker_layers,
+                             doc="Each worker's layers (first, end) of the sharding in force, or ().")
+    sharding_asked = property(lambda self: self._sharding_asked,
+                              doc="(mode, n) asked of the engine and not answered yet, or None.")
 
     @property
     def trips(self) -> tuple[dict, ...]:
@@ -254,11 +340,37 @@ class SessionState:
             raise ValueError(f"draft kind must be one of {', '.join(DRAFT_KINDS)}, not {kind!r}")
         return self._set("draft_kind", kind)
 
-    def set_sharding(self, mode: str, n: int) -> bool:
-        """The sharding in force: ``mode`` "tp" or "pp", ``n`` 1-4 worker processes."""
+    def set_sharding(self, mode: str, n: int, layers: tuple[tuple[int, int], ...] = ()) -> bool:
+        """The sharding in force: ``mode`` "tp" or "pp", ``n`` 1-4 worker processes, and ``layers``, each
+        worker's layers ``(first, end)`` (end exclusive, first < end) as the engine reported them, or () (then
+        ``worker_layers``). ``worker_layers`` changes first, so that a follower of ``sharding`` reads both new.
+        Returns True if ``sharding`` changed."""
         if mode not in SHARDING_MODES:
             raise ValueError(f"sharding mode must be tp or pp, not {mode!r}")
-        return self._set("sharding", (mode, _int_in("shards", n, 1, MAX_SHARDS)))
+        n = _int_in("shards", n, 1, MAX_SHARDS)
+        self._set("worker_layers", _layers(layers))
+        return self._set("sharding", (mode, n))
+
+    def set_sharding_asked(self, asked: tuple[str, int] | None) -> bool:
+        """The sharding asked of the engine and not answered yet: ``(mode, n)`` as in ``set_sharding``, or None
+        (answered, refused, or given up)."""
+        if asked is not None:
+            if not (isinstance(asked, tuple) and len(asked) == 2 and asked[0] in SHARDING_MODES):
+                raise ValueError(f"the sharding asked is (mode, n) with mode tp or pp, or None, not {asked!r}")
+            _int_in("shards asked", asked[1], 1, MAX_SHARDS)
+        return self._set("sharding_asked", asked)
+
+    def set_apprentice_offer(self, offer: ApprenticeOffer) -> bool:
+        """What the ready engine offers of the apprentice (an ``ApprenticeOffer``)."""
+        if not isinstance(offer, ApprenticeOffer):
+            raise ValueError(f"an apprentice offer is an ApprenticeOffer, not {type(offer).__name__}")
+        return self._set("apprentice_offer", offer)
+
+    def set_sharding_offer(self, offer: ShardingOffer) -> bool:
+        """The degrees the ready engine may be sharded into (a ``ShardingOffer``)."""
+        if not isinstance(offer, ShardingOffer):
+            raise ValueError(f"a sharding offer is a ShardingOffer, not {type(offer).__name__}")
+        return self._set("sharding_offer", offer)
 
     def set_sampling(self, **fields) -> bool:
         """Change fields of ``sampling`` (temperature, top_p, seed, greedy); the others stay. Raises
@@ -408,9 +520,11 @@ class SessionState:
                 "engine_error": self._engine_error, "apprentice_available": self._apprentice_available,
                 "prompt": self._prompt, "answer_number": self._answer_number, "trips": len(self._trips),
                 "engine_info": self._engine_info, "answer": self._answer, "run_wanted": self._run_wanted,
-                "trip_count": self._trip_count, "reports_received": self._reports_received}
+                "trip_count": self._trip_count, "reports_received": self._reports_received,
+                "apprentice_offer": self._apprentice_offer, "sharding_offer": self._sharding_offer,
+                "worker_layers": self._worker_layers, "sharding_asked": self._sharding_asked}
 
 
-__all__ = ["SessionState", "Sampling", "Answer", "Change", "FIELDS", "RUN_STATES", "MAX_BATCH", "MAX_DRAFT_K",
-           "MAX_PROMPT_CHARS", "ENGINE_STATES", "DRAFT_KINDS", "SHARDING_MODES", "HISTORY", "TRIP_SECONDS_RANGE",
-           "WEIGHTS"]
+__all__ = ["SessionState", "Sampling", "Answer", "Change", "ApprenticeOffer", "ShardingOffer", "FIELDS", "RUN_STATES",
+           "MAX_BATCH", "MAX_DRAFT_K", "MAX_PROMPT_CHARS", "ENGINE_STATES", "DRAFT_KINDS", "SHARDING_MODES",
+           "SHARD_DEGREES", "HISTORY", "TRIP_SECONDS_RANGE", "WEIGHTS"]

@@ -9,8 +9,9 @@ the order they depend on each other; where two would need each other, one follow
 and the pacing of trips; the answer's progress it records in the session), ``LookupPresets``
 (``lookup_presets``), ``ApprenticeVerdicts`` (``apprentice_choice``), ``LiveReadout`` (``readout_view``: the
 readout, the plots and the extras' lines, rendered from the session), ``EngineEventHandler`` (``engine_events``:
-the engine's lifecycle as changes of the session) with its ``StatusLine``, ``SessionControls`` (``session_view``:
-the sliders and boxes as views of the session), ``ModelSwitcher`` (``model_choice``) and ``ExhibitActions``
+the engine's lifecycle as changes of the session) with its ``StatusLine``, ``SessionControls`` and
+``ExtrasControls`` (``session_view``: the sliders and boxes, and the extras' controls and the stage's sharding,
+as views of the session), ``ModelSwitcher`` (``model_choice``) and ``ExhibitActions``
 (``exhibit``). The window builds them, lays out the pages and keeps the public methods (``run``, ``step_once``,
 ``set_batch``...) that the app, tests and tools call.
 
@@ -40,7 +41,7 @@ from gui.live.model_choice import CUSTOM, ModelChoice, ModelSwitcher, presets_fo
 from gui.live.page import LivePage
 from gui.live.readout_view import LiveReadout
 from gui.live.session import LiveRunner
-from gui.live.session_view import SessionControls
+from gui.live.session_view import ExtrasControls, SessionControls
 from gui.live.state import MAX_BATCH, MAX_DRAFT_K, Sampling, SessionState
 from gui.live.typeset import apply_type_scale, font_for, style_sheet
 from gui.widgets import FrameCounter, FrameOverlay, PaintCounter
@@ -229,6 +230,7 @@ class MainWindow(QMainWindow):
         self.engine = EngineEventHandler(session, b, self.controller, self.scene, page, self.runner, self.status,
                                          self.shard_meter, self.lookup, self.live_readout, self.auto_restart)
         self.controls = SessionControls(session, page, self.model_choice, self.status, self.lookup)
+        self.extras_controls = ExtrasControls(session, page, self.scene)  # what the engine offers, on the controls
         custom = self._custom_model_dir
         self.models = ModelSwitcher(session, b, custom, bool(custom), self.model_choice, page, self.lookup,
                                     lambda: self._tour, self._restart_on_new_model)

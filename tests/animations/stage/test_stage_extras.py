@@ -97,3 +97,17 @@ def test_extras_render_in_both_languages(stage, lang):
     stage.render(painter)
     painter.end()
     assert not image.isNull()
+
+
+def test_a_new_model_keeps_the_sharding_over_all_its_chapters(stage):
+    """The window redraws the sharding only when it changes (``ExtrasControls``); a new model of another depth
+    keeps the desks' sharding over its own chapters, not the old model's."""
+    stage.set_sharding("tp", 2)
+    stage.configure([1000] * 12, 4096, 64, "deeper")
+    assert stage.sharding() == ("tp", 2) and stage.desks.layers == [(0, 12), (0, 12)]
+    stage.set_sharding("tp", 1)
+    stage.configure([1000] * 2, 4096, 64, "shallow")
+    assert stage.desks.layers == [(0, 2)]
+    stage.set_sharding("pp", 2, [(0, 1), (1, 2)])  # by chapters: the engine's own split stays
+    stage.configure([1000] * 2, 4096, 64, "shallow")
+    assert stage.sharding() == ("pp", 2) and stage.desks.layers == [(0, 1), (1, 2)]

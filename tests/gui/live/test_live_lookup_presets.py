@@ -104,7 +104,7 @@ def test_the_lookup_prompt_set_from_elsewhere_shows_its_label(window):
 
 def test_a_restarted_engine_keeps_the_lookup_presets_apprentice(window):
     _pick(window, PRESET.prompt)
-    window.engine._configure_extras({**(window.engine_info or {}), "draft_kinds": ["model", "ngram"],
+    window.engine._take_offer({**(window.engine_info or {}), "draft_kinds": ["model", "ngram"],
                                      "draft_kind": "model"})
     assert window.session.draft_kind == "ngram" and window.apprentice_choice.kind() == "ngram"
 

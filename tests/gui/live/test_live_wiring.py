@@ -16,7 +16,6 @@ ROOT = Path(__file__).resolve().parents[3]
 
 # (file, the assigned attribute as written): a value on a widget or the stage, not a collaborator
 SETTINGS = {
-    ("gui/live/engine_events.py", "self.tear.confirmed"),  # the sharding the engine confirmed, on the tear control
     ("gui/live/session.py", "self.scene.real_time"),  # the stage follows the session's real-time mode
     ("gui/live/plots.py", "label.anchors"),  # a pyqtgraph label's placement
     ("gui/live/seats.py", "self.seats[request_id].done"),  # a seat's own record
