@@ -62,7 +62,6 @@ class LiveReadout(QObject):
         self.trip_plot, self.rate_plot = page.trip_plot, page.rate_plot
         self.trip_plot_title = page.trip_plot_title
         self.apprentice_choice = page.apprentice.choice
-        self.tear = page.tear
         self.spec_meter = spec_meter
         self.shard_meter = shard_meter
         self.lookup = lookup
@@ -74,6 +73,7 @@ class LiveReadout(QObject):
         session.subscribe(lambda _c: self.update_readout(), "real_time")
         session.subscribe(lambda _c: self.update_readout(), "trip_seconds")
         session.subscribe(lambda _c: self._follow_draft_k(), "draft_k")
+        session.subscribe(lambda _c: self.update_extras(), "sharding_asked")  # "the book is being torn"
         scene.trip_started.connect(self._on_stage_trip)
         lookup.changed.connect(self.update_extras)
         verdicts.changed.connect(self.update_extras)
@@ -171,7 +171,7 @@ class LiveReadout(QObject):
         why = self._speedup_why(details) if apprentice and self.spec_meter.trips else ""
         if n > 1 and not why:
             why = sharding_why(self.shard_meter.compute_ms(), self.shard_meter.comm_ms())
-        if self.tear.is_pending():
+        if s.sharding_asked is not None:  # the engine has not answered a sharding request yet
             lines.append(_tr("Starting the workers… the book is being torn (a few seconds)"))
         self.live_page.readout_panel.set_extras(lines, why)
         self.extras_shown.emit()

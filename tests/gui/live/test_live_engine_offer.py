@@ -128,6 +128,16 @@ def test_the_tearing_control_and_the_stage_follow_the_sharding_alone(qtbot, make
     assert w.scene.sharding() == ("tp", 2) and w.scene.desks.n == 2
 
 
+def test_the_readout_says_the_book_is_being_torn_while_a_request_waits(qtbot, make_window):
+    w = make_window(options={"fake_extras": True})
+    tearing = "Starting the workers… the book is being torn (a few seconds)"
+    assert tearing not in w.extra_readout.text()
+    w.session.set_sharding_asked(("tp", 2))  # no engine event, no control: the session alone
+    assert w.extra_readout.isVisibleTo(w) and tearing in w.extra_readout.text().split("\n")
+    w.session.set_sharding_asked(None)
+    assert tearing not in w.extra_readout.text()
+
+
 def test_the_tearing_control_follows_the_offer_and_the_request(qtbot, make_window):
     w = make_window()  # the fake engine offers no sharding
     s = w.session
