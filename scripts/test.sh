@@ -34,27 +34,14 @@ export QT_QPA_PLATFORM=offscreen
 # The linter first ([tool.ruff] in pyproject.toml): a finding fails the command before any test runs.
 .venv/bin/ruff check --no-cache .
 # Two workers (pytest-xdist; a test file stays on one worker, so its module fixtures are made once; the files in
-# tests/conftest.py's order, the long ones first, not xdist's most-tests-first). Then the tests marked "serial" (they
-# bound a wall-clock time: tests/conftest.py SERIAL) with no other test beside them but those marked "beside_serial"
-# (tests/conftest.py BESIDE_SERIAL), which run at the same time at nice 19, the lowest priority, on the processor time
-# the serial tests leave idle; their report is printed when both are done. Status 5 (nothing selected, e.g.
-# arguments that name one file) counts as a pass for any of the three runs.
-passed() { [ "$1" = 0 ] || [ "$1" = 5 ]; }
-workers=0
-.venv/bin/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not serial and not beside_serial" "$@" \
-  || workers=$?
-beside_log=$(mktemp)
-nice -n 19 .venv/bin/python -m pytest -q -p no:cacheprovider -m beside_serial "$@" >"$beside_log" 2>&1 &
-beside_pid=$!
-trap 'kill "$beside_pid" 2>/dev/null || true' INT TERM  # a background job ignores Ctrl+C: end it with the rest
+# tests/conftest.py's order, the long ones first, not xdist's most-tests-first); then the
+# tests marked "serial" (they bound a wall-clock time: tests/conftest.py SERIAL) alone, so that the other
+# worker's load cannot fail them. Status 5 (nothing selected, e.g. arguments that name one file) counts as a pass
+# for one of the two runs.
+status=0
+.venv/bin/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not serial" "$@" || status=$?
 serial=0
 .venv/bin/python -m pytest -q -m serial "$@" || serial=$?
-beside=0
-wait "$beside_pid" || beside=$?
-cat "$beside_log"
-rm -f "$beside_log"
-status=0
-for s in "$workers" "$serial" "$beside"; do
-  if ! passed "$s"; then status=$s; fi
-done
+if [ "$status" = 5 ]; then status=0; fi
+if [ "$serial" != 0 ] && [ "$serial" != 5 ]; then status=$serial; fi
 exit "$status"

@@ -78,16 +78,6 @@ SERIAL = ("tests/gui/test_app.py::test_exit_mid_decode_is_clean",
           "tests/gui/capture/test_screenshot_args.py::test_ctrl_c_",
           "tests/animations/test_render.py::test_frame_cost_")
 
-# Files run beside the serial tests (marker "beside_serial"): the serial tests keep one of the two cores idle most of
-# the time (50 % busy, measured with /proc/stat over a run), and these fill it at nice 19, the lowest priority, so
-# that the scheduler gives the serial tests the processor whenever they want it (weight 15 against 1024). Each bounds
-# no time, and starts no process in a session of its own (a new session is a new scheduling group under Linux's
-# autogroup, where its nice value would no longer count against the serial tests'). About 70 worker-seconds, less
-# than the serial tests' 80-90 s, so the two end together.
-BESIDE_SERIAL = ("tests/model/test_engine.py", "tests/model/test_quantize.py",
-                 "tests/model/teaching/test_lessons.py", "tests/animations/stage/test_stage.py",
-                 "tests/model/test_stages.py", "tests/model/test_speculative.py")
-
 # The files that take longest on a worker, longest first (--durations on a 2-core machine). scripts/test.sh hands
 # whole files to the two workers in collection order (--dist loadfile --no-loadscope-reorder): these go first, so
 # that neither worker is left alone with a long file at the end while the other has nothing to do.
@@ -95,8 +85,8 @@ LONG_FILES = ("tests/model/test_cli_abuse.py", "tests/gui/tour/test_tour_counts.
               "tests/gui/presenter/test_record_key.py", "tests/gui/live/test_live_extras.py",
               "tests/bench/test_bench_report.py", "tests/gui/live/test_live_layout.py", "tests/test_newcomer.py",
               "tests/gui/tour/test_tour_layout.py", "tests/gui/kiosk/test_touch.py", "tests/gui/capture/test_record.py",
-              "tests/gui/kiosk/test_kiosk_controls.py", "tests/model/test_parallel.py",
-              "tests/test_i18n_complete.py", "tests/model/test_ragged.py",
+              "tests/model/test_engine.py", "tests/gui/kiosk/test_kiosk_controls.py", "tests/model/test_parallel.py",
+              "tests/model/test_quantize.py", "tests/test_i18n_complete.py", "tests/model/test_ragged.py",
               "tests/model/test_service.py", "tests/model/test_cli.py", "tests/test_install.py",
               "tests/model/test_robustness.py", "tests/gui/capture/test_silent_limits.py")
 
@@ -105,8 +95,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if any(key in item.nodeid for key in SERIAL):
             item.add_marker(pytest.mark.serial)
-        elif item.nodeid.split("::", 1)[0] in BESIDE_SERIAL:
-            item.add_marker(pytest.mark.beside_serial)
         parts = Path(str(item.fspath)).parts
         if "gui" in parts or "animations" in parts:
             item.add_marker(pytest.mark.usefixtures("app_font"))
