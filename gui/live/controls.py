@@ -213,11 +213,9 @@ class TearControl(_Row):
         """True while workers are starting (between a request and the engine's answer)."""
         return self._pending
 
-    def configure(self, degrees_tp: list[int], max_pp: int) -> None:
-        """The degrees the engine allows (from ``ready``'s ``sharding``: ``degrees_tp``, the worker counts for
-        tensor parallel; ``max_pp``, the most for pipeline parallel), of those the page offers
-        (``ShardingOffer.degrees``)."""
-        offer = ShardingOffer(tuple(degrees_tp or [1]), max(1, int(max_pp or 1)))
+    def configure(self, offer: ShardingOffer) -> None:
+        """The degrees the engine allows (a ``ShardingOffer``, from ``ready``'s ``sharding``), of those the page
+        offers (``ShardingOffer.degrees``)."""
         self._degrees = {mode: list(offer.degrees(mode)) for mode in SHARDING_MODES}
         self.setEnabled(True)
         self._show(*self.confirmed)

@@ -185,7 +185,7 @@ class ExtrasControls:
         s.subscribe(lambda _c: self._show_apprentice(), "apprentice_offer")
         s.subscribe(lambda _c: self._show_apprentice(), "apprentice_available")
         s.subscribe(lambda c: self.apprentice.choice.set_kind(c.value), "draft_kind")
-        s.subscribe(lambda c: self.tear.configure(list(c.value.degrees_tp), c.value.max_pp), "sharding_offer")
+        s.subscribe(lambda c: self.tear.configure(c.value), "sharding_offer")
         s.subscribe(self._show_sharding, "sharding")
         s.subscribe(lambda _c: self._draw_sharding(), "worker_layers")
         s.subscribe(self._show_asked, "sharding_asked")

@@ -8,6 +8,8 @@ import shutil
 
 import pytest
 
+from gui.live.state import ShardingOffer
+
 pytestmark = pytest.mark.filterwarnings("error")
 
 REAL_TARGET = "model.service:engine_main"
@@ -99,7 +101,7 @@ def test_tearing_slider_sends_sharding_and_reports_gain_workers(qtbot, make_wind
 
 def test_a_fallback_to_one_desk_moves_the_slider_back_calmly(qtbot, make_window):
     w = make_window()
-    w.tear.configure([1, 2, 4], 4)
+    w.tear.configure(ShardingOffer((1, 2, 4), 4))
     w.bridge.sharding.emit({"type": "sharding", "mode": "tp", "n": 2, "workers": []})
     assert w.tear.value() == 2
     w.bridge.error.emit("A worker stopped; the book is whole again on one desk.")
@@ -111,7 +113,7 @@ def test_a_fallback_to_one_desk_moves_the_slider_back_calmly(qtbot, make_window)
 
 def test_tearing_request_without_an_answer_goes_back(qtbot, make_window):
     w = make_window()  # the fake engine never answers set_sharding
-    w.tear.configure([1, 2, 4], 4)
+    w.tear.configure(ShardingOffer((1, 2, 4), 4))
     w.engine._sharding_timer.setInterval(50)
     w.set_sharding("pp", 4)
     assert w.tear.is_pending()
