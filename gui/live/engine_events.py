@@ -217,7 +217,6 @@ class EngineEventHandler:
             self._set_status("Starting the workers… the book is being torn (a few seconds)")
         else:
             self._set_status("Putting the book back together on one desk…")
-        self.readout.update_extras()
 
     def _on_sharding(self, event: dict) -> None:
         mode, n = str(event.get("mode", "tp")), int(event.get("n", 1) or 1)
@@ -239,7 +238,6 @@ class EngineEventHandler:
         if self.session.sharding_asked is not None:
             self.session.set_sharding_asked(None)
             self._set_status("The workers did not answer; the book stays as it was.")
-            self.readout.update_extras()
 
 
 def _worker_layers(event: dict) -> tuple[tuple[int, int], ...]:
