@@ -35,3 +35,36 @@ def children_ignore_sigint():
     finally:
         signal.signal(signal.SIGINT, old_handler if old_handler is not None else signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+
+
+@contextmanager
+def sigint_deferred():
+    """Run the block without Ctrl+C breaking into it: a SIGINT that comes meanwhile takes effect when it ends.
+
+    For code that takes a lock another call needs later. ``multiprocessing.Queue.put`` takes its condition lock in
+    ``Condition.__enter__``; CPython runs a pending signal handler right after the lock's C call returns, so a
+    KeyboardInterrupt raised there leaves the lock held for ever, and the next put on that queue (the runner's
+    "shutdown" on the way out) or its closing finalizer blocks for ever. That is how a Ctrl+C once hung
+    ``generate --tp 2`` in CI; tests/model/test_procs.py shows the lock left held without this block.
+
+    Python-level, not a signal mask: a signal blocked in the main thread is still taken by any other thread that
+    has it unblocked (the queues' feeder threads, torch's), and CPython then runs the handler in the main thread
+    at its next check, inside the block. Here the handler is swapped for one that only notes the signal; on
+    leaving, the old handler is put back and, if a SIGINT came, called (``default_int_handler`` raises
+    KeyboardInterrupt; SIG_DFL is re-raised; SIG_IGN drops it). A no-op off the main thread (handlers run only
+    there, and only it may change them) or when the handler was not set from Python (it could not be put back).
+    """
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield
+        return
+    came: list[int] = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if came:
+            if callable(old):
+                old(signal.SIGINT, None)
+            elif old == signal.SIG_DFL:
+                signal.raise_signal(signal.SIGINT)

@@ -31,7 +31,7 @@ from model.parallel.plan import (
 )
 from model.parallel.shard import shard_state
 from model.parallel.worker import _worker_main
-from model.procs import children_ignore_sigint
+from model.procs import children_ignore_sigint, sigint_deferred
 
 log = logging.getLogger(__name__)
 
@@ -119,8 +119,9 @@ class ShardedRunner:
                 self._start_worker(ctx, rank, self._spec(shard_state(state, config, mode, n, rank), rank, geometry))
             del state
             self._collect("loaded", start_timeout_s)
-            for q in self._cmd_qs:
-                q.put(("connect",))
+            with sigint_deferred():  # see forward()
+                for q in self._cmd_qs:
+                    q.put(("connect",))
             infos = self._collect("ready", 2 * self.timeout_s)
         except ShardingError:
             self._stop(graceful=False)
@@ -245,7 +246,8 @@ class ShardedRunner:
         deadline = time.monotonic() + timeout_s
         while len(got) < self.n:
             try:
-                msg = self._res_q.get(timeout=POLL_S)
+                with sigint_deferred():  # a Ctrl+C inside the queue's lock would leave it held: model.procs
+                    msg = self._res_q.get(timeout=POLL_S)
             except queue.Empty:
                 dead = self._dead()
                 if dead:
@@ -292,8 +294,9 @@ class ShardedRunner:
                    "slot_mapping": _np(batch.slot_mapping), "context_slots": _np(batch.context_slots),
                    "logit_index": _np(logit_index), "micro_batches": self.micro_batches}
         try:
-            for q in self._cmd_qs:
-                q.put(("forward", self._step, payload))
+            with sigint_deferred():  # a Ctrl+C inside put would leave the queue's lock held, and close() hang on it
+                for q in self._cmd_qs:
+                    q.put(("forward", self._step, payload))
         except (OSError, ValueError) as e:
             self._fail(f"the workers were stopped ({type(e).__name__})")
         msgs = self._collect("step", 0.9 * self.timeout_s, self._step)  # the rest: time to stop the workers
@@ -329,7 +332,9 @@ class ShardedRunner:
         self._stop(graceful=True, timeout=timeout)
 
     def _stop(self, graceful: bool, timeout: float = 2.0) -> None:
-        with self._stop_lock:
+        # a second Ctrl+C waits for the workers to be stopped (a few seconds at most) instead of leaving them half
+        # stopped, or a queue's lock held (model.procs.sigint_deferred)
+        with sigint_deferred(), self._stop_lock:
             self._stop_locked(graceful, timeout)
 
     def _stop_locked(self, graceful: bool, timeout: float) -> None:

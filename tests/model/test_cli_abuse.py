@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -156,19 +158,63 @@ def test_soak_refuses_an_unusable_report_path_before_measuring(tmp_path, capsys)
 
 
 # ---- the real thing: signals, pipes, a killed worker ----------------------------------------------------------
-def _read_exactly(stream, n: int) -> bytes:
-    """The first ``n`` bytes of a pipe, read from its file descriptor so that nothing more is taken.
+def _read_exactly(stream, n: int, deadline: float) -> bytes:
+    """The first ``n`` bytes of a pipe, read from its file descriptor so that nothing more is taken; fewer if the
+    pipe ends or ``deadline`` (time.monotonic) passes first.
 
     ``stream.read(n)`` on the buffered pipe may pull more bytes into Python's buffer, and ``communicate()``
     reads the descriptor, not that buffer: those bytes would be lost between the two reads.
     """
     got = b""
     while len(got) < n:
+        ready, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
         chunk = os.read(stream.fileno(), n - len(got))
         if not chunk:
             break
         got += chunk
     return got
+
+
+# Each run ends in seconds; one still going after this is stuck, and the fixture says where (faulthandler's
+# stacks of every process that holds its output) well inside pytest's own 300 s timeout.
+STUCK_S = 200
+
+
+def _pipe_holders(pipe) -> list[psutil.Process]:
+    """Every process that holds ``pipe`` open (Linux /proc): a stuck command, or a child it left behind that keeps
+    the test's read from ending."""
+    inode = f"pipe:[{os.fstat(pipe.fileno()).st_ino}]"
+    holders = []
+    for proc in psutil.process_iter():
+        try:
+            if any(os.readlink(f"/proc/{proc.pid}/fd/{fd}") == inode for fd in os.listdir(f"/proc/{proc.pid}/fd")):
+                holders.append(proc)
+        except (OSError, psutil.Error):
+            continue
+    return [h for h in holders if h.pid != os.getpid()]
+
+
+def _stuck(name: str, p: subprocess.Popen) -> str:
+    """Why ``p`` has not ended: each process holding its stderr, with its Python stacks (SIGABRT makes
+    faulthandler, switched on by PYTHONFAULTHANDLER, print them to that stderr), then every one of them killed."""
+    holders = _pipe_holders(p.stderr) if Path("/proc").is_dir() else [psutil.Process(p.pid)]
+    lines = [f"{name} (pid {p.pid}) had not ended {STUCK_S} s after the fixture started; its stderr is held by:"]
+    for h in holders:
+        try:
+            lines.append(f"  pid {h.pid} ({h.status()}): {' '.join(h.cmdline())[:200]}")
+            h.send_signal(signal.SIGABRT)
+        except psutil.Error:
+            continue
+    time.sleep(2)
+    for h in [*holders, psutil.Process(p.pid)]:
+        try:
+            h.kill()
+        except psutil.Error:
+            pass
+    _, stderr = p.communicate(timeout=30)
+    return "\n".join(lines) + "\n" + stderr.decode("utf-8", "replace")[-8000:]
 
 
 def _default_sigint() -> None:
@@ -178,7 +224,7 @@ def _default_sigint() -> None:
 
 
 def _popen(args, **kw):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}  # stacks if stuck: _stuck
     return subprocess.Popen([sys.executable, "main.py", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, **kw)
 
@@ -188,6 +234,7 @@ def real_runs():
     """Start the slow cases together (each pays for importing torch); name -> (rc, stdout, stderr, extra)."""
     assert (BUNDLED / "model.safetensors").is_file(), f"the bundled pocket book is missing: {BUNDLED}"
     pocket = ["--model", str(BUNDLED)]  # Ctrl+C, not the book, is under test: the quick book
+    deadline = time.monotonic() + STUCK_S
     procs = {
         # own session: Ctrl+C in a terminal reaches the whole process group, workers included
         "sigint": _popen(["generate", "hello", "--max-new-tokens", "400", "--threads", "1", *pocket],
@@ -204,12 +251,12 @@ def real_runs():
     # Ctrl+C once the text has started (the prompt is echoed when the model, and the workers, are ready)
     for name in ("sigint", "sigint_tp"):
         p = procs[name]
-        first = _read_exactly(p.stdout, 5)
+        first = _read_exactly(p.stdout, 5, deadline)
         os.killpg(p.pid, signal.SIGINT)
         extra[name] = first
     # kill one worker by pid once the sharded run is writing
     p = procs["killed"]
-    first = _read_exactly(p.stdout, 5)
+    first = _read_exactly(p.stdout, 5, deadline)
     forkserver = [c for c in psutil.Process(p.pid).children() if "forkserver" in " ".join(c.cmdline())]
     workers = forkserver[0].children() if forkserver else \
         [c for c in psutil.Process(p.pid).children() if "spawn_main" in " ".join(c.cmdline())]
@@ -218,7 +265,13 @@ def real_runs():
     os.kill(victim, signal.SIGKILL)
     extra["killed"] = (first, victim)
     for name, p in procs.items():
-        stdout, stderr = p.communicate(timeout=300)
+        try:
+            stdout, stderr = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for q in procs.values():
+                if q is not p and q.poll() is None:
+                    q.kill()
+            pytest.fail(_stuck(name, p), pytrace=False)
         out[name] = (p.returncode, stdout, stderr.decode("utf-8", "replace"), extra.get(name))
     return out
 
