@@ -158,10 +158,9 @@ def test_a_live_run_is_recorded_from_the_real_engine(qapp, tmp_path, capsys):
     assert "Live page" in said
 
 
-@pytest.mark.skipif(not (BUNDLED / "model.safetensors").is_file(), reason="the bundled model is not here")
-def test_ctrl_c_during_a_recording_leaves_no_file(tmp_path):
-    """A real SIGINT to the process group while frames are being made (as tests/gui/capture/test_screenshot_args.py
-    does for screenshot): 'interrupted', status 130, nothing under --out and no temporary file beside it."""
+def _recording(tmp_path):
+    """A real ``record`` of the Live page, in its own session, once its temporary clip has frames in it; returns
+    (process, its engine processes, the clips folder)."""
     env = {k: v for k, v in os.environ.items() if k != "ONE_TRIP_LOG_DIR"}
     env.update(PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen", ONE_TRIP_CONFIG_DIR=str(tmp_path / "config"))
     clips = tmp_path / "clips"
@@ -179,7 +178,14 @@ def test_ctrl_c_during_a_recording_leaves_no_file(tmp_path):
     while not encoding():
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.1)
-    engines = me.children(recursive=True)
+    return proc, me.children(recursive=True), clips
+
+
+@pytest.mark.skipif(not (BUNDLED / "model.safetensors").is_file(), reason="the bundled model is not here")
+def test_ctrl_c_during_a_recording_leaves_no_file(tmp_path):
+    """A real SIGINT to the process group while frames are being made (as tests/gui/capture/test_screenshot_args.py
+    does for screenshot): 'interrupted', status 130, nothing under --out and no temporary file beside it."""
+    proc, engines, clips = _recording(tmp_path)
     os.killpg(proc.pid, signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
@@ -208,24 +214,7 @@ def test_sigterm_during_a_recording_is_handled_as_ctrl_c(tmp_path):
     """SIGTERM to the record process alone (``kill PID``, a window closing its V-key child) while frames are made
     (issue 38 item 2): 'terminated', status 143, nothing under --out and no hidden temporary file, the engine
     ended and no leaked-semaphore warning (once: killed at once, leaving .x.part-XXXX.mp4 and a warning)."""
-    env = {k: v for k, v in os.environ.items() if k != "ONE_TRIP_LOG_DIR"}
-    env.update(PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen", ONE_TRIP_CONFIG_DIR=str(tmp_path / "config"))
-    clips = tmp_path / "clips"
-    out = clips / "x.mp4"
-    proc = subprocess.Popen([sys.executable, "main.py", "record", "--out", str(out), "--seconds", "300", "--fps",
-                             "10", "--size", "1280x720", "--lang", "en", "--threads", "1", "--model", str(BUNDLED)],
-                            cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    me = psutil.Process(proc.pid)
-    deadline = time.monotonic() + 120
-
-    def encoding() -> bool:
-        return any(p.stat().st_size > 2000 for p in clips.glob(".x.part-*")) if clips.is_dir() else False
-
-    while not encoding():
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.1)
-    engines = me.children(recursive=True)
+    proc, engines, clips = _recording(tmp_path)
     proc.terminate()
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 143, stderr
