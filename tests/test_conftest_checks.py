@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 CONFTEST = Path(__file__).resolve().parent / "conftest.py"
@@ -56,3 +58,13 @@ def test_a_thread_or_clock_left_running_fails_its_test(pytester):
     assert "ERROR at teardown of test_a_parentless_thread_left_running" in out
     assert "left running after the test: AnimationClock" in out
     assert "left running after the test: QThread" in out
+
+
+def test_a_test_marked_serial_outside_the_one_list_is_refused(pytester):
+    """The serial run reads only the files of tests/conftest.py SERIAL: a test marked serial in its own file alone
+    would run in neither of scripts/test.sh's two runs, so the suite refuses to start."""
+    pytester.makeconftest(CONFTEST.read_text(encoding="utf-8"))
+    pytester.makepyfile(test_inner="import pytest\n\n\n@pytest.mark.serial\ndef test_timed():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-m", "not serial")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "test_inner.py::test_timed is marked serial but not listed" in result.stderr.str()

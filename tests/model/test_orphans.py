@@ -90,14 +90,12 @@ def _kill_engine_and_count(argv: list[str], n_workers: int, delay_s: float, tmp_
         proc.wait(30)
 
 
-@pytest.mark.serial
 def test_screenshot_engine_killed_leaves_no_worker(tmp_path):
     """The app's engine process (the window's own, here under `screenshot`) killed mid-run."""
     argv = ["screenshot", "--out", str(tmp_path / "s.png"), "--steps", "300", "--tp", "2", "--batch", "16"]
     assert _kill_engine_and_count(argv, 2, 1.0, tmp_path) == []
 
 
-@pytest.mark.serial
 def test_generate_killed_leaves_no_worker(tmp_path):
     """`generate` is its own engine: the command itself killed mid-decode (8 prompts: a step's logits fill the
     result pipe)."""
@@ -105,7 +103,6 @@ def test_generate_killed_leaves_no_worker(tmp_path):
     assert _kill_engine_and_count(argv, 2, 2.0, tmp_path) == []
 
 
-@pytest.mark.serial
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal is Linux's")
 def test_stopped_workers_die_with_their_engine(tmp_path):
     """Workers that cannot run a line of their own (SIGSTOP, as a wedged process) still end with their engine on

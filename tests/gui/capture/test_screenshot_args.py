@@ -147,7 +147,6 @@ def test_ctrl_c_during_a_screenshot_run_is_one_line_and_130(tmp_path, after_s):
     assert not alive, alive
 
 
-@pytest.mark.serial  # bounds a wall-clock time: the clean way out, not the backstop FORCE_EXIT_S later
 @pytest.mark.skipif(not (BUNDLED / "model.safetensors").is_file(), reason="the bundled model is not here")
 def test_sigterm_during_a_screenshot_run_is_one_line_and_143(tmp_path):
     """SIGTERM to the screenshot process alone (``kill PID``, a supervisor stopping it) while the window runs its
