@@ -29,20 +29,22 @@ class AnimationClock(QObject):
 
     MIN_SPEED = 1.0 / 32.0
     MAX_SPEED = 32.0
+    FRAME_MS = 15  # ms between ticks when none is asked for: about 60 a second (a 16.7 ms frame, less its work)
 
     def __init__(
         self,
         parent: QObject | None = None,
-        interval_ms: int = 15,
+        interval_ms: int | None = None,
         max_dt_s: float = 0.1,
         time_source: Callable[[], float] = time.perf_counter,
     ):
-        """``max_dt_s`` caps one tick's real seconds (after a stall or a suspended laptop the stage steps, not
-        jumps); ``time_source`` returns seconds (tests pass a fake one)."""
+        """``interval_ms``: ms between ticks (None: ``FRAME_MS``); ``max_dt_s`` caps one tick's real seconds (after
+        a stall or a suspended laptop the stage steps, not jumps); ``time_source`` returns seconds (tests pass a
+        fake one)."""
         super().__init__(parent)
         self._timer = QTimer(self)
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
-        self._timer.setInterval(interval_ms)
+        self._timer.setInterval(self.FRAME_MS if interval_ms is None else interval_ms)
         self._timer.timeout.connect(self._on_timeout)
         self._now = time_source
         self._last_s = 0.0
