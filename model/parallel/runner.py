@@ -119,9 +119,7 @@ class ShardedRunner:
                 self._start_worker(ctx, rank, self._spec(shard_state(state, config, mode, n, rank), rank, geometry))
             del state
             self._collect("loaded", start_timeout_s)
-            with sigint_deferred():  # see forward()
-                for q in self._cmd_qs:
-                    q.put(("connect",))
+            self._send_all(("connect",))
             infos = self._collect("ready", 2 * self.timeout_s)
         except ShardingError:
             self._stop(graceful=False)
@@ -246,8 +244,7 @@ class ShardedRunner:
         deadline = time.monotonic() + timeout_s
         while len(got) < self.n:
             try:
-                with sigint_deferred():  # a Ctrl+C inside the queue's lock would leave it held: model.procs
-                    msg = self._res_q.get(timeout=POLL_S)
+                msg = self._res_q.get(timeout=POLL_S)
             except queue.Empty:
                 dead = self._dead()
                 if dead:
@@ -273,6 +270,16 @@ class ShardedRunner:
             got[msg[1]] = msg if kind == "step" else msg[2]
         return got
 
+    def _send_all(self, msg: tuple) -> None:
+        """Put ``msg`` on every worker's command queue with Ctrl+C held off until all are sent
+        (``model.procs.sigint_deferred``, about 20 µs): a KeyboardInterrupt inside ``put`` would leave the queue's
+        lock held, and the "shutdown" put on the way out would wait on it for ever. Raises what ``put`` raises on a
+        closed queue (OSError, ValueError). The result queue's get needs no such care: nothing reads it again
+        after a Ctrl+C, and this process never writes to it."""
+        with sigint_deferred():
+            for q in self._cmd_qs:
+                q.put(msg)
+
     # -- the runner protocol
 
     def forward(self, input_ids: torch.Tensor, batch: AttentionBatch,
@@ -294,9 +301,7 @@ class ShardedRunner:
                    "slot_mapping": _np(batch.slot_mapping), "context_slots": _np(batch.context_slots),
                    "logit_index": _np(logit_index), "micro_batches": self.micro_batches}
         try:
-            with sigint_deferred():  # a Ctrl+C inside put would leave the queue's lock held, and close() hang on it
-                for q in self._cmd_qs:
-                    q.put(("forward", self._step, payload))
+            self._send_all(("forward", self._step, payload))
         except (OSError, ValueError) as e:
             self._fail(f"the workers were stopped ({type(e).__name__})")
         msgs = self._collect("step", 0.9 * self.timeout_s, self._step)  # the rest: time to stop the workers
