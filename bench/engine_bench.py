@@ -201,25 +201,16 @@ def _window_like_load(stop, duty: float = 0.5, frame_s: float = 1 / 60) -> None:
         time.sleep(max(0.0, frame_s - (time.perf_counter() - t0)))
 
 
-def _fresh_process_context():
-    """A multiprocessing context whose processes start with this module imported and no torch operation run: a
-    forkserver preloading it where available (the first process pays the import once), else spawn."""
-    import multiprocessing as mp
-    if "forkserver" not in mp.get_all_start_methods():
-        return mp.get_context("spawn")
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__])  # no effect if this process already runs a forkserver: it imports then
-    return ctx
-
-
 def threads_ab(model_dir: Path, thread_counts=(1, 2), batches=(1, 8), new_tokens: int = 64,
                repeats: int = 3, rounds: int = 2) -> list[dict]:
     """Engine tokens/s at 1 vs 2 intra-op threads, each in a fresh process that has run no torch operation yet
     (as the window's engine starts), alternating, alone and beside a window-like load (a process busy half of
-    every 60 Hz frame). The processes come from a forkserver that has imported this module (torch included) and
-    computed nothing, so each sets its own thread count as a spawned one would, without paying the 2-3 s import
-    each; where the platform has no forkserver, they are spawned."""
-    ctx = _fresh_process_context()
+    every 60 Hz frame). The processes come from the sharded workers' forkserver
+    (``model.parallel.runner.fresh_process_context``), which has imported torch and computed nothing, so each sets
+    its own thread count as a spawned one would, without paying the 2-3 s import each; where the platform has no
+    forkserver, they are spawned."""
+    from model.parallel.runner import fresh_process_context
+    ctx = fresh_process_context()
     rows = []
     for loaded in (False, True):
         stop = ctx.Event()

@@ -4,7 +4,7 @@ killed engine takes its forkserver with it at once, and the forkserver's death s
 the same signal for the forkserver: ``model.parallel.worker._die_with_parent``). Without it the forkserver only
 leaves once its last worker has gone.
 
-The "parent" the kernel watches is the engine thread that started the forkserver; ``runner._mp_context`` asks
+The "parent" the kernel watches is the engine thread that started the forkserver; ``runner.fresh_process_context`` asks
 for this guard only when that is the main thread (whose end is the engine's end). Standard library only.
 """
 

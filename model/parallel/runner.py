@@ -46,8 +46,11 @@ class WorkerInfo:
     layers: list[int] | None = None  # PP: [first, stop) of this stage's layers
 
 
-def _mp_context(method: str | None):
-    """Where workers come from. Default: a *forkserver* where the platform has one, else *spawn*.
+def fresh_process_context(method: str | None = None):
+    """Where workers come from, and any other process that must start fresh (no Qt, no torch operation run yet,
+    for example the bench's thread-count children). Default: a *forkserver* where the platform has one, else
+    *spawn*. A process has one forkserver, started with the preload set here: everything that asks for one goes
+    through this function, so the guard below is never lost to another caller's preload.
 
     Both start from a fresh interpreter, never a fork of this (possibly threaded, possibly Qt-holding) process:
     spawn runs a new Python per worker; forkserver runs one new Python (spawned the same way, importing only
@@ -81,8 +84,8 @@ class ShardedRunner:
     each worker. timeout_s: the longest ``forward`` waits for the workers, and the process-group timeout.
     micro_batches: PP micro-batches per pass at most (None: 4·n, GPipe's "m >= 4K" rule of thumb); the batch
     is cut into min(B, micro_batches) parts. start_method: "forkserver" (default where available) or "spawn"
-    (see ``_mp_context``). weights: "fp32" or "fp16", the workers' precision (None: the model's own, else fp32);
-    every worker multiplies through model/weight_mm.py.
+    (see ``fresh_process_context``). weights: "fp32" or "fp16", the workers' precision (None: the model's own, else
+    fp32); every worker multiplies through model/weight_mm.py.
 
     Raises ValueError for an impossible degree (see ``check_degree``), ShardingError if the workers do not start
     (within ``start_timeout_s``) or the rendezvous fails on every port tried.
@@ -109,7 +112,7 @@ class ShardedRunner:
         self.failure: str | None = None  # why the runner stopped, once it has
         state = self._full_state(model_dir_or_state, config)
         self._store, self.port = self._open_store(port_attempts)
-        ctx = _mp_context(start_method)
+        ctx = fresh_process_context(start_method)
         with children_ignore_sigint():  # the resource tracker this may start: Ctrl+C is the parent's to handle
             self._res_q = ctx.Queue()
         geometry = {"num_blocks": int(num_blocks), "block_size": int(block_size),
