@@ -95,10 +95,11 @@ def _measure_bandwidths(weight_bytes: int, threads: int | None, passes: int) -> 
 
 
 FLOOR_PASSES = 5  # the read speed of the floor is the median of this many passes (one pass varied 2.4x, issue 34)
-# A measurement during which other programs kept more than this share of all cores busy is used but not kept:
-# other programs' reads share the memory bus (a start beside a training run measured 4.5 GB/s against 17.4 GB/s
-# quiet, and the floor then sat above the measured reading).
+# A measurement during which other programs kept more than this share of all cores busy is kept only until a start
+# finds the machine quiet and measures again: other programs' reads share the memory bus (a start beside a training
+# run measured 4.5 GB/s against 17.4 GB/s quiet, and the floor then sat above the measured reading).
 BUSY_SHARE_MAX = 0.25
+QUIET_LOOK_S = 0.2  # how long a start watches the other programs before it trusts a busy measurement again
 
 
 def cpu_snapshot() -> tuple[float, float, float]:
@@ -117,6 +118,14 @@ def others_busy_share(before: tuple[float, float, float], after: tuple[float, fl
     if total <= 0:
         return 0.0
     return min(1.0, max(0.0, ((after[0] - before[0]) - (after[2] - before[2])) / total))
+
+
+def machine_is_quiet(look_s: float = QUIET_LOOK_S) -> bool:
+    """Whether other programs kept at most ``BUSY_SHARE_MAX`` of all cores busy during the next ``look_s`` seconds
+    (this process sleeps meanwhile)."""
+    before = cpu_snapshot()
+    time.sleep(look_s)
+    return others_busy_share(before, cpu_snapshot()) <= BUSY_SHARE_MAX
 FLOOR_CACHE_VERSION = 1
 
 
@@ -176,11 +185,12 @@ def read_speeds(weight_bytes: int, threads: int | None = None, remeasure: bool =
     The first call on a machine (or with ``remeasure``) measures ``passes`` passes (``_measure_bandwidths``,
     about 1–3 s) and keeps their medians in ``floor_cache_path()`` keyed by ``machine_key()``, the weight
     bytes and ``threads``; later calls read them back. A measurement during which other programs kept more than
-    ``BUSY_SHARE_MAX`` of the cores busy (``others_busy_share``) is returned but not kept, so the next start
-    measures again. Returns {"cache_bandwidth_bytes_per_s",
-    "dram_bandwidth_bytes_per_s" (medians, bytes/s), "cache_passes", "dram_passes" (bytes/s per pass),
-    "measured_at" (Unix s), "others_busy_share", "source": "measured" | "cached", "kept" (measured: whether it
-    was kept), "path"}.
+    ``BUSY_SHARE_MAX`` of the cores busy (``others_busy_share``) is kept marked "busy": a later call reads it back
+    while the machine is still busy (measuring again beside the same programs would be no truer, and costs a
+    start 1–3 s each time), and measures again as soon as it finds the machine quiet (``machine_is_quiet``, a
+    0.2 s look). Returns {"cache_bandwidth_bytes_per_s", "dram_bandwidth_bytes_per_s" (medians, bytes/s),
+    "cache_passes", "dram_passes" (bytes/s per pass), "measured_at" (Unix s), "others_busy_share", "busy",
+    "source": "measured" | "cached", "path"}.
     """
     path = floor_cache_path()
     key = machine_key()
@@ -190,7 +200,7 @@ def read_speeds(weight_bytes: int, threads: int | None = None, remeasure: bool =
     ok = isinstance(entry, dict) and all(
         isinstance(entry.get(k), (int, float)) and entry[k] > 0 for k in ("cache_bandwidth_bytes_per_s",
                                                                          "dram_bandwidth_bytes_per_s"))
-    if ok and not remeasure:
+    if ok and not remeasure and not (entry.get("busy") and machine_is_quiet()):
         return {**entry, "source": "cached", "path": str(path)}
     import statistics
     before = cpu_snapshot()
@@ -199,15 +209,13 @@ def read_speeds(weight_bytes: int, threads: int | None = None, remeasure: bool =
     entry = {"cache_bandwidth_bytes_per_s": statistics.median(m["cache"]),
              "dram_bandwidth_bytes_per_s": statistics.median(m["dram"]),
              "cache_passes": m["cache"], "dram_passes": m["dram"], "measured_at": time.time(),
-             "others_busy_share": round(busy, 3)}
-    kept = busy <= BUSY_SHARE_MAX
-    if kept:
-        _save_cache(path, key, {**entries, name: entry})
-    else:
+             "others_busy_share": round(busy, 3), "busy": busy > BUSY_SHARE_MAX}
+    if entry["busy"]:
         import logging
-        logging.getLogger(__name__).warning(
-            "read speed measured while other programs kept %.0f%% of the cores busy: used now, not kept", 100 * busy)
-    return {**entry, "source": "measured", "kept": kept, "path": str(path)}
+        logging.getLogger(__name__).warning("read speed measured while other programs kept %.0f%% of the cores "
+                                            "busy: kept until a start finds the machine quiet", 100 * busy)
+    _save_cache(path, key, {**entries, name: entry})
+    return {**entry, "source": "measured", "path": str(path)}
 
 
 def cached_measurement(name: str, measure, remeasure: bool = False) -> dict:
