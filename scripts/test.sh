@@ -27,24 +27,37 @@ unset VIRTUAL_ENV PYTHONPATH PYTHONHOME PYTHONSTARTUP ONE_TRIP_TEST_FONTS FONTCO
 unset PYTHONDONTWRITEBYTECODE
 export PYTHONNOUSERSITE=1
 python3 -m venv .venv
+# A current pip first: the one a venv starts with (ensurepip's; 23.2 with Python 3.11) took 30 s to resolve the test
+# extra against this machine's package indexes (62,000 files to weigh), pip 26 14 s; the upgrade itself 2 s
+.venv/bin/python -m pip install -q --no-compile 'pip>=26'
 # --no-compile: no byte-compiling of every installed module (torch's thousands) at install, 30 s of the run;
 # Python compiles and caches (__pycache__) only what the tests import, once
 .venv/bin/python -m pip install -q --no-compile -e '.[test]'
 export QT_QPA_PLATFORM=offscreen
 # The linter first ([tool.ruff] in pyproject.toml): a finding fails the command before any test runs.
 .venv/bin/ruff check --no-cache .
-# Two workers (pytest-xdist; a test file stays on one worker, so its module fixtures are made once; the files in
-# tests/conftest.py's order, the long ones first, not xdist's most-tests-first); then the
-# tests marked "serial" (they bound a wall-clock time: tests/conftest.py SERIAL) alone, so that the other
-# worker's load cannot fail them. Status 5 (nothing selected, e.g. arguments that name one file) counts as a pass
-# for one of the two runs. A worker that crashes (a segfault) ends the run at once with that test failed
-# (--max-worker-restart 0): pytest-xdist 3.8's file scheduler can wait for ever after replacing a crashed worker
-# (pytest-xdist issue 1378: the dead worker's finished files come back as empty work; seen here once, a hang).
+# Two runs at once. The tests marked "serial" (they bound a wall-clock time: an exit within 2 s of a signal, a
+# frame's cost; tests/conftest.py SERIAL) run in one process at the normal priority; all the others run on two
+# workers (pytest-xdist) at nice 10, the lowest share of the CPU beside them: when both want a core, the
+# scheduler gives a nice-0 process about nine tenths of it (CFS weights 1024 against 110), so that the workers'
+# load cannot fail a bound, and the serial tests' idle time is the workers' time. A test file stays on one
+# worker, so its module fixtures are made once, and the files go in tests/conftest.py's order, the long ones
+# first, not xdist's most-tests-first. The serial run's report follows the workers'. Status 5 (nothing selected,
+# e.g. arguments that name one file) counts as a pass for one of the two runs. A worker that crashes (a
+# segfault) ends the run at once with that test failed (--max-worker-restart 0): pytest-xdist 3.8's file
+# scheduler can wait for ever after replacing a crashed worker (pytest-xdist issue 1378: the dead worker's
+# finished files come back as empty work; seen here once, a hang).
+serial_report="$(mktemp)"
+trap 'kill "$serial_pid" 2>/dev/null; rm -f "$serial_report"' EXIT
+.venv/bin/python -m pytest -q -p no:cacheprovider -m serial "$@" >"$serial_report" 2>&1 &
+serial_pid=$!
 status=0
-.venv/bin/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --max-worker-restart 0 -m "not serial" "$@" \
-  || status=$?
+nice -n 10 .venv/bin/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --max-worker-restart 0 \
+  -m "not serial" "$@" || status=$?
 serial=0
-.venv/bin/python -m pytest -q -m serial "$@" || serial=$?
+wait "$serial_pid" || serial=$?
+echo "--- the tests that bound a wall-clock time (marker serial), run beside them at the normal priority:"
+cat "$serial_report"
 if [ "$status" = 5 ]; then status=0; fi
 if [ "$serial" != 0 ] && [ "$serial" != 5 ]; then status=$serial; fi
 exit "$status"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import weakref
 from pathlib import Path
 
@@ -36,6 +37,13 @@ os.environ.setdefault("ONE_TRIP_LOG_DIR", str(_SCRATCH / "log"))
 os.environ.setdefault("ONE_TRIP_CACHE_DIR", str(_SCRATCH / "cache"))  # the measured read speed (model.hardware)
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# A run started in the background of a non-interactive shell (scripts/test.sh's serial run; `pytest &`) begins with
+# Ctrl+C ignored, and so would every command a test starts: Python makes SIGINT a KeyboardInterrupt only where it
+# starts with the default action, so `generate` would ignore the Ctrl+C that test_cli_abuse sends it. A handler set
+# here is the default again in each command (exec resets a handled signal, not an ignored one).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _hide_system_fonts(scratch: Path) -> Path:
