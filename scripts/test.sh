@@ -49,7 +49,7 @@ export QT_QPA_PLATFORM=offscreen
 # finished files come back as empty work; seen here once, a hang).
 serial_report="$(mktemp)"
 trap 'kill "$serial_pid" 2>/dev/null; rm -f "$serial_report"' EXIT
-.venv/bin/python -m pytest -q -p no:cacheprovider -m serial "$@" >"$serial_report" 2>&1 &
+.venv/bin/python -m pytest -q -m serial "$@" >"$serial_report" 2>&1 &
 serial_pid=$!
 status=0
 nice -n 10 .venv/bin/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --max-worker-restart 0 \

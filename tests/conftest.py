@@ -76,14 +76,14 @@ TINY_CORPUS = [
 
 
 # Tests that bound a wall-clock time (the app exits within 2 s of a signal, an engine's death is noticed at once,
-# Ctrl+C ends a command at once, a frame's cost): scripts/test.sh runs them alone, after the others have run on two
-# workers, so that the other worker's load cannot fail them. Matched against the test's node id; the one list of
-# them (a test marked ``serial`` anywhere else is refused). Only the tests that bound a time: their neighbours in
-# the same files (the kiosk on the fake engine, record's bad arguments, the stage's renders, the screenshot command,
-# a Ctrl+C test that bounds no time) run on the two workers. tests/model/test_orphans.py bounds a time too (no
-# worker outlives its killed engine by 5 s) but runs on the workers: the kernel ends those workers
-# (PR_SET_PDEATHSIG), 0.55 s after the kill at a load of 11-14, and its three tests passed 3 times in 3 beside three
-# busy loops on this 2-core machine.
+# Ctrl+C ends a command at once, a frame's cost): scripts/test.sh runs them in a run of their own at the normal
+# priority, beside the two workers at nice 10, so that the workers' load cannot fail them. Matched against the
+# test's node id; the one list of them (a test marked ``serial`` anywhere else is refused). Only the tests that
+# bound a time: their neighbours in the same files (the kiosk on the fake engine, record's bad arguments, the
+# stage's renders, the screenshot command, a Ctrl+C test that bounds no time) run on the two workers.
+# tests/model/test_orphans.py bounds a time too (no worker outlives its killed engine by 5 s) but runs on the
+# workers: the kernel ends those workers (PR_SET_PDEATHSIG), 0.55 s after the kill at a load of 11-14, and its three
+# tests passed 3 times in 3 beside three busy loops on this 2-core machine.
 SERIAL = ("tests/gui/test_app.py::test_exit_mid_decode_is_clean",
           "tests/gui/kiosk/test_kiosk.py::test_kiosk_app_exits_cleanly",
           "tests/gui/window/test_recovery.py::",
@@ -95,8 +95,8 @@ SERIAL_FILES = frozenset(key.split("::", 1)[0] for key in SERIAL)
 
 
 def pytest_ignore_collect(collection_path, config):
-    """The serial run (``-m serial``, scripts/test.sh's second) reads only the files that hold its tests: reading
-    all of them took 7.6 s of the run's 10 s of collecting 15 tests."""
+    """The serial run (``-m serial``, scripts/test.sh's run beside the workers) reads only the files that hold its
+    tests: reading all of them took 7.6 s of the run's 10 s of collecting 15 tests."""
     if config.getoption("markexpr", None) != "serial" or collection_path.suffix != ".py":
         return None
     if not collection_path.name.startswith("test_"):
