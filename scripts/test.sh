@@ -29,10 +29,12 @@ export PYTHONNOUSERSITE=1
 python3 -m venv .venv
 # A current pip first: the one a venv starts with (ensurepip's; 23.2 with Python 3.11) took 30 s to resolve the test
 # extra against this machine's package indexes (62,000 files to weigh), pip 26 14 s; the upgrade itself 2 s
-.venv/bin/python -m pip install -q --no-compile 'pip>=26'
+# -qq: errors only (a package index that a machine's pip config names but lacks is a warning for each package,
+# and setuptools warns at every editable install that a folder named like a package can shadow it)
+.venv/bin/python -m pip install -qq --no-compile 'pip>=26'
 # --no-compile: no byte-compiling of every installed module (torch's thousands) at install, 30 s of the run;
 # Python compiles and caches (__pycache__) only what the tests import, once
-.venv/bin/python -m pip install -q --no-compile -e '.[test]'
+.venv/bin/python -m pip install -qq --no-compile -e '.[test]'
 export QT_QPA_PLATFORM=offscreen
 # The linter first ([tool.ruff] in pyproject.toml): a finding fails the command before any test runs.
 .venv/bin/ruff check --no-cache .
