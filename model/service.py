@@ -20,8 +20,9 @@ Commands (GUI → engine), each a dict with "op":
     check_apprentice  temperature, top_k, top_p (optional): measure which apprentice pays under that sampling
                   (and greedy), between other commands; answered by an "apprentice" event
     reset         abort every request and drop unused grants
-    analyze       analysis_id, kind, prompt, ...params: a measurement for the tour (model/teaching/analysis.py); runs at
-                  once on fresh engines over the same model, the session's requests are untouched
+    analyze       analysis_id, kind, prompt, ...params: a measurement for the tour (model/teaching/analysis.py) on
+                  fresh engines over the same model, the session's requests untouched; kind "tour" a kind at a time
+                  before the session's next pass, with the commands that come meanwhile served in between
     shutdown
 Events (engine → GUI), each a dict with "type":
     ready         model info, threads, device, memory_bandwidth_bytes_per_s (the bandwidth of the floor that
@@ -129,6 +130,7 @@ class EngineService:
         self.apprentice_queue: list = []
         self.apprentice_done: list = []  # the last check's verdicts (combine_verdicts per sampling)
         self.apprentice_chosen_by_user = False  # the visitor picked an apprentice: the check does not override it
+        self.analysis_queue: list = []  # model.teaching.analysis.TourAnalysis, oldest first, a kind per loop turn
         if options.get("measure_apprentice"):
             self.check_apprentice(bundled.temperature if bundled else 0.8, 0, bundled.top_p if bundled else 0.95)
 
@@ -268,14 +270,62 @@ class EngineService:
                 self.engine.abort_all()
                 self.grants = 0
             elif op == "analyze":
-                from model.teaching.analysis import analyze
-                self.emit(analyze(self.engine, cmd, bandwidth=self.bandwidth))
+                self._analyze(cmd)
             elif op == "shutdown":
                 self.stopping = True
             else:
                 raise RequestError(f"unknown command {op!r}")
         except (RequestError, ValueError, TypeError) as e:
             self.emit({"type": "error", "message": str(e)})
+
+    def _analyze(self, cmd: dict) -> None:
+        """A "tour" analysis is queued and measured a kind at a time (``analysis_step``), with the commands that
+        come meanwhile served in between; any other kind is measured and answered now."""
+        from model.teaching.analysis import TourAnalysis, analyze
+        if str(cmd.get("kind", "tour")) == "tour":
+            self.analysis_queue.append(TourAnalysis(self.engine, cmd, bandwidth=self.bandwidth))
+        else:
+            self.emit(analyze(self.engine, cmd, bandwidth=self.bandwidth))
+
+    def analysis_pending(self) -> bool:
+        return bool(self.analysis_queue)
+
+    def analysis_step(self) -> None:
+        """Measure the next kind of the oldest queued tour analysis; after its last, emit its ``analysis`` event."""
+        job = self.analysis_queue[0]
+        job.step()
+        if job.done():
+            self.analysis_queue.pop(0)
+            self.emit(job.event)
+
+    def busy(self) -> bool:
+        """Whether ``work`` has something to do (the loop then only looks at its commands, never waits for them)."""
+        return self.analysis_pending() or self.wants_step() or self.apprentice_pending()
+
+    def work(self) -> bool:
+        """The next piece of work between two looks at the commands: a kind of the oldest queued tour analysis
+        (as before, the tour's measurements go before the session's passes), else a decode pass, else a round of
+        the apprentice check. Returns False when there was none. A pass or check that fails is an ``error`` event
+        (the pass's requests are aborted, the check is dropped), never an exception."""
+        if self.analysis_pending():
+            self.analysis_step()
+        elif self.wants_step():
+            try:
+                self.step()
+            except Exception as e:  # a bug in one step must not take the engine down silently
+                log.exception("step failed")
+                self.emit({"type": "error", "message": f"step failed: {e}"})
+                self.engine.abort_all()
+        elif self.apprentice_pending():
+            try:
+                self.apprentice_step()
+            except Exception as e:  # noqa: BLE001 - a failed check leaves the apprentice as it was
+                log.exception("apprentice check failed")
+                self.apprentice_queue = []
+                self.emit({"type": "error", "message": f"apprentice check failed: {e}"})
+        else:
+            return False
+        return True
 
     def _submit(self, cmd: dict) -> None:
         """Queue a request with its sampling settings and say ``accepted`` with its prompt's tokens."""
@@ -373,8 +423,7 @@ def engine_main(commands, events, options: dict) -> None:
     events.put(service.ready_event())
     while not service.stopping:
         try:
-            busy = service.wants_step() or service.apprentice_pending()
-            cmd = commands.get_nowait() if busy else commands.get(timeout=POLL_S)
+            cmd = commands.get_nowait() if service.busy() else commands.get(timeout=POLL_S)
         except queue.Empty:
             cmd = None
         except (EOFError, OSError):
@@ -383,21 +432,7 @@ def engine_main(commands, events, options: dict) -> None:
             for queued in coalesce(cmd, commands):
                 service.handle(queued)
             continue  # drain every waiting command before the next pass
-        if service.wants_step():
-            try:
-                service.step()
-            except Exception as e:  # a bug in one step must not take the engine down silently
-                log.exception("step failed")
-                events.put({"type": "error", "message": f"step failed: {e}"})
-                service.engine.abort_all()
-        elif service.apprentice_pending():
-            try:
-                service.apprentice_step()
-            except Exception as e:  # noqa: BLE001 - a failed check leaves the apprentice as it was
-                log.exception("apprentice check failed")
-                service.apprentice_queue = []
-                events.put({"type": "error", "message": f"apprentice check failed: {e}"})
-        elif not _parent_alive():
+        if not service.work() and not _parent_alive():
             break
     service.close()
     log.info("engine process exiting")

@@ -451,15 +451,24 @@ WITH_BANDWIDTH = ("decode", "speculative")  # kinds that take the measured read 
 ON_DEMAND: dict[str, Callable] = {"speculative_trip": speculative_trip}  # served by analyze, not part of "tour"
 
 
+def measure(engine: Engine, kind: str, prompt: str, bandwidth: float | None = None) -> dict:
+    """One kind of ``KINDS`` for ``prompt``: its data, or ``{"error": msg}`` if it failed (never raises)."""
+    fn = KINDS[kind]
+    try:
+        return fn(engine, prompt, bandwidth=bandwidth) if kind in WITH_BANDWIDTH else fn(engine, prompt)
+    except Exception as exc:  # noqa: BLE001 - one broken measurement must not hide the others
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
 def tour(engine: Engine, prompt: str, bandwidth: float | None = None) -> dict:
     """Every kind for one prompt, keyed by kind (an entry is ``{"error": msg}`` if that kind failed)."""
-    out = {}
-    for kind, fn in KINDS.items():
-        try:
-            out[kind] = fn(engine, prompt, bandwidth=bandwidth) if kind in WITH_BANDWIDTH else fn(engine, prompt)
-        except Exception as exc:  # noqa: BLE001 - one broken measurement must not hide the others
-            out[kind] = {"error": f"{type(exc).__name__}: {exc}"}
-    return out
+    return {kind: measure(engine, kind, prompt, bandwidth) for kind in KINDS}
+
+
+def _event(engine: Engine, cmd: dict, kind: str, prompt: str) -> dict:
+    """The ``analysis`` event's head for ``cmd`` (no data yet)."""
+    return {"type": "analysis", "analysis_id": cmd.get("analysis_id"), "kind": kind, "prompt": prompt,
+            "model": engine.config.name, "n_positions": engine.config.n_positions}
 
 
 def analyze(engine: Engine, cmd: dict, bandwidth: float | None = None) -> dict:
@@ -469,8 +478,7 @@ def analyze(engine: Engine, cmd: dict, bandwidth: float | None = None) -> dict:
     """
     kind = str(cmd.get("kind", "tour"))
     prompt = str(cmd.get("prompt", ""))
-    event = {"type": "analysis", "analysis_id": cmd.get("analysis_id"), "kind": kind, "prompt": prompt,
-             "model": engine.config.name, "n_positions": engine.config.n_positions}
+    event = _event(engine, cmd, kind, prompt)
     t0 = time.perf_counter_ns()
     try:
         if kind == "tour":
@@ -486,6 +494,32 @@ def analyze(engine: Engine, cmd: dict, bandwidth: float | None = None) -> dict:
         event["error"] = f"{type(exc).__name__}: {exc}"
     event["elapsed_ms"] = (time.perf_counter_ns() - t0) / 1e6
     return event
+
+
+class TourAnalysis:
+    """An ``analyze`` command of kind "tour", measured one kind at a time (``step``), so that the engine process
+    serves the commands that come meanwhile (a ``shutdown`` above all) between two kinds instead of after all
+    twelve (seconds on the bundled books). ``event`` is the same ``analysis`` event that ``analyze`` gives;
+    ``elapsed_ms`` counts only the measuring."""
+
+    def __init__(self, engine: Engine, cmd: dict, bandwidth: float | None = None):
+        self.engine, self.bandwidth = engine, bandwidth
+        self.prompt = str(cmd.get("prompt", ""))
+        self.event = _event(engine, cmd, "tour", self.prompt)
+        self.event["data"] = {}
+        self.todo = list(KINDS)
+        self.elapsed_ns = 0
+
+    def done(self) -> bool:
+        return not self.todo
+
+    def step(self) -> None:
+        """Measure the next kind (``measure``: a failure is that kind's ``{"error": msg}``)."""
+        kind = self.todo.pop(0)
+        t0 = time.perf_counter_ns()
+        self.event["data"][kind] = measure(self.engine, kind, self.prompt, self.bandwidth)
+        self.elapsed_ns += time.perf_counter_ns() - t0
+        self.event["elapsed_ms"] = self.elapsed_ns / 1e6
 
 
 def analyze_model_dir(model_dir: str, cmd: dict, draft_dir: str | None = None, threads: int = 1) -> dict:
@@ -507,4 +541,5 @@ def analyze_model_dir(model_dir: str, cmd: dict, draft_dir: str | None = None, t
     return analyze(engine, cmd, bandwidth=decode_floors(engine.weight_bytes)["bandwidth_bytes_per_s"])
 
 
-__all__ = ["analyze", "analyze_model_dir", "tour", "KINDS", "ON_DEMAND", *KINDS, *ON_DEMAND]
+__all__ = ["analyze", "analyze_model_dir", "measure", "tour", "TourAnalysis", "KINDS", "ON_DEMAND", *KINDS,
+           *ON_DEMAND]
