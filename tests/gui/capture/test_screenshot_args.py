@@ -57,7 +57,6 @@ def test_bad_arguments_are_one_line(tmp_path, capsys, args, needle):
     assert not (tmp_path / "x.png").exists()
 
 
-@pytest.mark.skipif(not (BUNDLED / "config.json").is_file(), reason="the bundled model is not here")
 def test_a_tensor_parallel_degree_the_model_cannot_take_is_refused_before_the_engine_starts(tmp_path, capsys):
     """The bundled model has 4 heads: 3 does not divide them (the window once snapped 3 to 2 and the command said
     'the workers did not start' with exit status 1)."""
@@ -107,7 +106,6 @@ def test_env_delay_hook_in_range_is_used(monkeypatch):
     assert env_ms("ONE_TRIP_AUTOCLOSE_MS") is None
 
 
-@pytest.mark.skipif(not (BUNDLED / "model.safetensors").is_file(), reason="the bundled model is not here")
 @pytest.mark.parametrize("after_s", [0.0, 1.0])
 def test_ctrl_c_during_a_screenshot_run_is_one_line_and_130(tmp_path, after_s):
     """A real SIGINT to the whole process group (what Ctrl+C in a terminal does) as the engine process starts
@@ -147,7 +145,6 @@ def test_ctrl_c_during_a_screenshot_run_is_one_line_and_130(tmp_path, after_s):
     assert not alive, alive
 
 
-@pytest.mark.skipif(not (BUNDLED / "model.safetensors").is_file(), reason="the bundled model is not here")
 def test_sigterm_during_a_screenshot_run_is_one_line_and_143(tmp_path):
     """SIGTERM to the screenshot process alone (``kill PID``, a supervisor stopping it) while the window runs its
     trips: the same clean way out as Ctrl+C (``gui.cli.Terminated``, main.py's docstring): 'terminated', status

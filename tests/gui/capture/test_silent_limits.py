@@ -11,8 +11,6 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
-
 from gui.capture import screenshot
 from gui.capture.record import MAX_SECONDS, build_record_parser
 
@@ -60,7 +58,6 @@ def test_a_frozen_engine_is_said_to_be_still_starting_before_the_timeout(monkeyp
     assert said_at[1] - t0 >= 1.4
 
 
-@pytest.mark.skipif(not (BUNDLED / "model.safetensors").is_file(), reason="the bundled model is not here")
 def test_a_screenshot_says_when_the_answer_finished_before_steps(tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     out = tmp_path / "s.png"

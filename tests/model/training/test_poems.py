@@ -62,7 +62,7 @@ def test_catalog_picks_by_language_and_identifies_folders():
     assert catalog.identify(Path("/tmp")) is None
 
 
-SHIPPED = [m for m in catalog.BUNDLED if (m.path() / "model.safetensors").exists()]
+SHIPPED = catalog.BUNDLED  # every bundled model: one that is missing fails its tests, not skips them
 
 
 @pytest.mark.parametrize("bundled", SHIPPED, ids=lambda m: m.key)
@@ -86,7 +86,6 @@ def test_bundled_pair_loads_and_round_trips_its_presets(bundled):
             assert len(tok.encode(prompt)) == len(prompt), prompt
 
 
-@pytest.mark.skipif(catalog.POEMS not in SHIPPED, reason="the poems model is not shipped")
 def test_poems_model_keeps_the_line_length():
     """At the window's sampling (T 0.8, top-p 0.95), six seeds each of a five- and a seven-character opening: at
     least 80 % of the lines written have the opening's length (the model card measures 12 seeds of four)."""

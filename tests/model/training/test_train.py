@@ -108,8 +108,6 @@ def test_lr_schedule_and_long_phase():
     assert block == cfg.n_positions and batch * block == cfg.batch * cfg.block
 
 
-@pytest.mark.skipif(not all((ASSETS / m / "model.safetensors").exists() for m in ("target", "draft")),
-                    reason="models not shipped yet")
 def test_shipped_models_load_and_fit():
     target, ttok = load_pretrained(ASSETS / "target")
     draft, dtok = load_pretrained(ASSETS / "draft")
@@ -197,8 +195,6 @@ def test_a_third_stage_resumes_with_both_earlier_curves_kept(tiny_corpus, tmp_pa
     assert steps == [f"--{s}" for s in range(1, 7)] + [f"-{s}" for s in range(1, 5)] + [str(s) for s in range(1, 7)]
 
 
-@pytest.mark.skipif(not all((ASSETS / m / "model.safetensors").exists() for m in ("target", "draft")),
-                    reason="models not shipped yet")
 def test_the_shipped_code_draft_is_at_most_a_quarter_of_the_target_in_bytes():
     # issue 35: a draft that keeps the target's whole dictionary beside a chapter is 0.45x and does not pay
     target = (ASSETS / "target" / "model.safetensors").stat().st_size
