@@ -126,6 +126,8 @@ def machine_is_quiet(look_s: float = QUIET_LOOK_S) -> bool:
     before = cpu_snapshot()
     time.sleep(look_s)
     return others_busy_share(before, cpu_snapshot()) <= BUSY_SHARE_MAX
+
+
 FLOOR_CACHE_VERSION = 1
 
 

@@ -40,9 +40,9 @@ export QT_QPA_PLATFORM=offscreen
 .venv/bin/ruff check --no-cache .
 # Two runs at once. The tests marked "serial" (they bound a wall-clock time: an exit within 2 s of a signal, a
 # frame's cost; tests/conftest.py SERIAL) run in one process at the normal priority; all the others run on two
-# workers (pytest-xdist) at nice 10, the lowest share of the CPU beside them: when both want a core, the
-# scheduler gives a nice-0 process about nine tenths of it (CFS weights 1024 against 110), so that the workers'
-# load cannot fail a bound, and the serial tests' idle time is the workers' time. A test file stays on one
+# workers (pytest-xdist) at nice 10, a small share of the CPU beside them (a nice-0 process gets about nine tenths
+# of a core it shares with one nice-10 process: CFS weights 1024 against 110), so that the workers' load cannot
+# fail a bound, and the serial tests' idle time is the workers' time. A test file stays on one
 # worker, so its module fixtures are made once, and the files go in tests/conftest.py's order, the long ones
 # first, not xdist's most-tests-first. The serial run's report follows the workers'. Status 5 (nothing selected,
 # e.g. arguments that name one file) counts as a pass for one of the two runs. A worker that crashes (a
@@ -50,6 +50,7 @@ export QT_QPA_PLATFORM=offscreen
 # scheduler can wait for ever after replacing a crashed worker (pytest-xdist issue 1378: the dead worker's
 # finished files come back as empty work; seen here once, a hang).
 serial_report="$(mktemp)"
+serial_pid=""
 trap 'kill "$serial_pid" 2>/dev/null; rm -f "$serial_report"' EXIT
 .venv/bin/python -m pytest -q -m serial "$@" >"$serial_report" 2>&1 &
 serial_pid=$!
