@@ -51,7 +51,7 @@ export QT_QPA_PLATFORM=offscreen
 # finished files come back as empty work; seen here once, a hang).
 serial_report="$(mktemp)"
 serial_pid=""
-trap 'kill "$serial_pid" 2>/dev/null; rm -f "$serial_report"' EXIT
+trap 'kill "$serial_pid" 2>/dev/null || true; rm -f "$serial_report"' EXIT
 .venv/bin/python -m pytest -q -m serial "$@" >"$serial_report" 2>&1 &
 serial_pid=$!
 status=0
