@@ -461,8 +461,9 @@ def measure(engine: Engine, kind: str, prompt: str, bandwidth: float | None = No
 
 
 def tour(engine: Engine, prompt: str, bandwidth: float | None = None) -> dict:
-    """Every kind for one prompt, keyed by kind (an entry is ``{"error": msg}`` if that kind failed)."""
-    return {kind: measure(engine, kind, prompt, bandwidth) for kind in KINDS}
+    """Every kind for one prompt, keyed by kind (an entry is ``{"error": msg}`` if that kind failed): a
+    ``TourAnalysis`` run to its end."""
+    return TourAnalysis(engine, {"prompt": prompt}, bandwidth).finish()["data"]
 
 
 def _event(engine: Engine, cmd: dict, kind: str, prompt: str) -> dict:
@@ -477,13 +478,13 @@ def analyze(engine: Engine, cmd: dict, bandwidth: float | None = None) -> dict:
     Unknown kinds and failures come back as ``{"type": "analysis", ..., "error": message}``; never raises.
     """
     kind = str(cmd.get("kind", "tour"))
+    if kind == "tour":
+        return TourAnalysis(engine, cmd, bandwidth).finish()
     prompt = str(cmd.get("prompt", ""))
     event = _event(engine, cmd, kind, prompt)
     t0 = time.perf_counter_ns()
     try:
-        if kind == "tour":
-            event["data"] = tour(engine, prompt, bandwidth=bandwidth)
-        elif kind in KINDS or kind in ON_DEMAND:
+        if kind in KINDS or kind in ON_DEMAND:
             params = {k: v for k, v in cmd.items() if k not in ("op", "kind", "analysis_id", "prompt")}
             if kind in WITH_BANDWIDTH:
                 params.setdefault("bandwidth", bandwidth)
@@ -520,6 +521,12 @@ class TourAnalysis:
         self.event["data"][kind] = measure(self.engine, kind, self.prompt, self.bandwidth)
         self.elapsed_ns += time.perf_counter_ns() - t0
         self.event["elapsed_ms"] = self.elapsed_ns / 1e6
+
+    def finish(self) -> dict:
+        """Measure every kind still to do, one after another; returns ``event``."""
+        while not self.done():
+            self.step()
+        return self.event
 
 
 def analyze_model_dir(model_dir: str, cmd: dict, draft_dir: str | None = None, threads: int = 1) -> dict:
